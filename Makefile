@@ -1,0 +1,49 @@
+# The front door: CMake does the work in build/.
+#   make            build everything (build/waterfall, build/libwaterfall.{a,so})
+#   make test       build and run the test suite through ctest
+#   make bench      run the benchmarks (results side by side, one run)
+#   make demo       the README's main job
+#   make install PREFIX=/usr/local
+BUILD ?= build
+PREFIX ?= /usr/local
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_FLAGS ?=
+
+.PHONY: all configure test bench demo install clean asan tsan format
+
+all: configure
+	@cmake --build $(BUILD) -j $(JOBS)
+
+configure:
+	@test -f $(BUILD)/CMakeCache.txt || cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_FLAGS) >/dev/null
+
+test: all
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_FLAGS)
+
+bench: all
+	@$(BUILD)/bench/bench_mark
+	@bench/bench_lttng.sh $(BUILD)
+
+demo: all
+	@mkdir -p demo-out
+	@$(BUILD)/examples/demo_record demo-out/demo.wft 5
+	@$(BUILD)/waterfall dump demo-out/demo.wft
+	@$(BUILD)/waterfall dump --stats demo-out/demo.wft
+
+install: configure
+	@cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+	@cmake --install $(BUILD)
+
+# The suite under sanitizers, each in its own build tree.
+asan:
+	@$(MAKE) --no-print-directory test BUILD=build-asan CMAKE_FLAGS="-DWF_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=Debug"
+
+tsan:
+	@$(MAKE) --no-print-directory test BUILD=build-tsan CMAKE_FLAGS="-DWF_SANITIZE=thread -DCMAKE_BUILD_TYPE=Debug" CTEST_FLAGS="-L threads"
+
+format:
+	@clang-format -i include/*.h lib/*.[ch] src/*.[ch] tests/*.[ch] bench/*.c examples/*.c
+
+clean:
+	@rm -rf build build-asan build-tsan demo-out

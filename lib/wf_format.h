@@ -1,0 +1,151 @@
+/*
+ * wf_format.h -- the byte layout of a native waterfall trace (*.wft).
+ *
+ * A trace is a fixed 256-byte header followed by a stream of records.
+ * Every record starts with an 8-byte wft_rec and is padded to a multiple of
+ * 8 bytes, so a reader can step over records it does not know and can tell
+ * where a torn write ends.  All integers are little-endian as written by
+ * the recording host (wft_header.endian tells).  docs/format.md is the prose
+ * version of this file; keep them in step.
+ *
+ * Versioning: major changes when an existing field changes meaning; minor
+ * when a record type or a field in reserved space is added.  A reader
+ * accepts any minor of its major and skips record types it does not know.
+ */
+#ifndef WF_FORMAT_H
+#define WF_FORMAT_H
+
+#include <stdint.h>
+
+#define WFT_MAGIC "\x89WFT\r\n\x1a\n" /* 8 bytes: PNG-style, catches text-mode mangling */
+#define WFT_VERSION_MAJOR 1
+#define WFT_VERSION_MINOR 0
+#define WFT_HEADER_SIZE 256
+#define WFT_ENDIAN_MARK 0x01020304u
+#define WFT_REC_MAX (1u << 24) /* no record is larger: a bound for readers */
+
+enum wft_clock {
+    WFT_CLOCK_TSC = 1,       /* x86 invariant time-stamp counter */
+    WFT_CLOCK_MONOTONIC = 2, /* CLOCK_MONOTONIC nanoseconds (ticks_per_ns 1) */
+    WFT_CLOCK_CNTVCT = 3     /* arm64 virtual counter */
+};
+
+struct wft_header {
+    uint8_t magic[8];       /* WFT_MAGIC */
+    uint16_t version_major; /* WFT_VERSION_MAJOR */
+    uint16_t version_minor; /* WFT_VERSION_MINOR */
+    uint32_t header_size;   /* offset of the first record: WFT_HEADER_SIZE */
+    uint32_t endian;        /* WFT_ENDIAN_MARK as the writer stored it */
+    uint32_t clock;         /* enum wft_clock: what ticks are */
+    double ticks_per_ns;    /* calibration at open; CLOCK records refine it */
+    uint64_t epoch_ticks;   /* tick count at the epoch (time 0 of the trace) */
+    uint64_t epoch_mono_ns; /* CLOCK_MONOTONIC at the epoch */
+    int64_t epoch_real_ns;  /* CLOCK_REALTIME at the epoch, ns since 1970 */
+    uint32_t pid;           /* recording process */
+    uint32_t ring_events;   /* per-thread ring size used */
+    uint32_t flush_ms;      /* writer period used */
+    uint32_t flags;         /* WFT_F_* */
+    char host[64];          /* gethostname(), NUL-terminated */
+    uint8_t reserved[256 - 8 - 4 - 4 - 4 - 4 - 8 - 8 - 8 - 8 - 16 - 64];
+};
+
+#define WFT_F_BLOCKING 1u /* recorded with block_when_full */
+
+struct wft_rec {
+    uint32_t size;  /* whole record in bytes, header included, multiple of 8 */
+    uint16_t type;  /* enum wft_type */
+    uint16_t check; /* wft_check(size, type): catches garbage and tears */
+};
+
+static inline uint16_t wft_check(uint32_t size, uint16_t type)
+{
+    return (uint16_t)((size ^ (size >> 16) ^ type ^ 0x5746u) & 0xffffu);
+}
+
+enum wft_type {
+    WFT_THREAD = 1,    /* struct wft_thread: a thread appears or is renamed */
+    WFT_UNIT = 2,      /* struct wft_unit + job id bytes */
+    WFT_EVENT_DEF = 3, /* struct wft_event_def + name bytes */
+    WFT_EVENTS = 4,    /* struct wft_events + count struct wft_event */
+    WFT_ROLE = 5,      /* struct wft_role: worker/device of later events */
+    WFT_LOST = 6,      /* struct wft_lost: events a thread dropped so far */
+    WFT_CLOCK = 7,     /* struct wft_clockpt: a calibration point */
+    WFT_END = 8        /* struct wft_end: written by wf_close only */
+};
+
+struct wft_thread {
+    struct wft_rec rec;
+    uint32_t thread; /* index within the trace, from 0 */
+    uint32_t tid;    /* OS thread id */
+    char name[32];   /* NUL-terminated; may be empty */
+};
+
+struct wft_unit {
+    struct wft_rec rec;
+    uint64_t unit;     /* the wf_unit handle, >= 1 */
+    int32_t partition; /* < 0: none */
+    uint32_t job_len;  /* bytes of job id that follow (no NUL) */
+    /* char job[job_len], then padding to 8 */
+};
+
+struct wft_event_def {
+    struct wft_rec rec;
+    uint32_t event;    /* id >= WF_EVENT_USER_FIRST */
+    uint32_t name_len; /* bytes of name that follow (no NUL) */
+    /* char name[name_len], then padding to 8 */
+};
+
+struct wft_event {
+    uint64_t ticks; /* raw clock ticks; see the header and CLOCK records */
+    uint64_t word;  /* unit in bits 0-47, event id in bits 48-63 */
+};
+
+#define WFT_UNIT_BITS 48
+#define WFT_UNIT_MASK ((UINT64_C(1) << WFT_UNIT_BITS) - 1)
+
+struct wft_events {
+    struct wft_rec rec;
+    uint32_t thread; /* which thread marked them, in marking order */
+    uint32_t count;  /* struct wft_event that follow */
+};
+
+struct wft_role {
+    struct wft_rec rec;
+    uint32_t thread;
+    int32_t worker; /* < 0: none */
+    int32_t device; /* < 0: none */
+    uint32_t pad;
+};
+
+struct wft_lost {
+    struct wft_rec rec;
+    uint32_t thread;
+    uint32_t pad;
+    uint64_t lost; /* cumulative: the last LOST record of a thread counts */
+};
+
+struct wft_clockpt {
+    struct wft_rec rec;
+    uint64_t ticks;
+    uint64_t mono_ns;
+};
+
+struct wft_end {
+    struct wft_rec rec;
+    uint64_t marked;   /* recorded + lost */
+    uint64_t recorded; /* events written into this file */
+    uint64_t lost;     /* dropped: rings full or write errors */
+    uint32_t threads;
+    uint32_t units;
+};
+
+_Static_assert(sizeof(struct wft_header) == WFT_HEADER_SIZE, "header size");
+_Static_assert(sizeof(struct wft_rec) == 8, "record header");
+_Static_assert(sizeof(struct wft_event) == 16, "event size");
+_Static_assert(sizeof(struct wft_events) % 8 == 0, "events align");
+_Static_assert(sizeof(struct wft_thread) % 8 == 0, "thread align");
+_Static_assert(sizeof(struct wft_unit) % 8 == 0, "unit align");
+_Static_assert(sizeof(struct wft_role) % 8 == 0, "role align");
+_Static_assert(sizeof(struct wft_end) % 8 == 0, "end align");
+
+#endif /* WF_FORMAT_H */

@@ -1,0 +1,110 @@
+/*
+ * wf_timeline.c -- TIMELINE line formatting without stdio on the way:
+ * the writer thread formats millions of lines a second with it.
+ */
+#include "wf_timeline.h"
+
+#include <string.h>
+
+static const char *const wft_names[6] = {"SYNTH_START", "SYNTH_END", "CHAN_SEND",
+                                         "GPU_PICKUP",  "GPU_START", "GPU_END"};
+
+const char *wft_builtin_name(unsigned ev)
+{
+    return ev < 6 ? wft_names[ev] : NULL;
+}
+
+static char *put_str(char *p, const char *s)
+{
+    size_t n = strlen(s);
+    memcpy(p, s, n);
+    return p + n;
+}
+
+/* Copy text that came from a user or a file, keeping the line parseable. */
+static char *put_safe(char *p, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        *p++ = (c < 0x20 || c == 0x7f || c == ',') ? '_' : (char)c;
+    }
+    return p;
+}
+
+static char *put_u64(char *p, uint64_t v)
+{
+    char tmp[24];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        *p++ = tmp[--n];
+    return p;
+}
+
+static char *put_int(char *p, int64_t v)
+{
+    if (v < 0) {
+        *p++ = '-';
+        return put_u64(p, (uint64_t)0 - (uint64_t)v);
+    }
+    return put_u64(p, (uint64_t)v);
+}
+
+size_t wft_format_line(char *buf, int64_t ns, int decimals, const char *event,
+                       const char *job, size_t job_len, int partition,
+                       int worker, int device)
+{
+    static const int64_t pow10[7] = {1, 10, 100, 1000, 10000, 100000, 1000000};
+    char *p = buf;
+    if (decimals < 0)
+        decimals = 0;
+    if (decimals > 6)
+        decimals = 6;
+    p = put_str(p, "TIMELINE,");
+    /* Round to the requested digit, then print integer and fraction. */
+    int64_t unit = 1000000 / pow10[decimals]; /* ns per last digit */
+    int64_t q = ns >= 0 ? (ns + unit / 2) / unit : -((-ns + unit / 2) / unit);
+    if (q < 0) {
+        *p++ = '-';
+        q = -q;
+    }
+    p = put_u64(p, (uint64_t)(q / pow10[decimals]));
+    if (decimals) {
+        *p++ = '.';
+        int64_t frac = q % pow10[decimals];
+        for (int d = decimals - 1; d >= 0; d--) {
+            p[d] = (char)('0' + frac % 10);
+            frac /= 10;
+        }
+        p += decimals;
+    }
+    *p++ = ',';
+    p = put_safe(p, event, strnlen(event, 64));
+    *p++ = ',';
+    p = put_safe(p, job, job_len > WFT_JOB_MAX ? WFT_JOB_MAX : job_len);
+    *p++ = ',';
+    int any = 0;
+    if (worker >= 0) {
+        p = put_str(p, "worker=");
+        p = put_int(p, worker);
+        any = 1;
+    }
+    if (partition >= 0) {
+        if (any)
+            *p++ = ',';
+        p = put_str(p, "partition=");
+        p = put_int(p, partition);
+        any = 1;
+    }
+    if (device >= 0) {
+        if (any)
+            *p++ = ',';
+        p = put_str(p, "device=");
+        p = put_int(p, device);
+    }
+    *p++ = '\n';
+    return (size_t)(p - buf);
+}

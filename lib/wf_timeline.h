@@ -1,0 +1,31 @@
+/*
+ * wf_timeline.h -- formatting cuzk-compatible TIMELINE lines.
+ *
+ * Shared by the recorder's text sink (formatted on the writer thread, never
+ * by the caller) and by `waterfall dump`, so both print the same bytes:
+ *
+ *     TIMELINE,<ms>,<EVENT>,<job_id>,<detail>
+ *
+ * detail is worker=W,partition=P,device=D with absent keys left out; an
+ * empty detail leaves the trailing comma, as cuzk does.  Bytes of the job
+ * id that would break the line (',', control characters) become '_'.
+ */
+#ifndef WF_TIMELINE_H
+#define WF_TIMELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define WFT_LINE_MAX 512 /* a formatted line never exceeds this */
+#define WFT_JOB_MAX 256  /* job ids longer than this are cut in text lines */
+
+/* Format one line (with '\n') into buf[WFT_LINE_MAX]; returns its length.
+ * ns is the time since the epoch; decimals (0-6) after the ms point. */
+size_t wft_format_line(char *buf, int64_t ns, int decimals, const char *event,
+                       const char *job, size_t job_len, int partition,
+                       int worker, int device);
+
+/* The canonical name of event id ev for the six built-in events, or NULL. */
+const char *wft_builtin_name(unsigned ev);
+
+#endif /* WF_TIMELINE_H */

@@ -1,0 +1,209 @@
+/*
+ * cmd_dump.c -- `waterfall dump FILE`: a native trace as TIMELINE text.
+ *
+ * stdout gets one "TIMELINE,<ms>,<EVENT>,<job_id>,<detail>" line per event
+ * in time order and nothing else, so grep, sort and `waterfall analyze` all
+ * read it.  Statistics and warnings go to stderr.
+ */
+#include "cmds.h"
+#include "input.h"
+#include "read_wft.h"
+#include "wf_exit.h"
+#include "wf_timeline.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void dump_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: waterfall dump [options] FILE.wft\n"
+            "  -p, --precision N  digits after the millisecond point, 0-6 (default 0)\n"
+            "  -s, --stats        print the trace's statistics (stderr) instead of events\n"
+            "  -h, --help         this help\n"
+            "FILE may be - for stdin.\n");
+}
+
+static void print_stats(FILE *f, const struct wft_trace *t)
+{
+    const struct wft_header *h = &t->hdr;
+    static const char *clocks[] = {"?", "tsc", "monotonic", "cntvct"};
+    char when[64] = "?";
+    time_t secs = (time_t)(h->epoch_real_ns / 1000000000);
+    struct tm tm;
+    if (gmtime_r(&secs, &tm))
+        snprintf(when + strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm),
+                 sizeof when - 19, ".%06ldZ",
+                 (long)((h->epoch_real_ns % 1000000000) / 1000));
+    fprintf(f, "trace:     %s (format %u.%u, %llu bytes)\n", t->path, h->version_major,
+            h->version_minor, (unsigned long long)t->file_size);
+    fprintf(f, "host:      %s, pid %u\n", h->host[0] ? h->host : "?", h->pid);
+    fprintf(f, "epoch:     %s\n", when);
+    fprintf(f, "clock:     %s, %.6f ticks/ns", h->clock <= 3 ? clocks[h->clock] : "?",
+            t->ticks_per_ns);
+    if (t->ticks_per_ns != h->ticks_per_ns)
+        fprintf(f, " (refined from %u points over %.3f s; %.6f at open)", t->clock_points,
+                t->clock_span_s, h->ticks_per_ns);
+    fprintf(f, "\n");
+    fprintf(f, "recorder:  ring %u events/thread, flush every %u ms, %s when full\n",
+            h->ring_events, h->flush_ms, h->flags & WFT_F_BLOCKING ? "blocks" : "drops");
+    fprintf(f, "closed:    %s\n",
+            t->closed ? "yes" : "no: the recording did not finish (killed, crashed, or still running)");
+
+    int64_t first = 0, last = 0;
+    if (t->nev) {
+        first = last = t->ev[0].ns;
+        for (size_t i = 1; i < t->nev; i++) {
+            if (t->ev[i].ns < first)
+                first = t->ev[i].ns;
+            if (t->ev[i].ns > last)
+                last = t->ev[i].ns;
+        }
+    }
+    fprintf(f, "events:    %zu", t->nev);
+    if (t->nev)
+        fprintf(f, " from %.3f ms to %.3f ms (duration %.3f ms)", first / 1e6, last / 1e6,
+                (last - first) / 1e6);
+    fprintf(f, "\n");
+    fprintf(f, "lost:      %llu", (unsigned long long)t->lost);
+    if (t->closed) {
+        fprintf(f, " (the recorder counted %llu marked, %llu recorded, %llu lost)",
+                (unsigned long long)t->end.marked, (unsigned long long)t->end.recorded,
+                (unsigned long long)t->end.lost);
+    }
+    fprintf(f, "\n");
+    fprintf(f, "units:     %zu\n", t->nunits);
+    fprintf(f, "threads:   %zu\n", t->nthreads);
+    fprintf(f, "  %-6s %-8s %-20s %-8s %-8s %12s %10s\n", "thread", "tid", "name", "worker",
+            "device", "events", "lost");
+    for (size_t i = 0; i < t->nthreads; i++) {
+        const struct wft_thread_info *th = &t->threads[i];
+        char w[16] = "-", d[16] = "-";
+        if (th->worker >= 0)
+            snprintf(w, sizeof w, "%d", th->worker);
+        if (th->device >= 0)
+            snprintf(d, sizeof d, "%d", th->device);
+        fprintf(f, "  %-6zu %-8u %-20s %-8s %-8s %12llu %10llu\n", i, th->tid,
+                th->name[0] ? th->name : "-", w, d, (unsigned long long)th->events,
+                (unsigned long long)th->lost);
+    }
+}
+
+static void print_damage(FILE *f, const struct wft_trace *t)
+{
+    if (t->corrupt_at)
+        fprintf(f, "waterfall: %s: damaged from byte %llu: %llu bytes skipped, %llu bad records; "
+                   "everything readable is shown\n",
+                t->path, (unsigned long long)t->corrupt_at,
+                (unsigned long long)t->corrupt_bytes, (unsigned long long)t->bad_records);
+    if (t->torn_at)
+        fprintf(f, "waterfall: %s: ends in a torn record at byte %llu (the recording was cut off); "
+                   "read up to there\n",
+                t->path, (unsigned long long)t->torn_at);
+    else if (!t->closed)
+        fprintf(f, "waterfall: %s: no end record: the recording did not finish; read up to the "
+                   "last complete record\n",
+                t->path);
+    if (t->lost)
+        fprintf(f, "waterfall: %s: %llu events were lost while recording (rings full or write "
+                   "errors); --stats shows which threads\n",
+                t->path, (unsigned long long)t->lost);
+}
+
+static int print_events(const struct wft_trace *t, int precision)
+{
+    static char out[1 << 16];
+    size_t n = 0;
+    char evbuf[24], jobbuf[32];
+    for (size_t i = 0; i < t->nev; i++) {
+        const struct wft_ev *e = &t->ev[i];
+        const struct wft_unit_info *u = wft_unit_find(t, e->unit);
+        const char *job = jobbuf;
+        size_t job_len;
+        if (u) {
+            job = u->job;
+            job_len = strlen(u->job);
+        } else {
+            job_len = (size_t)snprintf(jobbuf, sizeof jobbuf, "unit-%llu",
+                                       (unsigned long long)e->unit);
+        }
+        if (n + WFT_LINE_MAX > sizeof out) {
+            if (fwrite(out, 1, n, stdout) != n)
+                return -1;
+            n = 0;
+        }
+        n += wft_format_line(out + n, e->ns, precision, wft_event_label(t, e->event, evbuf),
+                             job, job_len, u ? u->partition : -1, e->worker, e->device);
+    }
+    if (fwrite(out, 1, n, stdout) != n || fflush(stdout) != 0)
+        return -1;
+    return 0;
+}
+
+int cmd_dump(int argc, char **argv)
+{
+    static const struct option longopts[] = {{"precision", required_argument, 0, 'p'},
+                                             {"stats", no_argument, 0, 's'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
+    int precision = 0, stats = 0, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "p:sh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'p': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 0 || v > 6) {
+                fprintf(stderr, "waterfall dump: --precision takes 0 to 6, not '%s'\n", optarg);
+                return WF_EXIT_USAGE;
+            }
+            precision = (int)v;
+            break;
+        }
+        case 's':
+            stats = 1;
+            break;
+        case 'h':
+            dump_usage(stdout);
+            return WF_EXIT_OK;
+        default:
+            dump_usage(stderr);
+            return WF_EXIT_USAGE;
+        }
+    }
+    if (argc - optind != 1) {
+        fprintf(stderr, "waterfall dump: expected one trace file\n");
+        dump_usage(stderr);
+        return WF_EXIT_USAGE;
+    }
+    char err[512];
+    struct input in;
+    if (input_open(&in, argv[optind], err, sizeof err)) {
+        fprintf(stderr, "waterfall dump: %s\n", err);
+        return WF_EXIT_INPUT;
+    }
+    struct wft_trace t;
+    if (wft_parse(&t, in.name, in.data, in.len, err, sizeof err)) {
+        fprintf(stderr, "waterfall dump: %s\n", err);
+        wft_free(&t);
+        input_close(&in);
+        return WF_EXIT_INPUT;
+    }
+    wft_sort(&t);
+    int rc = WF_EXIT_OK;
+    if (stats)
+        print_stats(stderr, &t);
+    else if (print_events(&t, precision)) {
+        fprintf(stderr, "waterfall dump: writing to stdout failed\n");
+        rc = WF_EXIT_FAIL;
+    }
+    print_damage(stderr, &t);
+    if (rc == WF_EXIT_OK && (t.corrupt_at || t.bad_records))
+        rc = WF_EXIT_PARTIAL;
+    wft_free(&t);
+    input_close(&in);
+    return rc;
+}

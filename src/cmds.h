@@ -1,0 +1,12 @@
+/*
+ * cmds.h -- the subcommands of `waterfall`; each takes argv from its own
+ * name on and returns an exit status from wf_exit.h.
+ */
+#ifndef CMDS_H
+#define CMDS_H
+
+#define WF_TOOL_VERSION "0.1.0"
+
+int cmd_dump(int argc, char **argv);
+
+#endif /* CMDS_H */

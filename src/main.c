@@ -1,0 +1,49 @@
+/*
+ * main.c -- the `waterfall` command: picks a subcommand and runs it.
+ * Each subcommand lives in its own cmd_*.c and owns its options.
+ */
+#include "cmds.h"
+#include "wf_exit.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} commands[] = {
+    {"dump", cmd_dump, "print a native trace as TIMELINE lines (--stats: its statistics)"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: waterfall <command> [options] [files]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\n'waterfall <command> --help' shows a command's options.\n"
+               "Exit status: 0 ok, 1 failure, 2 usage, 3 unreadable input, 4 partial input.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return WF_EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return WF_EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("waterfall %s\n", WF_TOOL_VERSION);
+        return WF_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "waterfall: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
+    return WF_EXIT_USAGE;
+}

@@ -1,0 +1,356 @@
+/*
+ * read_wft.c -- the native trace reader.
+ *
+ * Two passes over the records would be simpler to explain but the trace can
+ * be large; instead one pass keeps raw ticks and the conversion to
+ * nanoseconds happens at the end, once the last CLOCK record (the best
+ * calibration) is known.
+ */
+#include "read_wft.h"
+
+#include "wf_timeline.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WFT_MAX_THREADS (1u << 20) /* a sane bound on thread indexes */
+
+int wft_sniff(const void *data, size_t len)
+{
+    return len >= 8 && memcmp(data, WFT_MAGIC, 8) == 0;
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t ncap = *cap ? *cap : 1024;
+    while (ncap < need)
+        ncap *= 2;
+    void *n = realloc(*p, ncap * elem);
+    if (!n)
+        return -1;
+    *p = n;
+    *cap = ncap;
+    return 0;
+}
+
+static struct wft_thread_info *thread_at(struct wft_trace *t, uint32_t idx)
+{
+    if (idx >= WFT_MAX_THREADS)
+        return NULL;
+    if (idx >= t->nthreads) {
+        struct wft_thread_info *n = realloc(t->threads, (idx + 1) * sizeof *n);
+        if (!n)
+            return NULL;
+        for (size_t i = t->nthreads; i <= idx; i++) {
+            memset(&n[i], 0, sizeof n[i]);
+            n[i].worker = n[i].device = -1;
+        }
+        t->threads = n;
+        t->nthreads = idx + 1;
+    }
+    return &t->threads[idx];
+}
+
+/* Does a well-formed record header sit at off? */
+static int rec_ok(const unsigned char *d, size_t len, size_t off)
+{
+    if (off + sizeof(struct wft_rec) > len)
+        return 0;
+    struct wft_rec r;
+    memcpy(&r, d + off, sizeof r);
+    return r.size >= sizeof r && r.size % 8 == 0 && r.size <= WFT_REC_MAX &&
+           r.type >= 1 && r.type <= 64 && r.check == wft_check(r.size, r.type);
+}
+
+/* Handle one framed record; returns 0, or -1 if its contents are bad. */
+static int take_record(struct wft_trace *t, const unsigned char *p, uint32_t size,
+                       uint16_t type, uint64_t *clk_first, uint64_t *clk_last)
+{
+    switch (type) {
+    case WFT_THREAD: {
+        struct wft_thread r;
+        if (size < sizeof r)
+            return -1;
+        memcpy(&r, p, sizeof r);
+        struct wft_thread_info *th = thread_at(t, r.thread);
+        if (!th)
+            return -1;
+        th->tid = r.tid;
+        th->seen = 1;
+        memcpy(th->name, r.name, sizeof th->name);
+        th->name[sizeof th->name - 1] = 0;
+        return 0;
+    }
+    case WFT_UNIT: {
+        struct wft_unit r;
+        if (size < sizeof r)
+            return -1;
+        memcpy(&r, p, sizeof r);
+        if (r.job_len > size - sizeof r || r.unit == 0)
+            return -1;
+        if (grow((void **)&t->units, &t->units_cap, t->nunits + 1, sizeof *t->units))
+            return -1;
+        char *job = malloc(r.job_len + 1);
+        if (!job)
+            return -1;
+        memcpy(job, p + sizeof r, r.job_len);
+        job[r.job_len] = 0;
+        t->units[t->nunits++] = (struct wft_unit_info){r.unit, r.partition < 0 ? -1 : r.partition, job};
+        return 0;
+    }
+    case WFT_EVENT_DEF: {
+        struct wft_event_def r;
+        if (size < sizeof r)
+            return -1;
+        memcpy(&r, p, sizeof r);
+        if (r.event >= 4096 || r.event < 16 || r.name_len > size - sizeof r || r.name_len > 256)
+            return -1;
+        char *name = malloc(r.name_len + 1);
+        if (!name)
+            return -1;
+        memcpy(name, p + sizeof r, r.name_len);
+        name[r.name_len] = 0;
+        free(t->event_names[r.event]);
+        t->event_names[r.event] = name;
+        return 0;
+    }
+    case WFT_EVENTS: {
+        struct wft_events r;
+        if (size < sizeof r)
+            return -1;
+        memcpy(&r, p, sizeof r);
+        if ((uint64_t)r.count * sizeof(struct wft_event) != size - sizeof r)
+            return -1;
+        struct wft_thread_info *th = thread_at(t, r.thread);
+        if (!th)
+            return -1;
+        if (grow((void **)&t->ev, &t->ev_cap, t->nev + r.count, sizeof *t->ev))
+            return -1;
+        const unsigned char *q = p + sizeof r;
+        for (uint32_t i = 0; i < r.count; i++, q += sizeof(struct wft_event)) {
+            struct wft_event e;
+            memcpy(&e, q, sizeof e);
+            struct wft_ev *o = &t->ev[t->nev++];
+            o->ns = (int64_t)e.ticks; /* raw until wft_parse converts */
+            o->unit = e.word & WFT_UNIT_MASK;
+            o->event = (uint32_t)(e.word >> WFT_UNIT_BITS);
+            o->thread = r.thread;
+            o->worker = th->worker;
+            o->device = th->device;
+        }
+        th->events += r.count;
+        return 0;
+    }
+    case WFT_ROLE: {
+        struct wft_role r;
+        if (size < sizeof r)
+            return -1;
+        memcpy(&r, p, sizeof r);
+        struct wft_thread_info *th = thread_at(t, r.thread);
+        if (!th)
+            return -1;
+        th->worker = r.worker < 0 ? -1 : r.worker;
+        th->device = r.device < 0 ? -1 : r.device;
+        return 0;
+    }
+    case WFT_LOST: {
+        struct wft_lost r;
+        if (size < sizeof r)
+            return -1;
+        memcpy(&r, p, sizeof r);
+        struct wft_thread_info *th = thread_at(t, r.thread);
+        if (!th)
+            return -1;
+        th->lost = r.lost;
+        return 0;
+    }
+    case WFT_CLOCK: {
+        struct wft_clockpt r;
+        if (size < sizeof r)
+            return -1;
+        memcpy(&r, p, sizeof r);
+        if (t->clock_points == 0) {
+            clk_first[0] = r.ticks;
+            clk_first[1] = r.mono_ns;
+        }
+        clk_last[0] = r.ticks;
+        clk_last[1] = r.mono_ns;
+        t->clock_points++;
+        return 0;
+    }
+    case WFT_END:
+        if (size < sizeof t->end)
+            return -1;
+        memcpy(&t->end, p, sizeof t->end);
+        t->closed = 1;
+        return 0;
+    default:
+        return 0; /* a newer minor version's record: skip it */
+    }
+}
+
+static int fail(char *err, size_t errlen, const char *path, const char *msg)
+{
+    snprintf(err, errlen, "%s: %s", path, msg);
+    return -1;
+}
+
+int wft_parse(struct wft_trace *t, const char *path, const void *data, size_t len,
+              char *err, size_t errlen)
+{
+    const unsigned char *d = data;
+    memset(t, 0, sizeof *t);
+    t->path = path;
+    t->file_size = len;
+    if (len == 0)
+        return fail(err, errlen, path, "empty file, not a waterfall trace");
+    if (!wft_sniff(d, len))
+        return fail(err, errlen, path, "not a waterfall trace (no \\x89WFT magic at byte 0)");
+    if (len < WFT_HEADER_SIZE)
+        return fail(err, errlen, path, "trace header is cut short (file under 256 bytes)");
+    memcpy(&t->hdr, d, sizeof t->hdr);
+    if (t->hdr.endian != WFT_ENDIAN_MARK)
+        return fail(err, errlen, path, "trace was written with the other byte order; not supported");
+    if (t->hdr.version_major != WFT_VERSION_MAJOR) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "trace format %u.%u; this reader knows %u.x",
+                 t->hdr.version_major, t->hdr.version_minor, WFT_VERSION_MAJOR);
+        return fail(err, errlen, path, msg);
+    }
+    if (t->hdr.header_size < WFT_HEADER_SIZE || t->hdr.header_size > len ||
+        t->hdr.header_size % 8)
+        return fail(err, errlen, path, "trace header has a bad size field");
+    t->hdr.host[sizeof t->hdr.host - 1] = 0;
+    double tpn = t->hdr.ticks_per_ns;
+    if (!(tpn > 1e-6 && tpn < 1e6)) /* also false for NaN */
+        return fail(err, errlen, path, "trace header has an impossible clock calibration");
+
+    uint64_t clk_first[2] = {0, 0}, clk_last[2] = {0, 0};
+    size_t off = t->hdr.header_size;
+    while (off < len) {
+        if (!rec_ok(d, len, off)) {
+            /* A bad frame: the tail of a crashed write, or damage.  Scan
+             * for the next good frame; if none, it was the end. */
+            size_t scan = off + 8;
+            while (scan < len && !rec_ok(d, len, scan))
+                scan += 8;
+            if (scan >= len) {
+                t->torn_at = off;
+                break;
+            }
+            if (!t->corrupt_at)
+                t->corrupt_at = off;
+            t->corrupt_bytes += scan - off;
+            off = scan;
+            continue;
+        }
+        struct wft_rec r;
+        memcpy(&r, d + off, sizeof r);
+        if (r.size > len - off) { /* framed but cut short: the torn end */
+            t->torn_at = off;
+            break;
+        }
+        if (take_record(t, d + off, r.size, r.type, clk_first, clk_last)) {
+            t->bad_records++;
+            if (!t->corrupt_at)
+                t->corrupt_at = off;
+        }
+        off += r.size;
+    }
+
+    /* Calibration: the span of the CLOCK records beats the 2 ms at open. */
+    t->ticks_per_ns = tpn;
+    if (t->clock_points >= 2 && clk_last[1] > clk_first[1] && clk_last[0] > clk_first[0]) {
+        double span = (double)(clk_last[1] - clk_first[1]);
+        t->clock_span_s = span / 1e9;
+        if (span >= 50e6)
+            t->ticks_per_ns = (double)(clk_last[0] - clk_first[0]) / span;
+    }
+    for (size_t i = 0; i < t->nev; i++) {
+        uint64_t ticks = (uint64_t)t->ev[i].ns;
+        double dt = (double)(int64_t)(ticks - t->hdr.epoch_ticks);
+        t->ev[i].ns = (int64_t)(dt / t->ticks_per_ns);
+    }
+    for (size_t i = 0; i < t->nthreads; i++)
+        t->lost += t->threads[i].lost;
+    return 0;
+}
+
+static int unit_cmp(const void *a, const void *b)
+{
+    const struct wft_unit_info *x = a, *y = b;
+    return x->unit < y->unit ? -1 : x->unit > y->unit;
+}
+
+/* Stable merge sort by time: equal times keep file order, so each
+ * thread's marks stay in the order it made them. */
+static void msort(struct wft_ev *a, struct wft_ev *tmp, size_t n)
+{
+    if (n < 2)
+        return;
+    size_t h = n / 2;
+    msort(a, tmp, h);
+    msort(a + h, tmp, n - h);
+    if (a[h - 1].ns <= a[h].ns)
+        return;
+    size_t i = 0, j = h, k = 0;
+    while (i < h && j < n)
+        tmp[k++] = a[j].ns < a[i].ns ? a[j++] : a[i++];
+    while (i < h)
+        tmp[k++] = a[i++];
+    while (j < n)
+        tmp[k++] = a[j++];
+    memcpy(a, tmp, n * sizeof *a);
+}
+
+void wft_sort(struct wft_trace *t)
+{
+    if (t->nev > 1) {
+        struct wft_ev *tmp = malloc(t->nev * sizeof *tmp);
+        if (tmp) {
+            msort(t->ev, tmp, t->nev);
+            free(tmp);
+        }
+    }
+    if (t->nunits > 1)
+        qsort(t->units, t->nunits, sizeof *t->units, unit_cmp);
+}
+
+const struct wft_unit_info *wft_unit_find(const struct wft_trace *t, uint64_t unit)
+{
+    size_t lo = 0, hi = t->nunits;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->units[mid].unit < unit)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < t->nunits && t->units[lo].unit == unit ? &t->units[lo] : NULL;
+}
+
+const char *wft_event_label(const struct wft_trace *t, uint32_t ev, char *buf)
+{
+    const char *n = wft_builtin_name(ev);
+    if (n)
+        return n;
+    if (ev < 4096 && t->event_names[ev])
+        return t->event_names[ev];
+    snprintf(buf, 24, "EVENT_%u", ev);
+    return buf;
+}
+
+void wft_free(struct wft_trace *t)
+{
+    for (size_t i = 0; i < t->nunits; i++)
+        free(t->units[i].job);
+    for (size_t i = 0; i < 4096; i++)
+        free(t->event_names[i]);
+    free(t->units);
+    free(t->ev);
+    free(t->threads);
+    memset(t, 0, sizeof *t);
+}

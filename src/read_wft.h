@@ -1,0 +1,88 @@
+/*
+ * read_wft.h -- reading a native trace (*.wft) into memory.
+ *
+ * The reader never trusts the file: every record is checked against the
+ * bytes that remain, a damaged stretch is skipped by scanning forward for
+ * the next well-formed record (and counted), and a torn end -- the normal
+ * state of a trace whose process died -- stops the read cleanly.
+ */
+#ifndef READ_WFT_H
+#define READ_WFT_H
+
+#include "wf_format.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct wft_ev {
+    int64_t ns;       /* since the trace's epoch */
+    uint64_t unit;
+    uint32_t event;   /* wf_event id */
+    uint32_t thread;  /* index into wft_trace.threads */
+    int32_t worker;   /* the thread's role when it marked; < 0: none */
+    int32_t device;
+};
+
+struct wft_thread_info {
+    uint32_t tid;
+    int seen;         /* a THREAD record named it */
+    char name[32];
+    int32_t worker, device; /* role while reading (the last one at the end) */
+    uint64_t events;
+    uint64_t lost;    /* from its last LOST record */
+};
+
+struct wft_unit_info {
+    uint64_t unit;
+    int32_t partition;
+    char *job;        /* NUL-terminated copy */
+};
+
+struct wft_trace {
+    const char *path;
+    struct wft_header hdr;
+    uint64_t file_size;
+    double ticks_per_ns;   /* refined from CLOCK records when they span >= 50 ms */
+    uint32_t clock_points;
+    double clock_span_s;
+
+    struct wft_ev *ev;
+    size_t nev, ev_cap;
+    struct wft_thread_info *threads;
+    size_t nthreads;
+    struct wft_unit_info *units; /* sorted by unit id after reading */
+    size_t nunits, units_cap;
+    char *event_names[4096];     /* user event names by id */
+
+    int closed;              /* an END record was read */
+    struct wft_end end;
+    uint64_t lost;           /* sum of the threads' last LOST counts */
+    uint64_t torn_at;        /* offset of a torn final record, or 0 */
+    uint64_t corrupt_bytes;  /* bytes skipped as unreadable */
+    uint64_t corrupt_at;     /* offset of the first damage, or 0 */
+    uint64_t bad_records;    /* well-framed records with bad contents */
+};
+
+/* Is this buffer's start a native trace? */
+int wft_sniff(const void *data, size_t len);
+
+/* Parse data[0..len) as a trace named path.  Returns 0, or -1 with a
+ * message in err when nothing usable could be read (not a trace, a
+ * version this reader does not know).  Damage past a valid header is not
+ * an error: it is counted in the trace and the read goes on. */
+int wft_parse(struct wft_trace *t, const char *path, const void *data, size_t len,
+              char *err, size_t errlen);
+
+/* Sort events by time, keeping each thread's marking order. */
+void wft_sort(struct wft_trace *t);
+
+/* The unit's record, or NULL. */
+const struct wft_unit_info *wft_unit_find(const struct wft_trace *t, uint64_t unit);
+
+/* The name of event id ev in this trace (built-in, defined, or "EVENT_<n>"
+ * written into buf[24]). */
+const char *wft_event_label(const struct wft_trace *t, uint32_t ev, char *buf);
+
+void wft_free(struct wft_trace *t);
+
+#endif /* READ_WFT_H */

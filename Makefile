@@ -12,7 +12,7 @@ CMAKE_FLAGS ?=
 .PHONY: all configure test bench demo install clean asan tsan format
 
 all: configure
-	@cmake --build $(BUILD) -j $(JOBS)
+	@cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory -s
 
 configure:
 	@test -f $(BUILD)/CMakeCache.txt || cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_FLAGS) >/dev/null
@@ -32,7 +32,7 @@ demo: all
 
 install: configure
 	@cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
-	@cmake --build $(BUILD) -j $(JOBS)
+	@cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory -s
 	@cmake --install $(BUILD)
 
 # The suite under sanitizers, each in its own build tree.

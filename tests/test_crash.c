@@ -1,0 +1,105 @@
+/*
+ * test_crash.c -- SIGKILL a recording process at random moments; every
+ * trace must be readable, and no event marked 100 ms or more before the
+ * kill may be missing.
+ *
+ * The child marks unit i (i = 1, 2, ...) in order and publishes, in shared
+ * memory, the highest i marked together with the monotonic time; the
+ * parent kills it and knows which units must be in the file.
+ */
+#include "check.h"
+#include "trace_util.h"
+
+#include "wf_clock.h"
+#include <waterfall.h>
+
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#define HIST 4096 /* checkpoints kept: one per 100 marks */
+
+struct shared {
+    atomic_ullong n;                /* checkpoints written */
+    unsigned long long mark[HIST];  /* highest unit marked ... */
+    unsigned long long when[HIST];  /* ... at this monotonic ns */
+};
+
+static void child(const char *path, struct shared *sh)
+{
+    if (wf_open(path) != 0)
+        _exit(2);
+    wf_unit first = 0;
+    for (unsigned long long i = 0;; i++) {
+        wf_unit u = wf_unit_new("crash", -1);
+        if (!first)
+            first = u;
+        wf_mark(WF_GPU_START, u);
+        if (i % 100 == 0) {
+            unsigned long long k = atomic_load(&sh->n);
+            sh->mark[k % HIST] = u - first + 1;
+            sh->when[k % HIST] = wfc_mono_ns();
+            atomic_store(&sh->n, k + 1);
+            struct timespec ts = {0, 100000}; /* ~1M marks/s would fill the disk; pace it */
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int rounds = argc > 1 ? atoi(argv[1]) : 20;
+    const char *path = tmp_path("crash.wft");
+    struct shared *sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE,
+                             MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    CHECK(sh != MAP_FAILED);
+    srand((unsigned)getpid());
+    int worst_ok = 1;
+    for (int r = 0; r < rounds; r++) {
+        atomic_store(&sh->n, 0);
+        pid_t pid = fork();
+        if (pid == 0)
+            child(path, sh);
+        struct timespec ts = {0, (long)(120 + rand() % 300) * 1000000L};
+        nanosleep(&ts, NULL);
+        kill(pid, SIGKILL);
+        unsigned long long killed_at = wfc_mono_ns();
+        int st;
+        waitpid(pid, &st, 0);
+        CHECK(WIFSIGNALED(st));
+
+        /* The highest unit marked at least 100 ms before the kill. */
+        unsigned long long must = 0, n = atomic_load(&sh->n);
+        for (unsigned long long k = n > HIST ? n - HIST : 0; k < n; k++)
+            if (sh->when[k % HIST] + 100000000ull <= killed_at && sh->mark[k % HIST] > must)
+                must = sh->mark[k % HIST];
+
+        struct wft_trace tr;
+        struct input in;
+        CHECK(load_trace(path, &tr, &in) == 0);
+        CHECK(!tr.closed);
+        CHECK(!tr.corrupt_at && !tr.bad_records);
+        /* Units are marked in order, one event each: the first `must` units
+         * must all be there. */
+        uint64_t first = tr.nunits ? tr.units[0].unit : 0;
+        unsigned long long have = 0;
+        for (size_t i = 0; i < tr.nev; i++)
+            if (tr.ev[i].unit - first + 1 <= must)
+                have++;
+        if (have != must) {
+            worst_ok = 0;
+            fprintf(stderr, "round %d: %llu of the %llu units marked >= 100 ms before the kill "
+                            "are in the trace (%zu events read)\n",
+                    r, have, must, tr.nev);
+        }
+        CHECK(must > 0);
+        unload_trace(&tr, &in);
+    }
+    CHECK(worst_ok);
+    remove(path);
+    munmap(sh, sizeof *sh);
+    printf("crash: %d kills\n", rounds);
+    return check_done("crash");
+}

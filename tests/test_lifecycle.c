@@ -1,0 +1,102 @@
+/*
+ * test_lifecycle.c -- marks outside open/close do nothing; threads that
+ * exit keep their events; a thread outliving one recording joins the next;
+ * wrong calls get their errors.
+ */
+#include "check.h"
+#include "trace_util.h"
+
+#include <waterfall.h>
+
+#include <errno.h>
+#include <pthread.h>
+
+static wf_unit shared_unit;
+
+static void *short_lived(void *arg)
+{
+    long n = (long)arg;
+    char name[16];
+    snprintf(name, sizeof name, "short-%ld", n);
+    wf_thread_name(name);
+    wf_thread_worker((int)n, 0);
+    wf_mark(WF_GPU_PICKUP, shared_unit);
+    wf_mark(WF_GPU_START, shared_unit);
+    wf_mark(WF_GPU_END, shared_unit);
+    return NULL; /* exits while recording: its ring must be drained, then freed */
+}
+
+int main(void)
+{
+    /* Before any open: nothing happens, nothing is created. */
+    CHECK(wf_unit_new("early", 0) == 0);
+    wf_mark(WF_SYNTH_START, 1);
+    wf_mark(WF_SYNTH_START, 0);
+    CHECK(wf_close() == -EBADF);
+    CHECK(wf_open(NULL) == -EINVAL);
+    CHECK(wf_open("") == -EINVAL);
+    CHECK(wf_open("/nonexistent-dir/x.wft") == -ENOENT);
+
+    const char *p1 = tmp_path("life1.wft");
+    CHECK(wf_open(p1) == 0);
+    shared_unit = wf_unit_new("shared", -1);
+    wf_mark(WF_SYNTH_START, shared_unit);
+    wf_mark(WF_SYNTH_START, 0);                  /* unit 0: ignored */
+    wf_mark((wf_event)5000, shared_unit);        /* beyond WF_EVENT_MAX: ignored */
+    for (long i = 0; i < 16; i++) {
+        pthread_t t;
+        pthread_create(&t, NULL, short_lived, (void *)i);
+        pthread_join(t, NULL);
+    }
+    wf_mark(WF_SYNTH_END, shared_unit);
+    CHECK(wf_close() == 0);
+
+    /* After close: again nothing. */
+    wf_mark(WF_GPU_END, shared_unit);
+    CHECK(wf_unit_new("late", 0) == 0);
+    wf_stats st;
+    wf_get_stats(&st);
+    CHECK_EQ_U(st.marked, 2 + 16 * 3);
+    CHECK_EQ_U(st.recorded, 2 + 16 * 3);
+    CHECK_EQ_U(st.threads, 17);
+
+    struct wft_trace tr;
+    struct input in;
+    CHECK(load_trace(p1, &tr, &in) == 0);
+    CHECK_EQ_U(tr.nev, 2 + 16 * 3);
+    CHECK_EQ_U(tr.nthreads, 17);
+    int named = 0, worker_marks = 0;
+    for (size_t i = 0; i < tr.nthreads; i++)
+        named += strncmp(tr.threads[i].name, "short-", 6) == 0;
+    for (size_t i = 0; i < tr.nev; i++)
+        if (tr.ev[i].event >= WF_GPU_PICKUP)
+            worker_marks += tr.ev[i].worker >= 0 && tr.ev[i].device == 0;
+    CHECK_EQ_U(named, 16);
+    CHECK_EQ_U(worker_marks, 16 * 3);
+    unload_trace(&tr, &in);
+
+    /* A second recording in the same process: the main thread's ring is
+     * reattached and starts empty; units are new. */
+    const char *p2 = tmp_path("life2.wft");
+    CHECK(wf_open(p2) == 0);
+    wf_unit u = wf_unit_new("second", 2);
+    CHECK(u != 0 && u != shared_unit);
+    wf_mark(WF_SYNTH_START, u);
+    wf_mark(WF_SYNTH_START, shared_unit); /* from the last session: unnamed here */
+    CHECK(wf_close() == 0);
+    CHECK(load_trace(p2, &tr, &in) == 0);
+    CHECK_EQ_U(tr.nev, 2);
+    CHECK_EQ_U(tr.nunits, 1);
+    const struct wft_unit_info *ui = wft_unit_find(&tr, u);
+    CHECK(ui && strcmp(ui->job, "second") == 0 && ui->partition == 2);
+    CHECK(wft_unit_find(&tr, shared_unit) == NULL);
+    unload_trace(&tr, &in);
+
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s dump %s | grep -c ',SYNTH_START,unit-%llu,$' | grep -qx 1",
+             WATERFALL_BIN, p2, (unsigned long long)shared_unit);
+    CHECK(run_status(cmd) == 0);
+    remove(p1);
+    remove(p2);
+    return check_done("lifecycle");
+}

@@ -64,17 +64,17 @@ size_t wft_format_line(char *buf, int64_t ns, int decimals, const char *event,
     if (decimals > 6)
         decimals = 6;
     p = put_str(p, "TIMELINE,");
-    /* Round to the requested digit, then print integer and fraction. */
-    int64_t unit = 1000000 / pow10[decimals]; /* ns per last digit */
-    int64_t q = ns >= 0 ? (ns + unit / 2) / unit : -((-ns + unit / 2) / unit);
-    if (q < 0) {
+    /* Round to the requested digit on the magnitude (INT64_MIN has no
+     * positive twin), then print integer and fraction. */
+    uint64_t unit = (uint64_t)(1000000 / pow10[decimals]); /* ns per last digit */
+    uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    uint64_t q = mag / unit + (mag % unit >= (unit + 1) / 2 ? 1 : 0);
+    if (ns < 0 && q)
         *p++ = '-';
-        q = -q;
-    }
-    p = put_u64(p, (uint64_t)(q / pow10[decimals]));
+    p = put_u64(p, q / (uint64_t)pow10[decimals]);
     if (decimals) {
         *p++ = '.';
-        int64_t frac = q % pow10[decimals];
+        uint64_t frac = q % (uint64_t)pow10[decimals];
         for (int d = decimals - 1; d >= 0; d--) {
             p[d] = (char)('0' + frac % 10);
             frac /= 10;

@@ -2,9 +2,10 @@
  * wf_format.h -- the byte layout of a native waterfall trace (*.wft).
  *
  * A trace is a fixed 256-byte header followed by a stream of records.
- * Every record starts with an 8-byte wft_rec and is padded to a multiple of
+ * Every record starts with a 16-byte wft_rec and is padded to a multiple of
  * 8 bytes, so a reader can step over records it does not know and can tell
- * where a torn write ends.  All integers are little-endian as written by
+ * where a torn write ends.  Each record carries a CRC-32C of its body, so
+ * damage inside a record is detected, not read as data.  All integers are little-endian as written by
  * the recording host (wft_header.endian tells).  docs/format.md is the prose
  * version of this file; keep them in step.
  *
@@ -15,6 +16,7 @@
 #ifndef WF_FORMAT_H
 #define WF_FORMAT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define WFT_MAGIC "\x89WFT\r\n\x1a\n" /* 8 bytes: PNG-style, catches text-mode mangling */
@@ -54,8 +56,13 @@ struct wft_header {
 struct wft_rec {
     uint32_t size;  /* whole record in bytes, header included, multiple of 8 */
     uint16_t type;  /* enum wft_type */
-    uint16_t check; /* wft_check(size, type): catches garbage and tears */
+    uint16_t check; /* wft_check(size, type): a cheap filter for framing */
+    uint32_t crc;   /* CRC-32C (Castagnoli) of bytes [16, size) of the record */
+    uint32_t reserved; /* 0 */
 };
+
+/* CRC-32C of n bytes, continuing from crc (start with 0). */
+uint32_t wft_crc32c(uint32_t crc, const void *data, size_t n);
 
 static inline uint16_t wft_check(uint32_t size, uint16_t type)
 {
@@ -140,7 +147,7 @@ struct wft_end {
 };
 
 _Static_assert(sizeof(struct wft_header) == WFT_HEADER_SIZE, "header size");
-_Static_assert(sizeof(struct wft_rec) == 8, "record header");
+_Static_assert(sizeof(struct wft_rec) == 16, "record header");
 _Static_assert(sizeof(struct wft_event) == 16, "event size");
 _Static_assert(sizeof(struct wft_events) % 8 == 0, "events align");
 _Static_assert(sizeof(struct wft_thread) % 8 == 0, "thread align");

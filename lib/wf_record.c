@@ -48,6 +48,7 @@
 
 #define WF_EV_ROLE 0xffffu /* ring-only pseudo event: a role change */
 #define WF_USER_EVENTS (WF_EVENT_MAX + 1 - WF_EVENT_USER_FIRST)
+#define WF_BATCH_MAX 65536u /* events per EVENTS record: 1 MiB, under WFT_REC_MAX */
 #define WF_CLOCK_EVERY_NS 100000000u /* a calibration point each 100 ms */
 
 struct wf_slot {
@@ -175,6 +176,17 @@ static void rec_init(struct wft_rec *r, uint32_t size, uint16_t type)
     r->size = size;
     r->type = type;
     r->check = wft_check(size, type);
+    r->crc = 0;
+    r->reserved = 0;
+}
+
+/* Checksum a complete record in place (its body follows its header). */
+static void rec_seal(char *rec)
+{
+    struct wft_rec r;
+    memcpy(&r, rec, sizeof r);
+    r.crc = wft_crc32c(0, rec + sizeof r, r.size - sizeof r);
+    memcpy(rec, &r, sizeof r);
 }
 
 /* Append a record with a fixed part and trailing bytes to a buffer. */
@@ -190,6 +202,7 @@ static int rec_append(char **buf, size_t *len, size_t *cap, uint16_t type,
     if (tail_len)
         memcpy(*buf + *len + fixed_size, tail, tail_len);
     memset(*buf + *len + fixed_size + tail_len, 0, size - fixed_size - tail_len);
+    rec_seal(*buf + *len);
     *len += size;
     return 0;
 }
@@ -569,7 +582,7 @@ static uint64_t drain_ring(struct wf_session *s, struct wf_ring *r)
                         sizeof ev + (h - t) * sizeof(struct wft_event) + sizeof(struct wft_role)))
             break;
         s->out_len += sizeof ev;
-        while (t < h) {
+        while (t < h && ev.count < WF_BATCH_MAX) {
             const struct wf_slot *e = &r->slots[t & r->mask];
             unsigned id = (unsigned)(e->word >> WFT_UNIT_BITS);
             if (id == WF_EV_ROLE)
@@ -585,10 +598,11 @@ static uint64_t drain_ring(struct wf_session *s, struct wf_ring *r)
             rec_init(&ev.rec, (uint32_t)(sizeof ev + ev.count * sizeof(struct wft_event)),
                      WFT_EVENTS);
             memcpy(s->out + hdr_at, &ev, sizeof ev);
+            rec_seal(s->out + hdr_at);
         } else {
             s->out_len = hdr_at;
         }
-        if (t < h) { /* a role change */
+        if (t < h && ev.count < WF_BATCH_MAX) { /* a role change */
             const struct wf_slot *e = &r->slots[t & r->mask];
             int32_t w = (int32_t)(e->word & 0xffffffu) - 1;
             int32_t d = (int32_t)((e->word >> 24) & 0xffffffu) - 1;
@@ -699,7 +713,11 @@ static double writer_cycle(struct wf_session *s)
 
     uint64_t now = wfc_mono_ns();
     if (now - s->last_clock_ns >= WF_CLOCK_EVERY_NS) {
-        struct wft_clockpt c = {.ticks = wfc_ticks(), .mono_ns = wfc_mono_ns()};
+        struct wft_clockpt c = {.ticks = wfc_ticks(), .mono_ns = now};
+        if (wfc_source != WFT_CLOCK_MONOTONIC)
+            c.mono_ns = wfc_mono_ns();
+        else
+            c.mono_ns = c.ticks; /* one read: the calibration stays exactly 1 */
         out_rec(s, WFT_CLOCK, &c, sizeof c);
         s->last_clock_ns = now;
     }
@@ -1026,13 +1044,26 @@ static void wf_atfork_child(void)
      * close the inherited descriptors without writing a byte. */
     if (atomic_load_explicit(&wf_live, memory_order_relaxed) && wf_sess) {
         atomic_store_explicit(&wf_live, 0, memory_order_relaxed);
-        for (struct wf_ring *r = wf_rings; r; r = r->next)
-            r->attached = 0; /* rings of other threads leak: they never run here */
+        /* Only this thread exists here, so every ring on the list is ours to
+         * free; this thread's own is forgotten by its TLS too. */
+        for (struct wf_ring *r = wf_rings, *next; r; r = next) {
+            next = r->next;
+            free(r->slots);
+            free(r);
+        }
         wf_rings = NULL;
+        wf_tls = NULL;
+        pthread_setspecific(wf_key, NULL);
         close(wf_sess->fd);
         if (wf_sess->text_owned)
             close(wf_sess->text_fd);
-        wf_sess = NULL; /* its memory belongs to the parent's writer: leak it */
+        for (size_t i = 0; i < wf_sess->nunits; i++)
+            free(wf_sess->units[i].job);
+        free(wf_sess->units);
+        free(wf_sess->out);
+        free(wf_sess->text);
+        free(wf_sess); /* its mutex may be held by the vanished writer: no destroy */
+        wf_sess = NULL;
         wf_defs_len = 0;
         wf_env_opened = 0;
     }

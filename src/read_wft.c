@@ -54,7 +54,8 @@ static struct wft_thread_info *thread_at(struct wft_trace *t, uint32_t idx)
     return &t->threads[idx];
 }
 
-/* Does a well-formed record header sit at off? */
+/* Is there a plausible record header at off?  (The body is checked by
+ * its CRC once the whole record is known to be in the file.) */
 static int rec_ok(const unsigned char *d, size_t len, size_t off)
 {
     if (off + sizeof(struct wft_rec) > len)
@@ -63,6 +64,16 @@ static int rec_ok(const unsigned char *d, size_t len, size_t off)
     memcpy(&r, d + off, sizeof r);
     return r.size >= sizeof r && r.size % 8 == 0 && r.size <= WFT_REC_MAX &&
            r.type >= 1 && r.type <= 64 && r.check == wft_check(r.size, r.type);
+}
+
+/* A whole, intact record at off (header plausible, body in the file, CRC good). */
+static int rec_whole(const unsigned char *d, size_t len, size_t off)
+{
+    if (!rec_ok(d, len, off))
+        return 0;
+    struct wft_rec r;
+    memcpy(&r, d + off, sizeof r);
+    return r.size <= len - off && wft_crc32c(0, d + off + sizeof r, r.size - sizeof r) == r.crc;
 }
 
 /* Handle one framed record; returns 0, or -1 if its contents are bad. */
@@ -231,39 +242,38 @@ int wft_parse(struct wft_trace *t, const char *path, const void *data, size_t le
     uint64_t clk_first[2] = {0, 0}, clk_last[2] = {0, 0};
     size_t off = t->hdr.header_size;
     while (off < len) {
-        if (!rec_ok(d, len, off)) {
-            /* A bad frame: the tail of a crashed write, or damage.  Scan
-             * for the next good frame; if none, it was the end. */
-            size_t scan = off + 8;
-            while (scan < len && !rec_ok(d, len, scan))
-                scan += 8;
-            if (scan >= len) {
-                t->torn_at = off;
-                break;
+        if (rec_whole(d, len, off)) {
+            struct wft_rec r;
+            memcpy(&r, d + off, sizeof r);
+            if (take_record(t, d + off, r.size, r.type, clk_first, clk_last)) {
+                t->bad_records++;
+                if (!t->corrupt_at)
+                    t->corrupt_at = off;
             }
-            if (!t->corrupt_at)
-                t->corrupt_at = off;
-            t->corrupt_bytes += scan - off;
-            off = scan;
+            off += r.size;
             continue;
         }
-        struct wft_rec r;
-        memcpy(&r, d + off, sizeof r);
-        if (r.size > len - off) { /* framed but cut short: the torn end */
+        /* A bad record: the tail of a write cut off by a crash, or damage.
+         * Scan on for the next intact record; if there is none, this was
+         * the torn end, the normal state of a trace whose process died. */
+        size_t scan = off + 8;
+        while (scan < len && !rec_whole(d, len, scan))
+            scan += 8;
+        if (scan >= len) {
             t->torn_at = off;
             break;
         }
-        if (take_record(t, d + off, r.size, r.type, clk_first, clk_last)) {
-            t->bad_records++;
-            if (!t->corrupt_at)
-                t->corrupt_at = off;
-        }
-        off += r.size;
+        if (!t->corrupt_at)
+            t->corrupt_at = off;
+        t->corrupt_bytes += scan - off;
+        off = scan;
     }
 
     /* Calibration: the span of the CLOCK records beats the 2 ms at open. */
     t->ticks_per_ns = tpn;
-    if (t->clock_points >= 2 && clk_last[1] > clk_first[1] && clk_last[0] > clk_first[0]) {
+    if (t->hdr.clock == WFT_CLOCK_MONOTONIC)
+        t->ticks_per_ns = 1.0; /* ticks are nanoseconds: nothing to refine */
+    else if (t->clock_points >= 2 && clk_last[1] > clk_first[1] && clk_last[0] > clk_first[0]) {
         double span = (double)(clk_last[1] - clk_first[1]);
         t->clock_span_s = span / 1e9;
         if (span >= 50e6)

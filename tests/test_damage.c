@@ -24,7 +24,7 @@ int main(void)
     struct input in;
     char err[512];
     CHECK(input_open(&in, path, err, sizeof err) == 0);
-    struct wft_trace full;
+    struct wft_trace full, t0;
     CHECK(wft_parse(&full, path, in.data, in.len, err, sizeof err) == 0);
     CHECK_EQ_U(full.nev, 300);
     unsigned char *copy = malloc(in.len);
@@ -59,19 +59,20 @@ int main(void)
     /* Damage in the middle: overwrite 64 bytes with garbage at many
      * offsets.  Never a crash; what follows the damage is still read. */
     srand(7);
-    int resynced = 0, flagged = 0;
+    int resynced = 0, flagged = 0, trials = 0;
     for (size_t at = WFT_HEADER_SIZE; at + 64 < in.len; at += 40) {
         memcpy(copy, in.data, in.len);
         for (int i = 0; i < 64; i++)
             copy[at + i] = (unsigned char)rand();
         struct wft_trace t;
         CHECK(wft_parse(&t, path, copy, in.len, err, sizeof err) == 0);
-        CHECK(t.nev <= 300 + 4); /* garbage might frame a tiny bogus record */
-        flagged += t.corrupt_at != 0 || t.bad_records != 0;
+        CHECK(t.nev <= 300); /* every record carries a CRC: damage is never read as data */
+        flagged += t.corrupt_at != 0 || t.bad_records != 0 || t.torn_at != 0;
+        trials++;
         resynced += t.closed; /* the END record after the damage was found */
         wft_free(&t);
     }
-    CHECK(flagged > 0);
+    CHECK_EQ_U(flagged, trials);
     CHECK(resynced > 0);
 
     /* Random bytes flipped anywhere, 2000 times: no crash. */
@@ -84,6 +85,23 @@ int main(void)
             wft_sort(&t);
         wft_free(&t);
     }
+
+    /* One bit flipped in an event's timestamp: caught by the CRC. */
+    memcpy(copy, in.data, in.len);
+    size_t ev_at = 0;
+    for (size_t off = WFT_HEADER_SIZE; off + sizeof(struct wft_rec) <= in.len;) {
+        struct wft_rec r;
+        memcpy(&r, copy + off, sizeof r);
+        if (r.type == WFT_EVENTS)
+            ev_at = off;
+        off += r.size;
+    }
+    CHECK(ev_at != 0);
+    copy[ev_at + sizeof(struct wft_events) + 2] ^= 4;
+    CHECK(wft_parse(&t0, path, copy, in.len, err, sizeof err) == 0);
+    CHECK(t0.corrupt_at == ev_at);
+    CHECK(t0.nev < 300);
+    wft_free(&t0);
 
     /* Not a trace at all. */
     struct wft_trace t;

@@ -109,6 +109,8 @@ struct wf_session {
     size_t out_len, out_cap;
     char *text;
     size_t text_len, text_cap;
+    char *late; /* definitions taken mid-drain, written after the events */
+    size_t late_len, late_cap;
     struct wf_unitname *units; /* for the text sink: id - first_unit */
     size_t nunits, units_cap;
 
@@ -534,6 +536,22 @@ static void text_learn_units(struct wf_session *s, const char *defs, size_t len)
     }
 }
 
+/* The text sink met a unit whose definition was appended after this cycle
+ * took the pending ones (a mark always follows its unit's definition, so
+ * it is there now).  Take them; they go into the file after the events. */
+static void take_late_defs(struct wf_session *s)
+{
+    size_t from = s->late_len;
+    pthread_mutex_lock(&wf_def_mu);
+    if (wf_defs_len && !buf_reserve(&s->late, &s->late_cap, s->late_len, wf_defs_len)) {
+        memcpy(s->late + s->late_len, wf_defs, wf_defs_len);
+        s->late_len += wf_defs_len;
+        wf_defs_len = 0;
+    }
+    pthread_mutex_unlock(&wf_def_mu);
+    text_learn_units(s, s->late + from, s->late_len - from);
+}
+
 static void text_event(struct wf_session *s, struct wf_ring *r, const struct wf_slot *e)
 {
     unsigned ev = (unsigned)(e->word >> WFT_UNIT_BITS);
@@ -553,6 +571,8 @@ static void text_event(struct wf_session *s, struct wf_ring *r, const struct wf_
     size_t job_len;
     int partition = -1;
     size_t i = unit - s->first_unit;
+    if (unit >= s->first_unit && (i >= s->nunits || !s->units[i].job))
+        take_late_defs(s); /* made after this cycle took the definitions */
     if (unit >= s->first_unit && i < s->nunits && s->units[i].job) {
         job = s->units[i].job;
         job_len = s->units[i].job_len;
@@ -710,6 +730,13 @@ static double writer_cycle(struct wf_session *s)
         pp = &r->next;
     }
     pthread_mutex_unlock(&wf_reg_mu);
+    if (s->late_len) {
+        if (!buf_reserve(&s->out, &s->out_cap, s->out_len, s->late_len)) {
+            memcpy(s->out + s->out_len, s->late, s->late_len);
+            s->out_len += s->late_len;
+        }
+        s->late_len = 0;
+    }
 
     uint64_t now = wfc_mono_ns();
     if (now - s->last_clock_ns >= WF_CLOCK_EVERY_NS) {
@@ -856,6 +883,7 @@ static void session_free(struct wf_session *s)
     free(s->units);
     free(s->out);
     free(s->text);
+    free(s->late);
     pthread_mutex_destroy(&s->wake_mu);
     pthread_cond_destroy(&s->wake);
     free(s);
@@ -1062,6 +1090,7 @@ static void wf_atfork_child(void)
         free(wf_sess->units);
         free(wf_sess->out);
         free(wf_sess->text);
+        free(wf_sess->late);
         free(wf_sess); /* its mutex may be held by the vanished writer: no destroy */
         wf_sess = NULL;
         wf_defs_len = 0;

@@ -12,8 +12,8 @@
  *
  * Method.  Every method marks the same pattern: groups of the six points of
  * a unit, units cycling over 64 from wf_unit_new.  A round is 20 timed
- * batches of 49152 events (983040 events); a batch is 3/4 of the default
- * ring, and after each batch the program waits, untimed, for the writer to
+ * batches of 49152 events (983040 events; fprintf, 1000x slower, runs a
+ * quarter of them); a batch is 3/4 of the default ring, and after each batch the program waits, untimed, for the writer to
  * drain (wf_mark) or pauses 2 ms (the others, so LTTng's consumer keeps up),
  * so every timed mark takes the recording path, never the ring-full drop.
  * The rounds of all methods are interleaved round-robin, with the starting
@@ -25,6 +25,7 @@
  *   WF_BENCH_ROUNDS=N   rounds (default 15)
  *   WF_BENCH_EVENTS=N   events per round (default 1000000, in whole batches)
  *   WF_BENCH_SECONDS=N  length of the sustained test (default 10)
+ *   WF_BENCH_VERBOSE=1  each round's figure on stderr
  *
  * Stdout is the table; a one-line notice goes to stderr.  The exit status is
  * 0 unless the benchmark could not run (a missed target is reported, not an
@@ -503,21 +504,24 @@ struct method {
     uint64_t (*batch)(size_t groups);
     void (*after)(void); /* untimed, after each batch */
     int threads;         /* the batch's time covers this many x the events */
+    int share;           /* runs 1/share of the batches of a round */
     int on;
     const char *skipped;
     double ns[MAX_ROUNDS]; /* per event, each round */
 };
 
 static struct method methods[NMETHODS] = {
-    [M_FLOOR] = {"floor: TSC read + 16 B store, 64Ki ring", floor_batch, settle, 1, 1, NULL, {0}},
-    [M_WF1] = {"wf_mark, 1 thread", wf_batch, wf_drain, 1, 1, NULL, {0}},
-    [M_WF2] = {"wf_mark, 2 threads at once (per thread)", wf2_batch, wf_drain, 2, 1, NULL, {0}},
+    [M_FLOOR] = {"floor: TSC read + 16 B store, 64Ki ring", floor_batch, settle, 1, 1, 1, NULL, {0}},
+    [M_WF1] = {"wf_mark, 1 thread", wf_batch, wf_drain, 1, 1, 1, NULL, {0}},
+    [M_WF2] = {"wf_mark, 2 threads at once (per thread)", wf2_batch, wf_drain, 2, 1, 1, NULL, {0}},
 #ifdef WF_BENCH_LTTNG
-    [M_LTTNG] = {"LTTng-UST tracepoint, session active", lttng_batch, settle, 1, 1, NULL, {0}},
+    [M_LTTNG] = {"LTTng-UST tracepoint, session active", lttng_batch, settle, 1, 1, 1, NULL, {0}},
 #else
-    [M_LTTNG] = {"LTTng-UST tracepoint, session active", NULL, NULL, 1, 0, NULL, {0}},
+    [M_LTTNG] = {"LTTng-UST tracepoint, session active", NULL, NULL, 1, 1, 0, NULL, {0}},
 #endif
-    [M_FPRINTF] = {"fprintf + fflush TIMELINE line", fprintf_batch, settle, 1, 1, NULL, {0}},
+    /* ~4 us an event (a write(2) each): a quarter of the events keeps the
+     * run near a minute and the ratio ~100x clear of its target's noise. */
+    [M_FPRINTF] = {"fprintf + fflush TIMELINE line", fprintf_batch, settle, 1, 4, 1, NULL, {0}},
 };
 
 static int cmp_double(const void *a, const void *b)
@@ -541,6 +545,11 @@ static double min_of(const double *v, int n)
         if (v[i] < m)
             m = v[i];
     return m;
+}
+
+static int batches_of(const struct method *m, int batches)
+{
+    return batches / m->share > 0 ? batches / m->share : 1;
 }
 
 static double round_of(struct method *m, int batches)
@@ -619,6 +628,7 @@ static int sustained_run(const char *path, unsigned seconds, struct sustained *r
 int main(void)
 {
     int quick = env_long("WF_BENCH_QUICK", 0, 0, 1) != 0;
+    int verbose = env_long("WF_BENCH_VERBOSE", 0, 0, 1) != 0;
     int rounds = (int)env_long("WF_BENCH_ROUNDS", quick ? 5 : 15, 1, MAX_ROUNDS);
     long events = env_long("WF_BENCH_EVENTS", quick ? 4 * BATCH_EVENTS : 1000000, 1,
                            1000000000L);
@@ -681,12 +691,17 @@ int main(void)
     for (int r = 0; r < rounds; r++)
         for (int k = 0; k < NMETHODS; k++) {
             struct method *m = &methods[(r + k) % NMETHODS];
-            if (m->on)
-                m->ns[r] = round_of(m, batches);
+            if (m->on) {
+                m->ns[r] = round_of(m, batches_of(m, batches));
+                if (verbose)
+                    fprintf(stderr, "round %2d  %-40s %10.2f ns/ev\n", r + 1, m->label,
+                            m->ns[r]);
+            }
         }
 
     if (methods[M_LTTNG].on)
-        lt.events = (uint64_t)(rounds * batches + 1) * BATCH_EVENTS;
+        lt.events = (uint64_t)(rounds * batches_of(&methods[M_LTTNG], batches) + 1) *
+                    BATCH_EVENTS;
 #ifdef WF_BENCH_LTTNG
     lttng_end();
 #endif
@@ -713,9 +728,9 @@ int main(void)
 
     /* ---- The table ---- */
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    printf("waterfall bench_mark: %d rounds x %d events per method (%d batches of %d), "
-           "round-robin\n",
-           rounds, batches * BATCH_EVENTS, batches, BATCH_EVENTS);
+    printf("waterfall bench_mark: %d rounds, methods interleaved round-robin; batches of %d "
+           "events\n",
+           rounds, BATCH_EVENTS);
     printf("  %ld CPUs online, nothing pinned; clock %s; %s\n\n", ncpu,
            wfc_source == 1 ? "TSC" : wfc_source == 3 ? "CNTVCT" : "CLOCK_MONOTONIC",
 #if defined(__clang__)
@@ -726,20 +741,22 @@ int main(void)
            "cc"
 #endif
     );
-    printf("  %-42s %12s %12s %10s\n", "method", "median ns/ev", "min ns/ev", "x floor");
-    printf("  %-42s %12s %12s %10s\n", "------------------------------------------",
-           "------------", "------------", "----------");
+    printf("  %-40s %9s %12s %10s %8s\n", "method", "ev/round", "median ns/ev", "min ns/ev",
+           "x floor");
+    printf("  %-40s %9s %12s %10s %8s\n", "----------------------------------------",
+           "---------", "------------", "----------", "--------");
     double med[NMETHODS] = {0};
     double floor_med = median_of(methods[M_FLOOR].ns, rounds);
     for (int i = 0; i < NMETHODS; i++) {
         struct method *m = &methods[i];
         if (!m->on) {
-            printf("  %-42s skipped: %s\n", m->label, m->skipped);
+            printf("  %-40s skipped: %s\n", m->label, m->skipped);
             continue;
         }
         med[i] = median_of(m->ns, rounds);
-        printf("  %-42s %12.2f %12.2f %10.2f\n", m->label, med[i], min_of(m->ns, rounds),
-               med[i] / floor_med);
+        printf("  %-40s %9ld %12.2f %10.2f %8.2f\n", m->label,
+               (long)batches_of(m, batches) * BATCH_EVENTS * m->threads, med[i],
+               min_of(m->ns, rounds), med[i] / floor_med);
     }
     printf("\n");
     print_ratio("wf_mark / floor", med[M_WF1] / floor_med, "<=", 1.5,

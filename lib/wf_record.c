@@ -1054,16 +1054,17 @@ void wf_get_stats(wf_stats *st)
 /* ------------------------------------------------------------------ */
 /* Process events: fork, exit, the environment                        */
 
+/* Lock order everywhere: wf_reg_mu before wf_def_mu. */
 static void wf_atfork_prepare(void)
 {
-    pthread_mutex_lock(&wf_def_mu);
     pthread_mutex_lock(&wf_reg_mu);
+    pthread_mutex_lock(&wf_def_mu);
 }
 
 static void wf_atfork_parent(void)
 {
-    pthread_mutex_unlock(&wf_reg_mu);
     pthread_mutex_unlock(&wf_def_mu);
+    pthread_mutex_unlock(&wf_reg_mu);
 }
 
 static void wf_atfork_child(void)
@@ -1096,8 +1097,8 @@ static void wf_atfork_child(void)
         wf_defs_len = 0;
         wf_env_opened = 0;
     }
-    pthread_mutex_unlock(&wf_reg_mu);
     pthread_mutex_unlock(&wf_def_mu);
+    pthread_mutex_unlock(&wf_reg_mu);
     pthread_mutex_init(&wf_reg_mu, NULL);
     pthread_mutex_init(&wf_def_mu, NULL);
 }

@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/wait.h>
+#include <time.h>
 
 static atomic_int stop;
 static wf_unit busy_unit;
@@ -21,7 +22,10 @@ static void *busy(void *arg)
     (void)arg;
     while (!atomic_load(&stop)) {
         wf_mark(WF_GPU_START, busy_unit);
-        atomic_fetch_add(&busy_marks, 1);
+        if (atomic_fetch_add(&busy_marks, 1) % 256 == 255) {
+            struct timespec ts = {0, 20000};
+            nanosleep(&ts, NULL);
+        }
     }
     return NULL;
 }
@@ -42,7 +46,7 @@ int main(void)
     pthread_create(&t, NULL, busy, NULL);
 
     /* Child 1: marks and exits normally (atexit runs). */
-    for (int k = 0; k < 20; k++) {
+    for (int k = 0; k < 10; k++) {
         pid_t pid = fork();
         if (pid == 0) {
             for (int i = 0; i < 10; i++)
@@ -56,8 +60,16 @@ int main(void)
         CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
     }
 
-    /* Child 2: records a trace of its own. */
-    pid_t pid = fork();
+    /* Child 2: records a trace of its own.  ThreadSanitizer cannot run a
+     * forked child of a threaded parent that starts threads, so under it
+     * this part is skipped (the plain and ASan builds run it). */
+#if defined(__SANITIZE_THREAD__)
+    int child_own = 0;
+    printf("fork: child-records-its-own-trace skipped under ThreadSanitizer\n");
+#else
+    int child_own = 1;
+#endif
+    pid_t pid = child_own ? fork() : -1;
     if (pid == 0) {
         if (wf_open(child_path) != 0)
             _exit(4);
@@ -66,9 +78,11 @@ int main(void)
             wf_mark(WF_CHAN_SEND, c);
         _exit(wf_close() == 0 ? 0 : 5);
     }
-    int st;
-    waitpid(pid, &st, 0);
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    int st = 0;
+    if (child_own) {
+        waitpid(pid, &st, 0);
+        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    }
 
     for (int i = 0; i < 10; i++)
         wf_mark(WF_GPU_END, u);
@@ -94,6 +108,10 @@ int main(void)
     CHECK_EQ_U(tr.nunits, 2);
     unload_trace(&tr, &in);
 
+    if (!child_own) {
+        remove(path);
+        return check_done("fork");
+    }
     CHECK(load_trace(child_path, &tr, &in) == 0);
     CHECK(tr.closed);
     CHECK_EQ_U(tr.nev, 5);

@@ -12,10 +12,11 @@
  *
  * Method.  Every method marks the same pattern: groups of the six points of
  * a unit, units cycling over 64 from wf_unit_new.  A round is 20 timed
- * batches of 49152 events (983040 events; fprintf, 1000x slower, runs a
- * quarter of them); a batch is 3/4 of the default ring, and after each batch the program waits, untimed, for the writer to
- * drain (wf_mark) or pauses 2 ms (the others, so LTTng's consumer keeps up),
- * so every timed mark takes the recording path, never the ring-full drop.
+ * batches of 49152 events (983040 events; fprintf, ~1000x slower, runs a
+ * quarter of them).  A batch is 3/4 of the default ring; after each one the
+ * program waits, untimed, for the writer to drain (wf_mark) or pauses 2 ms
+ * (the others; LTTng's consumer catches up), so every timed mark takes the
+ * recording path, never the ring-full drop.
  * The rounds of all methods are interleaved round-robin, with the starting
  * method rotating, so a noisy host's drift hits all of them alike; each row
  * reports the median and the minimum over the rounds.  Nothing is pinned.
@@ -59,6 +60,14 @@
 
 extern char **environ;
 
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define WF_BENCH_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define WF_BENCH_SANITIZED 1
+#endif
+#endif
+
 #if defined(__x86_64__) || defined(__i386__)
 #define cpu_relax() __builtin_ia32_pause()
 #else
@@ -76,6 +85,15 @@ extern char **environ;
 
 /* Six calls, one per point, spelled out so no method depends on unrolling. */
 #define SIX(X) X(0) X(1) X(2) X(3) X(4) X(5)
+
+/* Ctrl-C and friends: stop at the next batch and clean up (the LTTng
+ * session, the files in /tmp) instead of leaving them behind. */
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+    interrupted = sig;
+}
 
 static uint64_t now_ns(void)
 {
@@ -178,14 +196,14 @@ static uint64_t fprintf_batch(size_t groups)
     uint64_t t0 = now_ns();
     for (size_t g = 0; g < groups; g++) {
         const char *job = jobs[g & (NUNITS - 1)], *detail = details[g & (NUNITS - 1)];
-#define FPRINTF_ONE(e)                                                            \
-    {                                                                             \
-        struct timespec ts;                                                       \
-        clock_gettime(CLOCK_REALTIME, &ts);                                       \
-        unsigned long long ms =                                                   \
-            (unsigned long long)ts.tv_sec * 1000u + (unsigned long long)(ts.tv_nsec / 1000000); \
+#define FPRINTF_ONE(e)                                                             \
+    {                                                                              \
+        struct timespec ts;                                                        \
+        clock_gettime(CLOCK_REALTIME, &ts);                                        \
+        unsigned long long ms = (unsigned long long)ts.tv_sec * 1000u +            \
+                                (unsigned long long)(ts.tv_nsec / 1000000);        \
         fprintf(text_file, "TIMELINE,%llu,%s,%s,%s\n", ms, evnames[e], job, detail); \
-        fflush(text_file);                                                        \
+        fflush(text_file);                                                         \
     }
         SIX(FPRINTF_ONE)
     }
@@ -459,7 +477,7 @@ static void lttng_begin(void)
      * the daemon was started after it: wait for the tracepoint to be armed. */
     uint64_t t0 = now_ns();
     while (!lttng_ust_tracepoint_enabled(wf_bench, mark)) {
-        if (now_ns() - t0 > 10000000000u) {
+        if (now_ns() - t0 > 10000000000u || interrupted) {
             snprintf(lt.skipped, sizeof lt.skipped,
                      "wf_bench:mark not enabled in this process 10 s after lttng start "
                      "(not registered with lttng-sessiond?)");
@@ -511,17 +529,22 @@ struct method {
 };
 
 static struct method methods[NMETHODS] = {
-    [M_FLOOR] = {"floor: TSC read + 16 B store, 64Ki ring", floor_batch, settle, 1, 1, 1, NULL, {0}},
-    [M_WF1] = {"wf_mark, 1 thread", wf_batch, wf_drain, 1, 1, 1, NULL, {0}},
-    [M_WF2] = {"wf_mark, 2 threads at once (per thread)", wf2_batch, wf_drain, 2, 1, 1, NULL, {0}},
+    [M_FLOOR] = {.label = "floor: TSC read + 16 B store, 64Ki ring",
+                 .batch = floor_batch, .after = settle, .threads = 1, .share = 1, .on = 1},
+    [M_WF1] = {.label = "wf_mark, 1 thread",
+               .batch = wf_batch, .after = wf_drain, .threads = 1, .share = 1, .on = 1},
+    [M_WF2] = {.label = "wf_mark, 2 threads at once (per thread)",
+               .batch = wf2_batch, .after = wf_drain, .threads = 2, .share = 1, .on = 1},
 #ifdef WF_BENCH_LTTNG
-    [M_LTTNG] = {"LTTng-UST tracepoint, session active", lttng_batch, settle, 1, 1, 1, NULL, {0}},
+    [M_LTTNG] = {.label = "LTTng-UST tracepoint, session active",
+                 .batch = lttng_batch, .after = settle, .threads = 1, .share = 1, .on = 1},
 #else
-    [M_LTTNG] = {"LTTng-UST tracepoint, session active", NULL, NULL, 1, 1, 0, NULL, {0}},
+    [M_LTTNG] = {.label = "LTTng-UST tracepoint, session active", .threads = 1, .share = 1},
 #endif
     /* ~4 us an event (a write(2) each): a quarter of the events keeps the
      * run near a minute and the ratio ~100x clear of its target's noise. */
-    [M_FPRINTF] = {"fprintf + fflush TIMELINE line", fprintf_batch, settle, 1, 4, 1, NULL, {0}},
+    [M_FPRINTF] = {.label = "fprintf + fflush TIMELINE line",
+                   .batch = fprintf_batch, .after = settle, .threads = 1, .share = 4, .on = 1},
 };
 
 static int cmp_double(const void *a, const void *b)
@@ -560,7 +583,7 @@ static double round_of(struct method *m, int batches)
         if (ftruncate(fileno(text_file), 0) == 0)
             rewind(text_file);
     }
-    for (int b = 0; b < batches; b++) {
+    for (int b = 0; b < batches && !interrupted; b++) {
         ns += m->batch(BATCH_GROUPS);
         m->after();
     }
@@ -598,7 +621,7 @@ static int sustained_run(const char *path, unsigned seconds, struct sustained *r
     wf_thread_name("bench-sustained");
     r->want = (uint64_t)seconds * 1000000u;
     uint64_t t0 = now_ns(), done = 0, slot = 0, prev = t0;
-    while (done < r->want) {
+    while (done < r->want && !interrupted) {
         uint64_t start = now_ns();
         if (start - prev > r->max_gap_ns)
             r->max_gap_ns = start - prev;
@@ -637,6 +660,13 @@ int main(void)
     if (batches < 1)
         batches = 1;
     setvbuf(stdout, NULL, _IOLBF, 0);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
 
     char wft[64], txt[64], wft2[64];
     snprintf(wft, sizeof wft, "/tmp/wfbench-%ld.wft", (long)getpid());
@@ -688,8 +718,8 @@ int main(void)
         if (methods[m].on)
             round_of(&methods[m], 1);
 
-    for (int r = 0; r < rounds; r++)
-        for (int k = 0; k < NMETHODS; k++) {
+    for (int r = 0; r < rounds && !interrupted; r++)
+        for (int k = 0; k < NMETHODS && !interrupted; k++) {
             struct method *m = &methods[(r + k) % NMETHODS];
             if (m->on) {
                 m->ns[r] = round_of(m, batches_of(m, batches));
@@ -719,8 +749,12 @@ int main(void)
     unlink(wft);
 
     struct sustained su;
-    rc = sustained_run(wft2, seconds, &su);
+    rc = interrupted ? 0 : sustained_run(wft2, seconds, &su);
     unlink(wft2);
+    if (interrupted) {
+        fprintf(stderr, "bench_mark: interrupted (signal %d); cleaned up\n", (int)interrupted);
+        return 128 + (int)interrupted;
+    }
     if (rc < 0) {
         fprintf(stderr, "bench_mark: wf_open(%s): %s\n", wft2, strerror(-rc));
         return 1;
@@ -731,7 +765,7 @@ int main(void)
     printf("waterfall bench_mark: %d rounds, methods interleaved round-robin; batches of %d "
            "events\n",
            rounds, BATCH_EVENTS);
-    printf("  %ld CPUs online, nothing pinned; clock %s; %s\n\n", ncpu,
+    printf("  %ld CPUs online, nothing pinned; clock %s; %s%s\n\n", ncpu,
            wfc_source == 1 ? "TSC" : wfc_source == 3 ? "CNTVCT" : "CLOCK_MONOTONIC",
 #if defined(__clang__)
            "clang " __clang_version__
@@ -739,6 +773,14 @@ int main(void)
            "gcc " __VERSION__
 #else
            "cc"
+#endif
+           ,
+#if defined(WF_BENCH_SANITIZED)
+           " (sanitizer build: figures not meaningful)"
+#elif !defined(__OPTIMIZE__)
+           " (unoptimized build: figures not meaningful)"
+#else
+           ""
 #endif
     );
     printf("  %-40s %9s %12s %10s %8s\n", "method", "ev/round", "median ns/ev", "min ns/ev",
@@ -773,7 +815,9 @@ int main(void)
     printf("\n  recording during the rounds: marked %llu, recorded %llu, lost %llu%s\n",
            (unsigned long long)cost.marked, (unsigned long long)cost.recorded,
            (unsigned long long)cost.lost,
-           close_rc ? " (wf_close failed)" : cost.lost ? " (drops: rows timed the drop path)" : "");
+           close_rc    ? " (wf_close failed)"
+           : cost.lost ? " (drops: rows timed the drop path)"
+                       : "");
     if (methods[M_LTTNG].on) {
         printf("  LTTng session: %llu events fired, %.1f MiB of trace written, ",
                (unsigned long long)lt.events, (double)lt.bytes / 1048576.0);

@@ -8,5 +8,7 @@
 #define WF_TOOL_VERSION "0.1.0"
 
 int cmd_dump(int argc, char **argv);
+int cmd_analyze(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 #endif /* CMDS_H */

@@ -13,6 +13,8 @@ static const struct {
     int (*run)(int argc, char **argv);
     const char *summary;
 } commands[] = {
+    {"analyze", cmd_analyze, "where the GPU's time went: utilization, idle causes, bottleneck, advice"},
+    {"diff", cmd_diff, "two runs side by side: the before and after of a change"},
     {"dump", cmd_dump, "print a native trace as TIMELINE lines (--stats: its statistics)"},
 };
 

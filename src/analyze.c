@@ -1,0 +1,514 @@
+/*
+ * analyze.c -- busy, window, idle causes, bottleneck, advice, stages.
+ *
+ * Every question is asked of interval sets: the busy time of a device is
+ * the union of its units' [GPU_START, GPU_END]; "some unit is in prep" is
+ * the union of [GPU_PICKUP, GPU_START) over the device's units; and so on.
+ * Each set is built by sorting spans (radix) and merging them, so the cost
+ * is linear in the units after the sort.  Then one walk over the idle gaps,
+ * with a cursor in each set, gives every idle instant the first cause that
+ * holds: prep, queue, synthesis, else no_work.  The causes therefore add
+ * up to the idle time exactly, by construction.
+ *
+ * A unit whose events are missing is in a state until its next event that
+ * is present, or until the log ends (open span): a unit synthesized but
+ * never sent stays "in synthesis".  A unit whose events contradict the
+ * pipeline's order (U_CONTRA) is left out of everything and reported.
+ */
+#include "analyze.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const stage_names[ST_N] = {"synthesis", "handoff", "queue", "prep", "gpu"};
+const char *const cause_names[CAUSE_N] = {"prep", "queue", "synthesis", "no_work"};
+const char *const bottleneck_names[] = {NULL, "gpu", "synthesis", "dispatch", "input"};
+
+#define OPEN INT64_MAX
+
+static int has(const struct unit *u, int e)
+{
+    return u->t[e] != T_NONE;
+}
+
+/* The first present event at or after e, or OPEN. */
+static int64_t next_present(const struct unit *u, int e)
+{
+    for (; e < EV_N; e++)
+        if (has(u, e))
+            return u->t[e];
+    return OPEN;
+}
+
+static int64_t ready_of(const struct unit *u)
+{
+    return has(u, EV_CHAN_SEND) ? u->t[EV_CHAN_SEND] : u->t[EV_SYNTH_END];
+}
+
+/* A unit's span in a state that starts with event `from`:
+ * [t[from], first present event after it). */
+static int state_span(const struct unit *u, int64_t from_t, int after, struct span *s)
+{
+    if (from_t == T_NONE)
+        return 0;
+    s->start = from_t;
+    s->end = next_present(u, after);
+    return s->end > s->start;
+}
+
+static int consistent(const struct unit *u)
+{
+    return !(u->flags & U_CONTRA);
+}
+
+/* Sorted, merged spans of one kind; *n in/out. */
+static int build_union(struct span *a, size_t *n)
+{
+    if (sort_spans(a, *n))
+        return -1;
+    *n = merge_spans(a, *n);
+    return 0;
+}
+
+/* A cursor over a sorted disjoint span list. */
+struct cursor {
+    const struct span *s;
+    size_t n, i;
+};
+
+/* Is t inside, and where does that answer change next? */
+static int cursor_at(struct cursor *c, int64_t t, int64_t *next_change)
+{
+    while (c->i < c->n && c->s[c->i].end <= t)
+        c->i++;
+    if (c->i == c->n) {
+        *next_change = OPEN;
+        return 0;
+    }
+    if (c->s[c->i].start <= t) {
+        *next_change = c->s[c->i].end;
+        return 1;
+    }
+    *next_change = c->s[c->i].start;
+    return 0;
+}
+
+static void stage_fill(struct stage_stats *st, int64_t *v, size_t n)
+{
+    memset(st, 0, sizeof *st);
+    st->count = n;
+    if (!n)
+        return;
+    double sum = 0;
+    int64_t mx = v[0];
+    for (size_t i = 0; i < n; i++) {
+        sum += (double)v[i];
+        if (v[i] > mx)
+            mx = v[i];
+    }
+    st->mean = sum / (double)n;
+    st->max = (double)mx;
+    st->p50 = quantile(v, n, 0.50);
+    st->p90 = quantile(v, n, 0.90);
+    st->p99 = quantile(v, n, 0.99);
+}
+
+static int stages(const struct run *r, struct run_result *res)
+{
+    int64_t *v = malloc((r->nunits ? r->nunits : 1) * sizeof *v);
+    if (!v)
+        return -1;
+    static const int from[ST_N] = {EV_SYNTH_START, EV_SYNTH_END, -1, EV_GPU_PICKUP, EV_GPU_START};
+    static const int to[ST_N] = {EV_SYNTH_END, EV_CHAN_SEND, EV_GPU_PICKUP, EV_GPU_START, EV_GPU_END};
+    for (int s = 0; s < ST_N; s++) {
+        size_t n = 0;
+        for (size_t i = 0; i < r->nunits; i++) {
+            const struct unit *u = &r->units[i];
+            if (!consistent(u) || !has(u, to[s]))
+                continue;
+            int64_t a = from[s] >= 0 ? u->t[from[s]] : ready_of(u);
+            if (a == T_NONE)
+                continue;
+            v[n++] = u->t[to[s]] - a;
+        }
+        stage_fill(&res->stage[s], v, n);
+    }
+    free(v);
+    return 0;
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The run-wide sets every device shares: queue and synthesis. */
+struct shared_sets {
+    struct span *queue, *synth;
+    size_t nqueue, nsynth;
+};
+
+static int device_analyze(const struct run *r, int32_t dev, const struct shared_sets *sh,
+                          struct device_result *d)
+{
+    memset(d, 0, sizeof *d);
+    d->device = dev;
+    size_t n = r->nunits ? r->nunits : 1;
+    struct span *busy = malloc(n * sizeof *busy), *prep = malloc(n * sizeof *prep);
+    int32_t *workers = malloc(n * sizeof *workers);
+    if (!busy || !prep || !workers) {
+        free(busy);
+        free(prep);
+        free(workers);
+        return -1;
+    }
+    size_t nb = 0, np = 0, nw = 0;
+    for (size_t i = 0; i < r->nunits; i++) {
+        const struct unit *u = &r->units[i];
+        if (u->device != dev || !consistent(u))
+            continue;
+        if (u->worker >= 0)
+            workers[nw++] = u->worker;
+        if (has(u, EV_GPU_START) && has(u, EV_GPU_END)) {
+            busy[nb++] = (struct span){u->t[EV_GPU_START], u->t[EV_GPU_END]};
+            d->units++;
+        }
+        struct span s;
+        if (state_span(u, u->t[EV_GPU_PICKUP], EV_GPU_START, &s))
+            prep[np++] = s;
+    }
+    qsort(workers, nw, sizeof *workers, cmp_i32);
+    size_t nwu = 0;
+    for (size_t i = 0; i < nw; i++)
+        if (nwu == 0 || workers[nwu - 1] != workers[i])
+            workers[nwu++] = workers[i];
+    d->workers = workers;
+    d->nworkers = nwu;
+    if (nb == 0) {
+        free(busy);
+        free(prep);
+        return 0;
+    }
+    if (sort_spans(busy, nb) || build_union(prep, &np)) {
+        free(busy);
+        free(prep);
+        return -1;
+    }
+    d->window_start = busy[0].start;
+    d->window_end = busy[0].end;
+    for (size_t i = 0; i < nb; i++)
+        if (busy[i].end > d->window_end)
+            d->window_end = busy[i].end;
+    nb = merge_spans(busy, nb);
+    for (size_t i = 0; i < nb; i++)
+        d->busy += busy[i].end - busy[i].start;
+    d->gpu_per_unit = (double)d->busy / (double)d->units;
+
+    /* The idle gaps are the holes between merged busy spans. */
+    d->ngaps = nb - 1;
+    d->gaps = calloc(d->ngaps ? d->ngaps : 1, sizeof *d->gaps);
+    if (!d->gaps) {
+        free(busy);
+        free(prep);
+        return -1;
+    }
+    struct cursor cp = {prep, np, 0}, cq = {sh->queue, sh->nqueue, 0},
+                  cs = {sh->synth, sh->nsynth, 0};
+    for (size_t g = 0; g < d->ngaps; g++) {
+        struct gap *gp = &d->gaps[g];
+        gp->start = busy[g].end;
+        gp->end = busy[g + 1].start;
+        for (int64_t t = gp->start; t < gp->end;) {
+            int64_t np_, nq, ns;
+            int in_p = cursor_at(&cp, t, &np_), in_q = cursor_at(&cq, t, &nq),
+                in_s = cursor_at(&cs, t, &ns);
+            int64_t next = gp->end;
+            if (np_ < next)
+                next = np_;
+            if (nq < next)
+                next = nq;
+            if (ns < next)
+                next = ns;
+            int cause = in_p ? CAUSE_PREP : in_q ? CAUSE_QUEUE : in_s ? CAUSE_SYNTHESIS : CAUSE_NO_WORK;
+            gp->by_cause[cause] += next - t;
+            t = next;
+        }
+        for (int c = 0; c < CAUSE_N; c++)
+            d->by_cause[c] += gp->by_cause[c];
+        d->idle += gp->end - gp->start;
+    }
+    d->utilization = (double)d->busy / (double)(d->window_end - d->window_start);
+    if (d->window_end == d->window_start)
+        d->utilization = 1.0; /* zero-length proofs: nothing idle either */
+    free(busy);
+    free(prep);
+    return 0;
+}
+
+static int shared_sets(const struct run *r, struct shared_sets *sh)
+{
+    size_t n = r->nunits ? r->nunits : 1;
+    sh->queue = malloc(n * sizeof *sh->queue);
+    sh->synth = malloc(n * sizeof *sh->synth);
+    if (!sh->queue || !sh->synth)
+        return -1;
+    sh->nqueue = sh->nsynth = 0;
+    for (size_t i = 0; i < r->nunits; i++) {
+        const struct unit *u = &r->units[i];
+        if (!consistent(u))
+            continue;
+        struct span s;
+        int64_t ready = ready_of(u);
+        /* queue: ready, not yet picked up (pickup = GPU_PICKUP, else the
+         * next event present) */
+        if (state_span(u, ready, EV_GPU_PICKUP, &s))
+            sh->queue[sh->nqueue++] = s;
+        /* synthesis: from SYNTH_START until ready (or the next event) */
+        if (has(u, EV_SYNTH_START)) {
+            s.start = u->t[EV_SYNTH_START];
+            s.end = ready != T_NONE ? ready : next_present(u, EV_GPU_PICKUP);
+            if (s.end > s.start)
+                sh->synth[sh->nsynth++] = s;
+        }
+    }
+    return 0;
+}
+
+/* Synthesis concurrency: the most units in synthesis at once, and the mean
+ * number over [w0, w1). */
+static int synth_concurrency(const struct shared_sets *sh, int64_t w0, int64_t w1,
+                             struct run_result *res)
+{
+    size_t n = sh->nsynth;
+    res->synth_max = 0;
+    res->synth_mean_active = 0;
+    if (!n)
+        return 0;
+    int64_t *st = malloc(n * sizeof *st), *en = malloc(n * sizeof *en);
+    if (!st || !en) {
+        free(st);
+        free(en);
+        return -1;
+    }
+    double area = 0;
+    for (size_t i = 0; i < n; i++) {
+        st[i] = sh->synth[i].start;
+        en[i] = sh->synth[i].end;
+        int64_t a = st[i] > w0 ? st[i] : w0, b = en[i] < w1 ? en[i] : w1;
+        if (b > a)
+            area += (double)(b - a);
+    }
+    if (sort_times(st, n) || sort_times(en, n)) {
+        free(st);
+        free(en);
+        return -1;
+    }
+    /* [start, end): at equal times the ends go first. */
+    size_t i = 0, j = 0;
+    int cur = 0;
+    while (i < n) {
+        if (j < n && en[j] <= st[i]) {
+            cur--;
+            j++;
+        } else {
+            cur++;
+            i++;
+            if (cur > res->synth_max)
+                res->synth_max = cur;
+        }
+    }
+    if (w1 > w0)
+        res->synth_mean_active = area / (double)(w1 - w0);
+    free(st);
+    free(en);
+    return 0;
+}
+
+static int throughput(const struct run *r, struct run_result *res)
+{
+    /* A job completes when all its units have GPU_END, at the last one. */
+    int64_t *done = malloc((r->njobs ? r->njobs : 1) * sizeof *done);
+    uint32_t *left = malloc((r->njobs ? r->njobs : 1) * sizeof *left);
+    if (!done || !left) {
+        free(done);
+        free(left);
+        return -1;
+    }
+    for (size_t j = 0; j < r->njobs; j++) {
+        done[j] = INT64_MIN;
+        left[j] = r->jobs[j].units;
+    }
+    int64_t last_end = INT64_MIN;
+    for (size_t i = 0; i < r->nunits; i++) {
+        const struct unit *u = &r->units[i];
+        if (!has(u, EV_GPU_END))
+            continue;
+        left[u->job]--;
+        if (u->t[EV_GPU_END] > done[u->job])
+            done[u->job] = u->t[EV_GPU_END];
+        if (u->t[EV_GPU_END] > last_end)
+            last_end = u->t[EV_GPU_END];
+    }
+    size_t nd = 0;
+    for (size_t j = 0; j < r->njobs; j++)
+        if (left[j] == 0)
+            done[nd++] = done[j];
+    res->jobs_completed = nd;
+    res->s_per_job = res->steady_s_per_job = -1;
+    if (nd > 0 && last_end > res->start)
+        res->s_per_job = (double)(last_end - res->start) / (double)nd;
+    if (nd >= 2 && sort_times(done, nd) == 0) {
+        for (size_t k = 0; k + 1 < nd; k++)
+            done[k] = done[k + 1] - done[k];
+        res->steady_s_per_job = quantile(done, nd - 1, 0.5);
+    }
+    free(done);
+    free(left);
+    return 0;
+}
+
+static void decide(struct run_result *res)
+{
+    for (size_t i = 0; i < res->ndev; i++) {
+        const struct device_result *d = &res->dev[i];
+        if (!d->units)
+            continue;
+        res->busy += d->busy;
+        res->window += d->window_end - d->window_start;
+        res->idle += d->idle;
+        for (int c = 0; c < CAUSE_N; c++)
+            res->by_cause[c] += d->by_cause[c];
+    }
+    res->utilization = res->window > 0 ? (double)res->busy / (double)res->window : res->busy ? 1 : 0;
+    res->bottleneck = BN_NONE;
+    if (res->busy > 0 || res->window > 0) {
+        if (res->utilization >= 0.95) {
+            res->bottleneck = BN_GPU;
+        } else {
+            int big = CAUSE_SYNTHESIS;
+            for (int c = 0; c < CAUSE_N; c++)
+                if (res->by_cause[c] > res->by_cause[big])
+                    big = c;
+            res->bottleneck = big == CAUSE_SYNTHESIS ? BN_SYNTHESIS
+                              : big == CAUSE_NO_WORK ? BN_INPUT
+                                                     : BN_DISPATCH;
+        }
+    }
+    /* Advice: c syntheses at once make c/s units per unit time; the devices
+     * take sum(1/g).  No CPU contention in this formula. */
+    struct advice *a = &res->advice;
+    memset(a, 0, sizeof *a);
+    a->model = "formula";
+    a->synth_mean = res->stage[ST_SYNTHESIS].mean;
+    for (size_t i = 0; i < res->ndev; i++)
+        if (res->dev[i].units && res->dev[i].gpu_per_unit > 0)
+            a->rate += 1.0 / res->dev[i].gpu_per_unit;
+    a->current = res->synth_max > 0 ? res->synth_max : 1;
+    if (res->stage[ST_SYNTHESIS].count && a->synth_mean > 0 && a->rate > 0) {
+        double need = a->synth_mean * a->rate;
+        a->valid = 1;
+        a->needed = (int)ceil(need - 1e-9);
+        if (a->needed < 1)
+            a->needed = 1;
+        a->predicted_now = fmin(1.0, a->current / need);
+        a->predicted_needed = fmin(1.0, a->needed / need);
+    }
+}
+
+int analyze_run(const struct run *r, struct run_result *res)
+{
+    memset(res, 0, sizeof *res);
+    res->run = r;
+    res->jobs = r->njobs;
+    res->units = r->nunits;
+    res->start = INT64_MAX;
+    int64_t any_min = INT64_MAX;
+    for (size_t i = 0; i < r->nunits; i++) {
+        const struct unit *u = &r->units[i];
+        if (!has(u, EV_GPU_END))
+            res->in_flight++;
+        if (!consistent(u))
+            res->inconsistent++;
+        if (has(u, EV_SYNTH_START) && u->t[EV_SYNTH_START] < res->start)
+            res->start = u->t[EV_SYNTH_START];
+        for (int e = 0; e < EV_N; e++)
+            if (has(u, e) && u->t[e] < any_min)
+                any_min = u->t[e];
+    }
+    if (res->start == INT64_MAX)
+        res->start = any_min == INT64_MAX ? 0 : any_min;
+
+    /* The devices: those of units that reached a GPU worker, in order
+     * (a unit still queued has no device yet). */
+    int32_t *devs = malloc((r->nunits ? r->nunits : 1) * sizeof *devs);
+    if (!devs)
+        return -1;
+    size_t nd = 0;
+    for (size_t i = 0; i < r->nunits; i++) {
+        const struct unit *u = &r->units[i];
+        if (has(u, EV_GPU_PICKUP) || has(u, EV_GPU_START) || has(u, EV_GPU_END))
+            devs[nd++] = u->device;
+    }
+    qsort(devs, nd, sizeof *devs, cmp_i32);
+    size_t ndu = 0;
+    for (size_t i = 0; i < nd; i++)
+        if (ndu == 0 || devs[ndu - 1] != devs[i])
+            devs[ndu++] = devs[i];
+    res->dev = calloc(ndu ? ndu : 1, sizeof *res->dev);
+    struct shared_sets sh = {0};
+    int rc = -1;
+    if (!res->dev || shared_sets(r, &sh) || build_union(sh.queue, &sh.nqueue))
+        goto out;
+    /* synthesis spans stay unmerged for the concurrency count */
+    struct span *synth_union = malloc((sh.nsynth ? sh.nsynth : 1) * sizeof *synth_union);
+    if (!synth_union)
+        goto out;
+    memcpy(synth_union, sh.synth, sh.nsynth * sizeof *synth_union);
+    size_t nsu = sh.nsynth;
+    if (build_union(synth_union, &nsu)) {
+        free(synth_union);
+        goto out;
+    }
+    struct shared_sets shu = {sh.queue, synth_union, sh.nqueue, nsu};
+    res->ndev = ndu;
+    int64_t w0 = INT64_MAX, w1 = INT64_MIN;
+    for (size_t i = 0; i < ndu; i++) {
+        if (device_analyze(r, devs[i], &shu, &res->dev[i])) {
+            free(synth_union);
+            goto out;
+        }
+        struct device_result *d = &res->dev[i];
+        if (d->units) {
+            d->fill = d->window_start - res->start;
+            if (d->fill < 0)
+                d->fill = 0;
+            if (d->window_start < w0)
+                w0 = d->window_start;
+            if (d->window_end > w1)
+                w1 = d->window_end;
+        }
+    }
+    free(synth_union);
+    if (stages(r, res) || throughput(r, res) ||
+        synth_concurrency(&sh, w0, w1 > w0 ? w1 : w0, res))
+        goto out;
+    decide(res);
+    rc = 0;
+out:
+    free(devs);
+    free(sh.queue);
+    free(sh.synth);
+    return rc;
+}
+
+void run_result_free(struct run_result *res)
+{
+    for (size_t i = 0; i < res->ndev; i++) {
+        free(res->dev[i].workers);
+        free(res->dev[i].gaps);
+    }
+    free(res->dev);
+    memset(res, 0, sizeof *res);
+}

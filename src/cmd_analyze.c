@@ -1,0 +1,113 @@
+/*
+ * cmd_analyze.c -- `waterfall analyze`: where the GPU's time went.
+ */
+#include "cmds.h"
+#include "load.h"
+#include "report.h"
+#include "wf_exit.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void analyze_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: waterfall analyze [options] FILE...\n"
+            "  FILE is a native trace (.wft) or a text log with TIMELINE lines; - is stdin.\n"
+            "  Each file is analysed on its own; a log with several runs of the daemon\n"
+            "  (the epoch restarting near zero) gives one report per run.\n"
+            "  --json           the stable JSON schema (docs/json.md) on stdout\n"
+            "  --csv            one row per unit: timestamps and stage times\n"
+            "  --gaps[=N]       list idle gaps, longest first (all, or the first N)\n"
+            "  --color=WHEN     auto (default: on a terminal), always, never\n"
+            "  --no-progress    no progress indicator on stderr\n"
+            "  -h, --help       this help\n"
+            "exit status: 0 ok, 2 usage, 3 unreadable input, 4 partial (lines skipped or damage)\n");
+}
+
+int cmd_analyze(int argc, char **argv)
+{
+    enum { O_JSON = 256, O_CSV, O_GAPS, O_COLOR, O_NOPROG };
+    static const struct option longopts[] = {{"json", no_argument, 0, O_JSON},
+                                             {"csv", no_argument, 0, O_CSV},
+                                             {"gaps", optional_argument, 0, O_GAPS},
+                                             {"color", required_argument, 0, O_COLOR},
+                                             {"colour", required_argument, 0, O_COLOR},
+                                             {"no-progress", no_argument, 0, O_NOPROG},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
+    int json = 0, csv = 0, progress = isatty(2), c;
+    struct report_opts ro = {.color = isatty(1) && getenv("NO_COLOR") == NULL};
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_JSON:
+            json = 1;
+            break;
+        case O_CSV:
+            csv = 1;
+            break;
+        case O_GAPS:
+            ro.gaps = 1;
+            if (optarg) {
+                char *end;
+                long v = strtol(optarg, &end, 10);
+                if (*end || v < 1) {
+                    fprintf(stderr, "waterfall analyze: --gaps takes a positive count, not '%s'\n", optarg);
+                    return WF_EXIT_USAGE;
+                }
+                ro.max_gaps = (size_t)v;
+            }
+            break;
+        case O_COLOR:
+            if (!strcmp(optarg, "always"))
+                ro.color = 1;
+            else if (!strcmp(optarg, "never"))
+                ro.color = 0;
+            else if (strcmp(optarg, "auto")) {
+                fprintf(stderr, "waterfall analyze: --color takes auto, always or never\n");
+                return WF_EXIT_USAGE;
+            }
+            break;
+        case O_NOPROG:
+            progress = 0;
+            break;
+        case 'h':
+            analyze_usage(stdout);
+            return WF_EXIT_OK;
+        default:
+            analyze_usage(stderr);
+            return WF_EXIT_USAGE;
+        }
+    }
+    if (json && csv) {
+        fprintf(stderr, "waterfall analyze: --json and --csv exclude each other\n");
+        return WF_EXIT_USAGE;
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "waterfall analyze: no input (give a file, or - for stdin)\n");
+        analyze_usage(stderr);
+        return WF_EXIT_USAGE;
+    }
+    struct loaded l;
+    int rc = load_inputs(&l, argv + optind, argc - optind, progress, "waterfall analyze");
+    if (rc == WF_EXIT_OK) {
+        if (json)
+            report_json(stdout, &l.model, l.res, l.nres, &ro);
+        else if (csv)
+            report_csv(stdout, l.res, l.nres);
+        else
+            report_text(stdout, &l.model, l.res, l.nres, &ro);
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            fprintf(stderr, "waterfall analyze: writing the report failed\n");
+            rc = WF_EXIT_FAIL;
+        } else if (l.partial) {
+            rc = WF_EXIT_PARTIAL;
+        }
+    }
+    loaded_free(&l);
+    return rc;
+}

@@ -1,0 +1,119 @@
+/*
+ * cmd_diff.c -- `waterfall diff A B`: two runs side by side, with the
+ * change: the before and after of a fix.
+ */
+#include "cmds.h"
+#include "load.h"
+#include "report.h"
+#include "wf_exit.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void diff_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: waterfall diff [options] A B\n"
+            "       waterfall diff [options] LOG      (a log holding two runs or more: the first against the last)\n"
+            "  Compares utilization, s per job, idle by cause and stage p50s.  A file\n"
+            "  with several runs contributes its last one (--run-a/--run-b pick another).\n"
+            "  --run-a N, --run-b N   which run of A (B) to use, from 1\n"
+            "  --json                 both runs and the changes as JSON\n"
+            "  --color=WHEN           auto, always, never\n");
+}
+
+static const struct run_result *pick(const struct loaded *l, const char *source, int want)
+{
+    const struct run_result *last = NULL;
+    for (size_t i = 0; i < l->nres; i++)
+        if (strcmp(l->res[i].run->source, source) == 0) {
+            if (want > 0 && l->res[i].run->index == want)
+                return &l->res[i];
+            last = &l->res[i];
+        }
+    return want > 0 ? NULL : last;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+    enum { O_JSON = 256, O_COLOR, O_RA, O_RB };
+    static const struct option longopts[] = {{"json", no_argument, 0, O_JSON},
+                                             {"color", required_argument, 0, O_COLOR},
+                                             {"run-a", required_argument, 0, O_RA},
+                                             {"run-b", required_argument, 0, O_RB},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
+    int json = 0, ra = 0, rb = 0, c;
+    struct report_opts ro = {.color = isatty(1) && getenv("NO_COLOR") == NULL};
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_JSON:
+            json = 1;
+            break;
+        case O_COLOR:
+            ro.color = !strcmp(optarg, "always") ? 1 : !strcmp(optarg, "never") ? 0 : ro.color;
+            break;
+        case O_RA:
+        case O_RB: {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 1 || v > 1000000) {
+                fprintf(stderr, "waterfall diff: %s takes a run number from 1\n", c == O_RA ? "--run-a" : "--run-b");
+                return WF_EXIT_USAGE;
+            }
+            *(c == O_RA ? &ra : &rb) = (int)v;
+            break;
+        }
+        case 'h':
+            diff_usage(stdout);
+            return WF_EXIT_OK;
+        default:
+            diff_usage(stderr);
+            return WF_EXIT_USAGE;
+        }
+    }
+    int n = argc - optind;
+    if (n < 1 || n > 2) {
+        fprintf(stderr, "waterfall diff: expected A B, or one log with two runs\n");
+        diff_usage(stderr);
+        return WF_EXIT_USAGE;
+    }
+    struct loaded l;
+    int rc = load_inputs(&l, argv + optind, n, isatty(2), "waterfall diff");
+    if (rc != WF_EXIT_OK) {
+        loaded_free(&l);
+        return rc;
+    }
+    const struct run_result *a, *b;
+    if (n == 2) {
+        a = pick(&l, l.src[0].name, ra);
+        b = pick(&l, l.src[1].name, rb);
+    } else {
+        a = pick(&l, l.src[0].name, ra ? ra : 1);
+        b = pick(&l, l.src[0].name, rb);
+        if (a == b) {
+            fprintf(stderr, "waterfall diff: %s holds one run; give two inputs\n", l.src[0].name);
+            loaded_free(&l);
+            return WF_EXIT_USAGE;
+        }
+    }
+    if (!a || !b) {
+        fprintf(stderr, "waterfall diff: no run %d in %s\n", !a ? ra : rb, !a ? l.src[0].name : l.src[n - 1].name);
+        loaded_free(&l);
+        return WF_EXIT_USAGE;
+    }
+    if (json)
+        report_diff_json(stdout, a, b);
+    else
+        report_diff_text(stdout, a, b, &ro);
+    if (fflush(stdout) != 0)
+        rc = WF_EXIT_FAIL;
+    else if (l.partial)
+        rc = WF_EXIT_PARTIAL;
+    loaded_free(&l);
+    return rc;
+}

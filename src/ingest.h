@@ -1,0 +1,35 @@
+/*
+ * ingest.h -- one input, whatever it is: a native trace or a text log,
+ * a file or stdin ("-"), detected by its first bytes.  The result is the
+ * input's events (evparts) ready for the model.
+ */
+#ifndef INGEST_H
+#define INGEST_H
+
+#include "events.h"
+#include "input.h"
+#include "read_text.h"
+#include "read_wft.h"
+
+struct source {
+    const char *name;
+    int native;
+    struct evpart *parts;
+    int nparts;
+    uint64_t lost_events;   /* native: dropped while recording */
+    uint64_t damaged_bytes; /* native: skipped as damaged */
+    int torn, unclosed;     /* native: cut off / never closed */
+    uint64_t bytes;
+    /* storage */
+    struct text_input text;
+    struct evpart native_part;
+};
+
+/* 0, or -1 with a message naming the input in err. */
+int ingest(struct source *src, const char *path, int show_progress, char *err, size_t errlen);
+
+/* Free the events (the model keeps pointers to job ids: keep the rest). */
+void source_drop_events(struct source *src);
+void source_free(struct source *src);
+
+#endif /* INGEST_H */

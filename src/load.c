@@ -1,0 +1,112 @@
+/*
+ * load.c -- the flow of the analysis: events -> units -> intervals ->
+ * findings.  An input that yields nothing usable is an error naming it;
+ * damage and skipped lines are warnings, and make the result partial.
+ */
+#include "load.h"
+
+#include "wf_exit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void warn_source(const char *cmd, const struct source *s)
+{
+    if (s->native) {
+        if (s->damaged_bytes)
+            fprintf(stderr, "%s: %s: warning: damaged records were skipped\n", cmd, s->name);
+        if (s->torn || s->unclosed)
+            fprintf(stderr, "%s: %s: note: the recording did not finish (cut off); read to its last whole record\n",
+                    cmd, s->name);
+        if (s->lost_events)
+            fprintf(stderr, "%s: %s: warning: %llu events were lost while recording; figures may be off\n", cmd,
+                    s->name, (unsigned long long)s->lost_events);
+    }
+}
+
+/* The first skipped lines of a source that produced no run at all. */
+static void explain_empty(const char *cmd, const struct source *s)
+{
+    uint64_t tl = 0, sk = 0, base = 0;
+    for (int i = 0; i < s->nparts; i++) {
+        tl += s->parts[i].timeline_lines;
+        sk += s->parts[i].skipped;
+    }
+    if (tl == 0) {
+        fprintf(stderr, "%s: %s: no TIMELINE records found%s\n", cmd, s->name,
+                s->native ? " (the trace holds no pipeline events)" : "");
+        return;
+    }
+    fprintf(stderr, "%s: %s: none of its %llu TIMELINE lines could be read (%llu skipped)\n", cmd, s->name,
+            (unsigned long long)tl, (unsigned long long)sk);
+    int shown = 0;
+    for (int i = 0; i < s->nparts && shown < 5; i++) {
+        const struct evpart *p = &s->parts[i];
+        for (int k = 0; k < p->nskip_first && shown < 5; k++, shown++)
+            fprintf(stderr, "  %s:%llu: %s\n", s->name, (unsigned long long)(base + p->skip_first[k].line + 1),
+                    scan_err_text[p->skip_first[k].err]);
+        base += p->lines;
+    }
+}
+
+int load_inputs(struct loaded *l, char **paths, int npaths, int progress, const char *cmd)
+{
+    memset(l, 0, sizeof *l);
+    l->src = calloc((size_t)npaths, sizeof *l->src);
+    if (!l->src)
+        return WF_EXIT_FAIL;
+    char err[512];
+    for (int i = 0; i < npaths; i++) {
+        struct source *s = &l->src[l->nsrc];
+        if (ingest(s, paths[i], progress, err, sizeof err)) {
+            fprintf(stderr, "%s: %s\n", cmd, err);
+            source_free(s);
+            return WF_EXIT_INPUT;
+        }
+        l->nsrc++;
+        size_t before = l->model.nruns;
+        if (model_add(&l->model, s->name, s->parts, s->nparts, s->native, s->lost_events)) {
+            fprintf(stderr, "%s: %s: out of memory building the model\n", cmd, s->name);
+            return WF_EXIT_FAIL;
+        }
+        source_drop_events(s);
+        warn_source(cmd, s);
+        for (int p = 0; p < s->nparts; p++)
+            if (s->parts[p].oom) {
+                fprintf(stderr, "%s: %s: out of memory: events past some point were not read\n", cmd, s->name);
+                l->partial = 1;
+                break;
+            }
+        if (s->damaged_bytes)
+            l->partial = 1;
+        if (l->model.nruns == before) {
+            explain_empty(cmd, s);
+            return WF_EXIT_INPUT;
+        }
+    }
+    for (size_t i = 0; i < l->model.nruns; i++)
+        if (l->model.runs[i].skipped_lines)
+            l->partial = 1;
+    l->res = calloc(l->model.nruns ? l->model.nruns : 1, sizeof *l->res);
+    if (!l->res)
+        return WF_EXIT_FAIL;
+    for (size_t i = 0; i < l->model.nruns; i++, l->nres++)
+        if (analyze_run(&l->model.runs[i], &l->res[i])) {
+            fprintf(stderr, "%s: out of memory in the analysis\n", cmd);
+            return WF_EXIT_FAIL;
+        }
+    return WF_EXIT_OK;
+}
+
+void loaded_free(struct loaded *l)
+{
+    for (size_t i = 0; i < l->nres; i++)
+        run_result_free(&l->res[i]);
+    free(l->res);
+    model_free(&l->model);
+    for (size_t i = 0; i < l->nsrc; i++)
+        source_free(&l->src[i]);
+    free(l->src);
+    memset(l, 0, sizeof *l);
+}

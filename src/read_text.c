@@ -1,0 +1,310 @@
+/*
+ * read_text.c -- reading TIMELINE records out of text logs of any size.
+ *
+ * A regular file is split into as many byte ranges as there are cores (up
+ * to 8); each thread pread()s its range in 4 MiB chunks and parses the
+ * lines that start in it into its own evpart, so the parts, taken in
+ * order, are the file's events in file order.  A pipe is read by one
+ * thread.  Memory is the chunk buffers plus what the parts keep: it grows
+ * with the events found, not with the bytes read.
+ *
+ * Lines are counted as they go by (SIMD), so every skipped record and every
+ * event carries its line number; a part's numbers are relative to its own
+ * start and the model adds the lines of the parts before it.
+ */
+#include "read_text.h"
+
+#include "scan.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define CHUNK (4u << 20)
+#define MAX_THREADS 8
+
+struct worker {
+    int fd;
+    uint64_t start, end; /* lines starting in [start, end) belong here */
+    int is_pipe;
+    struct evpart *part;
+    int err; /* errno of a failed read */
+    struct progress *prog;
+    const char *prefix; /* bytes already read from a pipe (format sniffing) */
+    size_t prefix_len;
+};
+
+struct progress {
+    _Atomic uint64_t done;
+    uint64_t total;
+    const char *name;
+    int show;
+};
+
+static void note_skip(struct evpart *p, uint64_t line, enum scan_err e)
+{
+    p->skipped++;
+    p->skipped_by[e]++;
+    evpart_skip(p);
+    if (p->nskip_first < 8) {
+        p->skip_first[p->nskip_first].line = line;
+        p->skip_first[p->nskip_first].err = (int)e;
+        p->nskip_first++;
+    }
+}
+
+/* Parse the complete lines in [buf, buf+len); returns the bytes used (up to
+ * the last '\n', or everything when last is set).  *line is the number of
+ * the line at buf (0-based within the part). */
+static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int last,
+                          uint64_t *line)
+{
+    const char *end = buf + len, *pos = buf;
+    char scratch[SCAN_LINE_MAX];
+    for (;;) {
+        const char *hit = scan_find(pos, end);
+        if (!hit)
+            break;
+        const char *eol = memchr(hit, '\n', (size_t)(end - hit));
+        if (!eol && !last)
+            break; /* the line goes on in the next chunk */
+        if (!eol)
+            eol = end;
+        *line += scan_count_lines(pos, hit);
+        const char *ls = hit; /* only the byte before matters */
+        int prev = ls > buf && ls[-1] != '\n' ? (unsigned char)ls[-1] : 0;
+        struct scan_rec r;
+        enum scan_err e = scan_line(hit, eol, prev, scratch, &r);
+        if (e == SCAN_NOT_RECORD) {
+            /* Not a record, but a real one may follow on the same line. */
+            pos = hit + 8;
+            continue;
+        }
+        p->timeline_lines++;
+        if (e == SCAN_OK)
+            evpart_add(p, r.t_ns, r.job, r.job_len, r.partition, r.ev, r.worker, r.device,
+                       (uint32_t)*line);
+        else
+            note_skip(p, *line, e);
+        if (eol == end) {
+            pos = end;
+            break;
+        }
+        *line += 1;
+        pos = eol + 1;
+    }
+    /* Count the rest up to what we consume; an unfinished last line is
+     * left for the next chunk. */
+    const char *used_to = end;
+    if (!last) {
+        const char *nl = memrchr(pos, '\n', (size_t)(end - pos));
+        used_to = nl ? nl + 1 : pos;
+    }
+    if (used_to > pos)
+        *line += scan_count_lines(pos, used_to);
+    return (size_t)(used_to - buf);
+}
+
+static ssize_t read_some(struct worker *w, char *buf, size_t want, uint64_t off)
+{
+    for (;;) {
+        ssize_t r = w->is_pipe ? read(w->fd, buf, want) : pread(w->fd, buf, want, (off_t)off);
+        if (r < 0 && errno == EINTR)
+            continue;
+        return r;
+    }
+}
+
+static void progress_tick(struct progress *pr, uint64_t n, int leader)
+{
+    if (!pr || !pr->show)
+        return;
+    uint64_t done = atomic_fetch_add(&pr->done, n) + n;
+    if (leader && pr->total)
+        fprintf(stderr, "\r  reading %s: %3d%%", pr->name, (int)(done * 100 / pr->total));
+}
+
+/* One thread's range.  buf holds the stream's bytes [buf_off, buf_off+len). */
+static void *work(void *arg)
+{
+    struct worker *w = arg;
+    struct evpart *p = w->part;
+    char *buf = malloc(CHUNK);
+    if (!buf) {
+        w->err = ENOMEM;
+        return NULL;
+    }
+    /* A range after the first starts one byte early: if that byte is '\n'
+     * the first line is ours, else it belongs to the range before. */
+    int skipping = !w->is_pipe && w->start > 0;
+    uint64_t off = skipping ? w->start - 1 : w->start; /* next byte to read */
+    uint64_t buf_off = off, line = 0, long_line_no = 0;
+    size_t len = 0;
+    int long_line = 0, long_has_tl = 0, eof = 0;
+    if (w->prefix_len && w->prefix_len <= CHUNK) {
+        memcpy(buf, w->prefix, w->prefix_len);
+        len = w->prefix_len;
+    }
+    while (!eof || len) {
+        if (!eof) {
+            ssize_t r = read_some(w, buf + len, CHUNK - len, off);
+            if (r < 0) {
+                w->err = errno;
+                break;
+            }
+            eof = r == 0;
+            off += (uint64_t)r;
+            len += (size_t)r;
+            progress_tick(w->prog, (uint64_t)r, w->start == 0);
+        }
+        size_t from = 0;
+        if (skipping || long_line) {
+            char *nl = memchr(buf, '\n', len);
+            if (long_line && !long_has_tl && scan_find(buf, nl ? nl : buf + len))
+                long_has_tl = 1;
+            if (!nl) {
+                if (eof)
+                    break;
+                /* keep 7 bytes: a TIMELINE may straddle the chunks */
+                size_t keep = len > 7 ? 7 : len;
+                memmove(buf, buf + len - keep, keep);
+                buf_off += len - keep;
+                len = keep;
+                continue;
+            }
+            if (long_line) {
+                if (long_has_tl) {
+                    p->timeline_lines++;
+                    note_skip(p, long_line_no, SCAN_TOO_LONG);
+                }
+                line++;
+            }
+            skipping = long_line = 0;
+            from = (size_t)(nl + 1 - buf);
+        }
+        /* Lines that start at or after the range's end are not ours. */
+        size_t limit = len;
+        int last = eof;
+        if (!w->is_pipe) {
+            if (buf_off + from >= w->end)
+                break;
+            if (buf_off + len > w->end) {
+                size_t e = (size_t)(w->end - buf_off); /* >= from + 1 */
+                char *nl = memchr(buf + e - 1, '\n', len - (e - 1));
+                if (nl) {
+                    limit = (size_t)(nl + 1 - buf);
+                    last = 1;
+                }
+            }
+        }
+        size_t used = from + parse_lines(p, buf + from, limit - from, last, &line);
+        if (last)
+            break;
+        if (used == 0 && len == CHUNK) {
+            /* One line fills the buffer: skip to its end, noting a record. */
+            long_line = 1;
+            long_has_tl = scan_find(buf, buf + len) != NULL;
+            long_line_no = line;
+            memmove(buf, buf + len - 7, 7);
+            buf_off += len - 7;
+            len = 7;
+            continue;
+        }
+        memmove(buf, buf + used, len - used);
+        buf_off += used;
+        len -= used;
+        if (eof && len == 0)
+            break;
+    }
+    p->lines = line;
+    p->bytes = (w->is_pipe ? off : (off < w->end ? off : w->end)) - w->start;
+    free(buf);
+    return NULL;
+}
+
+int read_text(struct text_input *in, int fd, const char *name, const void *prefix,
+              size_t prefix_len, int show_progress, char *err, size_t errlen)
+{
+    memset(in, 0, sizeof *in);
+    struct stat st;
+    if (fstat(fd, &st) < 0) {
+        snprintf(err, errlen, "%s: cannot stat: %s", name, strerror(errno));
+        return -1;
+    }
+    int is_pipe = !S_ISREG(st.st_mode);
+    uint64_t size = is_pipe ? 0 : (uint64_t)st.st_size;
+    int n = 1;
+    if (!is_pipe && size >= (64u << 20)) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        n = cpus < 1 ? 1 : cpus > MAX_THREADS ? MAX_THREADS : (int)cpus;
+    }
+    struct progress prog = {.total = size, .name = name,
+                            .show = show_progress && (is_pipe || size > (100u << 20))};
+    in->parts = calloc((size_t)n, sizeof *in->parts);
+    struct worker *w = calloc((size_t)n, sizeof *w);
+    pthread_t *th = calloc((size_t)n, sizeof *th);
+    if (!in->parts || !w || !th) {
+        free(in->parts);
+        free(w);
+        free(th);
+        in->parts = NULL;
+        snprintf(err, errlen, "%s: out of memory", name);
+        return -1;
+    }
+    in->nparts = n;
+    for (int i = 0; i < n; i++) {
+        w[i] = (struct worker){.fd = fd, .start = size * (uint64_t)i / (uint64_t)n,
+                               .end = size * (uint64_t)(i + 1) / (uint64_t)n,
+                               .is_pipe = is_pipe, .part = &in->parts[i], .prog = &prog};
+        if (is_pipe) {
+            w[i].end = UINT64_MAX;
+            w[i].prefix = prefix;
+            w[i].prefix_len = prefix_len;
+        }
+    }
+    int started = 1;
+    for (int i = 1; i < n; i++)
+        if (pthread_create(&th[i], NULL, work, &w[i]) == 0)
+            started++;
+        else
+            break;
+    if (started < n) {
+        /* Could not start them all: do it in one thread. */
+        for (int i = 1; i < started; i++)
+            pthread_join(th[i], NULL);
+        for (int i = 0; i < n; i++)
+            evpart_free(&in->parts[i]);
+        in->nparts = n = 1;
+        w[0].end = is_pipe ? UINT64_MAX : size;
+        started = 1;
+    }
+    work(&w[0]);
+    for (int i = 1; i < n; i++)
+        pthread_join(th[i], NULL);
+    if (prog.show)
+        fprintf(stderr, "\r%*s\r", 40 + (int)strlen(name), "");
+    int rc = 0;
+    for (int i = 0; i < n; i++) {
+        if (w[i].err) {
+            snprintf(err, errlen, "%s: read failed: %s", name, strerror(w[i].err));
+            rc = -1;
+        }
+        in->bytes += in->parts[i].bytes;
+    }
+    free(w);
+    free(th);
+    return rc;
+}
+
+void text_input_free(struct text_input *in)
+{
+    for (int i = 0; i < in->nparts; i++)
+        evpart_free(&in->parts[i]);
+    free(in->parts);
+    memset(in, 0, sizeof *in);
+}

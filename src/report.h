@@ -1,0 +1,37 @@
+/*
+ * report.h -- the analysis as a person reads it (terminal), as a program
+ * reads it (JSON, documented in docs/json.md), and one row per unit (CSV).
+ * Reports only print: every figure comes from a run_result.
+ */
+#ifndef REPORT_H
+#define REPORT_H
+
+#include "analyze.h"
+#include "model.h"
+
+#include <stdio.h>
+
+struct report_opts {
+    int color;     /* ANSI colour (a TTY) */
+    int gaps;      /* list the idle gaps, longest first; 0: none */
+    size_t max_gaps;
+};
+
+void report_text(FILE *f, const struct model *m, const struct run_result *res, size_t nres,
+                 const struct report_opts *o);
+void report_json(FILE *f, const struct model *m, const struct run_result *res, size_t nres,
+                 const struct report_opts *o);
+void report_csv(FILE *f, const struct run_result *res, size_t nres);
+
+/* The before/after of two runs. */
+void report_diff_text(FILE *f, const struct run_result *a, const struct run_result *b,
+                      const struct report_opts *o);
+void report_diff_json(FILE *f, const struct run_result *a, const struct run_result *b);
+
+/* "38.0 s", "512 ms", "12.3 us": a duration for people. */
+const char *fmt_dur(char *buf, size_t n, double ns);
+
+/* A JSON string (quotes included) of n bytes of untrusted text. */
+void json_str(FILE *f, const char *s, size_t n);
+
+#endif /* REPORT_H */

@@ -1,0 +1,79 @@
+/*
+ * report_csv.c -- `analyze --csv`: one row per unit with its six
+ * timestamps and its stage times, in seconds; empty where absent.
+ * Text fields are quoted per RFC 4180 when they need it.
+ */
+#include "report.h"
+
+#include <string.h>
+
+static void csv_str(FILE *f, const char *s, size_t n)
+{
+    int quote = 0;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r')
+            quote = 1;
+    if (!quote) {
+        fwrite(s, 1, n, f);
+        return;
+    }
+    fputc('"', f);
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '"')
+            fputc('"', f);
+        fputc(s[i], f);
+    }
+    fputc('"', f);
+}
+
+static void t_or_empty(FILE *f, int64_t t)
+{
+    if (t != T_NONE)
+        fprintf(f, "%.9f", (double)t / 1e9);
+    fputc(',', f);
+}
+
+static void d_or_empty(FILE *f, int64_t a, int64_t b)
+{
+    if (a != T_NONE && b != T_NONE)
+        fprintf(f, "%.9f", (double)(b - a) / 1e9);
+}
+
+void report_csv(FILE *f, const struct run_result *res, size_t nres)
+{
+    fputs("source,run,job,partition,device,worker,status,synth_start,synth_end,chan_send,"
+          "gpu_pickup,gpu_start,gpu_end,synthesis,handoff,queue,prep,gpu\n",
+          f);
+    for (size_t i = 0; i < nres; i++) {
+        const struct run *r = res[i].run;
+        for (size_t k = 0; k < r->nunits; k++) {
+            const struct unit *u = &r->units[k];
+            csv_str(f, r->source, strlen(r->source));
+            fprintf(f, ",%d,", r->index);
+            csv_str(f, r->jobs[u->job].id, r->jobs[u->job].len);
+            fputc(',', f);
+            if (u->partition >= 0)
+                fprintf(f, "%d", u->partition);
+            fprintf(f, ",%d,", u->device);
+            if (u->worker >= 0)
+                fprintf(f, "%d", u->worker);
+            const char *status = u->flags & U_CONTRA ? "inconsistent"
+                                 : u->t[EV_GPU_END] == T_NONE ? "in_flight"
+                                                              : "complete";
+            fprintf(f, ",%s,", status);
+            for (int e = 0; e < EV_N; e++)
+                t_or_empty(f, u->t[e]);
+            int64_t ready = u->t[EV_CHAN_SEND] != T_NONE ? u->t[EV_CHAN_SEND] : u->t[EV_SYNTH_END];
+            d_or_empty(f, u->t[EV_SYNTH_START], u->t[EV_SYNTH_END]);
+            fputc(',', f);
+            d_or_empty(f, u->t[EV_SYNTH_END], u->t[EV_CHAN_SEND]);
+            fputc(',', f);
+            d_or_empty(f, ready, u->t[EV_GPU_PICKUP]);
+            fputc(',', f);
+            d_or_empty(f, u->t[EV_GPU_PICKUP], u->t[EV_GPU_START]);
+            fputc(',', f);
+            d_or_empty(f, u->t[EV_GPU_START], u->t[EV_GPU_END]);
+            fputc('\n', f);
+        }
+    }
+}

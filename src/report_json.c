@@ -1,0 +1,302 @@
+/*
+ * report_json.c -- `analyze --json` and `diff --json`: a stable schema
+ * (docs/json.md).  Times are seconds as numbers; what is undefined (no
+ * completed job, no synthesis event) is null, never NaN.
+ */
+#include "report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void json_str(FILE *f, const char *s, size_t n)
+{
+    fputc('"', f);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20 || c == 0x7f)
+            fprintf(f, "\\u%04x", c);
+        else if (c == '<' || c == '>' || c == '&')
+            fprintf(f, "\\u%04x", c); /* safe to embed in HTML as is */
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void num(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.9g", v);
+    else
+        fputs("null", f);
+}
+
+static void secs(FILE *f, double ns)
+{
+    num(f, ns / 1e9);
+}
+
+static void secs_or_null(FILE *f, double ns)
+{
+    if (ns < 0)
+        fputs("null", f);
+    else
+        secs(f, ns);
+}
+
+static void stage_json(FILE *f, const struct stage_stats *s)
+{
+    fprintf(f, "{\"count\": %llu, \"mean_s\": ", (unsigned long long)s->count);
+    if (!s->count) {
+        fputs("null, \"p50_s\": null, \"p90_s\": null, \"p99_s\": null, \"max_s\": null}", f);
+        return;
+    }
+    secs(f, s->mean);
+    fputs(", \"p50_s\": ", f);
+    secs(f, s->p50);
+    fputs(", \"p90_s\": ", f);
+    secs(f, s->p90);
+    fputs(", \"p99_s\": ", f);
+    secs(f, s->p99);
+    fputs(", \"max_s\": ", f);
+    secs(f, s->max);
+    fputc('}', f);
+}
+
+static void causes_json(FILE *f, const int64_t *by)
+{
+    fputc('{', f);
+    for (int c = 0; c < CAUSE_N; c++) {
+        fprintf(f, "%s\"%s\": ", c ? ", " : "", cause_names[c]);
+        secs(f, (double)by[c]);
+    }
+    fputc('}', f);
+}
+
+static void gap_json(FILE *f, const struct gap *g)
+{
+    fputs("{\"start_s\": ", f);
+    secs(f, (double)g->start);
+    fputs(", \"end_s\": ", f);
+    secs(f, (double)g->end);
+    fputs(", \"length_s\": ", f);
+    secs(f, (double)(g->end - g->start));
+    fputs(", \"by_cause\": ", f);
+    causes_json(f, g->by_cause);
+    fputc('}', f);
+}
+
+static int gap_longer(const void *a, const void *b)
+{
+    const struct gap *x = *(const struct gap *const *)a, *y = *(const struct gap *const *)b;
+    int64_t lx = x->end - x->start, ly = y->end - y->start;
+    if (lx != ly)
+        return lx > ly ? -1 : 1;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static void device_json(FILE *f, const struct device_result *d, const struct report_opts *o)
+{
+    fprintf(f, "{\"device\": %d, \"workers\": [", d->device);
+    for (size_t w = 0; w < d->nworkers; w++)
+        fprintf(f, "%s%d", w ? ", " : "", d->workers[w]);
+    fprintf(f, "], \"units\": %llu, \"busy_s\": ", (unsigned long long)d->units);
+    secs(f, (double)d->busy);
+    fputs(", \"window_s\": ", f);
+    secs(f, (double)(d->window_end - d->window_start));
+    fputs(", \"window_start_s\": ", f);
+    if (d->units)
+        secs(f, (double)d->window_start);
+    else
+        fputs("null", f);
+    fputs(", \"window_end_s\": ", f);
+    if (d->units)
+        secs(f, (double)d->window_end);
+    else
+        fputs("null", f);
+    fputs(", \"utilization\": ", f);
+    if (d->units)
+        num(f, d->utilization);
+    else
+        fputs("null", f);
+    fputs(", \"idle_s\": ", f);
+    secs(f, (double)d->idle);
+    fputs(", \"idle_by_cause\": ", f);
+    causes_json(f, d->by_cause);
+    fprintf(f, ", \"gaps\": %zu, \"fill_s\": ", d->ngaps);
+    secs(f, (double)d->fill);
+    fputs(", \"gpu_s_per_unit\": ", f);
+    if (d->units)
+        secs(f, d->gpu_per_unit);
+    else
+        fputs("null", f);
+    if (o && o->gaps) {
+        fputs(", \"gap_list\": [", f);
+        const struct gap **order = malloc(d->ngaps * sizeof *order + 1);
+        if (order) {
+            for (size_t g = 0; g < d->ngaps; g++)
+                order[g] = &d->gaps[g];
+            qsort(order, d->ngaps, sizeof *order, gap_longer);
+            size_t n = o->max_gaps && o->max_gaps < d->ngaps ? o->max_gaps : d->ngaps;
+            for (size_t g = 0; g < n; g++) {
+                fputs(g ? ", " : "", f);
+                gap_json(f, order[g]);
+            }
+            free(order);
+        }
+        fputc(']', f);
+    }
+    fputc('}', f);
+}
+
+static void issues_json(FILE *f, const struct run *r)
+{
+    static const char *kinds[3] = {"skipped", "duplicate", "contradiction"};
+    fputc('[', f);
+    int first = 1;
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < r->nissues[k]; i++) {
+            const struct issue *is = &r->issues[k][i];
+            fprintf(f, "%s{\"kind\": \"%s\", \"%s\": %llu, \"what\": ", first ? "" : ", ", kinds[k],
+                    r->native ? "event" : "line", (unsigned long long)is->line);
+            const char *what = k == ISSUE_SKIPPED ? scan_err_text[is->detail] : ev_names[is->detail];
+            json_str(f, what, strlen(what));
+            fputc('}', f);
+            first = 0;
+        }
+    fputc(']', f);
+}
+
+static void run_json(FILE *f, const struct run_result *res, const struct report_opts *o)
+{
+    const struct run *r = res->run;
+    fputs("{\"source\": ", f);
+    json_str(f, r->source, strlen(r->source));
+    fprintf(f, ", \"run\": %d, \"format\": \"%s\", \"first_%s\": %llu, \"last_%s\": %llu", r->index,
+            r->native ? "native" : "text", r->native ? "event" : "line",
+            (unsigned long long)r->first_line, r->native ? "event" : "line",
+            (unsigned long long)r->last_line);
+    fprintf(f,
+            ", \"jobs\": %llu, \"jobs_completed\": %llu, \"units\": %llu, \"in_flight\": %llu, "
+            "\"events\": %llu, \"skipped_lines\": %llu, \"duplicate_events\": %llu, "
+            "\"inconsistent_units\": %llu, \"lost_events\": %llu",
+            (unsigned long long)res->jobs, (unsigned long long)res->jobs_completed,
+            (unsigned long long)res->units, (unsigned long long)res->in_flight,
+            (unsigned long long)r->events, (unsigned long long)r->skipped_lines,
+            (unsigned long long)r->duplicates, (unsigned long long)res->inconsistent,
+            (unsigned long long)r->lost_events);
+    fputs(", \"issues\": ", f);
+    issues_json(f, r);
+    fputs(", \"utilization\": ", f);
+    if (res->window > 0 || res->busy > 0)
+        num(f, res->utilization);
+    else
+        fputs("null", f);
+    fputs(", \"busy_s\": ", f);
+    secs(f, (double)res->busy);
+    fputs(", \"window_s\": ", f);
+    secs(f, (double)res->window);
+    fputs(", \"idle_s\": ", f);
+    secs(f, (double)res->idle);
+    fputs(", \"idle_by_cause\": ", f);
+    causes_json(f, res->by_cause);
+    fputs(", \"devices\": [", f);
+    int firstd = 1;
+    for (size_t i = 0; i < res->ndev; i++) {
+        fputs(firstd ? "" : ", ", f);
+        device_json(f, &res->dev[i], o);
+        firstd = 0;
+    }
+    fputs("], \"stages\": {", f);
+    for (int s = 0; s < ST_N; s++) {
+        fprintf(f, "%s\"%s\": ", s ? ", " : "", stage_names[s]);
+        stage_json(f, &res->stage[s]);
+    }
+    fputs("}, \"synthesis_concurrency\": {\"max\": ", f);
+    fprintf(f, "%d, \"mean_active\": ", res->synth_max);
+    num(f, res->synth_mean_active);
+    fputs("}, \"throughput\": {\"s_per_job\": ", f);
+    secs_or_null(f, res->s_per_job);
+    fputs(", \"steady_s_per_job\": ", f);
+    secs_or_null(f, res->steady_s_per_job);
+    fputs("}, \"bottleneck\": ", f);
+    if (res->bottleneck == BN_NONE)
+        fputs("null", f);
+    else
+        fprintf(f, "\"%s\"", bottleneck_names[res->bottleneck]);
+    fputs(", \"advice\": ", f);
+    const struct advice *a = &res->advice;
+    if (!a->valid) {
+        fputs("null", f);
+    } else {
+        fprintf(f, "{\"synthesis_concurrency\": %d, \"predicted_utilization\": ", a->needed);
+        num(f, a->predicted_needed);
+        fprintf(f, ", \"current_concurrency\": %d, \"predicted_utilization_now\": ", a->current);
+        num(f, a->predicted_now);
+        fputs(", \"synthesis_s\": ", f);
+        secs(f, a->synth_mean);
+        fputs(", \"gpu_s_per_unit\": ", f);
+        secs(f, a->rate > 0 ? 1.0 / a->rate : 0);
+        fprintf(f, ", \"model\": \"%s\"}", a->model);
+    }
+    fputc('}', f);
+}
+
+void report_json(FILE *f, const struct model *m, const struct run_result *res, size_t nres,
+                 const struct report_opts *o)
+{
+    fputs("{\"version\": 1, \"runs\": [", f);
+    for (size_t i = 0; i < nres; i++) {
+        fputs(i ? ",\n  " : "\n  ", f);
+        run_json(f, &res[i], o);
+    }
+    fprintf(f, "%s], \"timeline_lines\": %llu, \"skipped_by_reason\": {", nres ? "\n" : "",
+            (unsigned long long)m->timeline_lines);
+    int first = 1;
+    for (int e = 2; e < 8; e++) {
+        fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", scan_err_text[e],
+                (unsigned long long)m->skipped_by[e]);
+        first = 0;
+    }
+    fputs("}}\n", f);
+}
+
+static void delta(FILE *f, const char *name, double a, double b, int first)
+{
+    fprintf(f, "%s\"%s\": {\"a\": ", first ? "" : ", ", name);
+    num(f, a);
+    fputs(", \"b\": ", f);
+    num(f, b);
+    fputs(", \"change\": ", f);
+    num(f, b - a);
+    fputc('}', f);
+}
+
+void report_diff_json(FILE *f, const struct run_result *a, const struct run_result *b)
+{
+    fputs("{\"version\": 1, \"a\": ", f);
+    run_json(f, a, NULL);
+    fputs(",\n \"b\": ", f);
+    run_json(f, b, NULL);
+    fputs(",\n \"change\": {", f);
+    delta(f, "utilization", a->utilization, b->utilization, 1);
+    delta(f, "s_per_job", a->s_per_job < 0 ? NAN : a->s_per_job / 1e9,
+          b->s_per_job < 0 ? NAN : b->s_per_job / 1e9, 0);
+    delta(f, "steady_s_per_job", a->steady_s_per_job < 0 ? NAN : a->steady_s_per_job / 1e9,
+          b->steady_s_per_job < 0 ? NAN : b->steady_s_per_job / 1e9, 0);
+    for (int c = 0; c < CAUSE_N; c++) {
+        char name[48];
+        snprintf(name, sizeof name, "idle_%s_s", cause_names[c]);
+        delta(f, name, (double)a->by_cause[c] / 1e9, (double)b->by_cause[c] / 1e9, 0);
+    }
+    for (int s = 0; s < ST_N; s++) {
+        char name[48];
+        snprintf(name, sizeof name, "%s_p50_s", stage_names[s]);
+        delta(f, name, a->stage[s].count ? a->stage[s].p50 / 1e9 : NAN,
+              b->stage[s].count ? b->stage[s].p50 / 1e9 : NAN, 0);
+    }
+    fputs("}}\n", f);
+}

@@ -1,0 +1,326 @@
+/*
+ * report_text.c -- the analysis for a person at a terminal: short, in
+ * order of importance (utilization, where the idle time went, the
+ * bottleneck in one sentence, the advice), then the detail.
+ */
+#include "report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *fmt_dur(char *buf, size_t n, double ns)
+{
+    double a = fabs(ns);
+    if (!isfinite(ns))
+        snprintf(buf, n, "-");
+    else if (a >= 100e9)
+        snprintf(buf, n, "%.0f s", ns / 1e9);
+    else if (a >= 1e9)
+        snprintf(buf, n, "%.2f s", ns / 1e9);
+    else if (a >= 1e6)
+        snprintf(buf, n, "%.1f ms", ns / 1e6);
+    else if (a >= 1e3)
+        snprintf(buf, n, "%.1f us", ns / 1e3);
+    else
+        snprintf(buf, n, "%.0f ns", ns);
+    return buf;
+}
+
+struct paint {
+    const char *bold, *dim, *red, *yellow, *green, *off;
+};
+
+static struct paint paint_for(const struct report_opts *o)
+{
+    if (o && o->color)
+        return (struct paint){"\x1b[1m", "\x1b[2m", "\x1b[31m", "\x1b[33m", "\x1b[32m", "\x1b[0m"};
+    return (struct paint){"", "", "", "", "", ""};
+}
+
+static double pct(double part, double whole)
+{
+    return whole > 0 ? 100.0 * part / whole : 0;
+}
+
+static void issues_text(FILE *f, const struct run *r, const struct paint *p)
+{
+    static const char *what[3] = {"skipped line", "duplicate event", "inconsistent unit"};
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < r->nissues[k]; i++) {
+            const struct issue *is = &r->issues[k][i];
+            const char *detail = k == ISSUE_SKIPPED ? scan_err_text[is->detail] : ev_names[is->detail];
+            fprintf(f, "  %s%s:%s%llu: %s (%s)%s\n", p->dim, r->source, r->native ? "event " : "",
+                    (unsigned long long)is->line, what[k],
+                    k == ISSUE_CONTRADICTION ? detail : detail, p->off);
+        }
+}
+
+static const char *bottleneck_sentence(char *buf, size_t n, const struct run_result *res)
+{
+    char s[32], g[32], q[32], pr[32];
+    const struct advice *a = &res->advice;
+    switch (res->bottleneck) {
+    case BN_GPU:
+        snprintf(buf, n, "gpu: the GPU is busy %.1f%% of its window; only more GPU capacity or faster proving helps",
+                 100 * res->utilization);
+        break;
+    case BN_SYNTHESIS:
+        if (a->valid)
+            snprintf(buf, n,
+                     "synthesis: the GPU waits for synthesis, which takes %s per unit with at most %d at once, "
+                     "against %s of GPU time per unit",
+                     fmt_dur(s, sizeof s, a->synth_mean), res->synth_max,
+                     fmt_dur(g, sizeof g, 1.0 / a->rate));
+        else
+            snprintf(buf, n, "synthesis: the GPU waits for units still in synthesis");
+        break;
+    case BN_DISPATCH:
+        snprintf(buf, n,
+                 "dispatch: units are ready but the GPU waits for them to be picked up (%s) or prepared (%s)",
+                 fmt_dur(q, sizeof q, (double)res->by_cause[CAUSE_QUEUE]),
+                 fmt_dur(pr, sizeof pr, (double)res->by_cause[CAUSE_PREP]));
+        break;
+    case BN_INPUT:
+        snprintf(buf, n, "input: while the GPU idles nothing is in flight: the pipeline is not fed enough work");
+        break;
+    default:
+        snprintf(buf, n, "unknown: no unit completed on a GPU");
+    }
+    return buf;
+}
+
+static void advice_text(FILE *f, const struct run_result *res, const struct paint *p)
+{
+    const struct advice *a = &res->advice;
+    char s[32], g[32];
+    if (!a->valid) {
+        fprintf(f, "  %-14s none: needs units with both synthesis times and GPU times\n", "advice");
+        return;
+    }
+    const char *how = "formula min(1, c*g/s), no CPU contention";
+    if (a->needed > a->current)
+        fprintf(f, "  %-14s %srun %d syntheses at once%s (now %d): predicted GPU utilization %.0f%% -> %.0f%%\n"
+                   "  %-14s %s%s; g = %s of GPU per unit, s = %s of synthesis per unit%s\n",
+                "advice", p->bold, a->needed, p->off, a->current, 100 * a->predicted_now,
+                100 * a->predicted_needed, "", p->dim, how, fmt_dur(g, sizeof g, 1.0 / a->rate),
+                fmt_dur(s, sizeof s, a->synth_mean), p->off);
+    else
+        fprintf(f, "  %-14s synthesis concurrency %d is enough by the formula (it needs %d); "
+                   "if utilization is still low, look at CPU contention and dispatch\n"
+                   "  %-14s %s%s; g = %s, s = %s%s\n",
+                "advice", a->current, a->needed, "", p->dim, how, fmt_dur(g, sizeof g, 1.0 / a->rate),
+                fmt_dur(s, sizeof s, a->synth_mean), p->off);
+}
+
+static void causes_line(FILE *f, const int64_t *by, int64_t idle)
+{
+    char b[32];
+    static const int order[CAUSE_N] = {CAUSE_SYNTHESIS, CAUSE_QUEUE, CAUSE_PREP, CAUSE_NO_WORK};
+    int first = 1;
+    for (int k = 0; k < CAUSE_N; k++) {
+        int c = order[k];
+        fprintf(f, "%s%s %s (%.0f%%)", first ? "" : " · ", cause_names[c],
+                fmt_dur(b, sizeof b, (double)by[c]), pct((double)by[c], (double)idle));
+        first = 0;
+    }
+}
+
+static int gap_cmp(const void *a, const void *b)
+{
+    const struct gap *x = *(const struct gap *const *)a, *y = *(const struct gap *const *)b;
+    int64_t lx = x->end - x->start, ly = y->end - y->start;
+    if (lx != ly)
+        return lx > ly ? -1 : 1;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static void gaps_text(FILE *f, const struct device_result *d, const struct report_opts *o,
+                      const struct paint *p)
+{
+    const struct gap **order = malloc(d->ngaps * sizeof *order + 1);
+    if (!order)
+        return;
+    for (size_t g = 0; g < d->ngaps; g++)
+        order[g] = &d->gaps[g];
+    qsort(order, d->ngaps, sizeof *order, gap_cmp);
+    size_t n = o->max_gaps && o->max_gaps < d->ngaps ? o->max_gaps : d->ngaps;
+    fprintf(f, "\n  %sidle gaps on device %d, longest first (%zu of %zu)%s\n", p->bold, d->device, n,
+            d->ngaps, p->off);
+    fprintf(f, "  %12s %12s %10s   %s\n", "start (s)", "end (s)", "length", "by cause");
+    for (size_t i = 0; i < n; i++) {
+        const struct gap *g = order[i];
+        char len[32], c[32];
+        fprintf(f, "  %12.6f %12.6f %10s  ", g->start / 1e9, g->end / 1e9,
+                fmt_dur(len, sizeof len, (double)(g->end - g->start)));
+        for (int k = 0; k < CAUSE_N; k++)
+            if (g->by_cause[k])
+                fprintf(f, " %s %s", cause_names[k], fmt_dur(c, sizeof c, (double)g->by_cause[k]));
+        fputc('\n', f);
+    }
+    free(order);
+}
+
+static void run_text(FILE *f, const struct run_result *res, size_t nruns_in_source,
+                     const struct report_opts *o)
+{
+    const struct run *r = res->run;
+    struct paint p = paint_for(o);
+    char b1[32], b2[32], b3[32], b4[256];
+    fprintf(f, "%s%s%s", p.bold, r->source, p.off);
+    if (nruns_in_source > 1)
+        fprintf(f, " %srun %d%s", p.bold, r->index, p.off);
+    fprintf(f, " %s(%s %llu-%llu)%s\n", p.dim, r->native ? "events" : "lines",
+            (unsigned long long)r->first_line, (unsigned long long)r->last_line, p.off);
+    fprintf(f, "  %llu jobs (%llu completed), %llu units", (unsigned long long)res->jobs,
+            (unsigned long long)res->jobs_completed, (unsigned long long)res->units);
+    if (res->in_flight)
+        fprintf(f, ", %s%llu in flight%s", p.yellow, (unsigned long long)res->in_flight, p.off);
+    if (r->skipped_lines)
+        fprintf(f, ", %s%llu lines skipped%s", p.yellow, (unsigned long long)r->skipped_lines, p.off);
+    if (r->duplicates)
+        fprintf(f, ", %s%llu duplicate events%s", p.yellow, (unsigned long long)r->duplicates, p.off);
+    if (res->inconsistent)
+        fprintf(f, ", %s%llu inconsistent units left out%s", p.red, (unsigned long long)res->inconsistent,
+                p.off);
+    if (r->lost_events)
+        fprintf(f, ", %s%llu events lost while recording%s", p.red, (unsigned long long)r->lost_events,
+                p.off);
+    fputc('\n', f);
+    issues_text(f, r, &p);
+
+    if (res->bottleneck == BN_NONE) {
+        fprintf(f, "  no unit has both GPU_START and GPU_END: nothing to measure on a GPU yet\n\n");
+        return;
+    }
+    const char *uc = res->utilization >= 0.95 ? p.green : res->utilization >= 0.8 ? p.yellow : p.red;
+    int64_t fill = INT64_MAX;
+    for (size_t i = 0; i < res->ndev; i++)
+        if (res->dev[i].units && res->dev[i].fill < fill)
+            fill = res->dev[i].fill;
+    fprintf(f, "\n  %-14s %s%s%.1f%%%s  busy %s of a %s window", "GPU utilization", p.bold, uc,
+            100 * res->utilization, p.off, fmt_dur(b1, sizeof b1, (double)res->busy),
+            fmt_dur(b2, sizeof b2, (double)res->window));
+    if (res->ndev > 1)
+        fprintf(f, " over %zu devices", res->ndev);
+    fprintf(f, " (%s of pipeline fill before)\n", fmt_dur(b3, sizeof b3, (double)fill));
+    size_t ngaps = 0;
+    int64_t longest = 0;
+    for (size_t i = 0; i < res->ndev; i++) {
+        ngaps += res->dev[i].ngaps;
+        for (size_t g = 0; g < res->dev[i].ngaps; g++)
+            if (res->dev[i].gaps[g].end - res->dev[i].gaps[g].start > longest)
+                longest = res->dev[i].gaps[g].end - res->dev[i].gaps[g].start;
+    }
+    fprintf(f, "  %-14s %s in %zu gaps (longest %s): ", "idle", fmt_dur(b1, sizeof b1, (double)res->idle),
+            ngaps, fmt_dur(b2, sizeof b2, (double)longest));
+    causes_line(f, res->by_cause, res->idle);
+    fputc('\n', f);
+    fprintf(f, "  %-14s %s%s%s\n", "bottleneck", p.bold, bottleneck_sentence(b4, sizeof b4, res), p.off);
+    advice_text(f, res, &p);
+    fprintf(f, "  %-14s %s per job", "throughput", fmt_dur(b1, sizeof b1, res->s_per_job >= 0 ? res->s_per_job : NAN));
+    fprintf(f, ", steady %s per job", fmt_dur(b2, sizeof b2, res->steady_s_per_job >= 0 ? res->steady_s_per_job : NAN));
+    fprintf(f, "; synthesis concurrency max %d, mean %.2f while the GPU works\n", res->synth_max,
+            res->synth_mean_active);
+
+    fprintf(f, "\n  %s%-10s %8s %10s %10s %10s %10s %10s%s\n", p.dim, "stage", "count", "mean", "p50", "p90",
+            "p99", "max", p.off);
+    for (int s = 0; s < ST_N; s++) {
+        const struct stage_stats *st = &res->stage[s];
+        char m[32], a[32], c[32], d[32], e[32];
+        if (!st->count) {
+            fprintf(f, "  %-10s %8s\n", stage_names[s], "0");
+            continue;
+        }
+        fprintf(f, "  %-10s %8llu %10s %10s %10s %10s %10s\n", stage_names[s], (unsigned long long)st->count,
+                fmt_dur(m, sizeof m, st->mean), fmt_dur(a, sizeof a, st->p50), fmt_dur(c, sizeof c, st->p90),
+                fmt_dur(d, sizeof d, st->p99), fmt_dur(e, sizeof e, st->max));
+    }
+    if (res->ndev > 1) {
+        fputc('\n', f);
+        for (size_t i = 0; i < res->ndev; i++) {
+            const struct device_result *d = &res->dev[i];
+            fprintf(f, "  device %-3d %zu workers, %llu units: utilization %.1f%%, busy %s, idle %s: ", d->device,
+                    d->nworkers, (unsigned long long)d->units, 100 * d->utilization,
+                    fmt_dur(b1, sizeof b1, (double)d->busy), fmt_dur(b2, sizeof b2, (double)d->idle));
+            causes_line(f, d->by_cause, d->idle);
+            fputc('\n', f);
+        }
+    }
+    if (o->gaps)
+        for (size_t i = 0; i < res->ndev; i++)
+            if (res->dev[i].ngaps)
+                gaps_text(f, &res->dev[i], o, &p);
+    fputc('\n', f);
+}
+
+void report_text(FILE *f, const struct model *m, const struct run_result *res, size_t nres,
+                 const struct report_opts *o)
+{
+    (void)m;
+    for (size_t i = 0; i < nres; i++) {
+        size_t same = 0;
+        for (size_t j = 0; j < nres; j++)
+            same += res[j].run->source == res[i].run->source;
+        run_text(f, &res[i], same, o);
+    }
+}
+
+static void diff_row(FILE *f, const char *name, const char *a, const char *b, const char *chg)
+{
+    fprintf(f, "  %-22s %14s %14s   %s\n", name, a, b, chg);
+}
+
+static void diff_dur(FILE *f, const char *name, double a, double b)
+{
+    char x[32], y[32], c[48];
+    if (a < 0 || b < 0 || !isfinite(a) || !isfinite(b)) {
+        diff_row(f, name, fmt_dur(x, sizeof x, a < 0 ? NAN : a), fmt_dur(y, sizeof y, b < 0 ? NAN : b), "");
+        return;
+    }
+    char d[32];
+    fmt_dur(d, sizeof d, b - a);
+    if (a > 0)
+        snprintf(c, sizeof c, "%s%s (%+.0f%%)", b >= a ? "+" : "", d, 100 * (b - a) / a);
+    else
+        snprintf(c, sizeof c, "%s%s", b >= a ? "+" : "", d);
+    diff_row(f, name, fmt_dur(x, sizeof x, a), fmt_dur(y, sizeof y, b), c);
+}
+
+static void label(char *buf, size_t n, const struct run_result *r)
+{
+    snprintf(buf, n, "%s#%d", r->run->source, r->run->index);
+}
+
+void report_diff_text(FILE *f, const struct run_result *a, const struct run_result *b,
+                      const struct report_opts *o)
+{
+    struct paint p = paint_for(o);
+    char la[256], lb[256], x[32], y[32], c[32];
+    label(la, sizeof la, a);
+    label(lb, sizeof lb, b);
+    fprintf(f, "%sA%s %s\n%sB%s %s\n\n", p.bold, p.off, la, p.bold, p.off, lb);
+    fprintf(f, "  %s%-22s %14s %14s   %s%s\n", p.dim, "", "A", "B", "change", p.off);
+    snprintf(x, sizeof x, "%.1f%%", 100 * a->utilization);
+    snprintf(y, sizeof y, "%.1f%%", 100 * b->utilization);
+    snprintf(c, sizeof c, "%+.1f points", 100 * (b->utilization - a->utilization));
+    diff_row(f, "GPU utilization", x, y, c);
+    diff_dur(f, "s per job", a->s_per_job, b->s_per_job);
+    diff_dur(f, "steady s per job", a->steady_s_per_job, b->steady_s_per_job);
+    diff_dur(f, "idle", (double)a->idle, (double)b->idle);
+    for (int k = 0; k < CAUSE_N; k++) {
+        char name[40];
+        snprintf(name, sizeof name, "  idle: %s", cause_names[k]);
+        diff_dur(f, name, (double)a->by_cause[k], (double)b->by_cause[k]);
+    }
+    for (int s = 0; s < ST_N; s++) {
+        char name[40];
+        snprintf(name, sizeof name, "%s p50", stage_names[s]);
+        diff_dur(f, name, a->stage[s].count ? a->stage[s].p50 : NAN, b->stage[s].count ? b->stage[s].p50 : NAN);
+    }
+    snprintf(x, sizeof x, "%d", a->synth_max);
+    snprintf(y, sizeof y, "%d", b->synth_max);
+    diff_row(f, "synthesis concurrency", x, y, "");
+    diff_row(f, "bottleneck", a->bottleneck ? bottleneck_names[a->bottleneck] : "-",
+             b->bottleneck ? bottleneck_names[b->bottleneck] : "-", "");
+}

@@ -1,0 +1,378 @@
+/*
+ * scan.c -- the log scanner: the hot loop of `waterfall analyze` on text.
+ *
+ * Finding: most bytes of a daemon's log are not TIMELINE records, so the
+ * search must run at memory speed.  For every 32 (AVX2) or 16 (SSE2) byte
+ * block we compare the block against 'T' and the block 7 bytes on against
+ * 'E' (the first and last letters of TIMELINE) and verify only where both
+ * match (Wojciech Muła's "SIMD-friendly Rabin-Karp").  On ordinary log text
+ * a candidate is rare, so the loop is two loads, two compares, an AND and a
+ * test per block.
+ *
+ * Parsing: a record is short; it is parsed in one pass with hand-written
+ * number parsing (strtod would accept "nan", hex floats and locales).
+ */
+#include "scan.h"
+
+#include <string.h>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+const char *const ev_names[EV_N] = {"SYNTH_START", "SYNTH_END", "CHAN_SEND",
+                                     "GPU_PICKUP",  "GPU_START", "GPU_END"};
+
+const char *const scan_err_text[] = {
+    "ok",
+    "not a record",
+    "bad or missing time",
+    "missing event name",
+    "unknown event name",
+    "missing job id",
+    "bad partition, worker or device number",
+    "record longer than 4096 bytes",
+};
+
+static const char NEEDLE[8] = {'T', 'I', 'M', 'E', 'L', 'I', 'N', 'E'};
+
+static const char *find_scalar(const char *p, const char *end)
+{
+    while (end - p >= 8) {
+        const char *t = memchr(p, 'T', (size_t)(end - p - 7));
+        if (!t)
+            return NULL;
+        if (memcmp(t, NEEDLE, 8) == 0)
+            return t;
+        p = t + 1;
+    }
+    return NULL;
+}
+
+#if defined(__x86_64__)
+static const char *find_sse2(const char *p, const char *end)
+{
+    const __m128i first = _mm_set1_epi8('T'), last = _mm_set1_epi8('E');
+    while (end - p >= 16 + 7) {
+        __m128i a = _mm_loadu_si128((const __m128i *)p);
+        __m128i b = _mm_loadu_si128((const __m128i *)(p + 7));
+        unsigned m = (unsigned)_mm_movemask_epi8(
+            _mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, last)));
+        while (m) {
+            int i = __builtin_ctz(m);
+            if (memcmp(p + i + 1, NEEDLE + 1, 6) == 0)
+                return p + i;
+            m &= m - 1;
+        }
+        p += 16;
+    }
+    return find_scalar(p, end);
+}
+
+__attribute__((target("avx2"))) static const char *find_avx2(const char *p, const char *end)
+{
+    const __m256i first = _mm256_set1_epi8('T'), last = _mm256_set1_epi8('E');
+    while (end - p >= 32 + 7) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)p);
+        __m256i b = _mm256_loadu_si256((const __m256i *)(p + 7));
+        unsigned m = (unsigned)_mm256_movemask_epi8(
+            _mm256_and_si256(_mm256_cmpeq_epi8(a, first), _mm256_cmpeq_epi8(b, last)));
+        while (m) {
+            int i = __builtin_ctz(m);
+            if (memcmp(p + i + 1, NEEDLE + 1, 6) == 0)
+                return p + i;
+            m &= m - 1;
+        }
+        p += 32;
+    }
+    return find_sse2(p, end);
+}
+
+__attribute__((target("avx2"))) static uint64_t count_avx2(const char *p, const char *end)
+{
+    uint64_t n = 0;
+    const __m256i nl = _mm256_set1_epi8('\n');
+    while (end - p >= 32) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)p);
+        n += (uint64_t)__builtin_popcount((unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, nl)));
+        p += 32;
+    }
+    while (p < end)
+        n += *p++ == '\n';
+    return n;
+}
+
+static int have_avx2 = -1;
+
+static int avx2(void)
+{
+    if (have_avx2 < 0) {
+        __builtin_cpu_init();
+        have_avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
+    }
+    return have_avx2;
+}
+#endif
+
+const char *scan_find(const char *p, const char *end)
+{
+#if defined(__x86_64__)
+    return avx2() ? find_avx2(p, end) : find_sse2(p, end);
+#else
+    return find_scalar(p, end);
+#endif
+}
+
+uint64_t scan_count_lines(const char *p, const char *end)
+{
+#if defined(__x86_64__)
+    if (avx2())
+        return count_avx2(p, end);
+#endif
+    uint64_t n = 0;
+    while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+        n++;
+        p++;
+    }
+    return n;
+}
+
+/* ------------------------------------------------------------------ */
+
+static int is_word(int c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+static int upper(int c)
+{
+    return c >= 'a' && c <= 'z' ? c - 32 : c;
+}
+
+static int name_is(const char *s, size_t n, const char *name)
+{
+    size_t len = strlen(name);
+    if (n != len)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (upper((unsigned char)s[i]) != name[i])
+            return 0;
+    return 1;
+}
+
+static int event_id(const char *s, size_t n)
+{
+    for (int e = 0; e < EV_N; e++)
+        if (name_is(s, n, ev_names[e]))
+            return e;
+    if (name_is(s, n, "GPU_QUEUE"))
+        return EV_CHAN_SEND;
+    return -1;
+}
+
+/* A non-negative decimal number of unit units with up to frac_digits
+ * digits after the point, as an integer count of 10^-frac_digits units:
+ * "36512.5" with frac 6 -> 36512500000.  Extra digits are dropped.
+ * Returns 0, or -1 if malformed or it would exceed max. */
+static int parse_fixed(const char *s, size_t n, int frac_digits, int64_t max, int64_t *out)
+{
+    size_t i = 0;
+    int64_t v = 0;
+    if (n == 0 || !(s[0] >= '0' && s[0] <= '9'))
+        return -1;
+    while (i < n && s[i] >= '0' && s[i] <= '9') {
+        if (v > (max - (s[i] - '0')) / 10)
+            return -1;
+        v = v * 10 + (s[i] - '0');
+        i++;
+    }
+    int64_t scale = 1;
+    for (int k = 0; k < frac_digits; k++)
+        scale *= 10;
+    if (v > max / scale)
+        return -1;
+    v *= scale;
+    if (i < n && s[i] == '.') {
+        i++;
+        int64_t place = scale / 10;
+        size_t digits = 0;
+        while (i < n && s[i] >= '0' && s[i] <= '9') {
+            v += (s[i] - '0') * place;
+            place /= 10;
+            i++;
+            digits++;
+        }
+        if (digits == 0)
+            return -1;
+    }
+    if (i != n)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_small(const char *s, size_t n, int32_t *out)
+{
+    int64_t v;
+    if (parse_fixed(s, n, 0, INT32_MAX, &v))
+        return -1;
+    *out = (int32_t)v;
+    return 0;
+}
+
+/* Detail keys shared by both forms; 1 if taken, 0 if not ours, -1 if bad. */
+static int take_key(const char *k, size_t kn, const char *v, size_t vn, struct scan_rec *r)
+{
+    int32_t *dst = NULL;
+    if (kn == 9 && memcmp(k, "partition", 9) == 0)
+        dst = &r->partition;
+    else if (kn == 6 && memcmp(k, "worker", 6) == 0)
+        dst = &r->worker;
+    else if ((kn == 3 && memcmp(k, "gpu", 3) == 0) || (kn == 6 && memcmp(k, "device", 6) == 0))
+        dst = &r->device;
+    if (!dst)
+        return 0;
+    return parse_small(v, vn, dst) ? -1 : 1;
+}
+
+/* Copy [p, end) without ANSI escape sequences (ESC [ ... final byte,
+ * or ESC and one byte) into out; returns the new length. */
+static size_t strip_ansi(const char *p, const char *end, char *out)
+{
+    size_t n = 0;
+    while (p < end) {
+        if (*p != 0x1b) {
+            out[n++] = *p++;
+            continue;
+        }
+        p++;
+        if (p < end && *p == '[') {
+            p++;
+            while (p < end && !(*p >= 0x40 && *p <= 0x7e))
+                p++;
+            if (p < end)
+                p++;
+        } else if (p < end) {
+            p++;
+        }
+    }
+    return n;
+}
+
+static enum scan_err parse_cuzk(const char *p, const char *end, struct scan_rec *r)
+{
+    /* <offset_ms>,<EVENT>,<job_id>,<detail> */
+    const char *f = p;
+    const char *c = memchr(f, ',', (size_t)(end - f));
+    if (!c)
+        return SCAN_BAD_TIME;
+    const char *ts = f;
+    size_t tn = (size_t)(c - f);
+    while (tn && (*ts == ' ' || *ts == '\t'))
+        ts++, tn--;
+    while (tn && (ts[tn - 1] == ' ' || ts[tn - 1] == '\t'))
+        tn--;
+    if (parse_fixed(ts, tn, 6, INT64_MAX / 2, &r->t_ns))
+        return SCAN_BAD_TIME;
+    f = c + 1;
+    c = memchr(f, ',', (size_t)(end - f));
+    const char *ev_end = c ? c : end;
+    if (ev_end == f)
+        return SCAN_BAD_EVENT;
+    r->ev = event_id(f, (size_t)(ev_end - f));
+    if (r->ev < 0)
+        return SCAN_UNKNOWN_EVENT;
+    if (!c)
+        return SCAN_NO_JOB;
+    f = c + 1;
+    c = memchr(f, ',', (size_t)(end - f));
+    const char *job_end = c ? c : end;
+    if (job_end == f)
+        return SCAN_NO_JOB;
+    r->job = f;
+    r->job_len = (size_t)(job_end - f);
+    if (r->job_len > SCAN_JOB_MAX)
+        return SCAN_NO_JOB;
+    /* detail: k=v,k=v, possibly empty or a bare word */
+    for (f = c ? c + 1 : end; f < end;) {
+        c = memchr(f, ',', (size_t)(end - f));
+        const char *item_end = c ? c : end;
+        const char *eq = memchr(f, '=', (size_t)(item_end - f));
+        if (eq && take_key(f, (size_t)(eq - f), eq + 1, (size_t)(item_end - eq - 1), r) < 0)
+            return SCAN_BAD_NUMBER;
+        f = c ? c + 1 : end;
+    }
+    return SCAN_OK;
+}
+
+static enum scan_err parse_seed(const char *p, const char *end, struct scan_rec *r)
+{
+    /* <event> job=<job_id> ts=<seconds> [k=v ...], blank separated */
+    int have_ts = 0;
+    r->ev = -2;
+    while (p < end) {
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+        if (p == end)
+            break;
+        const char *w = p;
+        while (p < end && *p != ' ' && *p != '\t')
+            p++;
+        size_t wn = (size_t)(p - w);
+        if (r->ev == -2) {
+            r->ev = event_id(w, wn);
+            if (r->ev < 0)
+                return SCAN_UNKNOWN_EVENT;
+            continue;
+        }
+        const char *eq = memchr(w, '=', wn);
+        if (!eq)
+            continue;
+        size_t kn = (size_t)(eq - w), vn = wn - kn - 1;
+        if (kn == 3 && memcmp(w, "job", 3) == 0) {
+            if (vn == 0 || vn > SCAN_JOB_MAX)
+                return SCAN_NO_JOB;
+            r->job = eq + 1;
+            r->job_len = vn;
+        } else if (kn == 2 && memcmp(w, "ts", 2) == 0) {
+            if (parse_fixed(eq + 1, vn, 9, INT64_MAX / 2, &r->t_ns))
+                return SCAN_BAD_TIME;
+            have_ts = 1;
+        } else if (take_key(w, kn, eq + 1, vn, r) < 0) {
+            return SCAN_BAD_NUMBER;
+        }
+    }
+    if (r->ev == -2)
+        return SCAN_BAD_EVENT;
+    if (!r->job)
+        return SCAN_NO_JOB;
+    if (!have_ts)
+        return SCAN_BAD_TIME;
+    return SCAN_OK;
+}
+
+enum scan_err scan_line(const char *tl, const char *eol, int prev, char *scratch,
+                        struct scan_rec *r)
+{
+    if (is_word(prev))
+        return SCAN_NOT_RECORD;
+    const char *p = tl + 8;
+    if (p >= eol || !(*p == ',' || *p == ' ' || *p == '\t'))
+        return SCAN_NOT_RECORD;
+    if (eol - tl > SCAN_LINE_MAX)
+        return SCAN_TOO_LONG;
+    if (memchr(p, 0x1b, (size_t)(eol - p))) {
+        size_t n = strip_ansi(p, eol, scratch);
+        p = scratch;
+        eol = scratch + n;
+    }
+    while (eol > p && (eol[-1] == '\r' || eol[-1] == ' ' || eol[-1] == '\t' || eol[-1] == 0))
+        eol--;
+    r->job = NULL;
+    r->job_len = 0;
+    r->partition = r->worker = r->device = -1;
+    r->t_ns = 0;
+    if (*p == ',')
+        return parse_cuzk(p + 1, eol, r);
+    return parse_seed(p, eol, r);
+}

@@ -1,0 +1,64 @@
+/*
+ * scan.h -- finding and parsing TIMELINE records in text.
+ *
+ * Two forms are read, anywhere in a line (after a log prefix, among ANSI
+ * colour codes, before a '\r'):
+ *
+ *   TIMELINE,<offset_ms>,<EVENT>,<job_id>,<detail>     cuzk; detail k=v,k=v
+ *   TIMELINE <event> job=<job_id> ts=<seconds>         the seed form
+ *
+ * scan_find locates candidate records fast (SIMD where the CPU has it);
+ * scan_line parses one.  Neither allocates.
+ */
+#ifndef SCAN_H
+#define SCAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Event ids shared by every reader: the six pipeline points. */
+enum { EV_SYNTH_START, EV_SYNTH_END, EV_CHAN_SEND, EV_GPU_PICKUP, EV_GPU_START, EV_GPU_END, EV_N };
+
+extern const char *const ev_names[EV_N];
+
+/* Why a TIMELINE line did not parse. */
+enum scan_err {
+    SCAN_OK = 0,
+    SCAN_NOT_RECORD,   /* "TIMELINE" is part of another word: not a record */
+    SCAN_BAD_TIME,     /* missing, malformed, negative, NaN or overflowing time */
+    SCAN_BAD_EVENT,    /* missing event name */
+    SCAN_UNKNOWN_EVENT,/* an event name that is not one of the six (or GPU_QUEUE) */
+    SCAN_NO_JOB,       /* missing or empty job id */
+    SCAN_BAD_NUMBER,   /* a partition/worker/device value that is not a small integer */
+    SCAN_TOO_LONG      /* a record over SCAN_LINE_MAX bytes */
+};
+
+extern const char *const scan_err_text[];
+
+#define SCAN_LINE_MAX 4096 /* longest record parsed; longer lines are skipped */
+#define SCAN_JOB_MAX 1024  /* longest job id kept */
+
+struct scan_rec {
+    int64_t t_ns;        /* since the run's epoch */
+    int ev;              /* EV_* */
+    const char *job;     /* points into the caller's buffer or scratch */
+    size_t job_len;
+    int32_t partition;   /* -1: none */
+    int32_t worker;      /* -1: none */
+    int32_t device;      /* -1: none (gpu= or device=) */
+};
+
+/* The first "TIMELINE" at or after p, or NULL. */
+const char *scan_find(const char *p, const char *end);
+
+/* Parse the record at tl (which points at "TIMELINE") up to eol (the line's
+ * end, without '\n').  prev is the byte before tl, or 0 at a line start.
+ * scratch (SCAN_LINE_MAX bytes) holds a cleaned copy when the line has
+ * ANSI codes; r->job may point into it. */
+enum scan_err scan_line(const char *tl, const char *eol, int prev, char *scratch,
+                        struct scan_rec *r);
+
+/* Newlines in [p, end). */
+uint64_t scan_count_lines(const char *p, const char *end);
+
+#endif /* SCAN_H */

@@ -1,0 +1,28 @@
+/*
+ * sort.h -- the orderings the analysis needs, in linear time where it
+ * matters: LSD radix sorts of time spans and of times, and selection of
+ * order statistics (percentiles) without a full sort.
+ */
+#ifndef SORT_H
+#define SORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct span {
+    int64_t start, end; /* [start, end) in ns; end may be INT64_MAX (open) */
+};
+
+/* Sort by start.  Returns 0, or -1 when out of memory (then unsorted). */
+int sort_spans(struct span *a, size_t n);
+int sort_times(int64_t *a, size_t n);
+
+/* Merge overlapping or touching spans of a start-sorted array in place;
+ * returns the new count. */
+size_t merge_spans(struct span *a, size_t n);
+
+/* The q-quantile (0..1) of a[0..n), linear between closest ranks (the
+ * "type 7" definition, as numpy and R use by default).  Reorders a. */
+double quantile(int64_t *a, size_t n, double q);
+
+#endif /* SORT_H */

@@ -427,6 +427,7 @@ static struct {
     uint64_t discarded; /* from lttng list, after stop */
     int discarded_known;
     uint64_t bytes;     /* trace written by the consumer */
+    unsigned long subbuf; /* sub-buffer size; 4 of them a CPU */
 } lt;
 
 #ifdef WF_BENCH_LTTNG
@@ -461,11 +462,21 @@ static void lttng_begin(void)
         return;
     }
     lt.active = 1;
-    /* 16 MiB a CPU: a batch (49152 events, ~1.2 MB) never waits on the
-     * consumer, so the row times the recording path, not discarding. */
+    /* A batch is ~0.9 MB of trace; the default channel (4 x 512 KiB a CPU)
+     * holds it, but drops events when a busy host starves the consumer.
+     * Per-user buffers exist for every CPU, so give them 64 MiB in all,
+     * 2 to 16 MiB a CPU: the row then times recording, not discarding (the
+     * discarded count under the table checks it). */
+    long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+    unsigned long per_cpu = 16ul << 20;
+    while (per_cpu > (2ul << 20) && ncpu > 0 && per_cpu * (unsigned long)ncpu > (64ul << 20))
+        per_cpu >>= 1;
+    lt.subbuf = per_cpu / 4;
+    char subbuf[64];
+    snprintf(subbuf, sizeof subbuf, "--subbuf-size=%lu", lt.subbuf);
     if (lttng("lttng enable-channel",
               (char *[]){"lttng", "enable-channel", "--userspace", "--session", lt.name,
-                         "--subbuf-size=4M", "--num-subbuf=4", "wfbench", NULL}) ||
+                         subbuf, "--num-subbuf=4", "wfbench", NULL}) ||
         lttng("lttng enable-event",
               (char *[]){"lttng", "enable-event", "--userspace", "--session", lt.name,
                          "--channel=wfbench", "wf_bench:*", NULL}) ||
@@ -541,8 +552,8 @@ static struct method methods[NMETHODS] = {
 #else
     [M_LTTNG] = {.label = "LTTng-UST tracepoint, session active", .threads = 1, .share = 1},
 #endif
-    /* ~4 us an event (a write(2) each): a quarter of the events keeps the
-     * run near a minute and the ratio ~100x clear of its target's noise. */
+    /* 2-4 us an event (a write(2) each): a quarter of the events is plenty
+     * for its median and keeps the whole run near 30 s instead of a minute. */
     [M_FPRINTF] = {.label = "fprintf + fflush TIMELINE line",
                    .batch = fprintf_batch, .after = settle, .threads = 1, .share = 4, .on = 1},
 };
@@ -819,8 +830,9 @@ int main(void)
            : cost.lost ? " (drops: rows timed the drop path)"
                        : "");
     if (methods[M_LTTNG].on) {
-        printf("  LTTng session: %llu events fired, %.1f MiB of trace written, ",
-               (unsigned long long)lt.events, (double)lt.bytes / 1048576.0);
+        printf("  LTTng session (4 x %lu KiB a CPU): %llu events fired, %.1f MiB of trace "
+               "written, ",
+               lt.subbuf >> 10, (unsigned long long)lt.events, (double)lt.bytes / 1048576.0);
         if (lt.discarded_known)
             printf("%llu discarded\n", (unsigned long long)lt.discarded);
         else

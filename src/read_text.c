@@ -76,10 +76,12 @@ static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int las
         if (!eol)
             eol = end;
         *line += scan_count_lines(pos, hit);
-        const char *ls = hit; /* only the byte before matters */
-        int prev = ls > buf && ls[-1] != '\n' ? (unsigned char)ls[-1] : 0;
+        /* the line's start: only the few bytes before the hit matter */
+        const char *ls = hit;
+        while (ls > buf && ls[-1] != '\n' && hit - ls < 64)
+            ls--;
         struct scan_rec r;
-        enum scan_err e = scan_line(hit, eol, prev, scratch, &r);
+        enum scan_err e = scan_line(ls, hit, eol, scratch, &r);
         if (e == SCAN_NOT_RECORD) {
             /* Not a record, but a real one may follow on the same line. */
             pos = hit + 8;

@@ -351,10 +351,24 @@ static enum scan_err parse_seed(const char *p, const char *end, struct scan_rec 
     return SCAN_OK;
 }
 
-enum scan_err scan_line(const char *tl, const char *eol, int prev, char *scratch,
+/* Does TIMELINE at tl start a word?  The byte before may end an ANSI
+ * colour code ("\x1b[2mTIMELINE"), which counts as a boundary. */
+static int at_word_start(const char *ls, const char *tl)
+{
+    if (tl == ls || !is_word((unsigned char)tl[-1]))
+        return 1;
+    const char *q = tl - 1; /* a CSI final byte? walk back over parameters */
+    if (!((*q >= 'A' && *q <= 'Z') || (*q >= 'a' && *q <= 'z')))
+        return 0;
+    while (q > ls && ((q[-1] >= '0' && q[-1] <= '9') || q[-1] == ';'))
+        q--;
+    return q - ls >= 2 && q[-1] == '[' && q[-2] == 0x1b;
+}
+
+enum scan_err scan_line(const char *ls, const char *tl, const char *eol, char *scratch,
                         struct scan_rec *r)
 {
-    if (is_word(prev))
+    if (!at_word_start(ls, tl))
         return SCAN_NOT_RECORD;
     const char *p = tl + 8;
     if (p >= eol || !(*p == ',' || *p == ' ' || *p == '\t'))

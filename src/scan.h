@@ -52,10 +52,10 @@ struct scan_rec {
 const char *scan_find(const char *p, const char *end);
 
 /* Parse the record at tl (which points at "TIMELINE") up to eol (the line's
- * end, without '\n').  prev is the byte before tl, or 0 at a line start.
+ * end, without '\n'); ls is where the line starts (at or before tl).
  * scratch (SCAN_LINE_MAX bytes) holds a cleaned copy when the line has
  * ANSI codes; r->job may point into it. */
-enum scan_err scan_line(const char *tl, const char *eol, int prev, char *scratch,
+enum scan_err scan_line(const char *ls, const char *tl, const char *eol, char *scratch,
                         struct scan_rec *r);
 
 /* Newlines in [p, end). */

@@ -1,0 +1,346 @@
+/*
+ * test_analyze.c -- every definition of DESIGN.md on hand-built logs whose
+ * answers are worked out by hand in the comments: busy merged across
+ * workers, each idle cause, in-flight units, several runs in one log,
+ * both text forms, ANSI and CRLF, partitions, devices, bottleneck, advice,
+ * throughput, duplicates and contradictions.
+ */
+#include "check.h"
+#include "trace_util.h"
+
+#include "load.h"
+#include "scan.h"
+#include "wf_exit.h"
+
+#include <math.h>
+
+#define MS 1000000LL
+
+static struct loaded L;
+
+/* Write text to a scratch file and load it; returns the status. */
+static int load_text(const char *name, const char *text)
+{
+    const char *path = tmp_path(name);
+    FILE *f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+    char *argv[1] = {(char *)path};
+    loaded_free(&L);
+    int rc = load_inputs(&L, argv, 1, 0, "test");
+    remove(path);
+    return rc;
+}
+
+static int near(double a, double b)
+{
+    return fabs(a - b) <= 1e-6 * (fabs(b) > 1 ? fabs(b) : 1);
+}
+
+#define CHECK_NEAR(a, b)                                                                        \
+    do {                                                                                        \
+        check_count++;                                                                          \
+        if (!near((double)(a), (double)(b))) {                                                  \
+            check_failures++;                                                                   \
+            fprintf(stderr, "%s:%d: CHECK failed: %s ~ %s (%.9g vs %.9g)\n", __FILE__, __LINE__, \
+                    #a, #b, (double)(a), (double)(b));                                          \
+        }                                                                                       \
+    } while (0)
+
+static void merged_workers(void)
+{
+    /* Two workers on one device overlap: busy is the union [0,15] ms, not
+     * 10 + 10; the window is [0,15]; utilization 1. */
+    CHECK(load_text("merge.log",
+                    "TIMELINE,0,GPU_START,a,worker=0\n"
+                    "TIMELINE,5,GPU_START,b,worker=1\n"
+                    "TIMELINE,10,GPU_END,a,worker=0\n"
+                    "TIMELINE,15,GPU_END,b,worker=1\n") == WF_EXIT_OK);
+    CHECK_EQ_U(L.nres, 1);
+    const struct run_result *r = &L.res[0];
+    CHECK_EQ_U(r->ndev, 1);
+    CHECK_EQ_U(r->dev[0].busy, 15 * MS);
+    CHECK_EQ_U(r->dev[0].window_end - r->dev[0].window_start, 15 * MS);
+    CHECK_NEAR(r->utilization, 1.0);
+    CHECK_EQ_U(r->dev[0].nworkers, 2);
+    CHECK_EQ_U(r->idle, 0);
+    CHECK(r->bottleneck == BN_GPU);
+}
+
+static void idle_causes(void)
+{
+    /* One device; each gap has its own cause (ms):
+     *   a busy [0,10]
+     *   gap [10,14): b picked up at 10, started at 14        -> prep 4
+     *   b busy [14,20]
+     *   gap [20,24): c ready (GPU_QUEUE) at 18, picked up 24  -> queue 4
+     *   c busy [24,30]
+     *   gap [30,34): d in synthesis [25,34)                   -> synthesis 4
+     *   d busy [34,40]
+     *   gap [40,50): nothing in flight [40,48)                -> no_work 8
+     *                e in synthesis [48,50)                   -> synthesis 2
+     *   e busy [50,60]; f starts synthesis at 55 and never ends (in flight)
+     * busy 38 of a 60 window; idle 22 = 4 + 4 + 6 + 8; no_work is the
+     * largest cause, so the bottleneck is input. */
+    CHECK(load_text("causes.log",
+                    "TIMELINE,0,GPU_START,a,\n"
+                    "TIMELINE,10,GPU_END,a,\n"
+                    "TIMELINE,10,GPU_PICKUP,b,\n"
+                    "TIMELINE,14,GPU_START,b,\n"
+                    "TIMELINE,18,GPU_QUEUE,c,\n"
+                    "TIMELINE,20,GPU_END,b,\n"
+                    "TIMELINE,24,GPU_PICKUP,c,\n"
+                    "TIMELINE,24,GPU_START,c,\n"
+                    "TIMELINE,25,SYNTH_START,d,\n"
+                    "TIMELINE,30,GPU_END,c,\n"
+                    "TIMELINE,34,SYNTH_END,d,\n"
+                    "TIMELINE,34,CHAN_SEND,d,\n"
+                    "TIMELINE,34,GPU_PICKUP,d,\n"
+                    "TIMELINE,34,GPU_START,d,\n"
+                    "TIMELINE,40,GPU_END,d,\n"
+                    "TIMELINE,48,SYNTH_START,e,\n"
+                    "TIMELINE,50,SYNTH_END,e,\n"
+                    "TIMELINE,50,GPU_START,e,\n"
+                    "TIMELINE,55,SYNTH_START,f,\n"
+                    "TIMELINE,60,GPU_END,e,\n") == WF_EXIT_OK);
+    const struct run_result *r = &L.res[0];
+    CHECK_EQ_U(r->ndev, 1);
+    const struct device_result *d = &r->dev[0];
+    CHECK_EQ_U(d->busy, 38 * MS);
+    CHECK_EQ_U(d->window_end - d->window_start, 60 * MS);
+    CHECK_EQ_U(d->idle, 22 * MS);
+    CHECK_EQ_U(d->by_cause[CAUSE_PREP], 4 * MS);
+    CHECK_EQ_U(d->by_cause[CAUSE_QUEUE], 4 * MS);
+    CHECK_EQ_U(d->by_cause[CAUSE_SYNTHESIS], 6 * MS);
+    CHECK_EQ_U(d->by_cause[CAUSE_NO_WORK], 8 * MS);
+    CHECK_EQ_U(d->by_cause[0] + d->by_cause[1] + d->by_cause[2] + d->by_cause[3], d->idle);
+    CHECK_EQ_U(d->ngaps, 4);
+    CHECK_EQ_U(d->gaps[3].by_cause[CAUSE_NO_WORK], 8 * MS);
+    CHECK_EQ_U(d->gaps[3].by_cause[CAUSE_SYNTHESIS], 2 * MS);
+    CHECK_EQ_U(r->in_flight, 1); /* f */
+    CHECK_EQ_U(r->units, 6);
+    CHECK_NEAR(r->utilization, 38.0 / 60.0);
+    CHECK(r->bottleneck == BN_INPUT);
+    CHECK_EQ_U(r->synth_max, 1);
+}
+
+static void sequential_story(void)
+{
+    /* The story, scaled: synthesis 38 ms strictly in sequence, GPU 26 ms.
+     * Jobs j0..j3: synth [38k, 38(k+1)), sent at once, proved [38(k+1),
+     * 38(k+1)+26).  Window [38, 178]; busy 4 x 26 = 104; idle 36 = three
+     * gaps of 12, all synthesis.  g = 26, s = 38: advice ceil(38/26) = 2,
+     * predicted now 26/38, at 2: 1.  s per job = 178/4; steady 38. */
+    char log[4096];
+    size_t n = 0;
+    for (int k = 0; k < 4; k++) {
+        int ss = 38 * k, se = 38 * (k + 1), gs = se, ge = se + 26;
+        n += (size_t)snprintf(log + n, sizeof log - n,
+                              "2026-02-18T19:21:07Z INFO noise line %d\r\n"
+                              "TIMELINE,%d,SYNTH_START,j%d,\n"
+                              "\x1b[2mTIMELINE,%d,SYNTH_END,j%d,synth_ms=38\x1b[0m\r\n"
+                              "TIMELINE,%d,GPU_QUEUE,j%d,\n"
+                              "TIMELINE,%d,GPU_PICKUP,j%d,worker=0\n"
+                              "TIMELINE,%d,GPU_START,j%d,worker=0\n"
+                              "TIMELINE,%d,GPU_END,j%d,worker=0,gpu_ms=26\n",
+                              k, ss, k, se, k, se, k, se, k, gs, k, ge, k);
+    }
+    CHECK(load_text("story.log", log) == WF_EXIT_OK);
+    const struct run_result *r = &L.res[0];
+    CHECK_EQ_U(r->units, 4);
+    CHECK_EQ_U(r->jobs_completed, 4);
+    CHECK_EQ_U(r->busy, 104 * MS);
+    CHECK_EQ_U(r->window, 140 * MS);
+    CHECK_EQ_U(r->by_cause[CAUSE_SYNTHESIS], 36 * MS);
+    CHECK_EQ_U(r->dev[0].ngaps, 3);
+    CHECK_EQ_U(r->dev[0].fill, 38 * MS);
+    CHECK(r->bottleneck == BN_SYNTHESIS);
+    CHECK(r->advice.valid);
+    CHECK_EQ_U(r->advice.needed, 2);
+    CHECK_EQ_U(r->advice.current, 1);
+    CHECK_NEAR(r->advice.predicted_now, 26.0 / 38.0);
+    CHECK_NEAR(r->advice.predicted_needed, 1.0);
+    CHECK_NEAR(r->s_per_job, 178.0 * MS / 4);
+    CHECK_NEAR(r->steady_s_per_job, 38.0 * MS);
+    CHECK_NEAR(r->stage[ST_SYNTHESIS].mean, 38.0 * MS);
+    CHECK_NEAR(r->stage[ST_GPU].p90, 26.0 * MS);
+    CHECK_EQ_U(r->stage[ST_HANDOFF].count, 4);
+    CHECK_EQ_U(r->synth_max, 1);
+    CHECK_EQ_U(r->run->skipped_lines, 0);
+}
+
+static void runs_and_forms(void)
+{
+    /* Run 1 in the seed form (seconds), run 2 in the cuzk form after a
+     * restart near zero, with partitions: job p has partitions 0 and 1;
+     * it completes only when both have GPU_END. */
+    CHECK(load_text("runs.log",
+                    "TIMELINE synth_start job=abc ts=0.000\n"
+                    "TIMELINE synth_end   job=abc ts=1.500\n"
+                    "TIMELINE gpu_start   job=abc ts=2.000\n"
+                    "TIMELINE gpu_end     job=abc ts=65.847\n"
+                    "daemon restarted\n"
+                    "TIMELINE,3,SYNTH_START,p,partition=0\n"
+                    "TIMELINE,4,SYNTH_START,p,partition=1\n"
+                    "TIMELINE,100,GPU_START,p,partition=0,worker=0\n"
+                    "TIMELINE,200,GPU_END,p,partition=0,worker=0\n"
+                    "TIMELINE,200,GPU_START,p,partition=1,worker=0\n") == WF_EXIT_OK);
+    CHECK_EQ_U(L.nres, 2);
+    const struct run_result *a = &L.res[0], *b = &L.res[1];
+    CHECK_EQ_U(a->units, 1);
+    CHECK_EQ_U(a->busy, 63847 * MS);
+    CHECK_EQ_U(a->run->first_line, 1);
+    CHECK_EQ_U(a->run->last_line, 4);
+    CHECK_EQ_U(b->run->index, 2);
+    CHECK_EQ_U(b->run->first_line, 6);
+    CHECK_EQ_U(b->units, 2);
+    CHECK_EQ_U(b->jobs, 1);
+    CHECK_EQ_U(b->jobs_completed, 0);
+    CHECK_EQ_U(b->in_flight, 1);
+    CHECK_EQ_U(b->busy, 100 * MS);
+    CHECK(b->s_per_job < 0); /* no job completed */
+}
+
+static void devices(void)
+{
+    /* Two devices (gpu= and device= both name one), one worker each. */
+    CHECK(load_text("dev.log",
+                    "TIMELINE,0,GPU_START,a,worker=0,gpu=0\n"
+                    "TIMELINE,10,GPU_END,a,worker=0,gpu=0\n"
+                    "TIMELINE,0,GPU_START,b,worker=0,device=1\n"
+                    "TIMELINE,5,GPU_END,b,worker=0,device=1\n"
+                    "TIMELINE,15,GPU_START,c,worker=0,device=1\n"
+                    "TIMELINE,20,GPU_END,c,worker=0,device=1\n") == WF_EXIT_OK);
+    const struct run_result *r = &L.res[0];
+    CHECK_EQ_U(r->ndev, 2);
+    CHECK_EQ_U(r->dev[0].device, 0);
+    CHECK_EQ_U(r->dev[1].device, 1);
+    CHECK_EQ_U(r->dev[1].busy, 10 * MS);
+    CHECK_EQ_U(r->dev[1].idle, 10 * MS);
+    CHECK_EQ_U(r->dev[1].by_cause[CAUSE_NO_WORK], 10 * MS);
+    CHECK_NEAR(r->dev[1].utilization, 0.5);
+    CHECK_NEAR(r->utilization, 20.0 / 30.0);
+}
+
+static void bad_data(void)
+{
+    /* Duplicates keep the first; a unit going backwards is left out of
+     * busy; malformed TIMELINE lines are skipped and counted with their
+     * line numbers; GPU_TIMELINE is not a record at all. */
+    CHECK(load_text("bad.log",
+                    "TIMELINE,0,GPU_START,a,\n"              /* 1 */
+                    "TIMELINE,10,GPU_END,a,\n"               /* 2 */
+                    "TIMELINE,11,GPU_END,a,\n"               /* 3 duplicate */
+                    "TIMELINE,30,GPU_START,x,\n"             /* 4 x goes backwards */
+                    "TIMELINE,20,GPU_END,x,\n"               /* 5 */
+                    "TIMELINE,abc,GPU_END,y,\n"              /* 6 bad time */
+                    "TIMELINE,99999999999999999999,GPU_END,y,\n" /* 7 overflow */
+                    "TIMELINE,5,FROBNICATE,y,\n"             /* 8 unknown event */
+                    "TIMELINE,5,GPU_END\n"                   /* 9 no job */
+                    "TIMELINE,5,GPU_END,y,partition=-1\n"    /* 10 bad number */
+                    "TIMELINE,-5,GPU_END,y,\n"               /* 11 negative */
+                    "TIMELINE,nan,GPU_END,y,\n"              /* 12 nan */
+                    "GPU_TIMELINE enabled\n"                 /* 13 not a record */
+                    "TIMELINE gpu_end ts=1.0\n"              /* 14 no job */
+                    "TIMELINE,40,GPU_START,b,\n"             /* 15 */
+                    "TIMELINE,50,GPU_END,b,\n") == WF_EXIT_OK);
+    CHECK(L.partial); /* analyze exits 4 */
+    const struct run_result *r = &L.res[0];
+    const struct run *run = r->run;
+    CHECK_EQ_U(run->skipped_lines, 8);
+    CHECK_EQ_U(run->duplicates, 1);
+    CHECK_EQ_U(r->inconsistent, 1);
+    CHECK_EQ_U(r->busy, 20 * MS); /* a and b; x left out */
+    CHECK_EQ_U(r->window, 50 * MS);
+    CHECK_EQ_U(run->nissues[ISSUE_SKIPPED], 5);
+    CHECK_EQ_U(run->issues[ISSUE_SKIPPED][0].line, 6);
+    CHECK_EQ_U(run->issues[ISSUE_SKIPPED][0].detail, SCAN_BAD_TIME);
+    CHECK_EQ_U(run->issues[ISSUE_SKIPPED][2].detail, SCAN_UNKNOWN_EVENT);
+    CHECK_EQ_U(run->issues[ISSUE_SKIPPED][3].line, 9);
+    CHECK_EQ_U(run->issues[ISSUE_DUPLICATE][0].line, 3);
+    CHECK_EQ_U(run->issues[ISSUE_CONTRADICTION][0].line, 4);
+    CHECK_EQ_U(L.model.timeline_lines, 15);
+}
+
+static void parser(void)
+{
+    char scratch[SCAN_LINE_MAX];
+    struct scan_rec r;
+    const char *l1 = "TIMELINE,36512,SYNTH_END,9f1c2e7a-1b2c,partition=3,synth_ms=36512";
+    CHECK(scan_line(l1, l1, l1 + strlen(l1), scratch, &r) == SCAN_OK);
+    CHECK(r.t_ns == 36512 * MS && r.ev == EV_SYNTH_END && r.partition == 3 && r.worker == -1);
+    CHECK(r.job_len == 13 && memcmp(r.job, "9f1c2e7a-1b2c", 13) == 0);
+    const char *l2 = "TIMELINE,1.5,gpu_queue,j,monotonic";
+    CHECK(scan_line(l2, l2, l2 + strlen(l2), scratch, &r) == SCAN_OK);
+    CHECK(r.t_ns == 1500000 && r.ev == EV_CHAN_SEND && r.partition == -1);
+    const char *l3 = "TIMELINE,7,GPU_START,j,worker=2,gpu=1\x1b[0m\r";
+    CHECK(scan_line(l3, l3, l3 + strlen(l3), scratch, &r) == SCAN_OK);
+    CHECK(r.worker == 2 && r.device == 1);
+    const char *l4 = "TIMELINE gpu_end     job=abc ts=65.847";
+    CHECK(scan_line(l4, l4, l4 + strlen(l4), scratch, &r) == SCAN_OK);
+    CHECK(r.t_ns == 65847 * MS && r.ev == EV_GPU_END && r.job_len == 3);
+    const char *l5 = "TIMELINE,5,GPU_END,j,worker=99999999999";
+    CHECK(scan_line(l5, l5, l5 + strlen(l5), scratch, &r) == SCAN_BAD_NUMBER);
+    const char *l6 = "TIMELINE,5.,GPU_END,j,";
+    CHECK(scan_line(l6, l6, l6 + strlen(l6), scratch, &r) == SCAN_BAD_TIME);
+    const char *l7 = "TIMELINEX,5,GPU_END,j,";
+    CHECK(scan_line(l7, l7, l7 + strlen(l7), scratch, &r) == SCAN_NOT_RECORD);
+    const char *l8 = "TIMELINE,5,GPU_END,,";
+    CHECK(scan_line(l8, l8, l8 + strlen(l8), scratch, &r) == SCAN_NO_JOB);
+    const char *l9 = "TIMELINE,inf,GPU_END,j,";
+    CHECK(scan_line(l9, l9, l9 + strlen(l9), scratch, &r) == SCAN_BAD_TIME);
+    const char *la = "TIMELINE,1e3,GPU_END,j,";
+    CHECK(scan_line(la, la, la + strlen(la), scratch, &r) == SCAN_BAD_TIME);
+    /* the finder, across SIMD block edges */
+    char buf[200];
+    for (int at = 0; at < 100; at++) {
+        memset(buf, 'E', sizeof buf);
+        memcpy(buf + at, "TIMELINE", 8);
+        CHECK(scan_find(buf, buf + sizeof buf) == buf + at);
+        CHECK(scan_find(buf, buf + at + 7) == NULL);
+    }
+    CHECK(model_is_restart(0, 10 * MS * 100));
+    CHECK(!model_is_restart(990 * MS, 1000 * MS));
+    CHECK(!model_is_restart(1, 40 * MS)); /* too small a drop */
+}
+
+static void native_equals_text(void)
+{
+    /* A native trace and its `dump -p 6` text give the same analysis. */
+    const char *wft = tmp_path("eq.wft"), *txt = tmp_path("eq.log");
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s %s 4 >/dev/null && %s dump -p 6 %s > %s", DEMO_BIN, wft,
+             WATERFALL_BIN, wft, txt);
+    CHECK(run_status(cmd) == 0);
+    char *argv[2] = {(char *)wft, (char *)txt};
+    loaded_free(&L);
+    CHECK(load_inputs(&L, argv, 2, 0, "test") == WF_EXIT_OK);
+    CHECK_EQ_U(L.nres, 2);
+    if (L.nres == 2) {
+        const struct run_result *a = &L.res[0], *b = &L.res[1];
+        CHECK_EQ_U(a->units, 4);
+        CHECK_EQ_U(a->units, b->units);
+        CHECK(labs((long)(a->busy - b->busy)) <= 4 * 1000); /* dump rounds each time to 1 ns... */
+        CHECK(labs((long)(a->idle - b->idle)) <= 4 * 1000);
+        for (int c = 0; c < CAUSE_N; c++)
+            CHECK(labs((long)(a->by_cause[c] - b->by_cause[c])) <= 4 * 1000);
+        CHECK(a->bottleneck == b->bottleneck);
+        CHECK_EQ_U(a->advice.needed, b->advice.needed);
+    }
+    remove(wft);
+    remove(txt);
+}
+
+int main(void)
+{
+    merged_workers();
+    idle_causes();
+    sequential_story();
+    runs_and_forms();
+    devices();
+    bad_data();
+    parser();
+    native_equals_text();
+    loaded_free(&L);
+    return check_done("analyze");
+}

@@ -144,6 +144,29 @@ static int cmp_i32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Sort and deduplicate a[0..n) in place; returns the distinct count.
+ * Workers and devices are few and repeat in runs: squeeze out repeats of
+ * the previous value first, so the sort sees few values. */
+static size_t distinct(int32_t *a, size_t n)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t k;
+        for (k = m; k > 0 && m - k < 8; k--)
+            if (a[k - 1] == a[i])
+                break;
+        if (k > 0 && m - k < 8 && a[k - 1] == a[i])
+            continue;
+        a[m++] = a[i];
+    }
+    qsort(a, m, sizeof *a, cmp_i32);
+    size_t o = 0;
+    for (size_t i = 0; i < m; i++)
+        if (o == 0 || a[o - 1] != a[i])
+            a[o++] = a[i];
+    return o;
+}
+
 /* The run-wide sets every device shares: queue and synthesis. */
 struct shared_sets {
     struct span *queue, *synth;
@@ -179,11 +202,7 @@ static int device_analyze(const struct run *r, int32_t dev, const struct shared_
         if (state_span(u, u->t[EV_GPU_PICKUP], EV_GPU_START, &s))
             prep[np++] = s;
     }
-    qsort(workers, nw, sizeof *workers, cmp_i32);
-    size_t nwu = 0;
-    for (size_t i = 0; i < nw; i++)
-        if (nwu == 0 || workers[nwu - 1] != workers[i])
-            workers[nwu++] = workers[i];
+    size_t nwu = distinct(workers, nw);
     d->workers = workers;
     d->nworkers = nwu;
     if (nb == 0) {
@@ -451,11 +470,7 @@ int analyze_run(const struct run *r, struct run_result *res)
         if (has(u, EV_GPU_PICKUP) || has(u, EV_GPU_START) || has(u, EV_GPU_END))
             devs[nd++] = u->device;
     }
-    qsort(devs, nd, sizeof *devs, cmp_i32);
-    size_t ndu = 0;
-    for (size_t i = 0; i < nd; i++)
-        if (ndu == 0 || devs[ndu - 1] != devs[i])
-            devs[ndu++] = devs[i];
+    size_t ndu = distinct(devs, nd);
     res->dev = calloc(ndu ? ndu : 1, sizeof *res->dev);
     struct shared_sets sh = {0};
     int rc = -1;

@@ -9,45 +9,10 @@
  */
 #include "events.h"
 
+#include "mem.h"
+
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-
-/* Large arrays come straight from mmap with transparent huge pages asked
- * for: a multi-gigabyte log would otherwise spend much of its time in
- * page faults, one per 4 KiB of events (measured: a third of the time in a
- * VM).  Sizes are kept in the callers. */
-static void *big_alloc(size_t n)
-{
-    void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-        return NULL;
-#ifdef MADV_HUGEPAGE
-    if (n >= (2u << 20))
-        madvise(p, n, MADV_HUGEPAGE);
-#endif
-    return p;
-}
-
-static void *big_realloc(void *old, size_t old_n, size_t n)
-{
-    if (!old)
-        return big_alloc(n);
-    void *p = mremap(old, old_n, n, MREMAP_MAYMOVE);
-    if (p == MAP_FAILED)
-        return NULL;
-#ifdef MADV_HUGEPAGE
-    if (n >= (2u << 20))
-        madvise(p, n, MADV_HUGEPAGE);
-#endif
-    return p;
-}
-
-static void big_free(void *p, size_t n)
-{
-    if (p)
-        munmap(p, n);
-}
 
 static uint64_t hash_bytes(const char *s, size_t n, uint64_t seed)
 {
@@ -87,31 +52,57 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
     return 0;
 }
 
-/* Index entries: the key's number + 1 in the low 32 bits (0: empty), the
- * hash's high 32 bits above, so a probe rarely touches a key that is not
- * the one sought. */
-static int rehash(struct evpart *p, uint32_t size)
+/* Index entries: a number + 1 in the low 32 bits (0: empty), the hash's
+ * high 32 bits above, so a probe rarely touches an entry that is not the
+ * one sought.  hashes[k * stride] is entry k's hash. */
+static int index_rebuild(uint64_t **idx, uint32_t *mask, uint32_t size, const uint64_t *hashes,
+                         uint32_t n, size_t stride)
 {
-    uint64_t *idx = big_alloc((size_t)size * sizeof *idx); /* zeroed */
-    if (!idx)
+    uint64_t *ni = big_alloc((size_t)size * sizeof *ni); /* zeroed */
+    if (!ni)
         return -1;
-    for (uint32_t k = 0; k < p->nkeys; k++) {
-        uint32_t i = (uint32_t)p->keys[k].hash & (size - 1);
-        while (idx[i])
+    for (uint32_t k = 0; k < n; k++) {
+        uint64_t h = *(const uint64_t *)((const char *)hashes + (size_t)k * stride);
+        uint32_t i = (uint32_t)h & (size - 1);
+        while (ni[i])
             i = (i + 1) & (size - 1);
-        idx[i] = (p->keys[k].hash & 0xffffffff00000000ull) | (k + 1);
+        ni[i] = (h & 0xffffffff00000000ull) | (k + 1);
     }
-    if (p->kindex)
-        big_free(p->kindex, (size_t)(p->kindex_mask + 1) * sizeof *p->kindex);
-    p->kindex = idx;
-    p->kindex_mask = size - 1;
+    if (*idx)
+        big_free(*idx, (size_t)(*mask + 1) * sizeof **idx);
+    *idx = ni;
+    *mask = size - 1;
     return 0;
 }
 
-static int job_add(struct evpart *p, const char *job, size_t len, uint32_t *out)
+/* The job's number, adding it if new.  jh = hash_bytes(job, len, 0). */
+static int job_find(struct evpart *p, const char *job, size_t len, uint64_t jh, uint32_t *out)
 {
-    if (grow((void **)&p->job_off, &p->jobs_cap, p->njobs + 1, sizeof *p->job_off))
+    if (!p->jindex && index_rebuild(&p->jindex, &p->jindex_mask, 1024, NULL, 0, 8))
         return -1;
+    uint32_t i = (uint32_t)jh & p->jindex_mask;
+    for (;;) {
+        uint64_t slot = p->jindex[i];
+        uint32_t k = (uint32_t)slot;
+        if (!k)
+            break;
+        if ((slot >> 32) == (jh >> 32) && p->job_hash[k - 1] == jh) {
+            size_t jl;
+            const char *j = evpart_job(p, k - 1, &jl);
+            if (jl == len && memcmp(j, job, len) == 0) {
+                *out = k - 1;
+                return 0;
+            }
+        }
+        i = (i + 1) & p->jindex_mask;
+    }
+    uint32_t cap = p->jobs_cap;
+    if (grow((void **)&p->job_off, &cap, p->njobs + 1, sizeof *p->job_off))
+        return -1;
+    cap = p->jobs_cap;
+    if (grow((void **)&p->job_hash, &cap, p->njobs + 1, sizeof *p->job_hash))
+        return -1;
+    p->jobs_cap = cap;
     if (p->arena_len + len > p->arena_cap) {
         size_t ncap = p->arena_cap ? p->arena_cap : 65536;
         while (ncap < p->arena_len + len)
@@ -124,15 +115,29 @@ static int job_add(struct evpart *p, const char *job, size_t len, uint32_t *out)
     }
     memcpy(p->arena + p->arena_len, job, len);
     p->job_off[p->njobs] = (uint64_t)p->arena_len << 16 | len;
+    p->job_hash[p->njobs] = jh;
     p->arena_len += len;
+    p->jindex[i] = (jh & 0xffffffff00000000ull) | (p->njobs + 1);
     *out = p->njobs++;
+    if ((uint64_t)p->njobs * 2 > p->jindex_mask + 1 &&
+        index_rebuild(&p->jindex, &p->jindex_mask, (p->jindex_mask + 1) * 2, p->job_hash, p->njobs, 8))
+        return -1;
     return 0;
+}
+
+static uint64_t key_hash(uint64_t jh, int32_t partition)
+{
+    uint64_t h = jh ^ ((uint64_t)(uint32_t)partition + 1) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 32;
+    return h;
 }
 
 static int key_find(struct evpart *p, const char *job, size_t len, int32_t partition,
                     uint32_t *out)
 {
-    uint64_t h = hash_bytes(job, len, (uint64_t)(uint32_t)partition);
+    uint64_t jh = hash_bytes(job, len, 0), h = key_hash(jh, partition);
     /* A unit's events come close together in a log: a small direct-mapped
      * cache of recent keys answers most lookups from L1 instead of a
      * cache miss into the big index. */
@@ -148,7 +153,7 @@ static int key_find(struct evpart *p, const char *job, size_t len, int32_t parti
             }
         }
     }
-    if (!p->kindex && rehash(p, 1024))
+    if (!p->kindex && index_rebuild(&p->kindex, &p->kindex_mask, 1024, NULL, 0, 16))
         return -1;
     uint32_t i = (uint32_t)h & p->kindex_mask;
     for (;;) {
@@ -168,18 +173,19 @@ static int key_find(struct evpart *p, const char *job, size_t len, int32_t parti
         }
         i = (i + 1) & p->kindex_mask;
     }
-    /* New key: one job entry per key keeps this simple; the model merges
-     * jobs by their bytes. */
+    /* A new key. */
     if (p->nkeys >= (1u << 31) || grow((void **)&p->keys, &p->keys_cap, p->nkeys + 1, sizeof *p->keys))
         return -1;
     uint32_t job_idx;
-    if (job_add(p, job, len, &job_idx))
+    if (job_find(p, job, len, jh, &job_idx))
         return -1;
     p->keys[p->nkeys] = (struct ukey){h, job_idx, partition};
     p->kindex[i] = (h & 0xffffffff00000000ull) | (p->nkeys + 1);
     *slot_recent = p->nkeys + 1;
     *out = p->nkeys++;
-    if ((uint64_t)p->nkeys * 2 > p->kindex_mask + 1 && rehash(p, (p->kindex_mask + 1) * 2))
+    if ((uint64_t)p->nkeys * 2 > p->kindex_mask + 1 &&
+        index_rebuild(&p->kindex, &p->kindex_mask, (p->kindex_mask + 1) * 2, &p->keys[0].hash,
+                      p->nkeys, sizeof *p->keys))
         return -1;
     return 0;
 }
@@ -261,6 +267,16 @@ int evpart_skip(struct evpart *p)
     return 0;
 }
 
+void evpart_compact(struct evpart *p)
+{
+    if (p->kindex)
+        big_free(p->kindex, (size_t)(p->kindex_mask + 1) * sizeof *p->kindex);
+    if (p->jindex)
+        big_free(p->jindex, (size_t)(p->jindex_mask + 1) * sizeof *p->jindex);
+    p->kindex = p->jindex = NULL;
+    memset(p->recent, 0, sizeof p->recent);
+}
+
 void evpart_drop_events(struct evpart *p)
 {
     for (size_t b = 0; b < p->nblocks; b++)
@@ -277,9 +293,9 @@ void evpart_free(struct evpart *p)
     evpart_drop_events(p);
     big_free(p->arena, p->arena_cap);
     big_free(p->job_off, (size_t)p->jobs_cap * sizeof *p->job_off);
+    big_free(p->job_hash, (size_t)p->jobs_cap * sizeof *p->job_hash);
     big_free(p->keys, (size_t)p->keys_cap * sizeof *p->keys);
-    if (p->kindex)
-        big_free(p->kindex, (size_t)(p->kindex_mask + 1) * sizeof *p->kindex);
+    evpart_compact(p);
     free(p->roles);
     memset(p, 0, sizeof *p);
 }

@@ -45,8 +45,11 @@ struct evpart {
     /* job ids: bytes in an arena, by offset */
     char *arena;
     size_t arena_len, arena_cap;
-    uint64_t *job_off; /* offset << 16 | length (job ids are at most 1024 bytes) */
+    uint64_t *job_off;  /* offset << 16 | length (job ids are at most 1024 bytes) */
+    uint64_t *job_hash; /* hash of the job id's bytes: the same in every part */
     uint32_t njobs, jobs_cap;
+    uint64_t *jindex;   /* like kindex, for jobs */
+    uint32_t jindex_mask;
     /* unit keys, with an open-addressing index */
     struct ukey *keys;
     uint32_t nkeys, keys_cap;
@@ -89,6 +92,10 @@ static inline const char *evpart_job(const struct evpart *p, uint32_t job, size_
     *len = (size_t)(o & 0xffff);
     return p->arena + (o >> 16);
 }
+
+/* After reading: free the lookup indexes (the model needs keys and jobs,
+ * not the means of finding them). */
+void evpart_compact(struct evpart *p);
 
 /* Free the event blocks only; keys and job ids stay (the model points
  * into them). */

@@ -52,6 +52,7 @@ static int from_native(struct source *src, const struct input *in, char *err, si
             return -1;
         }
     }
+    evpart_compact(p);
     p->bytes = in->len;
     src->lost_events = t.lost;
     src->damaged_bytes = t.corrupt_bytes + (t.bad_records ? 1 : 0);

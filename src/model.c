@@ -12,6 +12,8 @@
  */
 #include "model.h"
 
+#include "mem.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,14 +34,6 @@ static uint64_t mix(uint64_t h)
     return h;
 }
 
-static uint64_t hash_job(const char *s, size_t n)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return mix(h);
-}
-
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
@@ -47,7 +41,7 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
     size_t ncap = *cap ? *cap : 1024;
     while (ncap < need)
         ncap *= 2;
-    void *n = realloc(*p, ncap * elem);
+    void *n = big_realloc(*p, *cap * elem, ncap * elem);
     if (!n)
         return -1;
     *p = n;
@@ -56,13 +50,19 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 }
 
 /* Open-addressing index of value+1 (0 empty) with a hash tag on top. */
-static int index_grow(uint64_t **idx, size_t *mask, size_t n, uint64_t (*hash_of)(void *, size_t),
-                      void *ctx)
+/* Make room for one more than n entries, or for want entries (presizing);
+ * the n existing entries are reinserted. */
+static int index_grow(uint64_t **idx, size_t *mask, size_t n, size_t want,
+                      uint64_t (*hash_of)(void *, size_t), void *ctx)
 {
-    if (*idx && (n + 1) * 2 <= *mask + 1)
+    if (want < n + 1)
+        want = n + 1;
+    if (*idx && want * 2 <= *mask + 1)
         return 0;
     size_t size = *idx ? (*mask + 1) * 2 : 1024;
-    uint64_t *ni = calloc(size, sizeof *ni);
+    while (size < want * 2)
+        size *= 2;
+    uint64_t *ni = big_alloc(size * sizeof *ni);
     if (!ni)
         return -1;
     for (size_t v = 0; v < n; v++) {
@@ -72,7 +72,8 @@ static int index_grow(uint64_t **idx, size_t *mask, size_t n, uint64_t (*hash_of
             i = (i + 1) & (size - 1);
         ni[i] = (h & 0xffffffff00000000ull) | (v + 1);
     }
-    free(*idx);
+    if (*idx)
+        big_free(*idx, (*mask + 1) * sizeof **idx);
     *idx = ni;
     *mask = size - 1;
     return 0;
@@ -81,7 +82,7 @@ static int index_grow(uint64_t **idx, size_t *mask, size_t n, uint64_t (*hash_of
 static uint64_t job_hash_of(void *ctx, size_t v)
 {
     struct run *r = ctx;
-    return hash_job(r->jobs[v].id, r->jobs[v].len);
+    return r->jobs[v].hash;
 }
 
 static uint64_t unit_key_hash(uint32_t job, int32_t partition)
@@ -95,11 +96,11 @@ static uint64_t unit_hash_of(void *ctx, size_t v)
     return unit_key_hash(r->units[v].job, r->units[v].partition);
 }
 
-static int job_find(struct run *r, const char *id, size_t len, uint32_t *out)
+/* h: the job id's hash from its part (the same function in every part). */
+static int job_find(struct run *r, const char *id, size_t len, uint64_t h, uint32_t *out)
 {
-    if (index_grow(&r->jindex, &r->jindex_mask, r->njobs, job_hash_of, r))
+    if (index_grow(&r->jindex, &r->jindex_mask, r->njobs, 0, job_hash_of, r))
         return -1;
-    uint64_t h = hash_job(id, len);
     size_t i = h & r->jindex_mask;
     while (r->jindex[i]) {
         uint64_t e = r->jindex[i];
@@ -112,7 +113,7 @@ static int job_find(struct run *r, const char *id, size_t len, uint32_t *out)
     }
     if (grow((void **)&r->jobs, &r->jobs_cap, r->njobs + 1, sizeof *r->jobs))
         return -1;
-    r->jobs[r->njobs] = (struct job){id, (uint32_t)len, 0};
+    r->jobs[r->njobs] = (struct job){id, (uint32_t)len, 0, h};
     r->jindex[i] = (h & 0xffffffff00000000ull) | (r->njobs + 1);
     *out = (uint32_t)r->njobs++;
     return 0;
@@ -120,7 +121,7 @@ static int job_find(struct run *r, const char *id, size_t len, uint32_t *out)
 
 static int unit_find(struct run *r, uint32_t job, int32_t partition, uint64_t line, uint32_t *out)
 {
-    if (index_grow(&r->uindex, &r->uindex_mask, r->nunits, unit_hash_of, r))
+    if (index_grow(&r->uindex, &r->uindex_mask, r->nunits, 0, unit_hash_of, r))
         return -1;
     uint64_t h = unit_key_hash(job, partition);
     size_t i = h & r->uindex_mask;
@@ -193,12 +194,28 @@ static void check_order(struct run *r)
     }
 }
 
+static void index_free(uint64_t **idx, size_t mask)
+{
+    if (*idx)
+        big_free(*idx, (mask + 1) * sizeof **idx);
+    *idx = NULL;
+}
+
 static void run_finish(struct run *r)
 {
     check_order(r);
-    free(r->uindex);
-    free(r->jindex);
-    r->uindex = r->jindex = NULL;
+    index_free(&r->uindex, r->uindex_mask);
+    index_free(&r->jindex, r->jindex_mask);
+}
+
+/* The first run of an input usually holds all its units: size it once. */
+static int presize(struct run *r, size_t units)
+{
+    if (units < 1024)
+        return 0;
+    if (grow((void **)&r->units, &r->units_cap, units, sizeof *r->units))
+        return -1;
+    return index_grow(&r->uindex, &r->uindex_mask, r->nunits, units, unit_hash_of, r);
 }
 
 struct keymap {
@@ -214,6 +231,9 @@ int model_add(struct model *m, const char *source, struct evpart *parts, int npa
     int64_t run_max = 0;
     uint64_t line_base = 0, pending_skips = 0;
     int rc = 0;
+    size_t total_keys = 0;
+    for (int pi = 0; pi < nparts; pi++)
+        total_keys += parts[pi].nkeys;
     for (int pi = 0; pi < nparts && rc == 0; pi++) {
         struct evpart *p = &parts[pi];
         for (int e = 0; e < 8; e++)
@@ -243,6 +263,10 @@ int model_add(struct model *m, const char *source, struct evpart *parts, int npa
                 r->first_line = line;
                 r->lost_events = native ? lost_events : 0;
                 run_max = t;
+                if (run_index == 1 && presize(r, total_keys)) {
+                    rc = -1;
+                    break;
+                }
             }
             if (pending_skips) {
                 r->skipped_lines += pending_skips;
@@ -258,9 +282,10 @@ int model_add(struct model *m, const char *source, struct evpart *parts, int npa
                 ui = km[key].unit;
             } else {
                 size_t jl;
-                const char *jid = evpart_job(p, p->keys[key].job, &jl);
+                uint32_t pj = p->keys[key].job;
+                const char *jid = evpart_job(p, pj, &jl);
                 uint32_t job;
-                if (job_find(r, jid, jl, &job) ||
+                if (job_find(r, jid, jl, p->job_hash[pj], &job) ||
                     unit_find(r, job, p->keys[key].partition, line, &ui)) {
                     rc = -1;
                     break;
@@ -304,6 +329,7 @@ int model_add(struct model *m, const char *source, struct evpart *parts, int npa
         }
         line_base += p->lines;
         free(km);
+        evpart_drop_events(p); /* done with them: keep the peak down */
     }
     if (r) {
         r->skipped_lines += pending_skips;
@@ -315,11 +341,12 @@ int model_add(struct model *m, const char *source, struct evpart *parts, int npa
 void model_free(struct model *m)
 {
     for (size_t i = 0; i < m->nruns; i++) {
-        free(m->runs[i].units);
-        free(m->runs[i].jobs);
-        free(m->runs[i].uindex);
-        free(m->runs[i].jindex);
+        struct run *r = &m->runs[i];
+        big_free(r->units, r->units_cap * sizeof *r->units);
+        big_free(r->jobs, r->jobs_cap * sizeof *r->jobs);
+        index_free(&r->uindex, r->uindex_mask);
+        index_free(&r->jindex, r->jindex_mask);
     }
-    free(m->runs);
+    big_free(m->runs, m->runs_cap * sizeof *m->runs);
     memset(m, 0, sizeof *m);
 }

@@ -38,6 +38,7 @@ struct job {
     const char *id; /* not NUL-terminated */
     uint32_t len;
     uint32_t units;
+    uint64_t hash;
 };
 
 /* A data problem worth pointing at. */

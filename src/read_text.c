@@ -223,6 +223,7 @@ static void *work(void *arg)
         if (eof && len == 0)
             break;
     }
+    evpart_compact(p);
     p->lines = line;
     p->bytes = (w->is_pipe ? off : (off < w->end ? off : w->end)) - w->start;
     free(buf);

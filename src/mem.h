@@ -1,0 +1,19 @@
+/*
+ * mem.h -- large arrays on transparent huge pages.
+ *
+ * The analysis of a multi-gigabyte log touches hundreds of megabytes of
+ * tables at random (hash indexes, units).  With 4 KiB pages nearly every
+ * such access misses the TLB, and in a virtual machine a TLB miss walks two
+ * page tables; on huge pages it mostly does not.  Measured on a 1 GiB log:
+ * huge pages took the read from 1.4 s to 0.55 s.  Memory comes zeroed.
+ */
+#ifndef MEM_H
+#define MEM_H
+
+#include <stddef.h>
+
+void *big_alloc(size_t n);
+void *big_realloc(void *old, size_t old_n, size_t n);
+void big_free(void *p, size_t n);
+
+#endif /* MEM_H */

@@ -17,6 +17,8 @@
  */
 #include "analyze.h"
 
+#include "mem.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,14 +111,20 @@ static void stage_fill(struct stage_stats *st, int64_t *v, size_t n)
     }
     st->mean = sum / (double)n;
     st->max = (double)mx;
-    st->p50 = quantile(v, n, 0.50);
-    st->p90 = quantile(v, n, 0.90);
-    st->p99 = quantile(v, n, 0.99);
+    if (sort_times(v, n) == 0) { /* then quantile() finds each at once */
+        st->p50 = sorted_quantile(v, n, 0.50);
+        st->p90 = sorted_quantile(v, n, 0.90);
+        st->p99 = sorted_quantile(v, n, 0.99);
+    } else {
+        st->p50 = quantile(v, n, 0.50);
+        st->p90 = quantile(v, n, 0.90);
+        st->p99 = quantile(v, n, 0.99);
+    }
 }
 
 static int stages(const struct run *r, struct run_result *res)
 {
-    int64_t *v = malloc((r->nunits ? r->nunits : 1) * sizeof *v);
+    int64_t *v = scratch_alloc((r->nunits ? r->nunits : 1) * sizeof *v);
     if (!v)
         return -1;
     static const int from[ST_N] = {EV_SYNTH_START, EV_SYNTH_END, -1, EV_GPU_PICKUP, EV_GPU_START};
@@ -134,7 +142,7 @@ static int stages(const struct run *r, struct run_result *res)
         }
         stage_fill(&res->stage[s], v, n);
     }
-    free(v);
+    scratch_free(v);
     return 0;
 }
 
@@ -179,11 +187,11 @@ static int device_analyze(const struct run *r, int32_t dev, const struct shared_
     memset(d, 0, sizeof *d);
     d->device = dev;
     size_t n = r->nunits ? r->nunits : 1;
-    struct span *busy = malloc(n * sizeof *busy), *prep = malloc(n * sizeof *prep);
-    int32_t *workers = malloc(n * sizeof *workers);
+    struct span *busy = scratch_alloc(n * sizeof *busy), *prep = scratch_alloc(n * sizeof *prep);
+    int32_t *workers = malloc(n * sizeof *workers); /* kept in the result */
     if (!busy || !prep || !workers) {
-        free(busy);
-        free(prep);
+        scratch_free(busy);
+        scratch_free(prep);
         free(workers);
         return -1;
     }
@@ -203,16 +211,17 @@ static int device_analyze(const struct run *r, int32_t dev, const struct shared_
             prep[np++] = s;
     }
     size_t nwu = distinct(workers, nw);
-    d->workers = workers;
+    int32_t *shrunk = realloc(workers, (nwu ? nwu : 1) * sizeof *workers);
+    d->workers = shrunk ? shrunk : workers;
     d->nworkers = nwu;
     if (nb == 0) {
-        free(busy);
-        free(prep);
+        scratch_free(busy);
+        scratch_free(prep);
         return 0;
     }
     if (sort_spans(busy, nb) || build_union(prep, &np)) {
-        free(busy);
-        free(prep);
+        scratch_free(busy);
+        scratch_free(prep);
         return -1;
     }
     d->window_start = busy[0].start;
@@ -229,8 +238,8 @@ static int device_analyze(const struct run *r, int32_t dev, const struct shared_
     d->ngaps = nb - 1;
     d->gaps = calloc(d->ngaps ? d->ngaps : 1, sizeof *d->gaps);
     if (!d->gaps) {
-        free(busy);
-        free(prep);
+        scratch_free(busy);
+        scratch_free(prep);
         return -1;
     }
     struct cursor cp = {prep, np, 0}, cq = {sh->queue, sh->nqueue, 0},
@@ -261,16 +270,16 @@ static int device_analyze(const struct run *r, int32_t dev, const struct shared_
     d->utilization = (double)d->busy / (double)(d->window_end - d->window_start);
     if (d->window_end == d->window_start)
         d->utilization = 1.0; /* zero-length proofs: nothing idle either */
-    free(busy);
-    free(prep);
+    scratch_free(busy);
+    scratch_free(prep);
     return 0;
 }
 
 static int shared_sets(const struct run *r, struct shared_sets *sh)
 {
     size_t n = r->nunits ? r->nunits : 1;
-    sh->queue = malloc(n * sizeof *sh->queue);
-    sh->synth = malloc(n * sizeof *sh->synth);
+    sh->queue = scratch_alloc(n * sizeof *sh->queue);
+    sh->synth = scratch_alloc(n * sizeof *sh->synth);
     if (!sh->queue || !sh->synth)
         return -1;
     sh->nqueue = sh->nsynth = 0;
@@ -305,10 +314,10 @@ static int synth_concurrency(const struct shared_sets *sh, int64_t w0, int64_t w
     res->synth_mean_active = 0;
     if (!n)
         return 0;
-    int64_t *st = malloc(n * sizeof *st), *en = malloc(n * sizeof *en);
+    int64_t *st = scratch_alloc(n * sizeof *st), *en = scratch_alloc(n * sizeof *en);
     if (!st || !en) {
-        free(st);
-        free(en);
+        scratch_free(st);
+        scratch_free(en);
         return -1;
     }
     double area = 0;
@@ -320,8 +329,8 @@ static int synth_concurrency(const struct shared_sets *sh, int64_t w0, int64_t w
             area += (double)(b - a);
     }
     if (sort_times(st, n) || sort_times(en, n)) {
-        free(st);
-        free(en);
+        scratch_free(st);
+        scratch_free(en);
         return -1;
     }
     /* [start, end): at equal times the ends go first. */
@@ -340,19 +349,19 @@ static int synth_concurrency(const struct shared_sets *sh, int64_t w0, int64_t w
     }
     if (w1 > w0)
         res->synth_mean_active = area / (double)(w1 - w0);
-    free(st);
-    free(en);
+    scratch_free(st);
+    scratch_free(en);
     return 0;
 }
 
 static int throughput(const struct run *r, struct run_result *res)
 {
     /* A job completes when all its units have GPU_END, at the last one. */
-    int64_t *done = malloc((r->njobs ? r->njobs : 1) * sizeof *done);
-    uint32_t *left = malloc((r->njobs ? r->njobs : 1) * sizeof *left);
+    int64_t *done = scratch_alloc((r->njobs ? r->njobs : 1) * sizeof *done);
+    uint32_t *left = scratch_alloc((r->njobs ? r->njobs : 1) * sizeof *left);
     if (!done || !left) {
-        free(done);
-        free(left);
+        scratch_free(done);
+        scratch_free(left);
         return -1;
     }
     for (size_t j = 0; j < r->njobs; j++) {
@@ -383,8 +392,8 @@ static int throughput(const struct run *r, struct run_result *res)
             done[k] = done[k + 1] - done[k];
         res->steady_s_per_job = quantile(done, nd - 1, 0.5);
     }
-    free(done);
-    free(left);
+    scratch_free(done);
+    scratch_free(left);
     return 0;
 }
 
@@ -461,7 +470,7 @@ int analyze_run(const struct run *r, struct run_result *res)
 
     /* The devices: those of units that reached a GPU worker, in order
      * (a unit still queued has no device yet). */
-    int32_t *devs = malloc((r->nunits ? r->nunits : 1) * sizeof *devs);
+    int32_t *devs = scratch_alloc((r->nunits ? r->nunits : 1) * sizeof *devs);
     if (!devs)
         return -1;
     size_t nd = 0;
@@ -477,13 +486,13 @@ int analyze_run(const struct run *r, struct run_result *res)
     if (!res->dev || shared_sets(r, &sh) || build_union(sh.queue, &sh.nqueue))
         goto out;
     /* synthesis spans stay unmerged for the concurrency count */
-    struct span *synth_union = malloc((sh.nsynth ? sh.nsynth : 1) * sizeof *synth_union);
+    struct span *synth_union = scratch_alloc((sh.nsynth ? sh.nsynth : 1) * sizeof *synth_union);
     if (!synth_union)
         goto out;
     memcpy(synth_union, sh.synth, sh.nsynth * sizeof *synth_union);
     size_t nsu = sh.nsynth;
     if (build_union(synth_union, &nsu)) {
-        free(synth_union);
+        scratch_free(synth_union);
         goto out;
     }
     struct shared_sets shu = {sh.queue, synth_union, sh.nqueue, nsu};
@@ -491,7 +500,7 @@ int analyze_run(const struct run *r, struct run_result *res)
     int64_t w0 = INT64_MAX, w1 = INT64_MIN;
     for (size_t i = 0; i < ndu; i++) {
         if (device_analyze(r, devs[i], &shu, &res->dev[i])) {
-            free(synth_union);
+            scratch_free(synth_union);
             goto out;
         }
         struct device_result *d = &res->dev[i];
@@ -505,16 +514,16 @@ int analyze_run(const struct run *r, struct run_result *res)
                 w1 = d->window_end;
         }
     }
-    free(synth_union);
+    scratch_free(synth_union);
     if (stages(r, res) || throughput(r, res) ||
         synth_concurrency(&sh, w0, w1 > w0 ? w1 : w0, res))
         goto out;
     decide(res);
     rc = 0;
 out:
-    free(devs);
-    free(sh.queue);
-    free(sh.synth);
+    scratch_free(devs);
+    scratch_free(sh.queue);
+    scratch_free(sh.synth);
     return rc;
 }
 

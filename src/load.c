@@ -10,6 +10,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+/* WATERFALL_TIMING=1 prints how long each phase took (stderr). */
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void phase(const char *what, double *t0)
+{
+    static int on = -1;
+    if (on < 0)
+        on = getenv("WATERFALL_TIMING") != NULL;
+    double t = now_s();
+    if (on)
+        fprintf(stderr, "waterfall: %-8s %.3f s\n", what, t - *t0);
+    *t0 = t;
+}
 
 static void warn_source(const char *cmd, const struct source *s)
 {
@@ -57,9 +77,12 @@ int load_inputs(struct loaded *l, char **paths, int npaths, int progress, const 
     if (!l->src)
         return WF_EXIT_FAIL;
     char err[512];
+    double t0 = now_s();
     for (int i = 0; i < npaths; i++) {
         struct source *s = &l->src[l->nsrc];
-        if (ingest(s, paths[i], progress, err, sizeof err)) {
+        int failed = ingest(s, paths[i], progress, err, sizeof err);
+        phase("read", &t0);
+        if (failed) {
             fprintf(stderr, "%s: %s\n", cmd, err);
             source_free(s);
             return WF_EXIT_INPUT;
@@ -71,6 +94,7 @@ int load_inputs(struct loaded *l, char **paths, int npaths, int progress, const 
             return WF_EXIT_FAIL;
         }
         source_drop_events(s);
+        phase("model", &t0);
         warn_source(cmd, s);
         for (int p = 0; p < s->nparts; p++)
             if (s->parts[p].oom) {
@@ -96,6 +120,7 @@ int load_inputs(struct loaded *l, char **paths, int npaths, int progress, const 
             fprintf(stderr, "%s: out of memory in the analysis\n", cmd);
             return WF_EXIT_FAIL;
         }
+    phase("analyze", &t0);
     return WF_EXIT_OK;
 }
 

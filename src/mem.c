@@ -44,3 +44,32 @@ void big_free(void *p, size_t n)
     if (p)
         munmap(p, n ? n : 1);
 }
+
+/* Scratch arrays: big ones on huge pages, small ones from malloc; the
+ * size rides in a header so scratch_free needs only the pointer. */
+#include <stdlib.h>
+
+#define SCRATCH_BIG (1u << 20)
+#define SCRATCH_HDR 16
+
+void *scratch_alloc(size_t n)
+{
+    size_t total = n + SCRATCH_HDR;
+    char *p = total >= SCRATCH_BIG ? big_alloc(total) : malloc(total);
+    if (!p)
+        return NULL;
+    *(size_t *)p = total;
+    return p + SCRATCH_HDR;
+}
+
+void scratch_free(void *q)
+{
+    if (!q)
+        return;
+    char *p = (char *)q - SCRATCH_HDR;
+    size_t total = *(size_t *)p;
+    if (total >= SCRATCH_BIG)
+        big_free(p, total);
+    else
+        free(p);
+}

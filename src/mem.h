@@ -16,4 +16,8 @@ void *big_alloc(size_t n);
 void *big_realloc(void *old, size_t old_n, size_t n);
 void big_free(void *p, size_t n);
 
+/* Temporary arrays of any size (big ones on huge pages). */
+void *scratch_alloc(size_t n);
+void scratch_free(void *p);
+
 #endif /* MEM_H */

@@ -25,4 +25,7 @@ size_t merge_spans(struct span *a, size_t n);
  * "type 7" definition, as numpy and R use by default).  Reorders a. */
 double quantile(int64_t *a, size_t n, double q);
 
+/* The same on an array already sorted. */
+double sorted_quantile(const int64_t *a, size_t n, double q);
+
 #endif /* SORT_H */

@@ -162,7 +162,7 @@ static void issues_json(FILE *f, const struct run *r)
             const struct issue *is = &r->issues[k][i];
             fprintf(f, "%s{\"kind\": \"%s\", \"%s\": %llu, \"what\": ", first ? "" : ", ", kinds[k],
                     r->native ? "event" : "line", (unsigned long long)is->line);
-            const char *what = k == ISSUE_SKIPPED ? scan_err_text[is->detail] : ev_names[is->detail];
+            const char *what = k == ISSUE_SKIPPED ? scan_err_key[is->detail] : ev_names[is->detail];
             json_str(f, what, strlen(what));
             fputc('}', f);
             first = 0;
@@ -257,7 +257,7 @@ void report_json(FILE *f, const struct model *m, const struct run_result *res, s
             (unsigned long long)m->timeline_lines);
     int first = 1;
     for (int e = 2; e < 8; e++) {
-        fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", scan_err_text[e],
+        fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", scan_err_key[e],
                 (unsigned long long)m->skipped_by[e]);
         first = 0;
     }

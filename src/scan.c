@@ -34,6 +34,9 @@ const char *const scan_err_text[] = {
     "record longer than 4096 bytes",
 };
 
+const char *const scan_err_key[] = {"ok",          "not_record", "bad_time", "missing_event",
+                                    "unknown_event", "missing_job", "bad_number", "too_long"};
+
 static const char NEEDLE[8] = {'T', 'I', 'M', 'E', 'L', 'I', 'N', 'E'};
 
 static const char *find_scalar(const char *p, const char *end)

@@ -33,7 +33,8 @@ enum scan_err {
     SCAN_TOO_LONG      /* a record over SCAN_LINE_MAX bytes */
 };
 
-extern const char *const scan_err_text[];
+extern const char *const scan_err_text[]; /* for people */
+extern const char *const scan_err_key[];  /* for JSON */
 
 #define SCAN_LINE_MAX 4096 /* longest record parsed; longer lines are skipped */
 #define SCAN_JOB_MAX 1024  /* longest job id kept */

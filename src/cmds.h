@@ -10,5 +10,6 @@
 int cmd_dump(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 #endif /* CMDS_H */

@@ -1,0 +1,61 @@
+/*
+ * device.h -- one interface, one file per device backend (device_cpu.c,
+ * device_emulated.c; a CUDA backend plugs in the same way).
+ *
+ * A backend proves a witness on a device.  It measures its own busy time
+ * (the ground truth `--truth` writes), independently of the trace.
+ */
+#ifndef DEVICE_H
+#define DEVICE_H
+
+#include "field.h"
+
+#include <pthread.h>
+
+struct engine_config;
+
+struct busy_log {
+    pthread_mutex_t mu;
+    double *start, *end; /* seconds, CLOCK_MONOTONIC */
+    size_t n, cap;
+};
+
+struct device {
+    const struct device_ops *ops;
+    int id;
+    struct busy_log busy;
+    pthread_mutex_t kernel_lock;
+    void *state; /* the backend's */
+};
+
+/* Per worker thread: scratch the backend may keep (a prover of one size). */
+struct device_worker {
+    struct device *dev;
+    void *state;
+};
+
+struct device_ops {
+    const char *name;
+    int emulated; /* 1: no real device; said wherever it shows */
+    /* Once per run, before any device: e.g. calibrate.  0 or -errno. */
+    int (*setup)(const struct engine_config *c, char *err, size_t errlen);
+    int (*worker_init)(struct device_worker *w, const struct engine_config *c);
+    void (*worker_fini)(struct device_worker *w);
+    /* Prove; out->ok says whether the proof checked.  Records busy time. */
+    int (*prove)(struct device_worker *w, const r1cs_witness *wit, uint64_t check_seed,
+                 r1cs_proof *out);
+    /* What the backend measured at setup (for the report). */
+    double (*unit_seconds)(void);
+};
+
+extern const struct device_ops device_cpu_ops;
+extern const struct device_ops device_emulated_ops;
+
+const struct device_ops *device_find(const char *name);
+
+/* Busy-time bookkeeping shared by the backends. */
+double device_now(void);
+void busy_record(struct busy_log *b, double start, double end);
+double busy_union(struct busy_log *b);
+
+#endif /* DEVICE_H */

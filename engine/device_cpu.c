@@ -1,0 +1,64 @@
+/*
+ * device_cpu.c -- the "device" is the host's cores: proving runs on the
+ * GPU worker's own thread, competing with synthesis for the CPU.  That
+ * competition is the contention the story ends on.
+ */
+#include "device.h"
+#include "engine.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+static int cpu_setup(const struct engine_config *c, char *err, size_t errlen)
+{
+    (void)c;
+    (void)err;
+    (void)errlen;
+    return 0;
+}
+
+static int cpu_worker_init(struct device_worker *w, const struct engine_config *c)
+{
+    r1cs_prover *p = malloc(sizeof *p);
+    if (!p)
+        return -ENOMEM;
+    int rc = r1cs_prover_init(p, c->log_n);
+    if (rc) {
+        free(p);
+        return rc;
+    }
+    w->state = p;
+    return 0;
+}
+
+static void cpu_worker_fini(struct device_worker *w)
+{
+    if (w->state) {
+        r1cs_prover_free(w->state);
+        free(w->state);
+    }
+    w->state = NULL;
+}
+
+static int cpu_prove(struct device_worker *w, const r1cs_witness *wit, uint64_t seed, r1cs_proof *out)
+{
+    double t0 = device_now();
+    int rc = r1cs_prove(w->state, wit, seed, out);
+    busy_record(&w->dev->busy, t0, device_now());
+    return rc;
+}
+
+static double cpu_unit_seconds(void)
+{
+    return 0;
+}
+
+const struct device_ops device_cpu_ops = {
+    .name = "cpu",
+    .emulated = 0,
+    .setup = cpu_setup,
+    .worker_init = cpu_worker_init,
+    .worker_fini = cpu_worker_fini,
+    .prove = cpu_prove,
+    .unit_seconds = cpu_unit_seconds,
+};

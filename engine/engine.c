@@ -1,0 +1,334 @@
+/*
+ * engine.c -- the pipeline: jobs arrive, C synthesis threads build
+ * witnesses, a bounded channel hands them to W workers on each of D
+ * devices, which prove them.
+ *
+ * The semaphore: a synthesis thread takes a permit before it starts a unit
+ * and gives it back only once the channel has accepted the unit.  So at
+ * most C units are in synthesis or waiting to enter a full channel, and a
+ * slow GPU stops synthesis instead of letting witnesses pile up in memory.
+ *
+ * Marks: SYNTH_START/SYNTH_END around synthesis, CHAN_SEND just before the
+ * unit goes into the channel (so it is never after the pickup), and on the
+ * worker GPU_PICKUP when it leaves the channel, GPU_START/GPU_END around
+ * the device's proof.  Host-side prep between pickup and start checks the
+ * witness (a∘b = c), as a real worker validates and stages its input, and
+ * waits for the device's kernel lock when there is one.
+ */
+#include "engine.h"
+
+#include "channel.h"
+#include "device.h"
+#include "field.h"
+
+#include <waterfall.h>
+
+#include <errno.h>
+#include <semaphore.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct unit_work {
+    uint64_t index;
+    int job, partition;
+    wf_unit wu;
+    r1cs_witness w;
+};
+
+struct engine {
+    const struct engine_config *cfg;
+    const struct device_ops *ops;
+    struct device dev[64];
+    struct channel chan;
+    sem_t permits;
+    _Atomic uint64_t next_unit;
+    uint64_t total_units;
+    double t0;
+    _Atomic int synth_now, synth_max;
+    _Atomic uint64_t errors, done, first_error;
+};
+
+struct worker_arg {
+    struct engine *e;
+    int device, worker;
+};
+
+void engine_defaults(struct engine_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->jobs = 24;
+    c->partitions = 1;
+    c->synth_concurrency = 1;
+    c->gpu_workers = 1;
+    c->devices = 1;
+    c->channel = 1;
+    c->log_n = 15;
+    c->synth_rounds = 8;
+    c->device = "emulated";
+    c->speedup = 4.0;
+    c->seed = 1;
+    c->corrupt_unit = -1;
+}
+
+static size_t phys_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && size > 0 ? (size_t)pages * (size_t)size : 0;
+}
+
+int engine_validate(const struct engine_config *c, char *err, size_t errlen)
+{
+#define NEED(cond, ...)                              \
+    do {                                             \
+        if (!(cond)) {                               \
+            snprintf(err, errlen, __VA_ARGS__);      \
+            return -1;                               \
+        }                                            \
+    } while (0)
+    NEED(c->jobs >= 1 && c->jobs <= 10000000, "--jobs must be 1 to 10000000, not %d", c->jobs);
+    NEED(c->partitions >= 1 && c->partitions <= 10000, "--partitions must be 1 to 10000, not %d", c->partitions);
+    NEED((uint64_t)c->jobs * (uint64_t)c->partitions <= 100000000ull, "--jobs x --partitions is over 100 million units");
+    NEED(c->synth_concurrency >= 1 && c->synth_concurrency <= 1024,
+         "--synth-concurrency must be 1 to 1024, not %d", c->synth_concurrency);
+    NEED(c->gpu_workers >= 1 && c->gpu_workers <= 64, "--gpu-workers must be 1 to 64, not %d", c->gpu_workers);
+    NEED(c->devices >= 1 && c->devices <= 64, "--devices must be 1 to 64, not %d", c->devices);
+    NEED(c->channel >= 1 && c->channel <= 1000000, "--channel must be 1 to 1000000, not %d", c->channel);
+    NEED(c->log_n >= 4 && c->log_n <= 26, "--size must be 2^4 to 2^26 constraints (got 2^%u)", c->log_n);
+    NEED(c->synth_rounds >= 1 && c->synth_rounds <= 10000, "--synth-rounds must be 1 to 10000");
+    NEED(c->rate >= 0 && c->rate < 1e9, "--rate must be a number of jobs per second, 0 for all at once");
+    NEED(c->speedup > 0 && c->speedup <= 1e6, "--speedup must be above 0");
+    NEED(c->device && device_find(c->device), "--device must be cpu or emulated, not '%s'",
+         c->device ? c->device : "");
+    /* Memory: every unit in flight holds a witness; every cpu worker a prover. */
+    size_t in_flight = (size_t)c->synth_concurrency + (size_t)c->channel +
+                       (size_t)c->gpu_workers * (size_t)c->devices;
+    size_t witness = (size_t)3 * ((size_t)1 << c->log_n) * sizeof(gl);
+    size_t provers = (size_t)c->gpu_workers * (size_t)c->devices + 1;
+    double need = (double)in_flight * (double)witness + (double)provers * (double)r1cs_bytes(c->log_n);
+    size_t have = phys_bytes();
+    NEED(have == 0 || need < 0.75 * (double)have,
+         "this run needs about %.1f GiB for witnesses and provers (%zu units in flight of 2^%u "
+         "constraints), more than 3/4 of this machine's %.1f GiB: lower --size, --channel or concurrency",
+         need / 1073741824.0, in_flight, c->log_n, (double)have / 1073741824.0);
+    return 0;
+#undef NEED
+}
+
+static void sleep_until(double t)
+{
+    struct timespec ts;
+    ts.tv_sec = (time_t)t;
+    ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+        ;
+}
+
+static void *synth_main(void *arg)
+{
+    struct engine *e = arg;
+    const struct engine_config *c = e->cfg;
+    wf_thread_name("synthesis");
+    for (;;) {
+        uint64_t i = atomic_fetch_add(&e->next_unit, 1);
+        if (i >= e->total_units)
+            break;
+        int job = (int)(i / (uint64_t)c->partitions), part = (int)(i % (uint64_t)c->partitions);
+        if (c->rate > 0)
+            sleep_until(e->t0 + (double)job / c->rate);
+        struct unit_work *u = calloc(1, sizeof *u);
+        if (!u || r1cs_witness_alloc(&u->w, c->log_n)) {
+            free(u);
+            atomic_fetch_add(&e->errors, 1);
+            continue;
+        }
+        u->index = i;
+        u->job = job;
+        u->partition = part;
+        char id[32];
+        snprintf(id, sizeof id, "job-%d", job);
+        u->wu = wf_unit_new(id, c->partitions > 1 ? part : -1);
+
+        while (sem_wait(&e->permits) == -1 && errno == EINTR)
+            ;
+        int now = atomic_fetch_add(&e->synth_now, 1) + 1;
+        for (int m = atomic_load(&e->synth_max); now > m && !atomic_compare_exchange_weak(&e->synth_max, &m, now);)
+            ;
+        wf_mark(WF_SYNTH_START, u->wu);
+        r1cs_synthesize(&u->w, c->seed * 0x9E3779B97F4A7C15ull + i, c->synth_rounds);
+        if (c->corrupt_unit >= 0 && (uint64_t)c->corrupt_unit == i)
+            u->w.c[u->w.n / 2] = gl_add(u->w.c[u->w.n / 2], 1);
+        wf_mark(WF_SYNTH_END, u->wu);
+        atomic_fetch_sub(&e->synth_now, 1);
+        wf_mark(WF_CHAN_SEND, u->wu);
+        if (channel_send(&e->chan, u)) {
+            r1cs_witness_free(&u->w);
+            free(u);
+        }
+        sem_post(&e->permits); /* the channel took it: the permit goes back */
+    }
+    return NULL;
+}
+
+static void *gpu_main(void *arg)
+{
+    struct worker_arg *wa = arg;
+    struct engine *e = wa->e;
+    struct device *d = &e->dev[wa->device];
+    char name[32];
+    snprintf(name, sizeof name, "gpu%d-worker%d", wa->device, wa->worker);
+    wf_thread_name(name);
+    wf_thread_worker(wa->worker, wa->device);
+    struct device_worker w = {.dev = d};
+    if (e->ops->worker_init(&w, e->cfg)) {
+        fprintf(stderr, "waterfall run: %s: out of memory for the prover\n", name);
+        /* keep draining so synthesis does not block forever */
+    }
+    for (;;) {
+        struct unit_work *u = channel_recv(&e->chan);
+        if (!u)
+            break;
+        wf_mark(WF_GPU_PICKUP, u->wu);
+        int ok = r1cs_check(&u->w); /* host-side prep: validate the input */
+        if (e->cfg->kernel_lock)
+            pthread_mutex_lock(&d->kernel_lock);
+        r1cs_proof proof = {0, 0};
+        if (ok && (w.state || e->ops->emulated)) {
+            wf_mark(WF_GPU_START, u->wu);
+            e->ops->prove(&w, &u->w, u->index ^ 0x5eed, &proof);
+            wf_mark(WF_GPU_END, u->wu);
+        }
+        if (e->cfg->kernel_lock)
+            pthread_mutex_unlock(&d->kernel_lock);
+        if (!ok || !proof.ok) {
+            if (atomic_fetch_add(&e->errors, 1) == 0)
+                atomic_store(&e->first_error, u->index);
+        }
+        atomic_fetch_add(&e->done, 1);
+        r1cs_witness_free(&u->w);
+        free(u);
+    }
+    e->ops->worker_fini(&w);
+    return NULL;
+}
+
+static int write_truth(const struct engine *e, const struct engine_result *r, char *err, size_t errlen)
+{
+    FILE *f = fopen(e->cfg->truth, "w");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot write: %s", e->cfg->truth, strerror(errno));
+        return -1;
+    }
+    fprintf(f, "{\"units\": %llu, \"errors\": %llu, \"device_backend\": \"%s\", \"emulated\": %s, \"devices\": [",
+            (unsigned long long)r->units, (unsigned long long)r->errors, e->ops->name,
+            e->ops->emulated ? "true" : "false");
+    for (int d = 0; d < r->ndev; d++)
+        fprintf(f, "%s{\"device\": %d, \"busy_s\": %.9f}", d ? ", " : "", d, r->busy_s[d]);
+    fprintf(f, "], \"channel_max\": %zu, \"synth_max\": %d, \"wall_s\": %.6f}\n", r->channel_max, r->synth_max,
+            r->wall_s);
+    if (fclose(f) != 0) {
+        snprintf(err, errlen, "%s: write failed", e->cfg->truth);
+        return -1;
+    }
+    return 0;
+}
+
+int engine_run(const struct engine_config *c, struct engine_result *r, char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    if (engine_validate(c, err, errlen))
+        return -1;
+    struct engine *e = calloc(1, sizeof *e);
+    if (!e) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    e->cfg = c;
+    e->ops = device_find(c->device);
+    e->total_units = (uint64_t)c->jobs * (uint64_t)c->partitions;
+    if (e->ops->setup(c, err, errlen) || channel_init(&e->chan, (size_t)c->channel)) {
+        if (!err[0])
+            snprintf(err, errlen, "out of memory");
+        free(e);
+        return -1;
+    }
+    sem_init(&e->permits, 0, (unsigned)c->synth_concurrency);
+    for (int d = 0; d < c->devices; d++) {
+        e->dev[d].id = d;
+        e->dev[d].ops = e->ops;
+        pthread_mutex_init(&e->dev[d].busy.mu, NULL);
+        pthread_mutex_init(&e->dev[d].kernel_lock, NULL);
+    }
+    if (c->out) {
+        int rc = wf_open(c->out);
+        if (rc) {
+            snprintf(err, errlen, "%s: cannot record: %s", c->out, strerror(-rc));
+            channel_destroy(&e->chan);
+            free(e);
+            return -1;
+        }
+    }
+    int nsynth = c->synth_concurrency;
+    int nworkers = c->gpu_workers * c->devices;
+    pthread_t *st = calloc((size_t)nsynth, sizeof *st), *gt = calloc((size_t)nworkers, sizeof *gt);
+    struct worker_arg *wa = calloc((size_t)nworkers, sizeof *wa);
+    int started_s = 0, started_g = 0, rc = 0;
+    e->t0 = device_now();
+    if (st && gt && wa) {
+        for (int i = 0; i < nworkers; i++) {
+            wa[i] = (struct worker_arg){e, i / c->gpu_workers, i % c->gpu_workers};
+            if (pthread_create(&gt[i], NULL, gpu_main, &wa[i]) == 0)
+                started_g++;
+        }
+        for (int i = 0; i < nsynth; i++)
+            if (pthread_create(&st[i], NULL, synth_main, e) == 0)
+                started_s++;
+    }
+    if (started_s < nsynth || started_g < nworkers) {
+        snprintf(err, errlen, "could not start %d synthesis and %d GPU worker threads",
+                 nsynth, nworkers);
+        rc = -1;
+        atomic_store(&e->next_unit, e->total_units); /* stop synthesis */
+    }
+    for (int i = 0; i < started_s; i++)
+        pthread_join(st[i], NULL);
+    channel_close(&e->chan);
+    for (int i = 0; i < started_g; i++)
+        pthread_join(gt[i], NULL);
+    r->wall_s = device_now() - e->t0;
+    if (c->out) {
+        int crc = wf_close();
+        if (crc && rc == 0) {
+            snprintf(err, errlen, "%s: finishing the trace failed: %s", c->out, strerror(-crc));
+            rc = -1;
+        }
+    }
+    r->units = atomic_load(&e->done);
+    r->errors = atomic_load(&e->errors);
+    r->first_error_unit = atomic_load(&e->first_error);
+    r->channel_max = e->chan.max_count;
+    r->synth_max = atomic_load(&e->synth_max);
+    r->emulated_unit_s = e->ops->emulated ? e->ops->unit_seconds() : 0;
+    r->ndev = c->devices;
+    for (int d = 0; d < c->devices; d++) {
+        r->busy_s[d] = busy_union(&e->dev[d].busy);
+        free(e->dev[d].busy.start);
+        free(e->dev[d].busy.end);
+        pthread_mutex_destroy(&e->dev[d].busy.mu);
+        pthread_mutex_destroy(&e->dev[d].kernel_lock);
+    }
+    if (rc == 0 && c->truth && write_truth(e, r, err, errlen))
+        rc = -1;
+    sem_destroy(&e->permits);
+    channel_destroy(&e->chan);
+    free(st);
+    free(gt);
+    free(wa);
+    free(e);
+    if (rc)
+        return -1;
+    return r->errors ? 1 : 0;
+}

@@ -1,0 +1,156 @@
+/*
+ * test_engine.c -- the reference pipeline against its own ground truth:
+ * the busy time the device backends measured equals, within 1%, the busy
+ * time `analyze` derives from the trace; unit counts agree; the channel
+ * never held more than its capacity; bad options are refused before
+ * anything runs; a corrupted witness fails its check and is reported.
+ */
+#include "check.h"
+#include "trace_util.h"
+
+#include "engine.h"
+#include "load.h"
+#include "wf_exit.h"
+
+#include <math.h>
+
+static struct loaded L;
+
+static void small(struct engine_config *c)
+{
+    engine_defaults(c);
+    c->log_n = 10;
+    c->synth_rounds = 2;
+    c->jobs = 12;
+    c->quiet = 1;
+}
+
+/* Run c, analyse its trace, compare with the truth. */
+static void against_truth(struct engine_config *c, const char *what)
+{
+    const char *trace = tmp_path("engine.wft");
+    c->out = trace;
+    struct engine_result r;
+    char err[512] = "";
+    int rc = engine_run(c, &r, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "%s: engine_run %d: %s\n", what, rc, err);
+    CHECK(rc == 0);
+    uint64_t units = (uint64_t)c->jobs * (uint64_t)c->partitions;
+    CHECK_EQ_U(r.units, units);
+    CHECK_EQ_U(r.errors, 0);
+    CHECK(r.channel_max <= (size_t)c->channel);
+    CHECK(r.synth_max <= c->synth_concurrency);
+    char *argv[1] = {(char *)trace};
+    loaded_free(&L);
+    CHECK(load_inputs(&L, argv, 1, 0, "test") == WF_EXIT_OK);
+    CHECK_EQ_U(L.nres, 1);
+    if (L.nres == 1) {
+        const struct run_result *a = &L.res[0];
+        CHECK_EQ_U(a->units, units);
+        CHECK_EQ_U(a->in_flight, 0);
+        CHECK_EQ_U(a->jobs_completed, (uint64_t)c->jobs);
+        CHECK_EQ_U(a->ndev, (uint64_t)c->devices);
+        for (size_t d = 0; d < a->ndev && d < (size_t)r.ndev; d++) {
+            double trace_busy = (double)a->dev[d].busy / 1e9, truth = r.busy_s[a->dev[d].device];
+            int ok = fabs(trace_busy - truth) <= 0.01 * truth;
+            if (!ok)
+                fprintf(stderr, "%s: device %d busy: trace %.6f s, truth %.6f s\n", what, a->dev[d].device,
+                        trace_busy, truth);
+            CHECK(ok);
+            CHECK_EQ_U(a->dev[d].nworkers, (uint64_t)c->gpu_workers);
+        }
+        CHECK(a->synth_max <= c->synth_concurrency);
+    }
+    remove(trace);
+}
+
+static void options_refused(void)
+{
+    struct engine_config c;
+    char err[512];
+    small(&c);
+    c.gpu_workers = 0;
+    CHECK(engine_validate(&c, err, sizeof err) != 0 && strstr(err, "--gpu-workers"));
+    small(&c);
+    c.devices = 0;
+    CHECK(engine_validate(&c, err, sizeof err) != 0 && strstr(err, "--devices"));
+    small(&c);
+    c.channel = 0;
+    CHECK(engine_validate(&c, err, sizeof err) != 0 && strstr(err, "--channel"));
+    small(&c);
+    c.synth_concurrency = 0;
+    CHECK(engine_validate(&c, err, sizeof err) != 0 && strstr(err, "--synth-concurrency"));
+    small(&c);
+    c.jobs = 0;
+    CHECK(engine_validate(&c, err, sizeof err) != 0 && strstr(err, "--jobs"));
+    small(&c);
+    c.device = "tpu";
+    CHECK(engine_validate(&c, err, sizeof err) != 0 && strstr(err, "--device"));
+    small(&c);
+    c.log_n = 26;
+    c.channel = 1000000; /* a million witnesses of 2^26 constraints */
+    CHECK(engine_validate(&c, err, sizeof err) != 0 && strstr(err, "GiB"));
+    small(&c);
+    c.speedup = 0;
+    CHECK(engine_validate(&c, err, sizeof err) != 0 && strstr(err, "--speedup"));
+
+    /* The command line says the same, with exit status 2, before running. */
+    const char *cmds[] = {"--gpu-workers 0", "--devices 0", "--channel 0", "--synth-concurrency 0",
+                          "--jobs 0", "--jobs x", "--size 1000", "--size 8", "--device tpu", "--speedup -1",
+                          "--rate nan", "--size 67108864 --channel 1000000", "extra-argument"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "%s run %s --out /nonexistent/never.wft 2>/dev/null", WATERFALL_BIN, cmds[i]);
+        int st = run_status(cmd);
+        if (st != WF_EXIT_USAGE)
+            fprintf(stderr, "'waterfall run %s' exited %d, want 2\n", cmds[i], st);
+        CHECK(st == WF_EXIT_USAGE);
+    }
+}
+
+static void corrupted(void)
+{
+    struct engine_config c;
+    small(&c);
+    c.device = "cpu";
+    c.corrupt_unit = 5;
+    struct engine_result r;
+    char err[512] = "";
+    CHECK(engine_run(&c, &r, err, sizeof err) == 1);
+    CHECK_EQ_U(r.errors, 1);
+    CHECK_EQ_U(r.first_error_unit, 5);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s run --size 1024 --synth-rounds 1 --jobs 4 --device cpu --corrupt-unit 2 --quiet 2>&1 | grep -q 'failed the proof check (first: unit 2)'",
+             WATERFALL_BIN);
+    CHECK(run_status(cmd) == 0);
+}
+
+int main(void)
+{
+    struct engine_config c;
+    small(&c);
+    against_truth(&c, "emulated, sequential");
+    small(&c);
+    c.synth_concurrency = 2;
+    c.gpu_workers = 2;
+    c.partitions = 3;
+    c.jobs = 6;
+    c.channel = 2;
+    against_truth(&c, "emulated, 2 workers, partitions");
+    small(&c);
+    c.device = "cpu";
+    c.devices = 2;
+    c.synth_concurrency = 2;
+    against_truth(&c, "cpu, 2 devices");
+    small(&c);
+    c.kernel_lock = 1;
+    c.gpu_workers = 3;
+    c.channel = 4;
+    c.rate = 200;
+    against_truth(&c, "emulated, kernel lock, arrivals");
+    options_refused();
+    corrupted();
+    loaded_free(&L);
+    return check_done("engine");
+}

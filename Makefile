@@ -25,10 +25,7 @@ bench: all
 	@bench/bench_lttng.sh $(BUILD)
 
 demo: all
-	@mkdir -p demo-out
-	@$(BUILD)/examples/demo_record demo-out/demo.wft 5
-	@$(BUILD)/waterfall dump demo-out/demo.wft
-	@$(BUILD)/waterfall dump --stats demo-out/demo.wft
+	@sh examples/demo.sh $(BUILD)/waterfall demo-out
 
 install: configure
 	@cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null

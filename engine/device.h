@@ -25,7 +25,9 @@ struct device {
     int id;
     struct busy_log busy;
     pthread_mutex_t kernel_lock;
-    void *state; /* the backend's */
+    int serial;     /* one proof at a time (--kernel-lock) */
+    double free_at; /* emulated: when its queue of proofs runs dry (under kernel_lock) */
+    void *state;    /* the backend's */
 };
 
 /* Per worker thread: scratch the backend may keep (a prover of one size). */
@@ -41,9 +43,11 @@ struct device_ops {
     int (*setup)(const struct engine_config *c, char *err, size_t errlen);
     int (*worker_init)(struct device_worker *w, const struct engine_config *c);
     void (*worker_fini)(struct device_worker *w);
-    /* Prove; out->ok says whether the proof checked.  Records busy time. */
+    /* Prove; out->ok says whether the proof checked.  Calls started(ctx)
+     * the moment the device begins (the pipeline marks GPU_START there),
+     * serialises proofs when dev->serial, and records its busy time. */
     int (*prove)(struct device_worker *w, const r1cs_witness *wit, uint64_t check_seed,
-                 r1cs_proof *out);
+                 r1cs_proof *out, void (*started)(void *), void *ctx);
     /* What the backend measured at setup (for the report). */
     double (*unit_seconds)(void);
 };

@@ -40,11 +40,18 @@ static void cpu_worker_fini(struct device_worker *w)
     w->state = NULL;
 }
 
-static int cpu_prove(struct device_worker *w, const r1cs_witness *wit, uint64_t seed, r1cs_proof *out)
+static int cpu_prove(struct device_worker *w, const r1cs_witness *wit, uint64_t seed, r1cs_proof *out,
+                     void (*started)(void *), void *ctx)
 {
+    struct device *d = w->dev;
+    if (d->serial)
+        pthread_mutex_lock(&d->kernel_lock);
+    started(ctx);
     double t0 = device_now();
     int rc = r1cs_prove(w->state, wit, seed, out);
-    busy_record(&w->dev->busy, t0, device_now());
+    busy_record(&d->busy, t0, device_now());
+    if (d->serial)
+        pthread_mutex_unlock(&d->kernel_lock);
     return rc;
 }
 

@@ -5,7 +5,10 @@
  * The model: at setup the real prover (device_cpu's work) is timed on this
  * machine at the run's size, the median of five proofs; a GPU is taken to
  * be `speedup` times faster, so one emulated proof holds its device for
- * t_cpu(n) / speedup, sleeping to an absolute deadline.  The witness is
+ * t_cpu(n) / speedup, sleeping to an absolute deadline.  With a kernel
+ * lock the device is a queue, like a GPU stream: a proof submitted while
+ * another runs starts the instant that one ends, so no host thread's
+ * wake-up latency is counted as device idle time.  The witness is
  * still checked (a∘b = c, O(n), on the host) so a corrupted unit is caught;
  * the H quotient is not computed, since no device computes it.  Everything
  * that shows the run says the device was emulated.
@@ -63,20 +66,35 @@ static void emu_worker_fini(struct device_worker *w)
     (void)w;
 }
 
-static int emu_prove(struct device_worker *w, const r1cs_witness *wit, uint64_t seed, r1cs_proof *out)
+static void sleep_until(double t)
+{
+    struct timespec ts;
+    ts.tv_sec = (time_t)t;
+    ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+        ;
+}
+
+static int emu_prove(struct device_worker *w, const r1cs_witness *wit, uint64_t seed, r1cs_proof *out,
+                     void (*started)(void *), void *ctx)
 {
     (void)seed;
-    double t0 = device_now();
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    double end = (double)until.tv_sec + until.tv_nsec / 1e9 + unit_s;
-    until.tv_sec = (time_t)end;
-    until.tv_nsec = (long)((end - (double)until.tv_sec) * 1e9);
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR)
-        ;
-    busy_record(&w->dev->busy, t0, device_now());
-    (void)wit;      /* the worker checked a∘b = c in its host-side prep */
-    out->ok = 1;    /* nothing to check here: no H was computed */
+    (void)wit; /* the worker checked a∘b = c in its host-side prep */
+    struct device *d = w->dev;
+    double start = device_now();
+    if (d->serial) {
+        pthread_mutex_lock(&d->kernel_lock);
+        if (d->free_at > start)
+            start = d->free_at;
+        d->free_at = start + unit_s;
+        pthread_mutex_unlock(&d->kernel_lock);
+        sleep_until(start);
+    }
+    started(ctx);
+    double end = start + unit_s;
+    sleep_until(end);
+    busy_record(&d->busy, start, end);
+    out->ok = 1; /* nothing to check here: no H was computed */
     out->commitment = 0;
     return 0;
 }

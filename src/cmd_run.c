@@ -33,13 +33,14 @@ static void run_usage(FILE *f)
             "                         (default %s)\n"
             "  --speedup X            emulated device speed over this CPU (default %g)\n"
             "  --rate R               jobs arriving per second (default: all at once)\n"
-            "  --kernel-lock          one proof at a time per device\n"
+            "  --kernel-lock          one proof at a time per device (default %s)\n"
+            "  --no-kernel-lock       workers of a device prove at the same time\n"
             "  --out FILE             record the native trace (.wft) here\n"
             "  --truth FILE           write the engine's own accounting (JSON) here\n"
             "  --seed S               seed of the witnesses (default %llu)\n"
             "  --quiet                no summary\n",
             d.jobs, d.partitions, d.synth_concurrency, d.gpu_workers, d.devices, d.channel, 1u << d.log_n,
-            d.synth_rounds, d.device, d.speedup, (unsigned long long)d.seed);
+            d.synth_rounds, d.device, d.speedup, d.kernel_lock ? "on" : "off", (unsigned long long)d.seed);
 }
 
 static int int_arg(const char *opt, const char *v, long lo, long hi, long *out)
@@ -69,7 +70,7 @@ static int num_arg(const char *opt, const char *v, double *out)
 int cmd_run(int argc, char **argv)
 {
     enum { O_JOBS = 256, O_PARTS, O_SYNTH, O_WORKERS, O_DEVICES, O_CHANNEL, O_SIZE, O_ROUNDS, O_DEVICE,
-           O_SPEEDUP, O_RATE, O_LOCK, O_OUT, O_TRUTH, O_SEED, O_CORRUPT, O_QUIET };
+           O_SPEEDUP, O_RATE, O_LOCK, O_NOLOCK, O_OUT, O_TRUTH, O_SEED, O_CORRUPT, O_QUIET };
     static const struct option longopts[] = {
         {"jobs", required_argument, 0, O_JOBS},
         {"partitions", required_argument, 0, O_PARTS},
@@ -83,6 +84,7 @@ int cmd_run(int argc, char **argv)
         {"speedup", required_argument, 0, O_SPEEDUP},
         {"rate", required_argument, 0, O_RATE},
         {"kernel-lock", no_argument, 0, O_LOCK},
+        {"no-kernel-lock", no_argument, 0, O_NOLOCK},
         {"out", required_argument, 0, O_OUT},
         {"truth", required_argument, 0, O_TRUTH},
         {"seed", required_argument, 0, O_SEED},
@@ -157,6 +159,9 @@ int cmd_run(int argc, char **argv)
             break;
         case O_LOCK:
             c.kernel_lock = 1;
+            break;
+        case O_NOLOCK:
+            c.kernel_lock = 0;
             break;
         case O_OUT:
             c.out = optarg;

@@ -22,7 +22,6 @@ test: all
 
 bench: all
 	@$(BUILD)/bench/bench_mark
-	@bench/bench_lttng.sh $(BUILD)
 
 demo: all
 	@sh examples/demo.sh $(BUILD)/waterfall demo-out

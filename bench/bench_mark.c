@@ -86,8 +86,8 @@ extern char **environ;
 /* Six calls, one per point, spelled out so no method depends on unrolling. */
 #define SIX(X) X(0) X(1) X(2) X(3) X(4) X(5)
 
-/* Ctrl-C and friends: stop at the next batch and clean up (the LTTng
- * session, the files in /tmp) instead of leaving them behind. */
+/* Ctrl-C, SIGTERM, SIGHUP, SIGPIPE: stop at the next batch and clean up
+ * (the LTTng session, the files in /tmp) instead of leaving them behind. */
 static volatile sig_atomic_t interrupted;
 
 static void on_signal(int sig)
@@ -678,6 +678,7 @@ int main(void)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
+    sigaction(SIGPIPE, &sa, NULL); /* e.g. `| head`: still clean up */
 
     char wft[64], txt[64], wft2[64];
     snprintf(wft, sizeof wft, "/tmp/wfbench-%ld.wft", (long)getpid());
@@ -776,16 +777,17 @@ int main(void)
     printf("waterfall bench_mark: %d rounds, methods interleaved round-robin; batches of %d "
            "events\n",
            rounds, BATCH_EVENTS);
-    printf("  %ld CPUs online, nothing pinned; clock %s; %s%s\n\n", ncpu,
-           wfc_source == 1 ? "TSC" : wfc_source == 3 ? "CNTVCT" : "CLOCK_MONOTONIC",
+    char cc[64];
 #if defined(__clang__)
-           "clang " __clang_version__
+    snprintf(cc, sizeof cc, "clang %d.%d.%d", __clang_major__, __clang_minor__,
+             __clang_patchlevel__);
 #elif defined(__GNUC__)
-           "gcc " __VERSION__
+    snprintf(cc, sizeof cc, "gcc %d.%d.%d", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
 #else
-           "cc"
+    snprintf(cc, sizeof cc, "cc");
 #endif
-           ,
+    printf("  %ld CPUs online, nothing pinned; clock %s; %s%s\n\n", ncpu,
+           wfc_source == 1 ? "TSC" : wfc_source == 3 ? "CNTVCT" : "CLOCK_MONOTONIC", cc,
 #if defined(WF_BENCH_SANITIZED)
            " (sanitizer build: figures not meaningful)"
 #elif !defined(__OPTIMIZE__)

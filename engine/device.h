@@ -36,6 +36,12 @@ struct device_worker {
     void *state;
 };
 
+struct prove_hooks {
+    void (*started)(void *ctx);
+    void (*finished)(void *ctx);
+    void *ctx;
+};
+
 struct device_ops {
     const char *name;
     int emulated; /* 1: no real device; said wherever it shows */
@@ -43,11 +49,13 @@ struct device_ops {
     int (*setup)(const struct engine_config *c, char *err, size_t errlen);
     int (*worker_init)(struct device_worker *w, const struct engine_config *c);
     void (*worker_fini)(struct device_worker *w);
-    /* Prove; out->ok says whether the proof checked.  Calls started(ctx)
-     * the moment the device begins (the pipeline marks GPU_START there),
-     * serialises proofs when dev->serial, and records its busy time. */
+    /* Prove; out->ok says whether the proof checked.  Serialises proofs
+     * when dev->serial.  Calls h->started(h->ctx) the moment the device
+     * begins and h->finished(h->ctx) the moment it ends (the pipeline marks
+     * GPU_START and GPU_END there), and records as busy the interval
+     * between its own clock reads next to those two calls. */
     int (*prove)(struct device_worker *w, const r1cs_witness *wit, uint64_t check_seed,
-                 r1cs_proof *out, void (*started)(void *), void *ctx);
+                 r1cs_proof *out, const struct prove_hooks *h);
     /* What the backend measured at setup (for the report). */
     double (*unit_seconds)(void);
 };

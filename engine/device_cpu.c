@@ -41,17 +41,19 @@ static void cpu_worker_fini(struct device_worker *w)
 }
 
 static int cpu_prove(struct device_worker *w, const r1cs_witness *wit, uint64_t seed, r1cs_proof *out,
-                     void (*started)(void *), void *ctx)
+                     const struct prove_hooks *h)
 {
     struct device *d = w->dev;
     if (d->serial)
         pthread_mutex_lock(&d->kernel_lock);
-    started(ctx);
+    h->started(h->ctx);
     double t0 = device_now();
     int rc = r1cs_prove(w->state, wit, seed, out);
-    busy_record(&d->busy, t0, device_now());
+    double t1 = device_now();
+    h->finished(h->ctx);
     if (d->serial)
         pthread_mutex_unlock(&d->kernel_lock);
+    busy_record(&d->busy, t0, t1);
     return rc;
 }
 

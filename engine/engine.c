@@ -74,15 +74,15 @@ void engine_defaults(struct engine_config *c)
     memset(c, 0, sizeof *c);
     /* The demo's workload: synthesis about 1.4x the emulated device time
      * per unit, as in the story (38 s against 26 s), scaled to ~20 ms.
-     * Measured on this project's machines: a 2^17 proof takes ~45 ms on one
-     * core, so at speed-up 2 the device holds ~22 ms; 16 rounds of
-     * synthesis of 2^17 constraints take ~30 ms. */
+     * Measured on this project's machines: a 2^17 proof takes ~43 ms on one
+     * core at best, so at speed-up 2 the device holds ~21.5 ms; 16 rounds
+     * of synthesis of 2^17 constraints take ~28 ms (1.3x). */
     c->jobs = 60;
     c->partitions = 1;
     c->synth_concurrency = 1;
-    c->gpu_workers = 2; /* one prepares the next unit while the other proves */
+    c->gpu_workers = 3; /* others stage the next units while one proves */
     c->devices = 1;
-    c->channel = 1;
+    c->channel = 2;
     c->log_n = 17;
     c->synth_rounds = 16;
     c->kernel_lock = 1;
@@ -90,6 +90,7 @@ void engine_defaults(struct engine_config *c)
     c->speedup = 2.0;
     c->seed = 1;
     c->corrupt_unit = -1;
+    c->pin = 1;
 }
 
 static size_t phys_bytes(void)
@@ -184,10 +185,34 @@ static void unit_put(struct engine *e, struct unit_work *u)
     }
 }
 
+/* Spread synthesis threads over the cores.  Left to itself the scheduler
+ * wakes a thread on the core of the thread that woke it (the channel and
+ * the semaphore wake them often), and two syntheses share one core for
+ * milliseconds at a time: measured here, that made each synthesis 1.6x
+ * slower with two of them, though two run side by side at full speed. */
+static void pin_to(int slot)
+{
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    if (ncpu < 2)
+        return;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(slot % ncpu, &set);
+    pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
+
+struct synth_arg {
+    struct engine *e;
+    int slot;
+};
+
 static void *synth_main(void *arg)
 {
-    struct engine *e = arg;
+    struct synth_arg *sa = arg;
+    struct engine *e = sa->e;
     const struct engine_config *c = e->cfg;
+    if (c->pin)
+        pin_to(sa->slot);
     wf_thread_name("synthesis");
     for (;;) {
         uint64_t i = atomic_fetch_add(&e->next_unit, 1);
@@ -232,6 +257,11 @@ static void mark_start(void *u)
     wf_mark(WF_GPU_START, ((struct unit_work *)u)->wu);
 }
 
+static void mark_end(void *u)
+{
+    wf_mark(WF_GPU_END, ((struct unit_work *)u)->wu);
+}
+
 static void *gpu_main(void *arg)
 {
     struct worker_arg *wa = arg;
@@ -254,8 +284,8 @@ static void *gpu_main(void *arg)
         int ok = r1cs_check(&u->w); /* host-side prep: validate the input */
         r1cs_proof proof = {0, 0};
         if (ok && (w.state || e->ops->emulated)) {
-            e->ops->prove(&w, &u->w, u->index ^ 0x5eed, &proof, mark_start, u);
-            wf_mark(WF_GPU_END, u->wu);
+            struct prove_hooks h = {mark_start, mark_end, u};
+            e->ops->prove(&w, &u->w, u->index ^ 0x5eed, &proof, &h);
         }
         if (!ok || !proof.ok) {
             if (atomic_fetch_add(&e->errors, 1) == 0)
@@ -330,17 +360,20 @@ int engine_run(const struct engine_config *c, struct engine_result *r, char *err
     int nworkers = c->gpu_workers * c->devices;
     pthread_t *st = calloc((size_t)nsynth, sizeof *st), *gt = calloc((size_t)nworkers, sizeof *gt);
     struct worker_arg *wa = calloc((size_t)nworkers, sizeof *wa);
+    struct synth_arg *sa = calloc((size_t)nsynth, sizeof *sa);
     int started_s = 0, started_g = 0, rc = 0;
     e->t0 = device_now();
-    if (st && gt && wa) {
+    if (st && gt && wa && sa) {
         for (int i = 0; i < nworkers; i++) {
             wa[i] = (struct worker_arg){e, i / c->gpu_workers, i % c->gpu_workers};
             if (pthread_create(&gt[i], NULL, gpu_main, &wa[i]) == 0)
                 started_g++;
         }
-        for (int i = 0; i < nsynth; i++)
-            if (pthread_create(&st[i], NULL, synth_main, e) == 0)
+        for (int i = 0; i < nsynth; i++) {
+            sa[i] = (struct synth_arg){e, i};
+            if (pthread_create(&st[i], NULL, synth_main, &sa[i]) == 0)
                 started_s++;
+        }
     }
     if (started_s < nsynth || started_g < nworkers) {
         snprintf(err, errlen, "could not start %d synthesis and %d GPU worker threads",
@@ -388,6 +421,7 @@ int engine_run(const struct engine_config *c, struct engine_result *r, char *err
     free(st);
     free(gt);
     free(wa);
+    free(sa);
     free(e);
     if (rc)
         return -1;

@@ -25,6 +25,7 @@ struct engine_config {
     unsigned synth_rounds; /* synthesis work per constraint */
     double rate;         /* jobs per second arriving; 0: all at once */
     int kernel_lock;     /* one proof at a time per device */
+    int pin;             /* synthesis thread i on core i mod cores */
     const char *device;  /* "cpu" or "emulated" */
     double speedup;      /* emulated: device time = measured cpu proof / speedup */
     const char *out;     /* native trace path, or NULL */

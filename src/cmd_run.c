@@ -35,6 +35,8 @@ static void run_usage(FILE *f)
             "  --rate R               jobs arriving per second (default: all at once)\n"
             "  --kernel-lock          one proof at a time per device (default %s)\n"
             "  --no-kernel-lock       workers of a device prove at the same time\n"
+            "  --no-pin               let the scheduler place synthesis threads (default: thread i\n"
+            "                         on core i mod cores)\n"
             "  --out FILE             record the native trace (.wft) here\n"
             "  --truth FILE           write the engine's own accounting (JSON) here\n"
             "  --seed S               seed of the witnesses (default %llu)\n"
@@ -70,7 +72,7 @@ static int num_arg(const char *opt, const char *v, double *out)
 int cmd_run(int argc, char **argv)
 {
     enum { O_JOBS = 256, O_PARTS, O_SYNTH, O_WORKERS, O_DEVICES, O_CHANNEL, O_SIZE, O_ROUNDS, O_DEVICE,
-           O_SPEEDUP, O_RATE, O_LOCK, O_NOLOCK, O_OUT, O_TRUTH, O_SEED, O_CORRUPT, O_QUIET };
+           O_SPEEDUP, O_RATE, O_LOCK, O_NOLOCK, O_NOPIN, O_OUT, O_TRUTH, O_SEED, O_CORRUPT, O_QUIET };
     static const struct option longopts[] = {
         {"jobs", required_argument, 0, O_JOBS},
         {"partitions", required_argument, 0, O_PARTS},
@@ -85,6 +87,7 @@ int cmd_run(int argc, char **argv)
         {"rate", required_argument, 0, O_RATE},
         {"kernel-lock", no_argument, 0, O_LOCK},
         {"no-kernel-lock", no_argument, 0, O_NOLOCK},
+        {"no-pin", no_argument, 0, O_NOPIN},
         {"out", required_argument, 0, O_OUT},
         {"truth", required_argument, 0, O_TRUTH},
         {"seed", required_argument, 0, O_SEED},
@@ -162,6 +165,9 @@ int cmd_run(int argc, char **argv)
             break;
         case O_NOLOCK:
             c.kernel_lock = 0;
+            break;
+        case O_NOPIN:
+            c.pin = 0;
             break;
         case O_OUT:
             c.out = optarg;

@@ -16,12 +16,17 @@
 
 static struct loaded L;
 
+/* Units of a few milliseconds: long enough that a thread's wake-up
+ * latency (tens of microseconds, which the trace's marks include and the
+ * device's own clock does not) stays well under 1% of busy time. */
 static void small(struct engine_config *c)
 {
     engine_defaults(c);
-    c->log_n = 10;
+    c->log_n = 14;
     c->synth_rounds = 2;
+    c->speedup = 1;
     c->jobs = 12;
+    c->gpu_workers = 2;
     c->quiet = 1;
 }
 
@@ -58,7 +63,7 @@ static void against_truth(struct engine_config *c, const char *what)
                 fprintf(stderr, "%s: device %d busy: trace %.6f s, truth %.6f s\n", what, a->dev[d].device,
                         trace_busy, truth);
             CHECK(ok);
-            CHECK_EQ_U(a->dev[d].nworkers, (uint64_t)c->gpu_workers);
+            CHECK(a->dev[d].nworkers >= 1 && a->dev[d].nworkers <= (size_t)c->gpu_workers);
         }
         CHECK(a->synth_max <= c->synth_concurrency);
     }

@@ -26,7 +26,6 @@ struct device {
     struct busy_log busy;
     pthread_mutex_t kernel_lock;
     int serial;     /* one proof at a time (--kernel-lock) */
-    double free_at; /* emulated: when its queue of proofs runs dry (under kernel_lock) */
     void *state;    /* the backend's */
 };
 
@@ -40,13 +39,19 @@ struct prove_hooks {
     void (*started)(void *ctx);
     void (*finished)(void *ctx);
     void *ctx;
+    int worker; /* who submitted it: a device that marks on its own thread
+                   declares this worker before it does */
 };
 
 struct device_ops {
     const char *name;
     int emulated; /* 1: no real device; said wherever it shows */
-    /* Once per run, before any device: e.g. calibrate.  0 or -errno. */
-    int (*setup)(const struct engine_config *c, char *err, size_t errlen);
+    /* Once per run, before any device, with the cpu proof time measured
+     * at the run's size.  0 or -errno. */
+    int (*setup)(const struct engine_config *c, double cpu_prove_s, char *err, size_t errlen);
+    /* Per device, before its workers start and after they stop. */
+    int (*device_init)(struct device *d);
+    void (*device_fini)(struct device *d);
     int (*worker_init)(struct device_worker *w, const struct engine_config *c);
     void (*worker_fini)(struct device_worker *w);
     /* Prove; out->ok says whether the proof checked.  Serialises proofs

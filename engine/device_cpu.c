@@ -9,12 +9,24 @@
 #include <errno.h>
 #include <stdlib.h>
 
-static int cpu_setup(const struct engine_config *c, char *err, size_t errlen)
+static int cpu_setup(const struct engine_config *c, double cpu_prove_s, char *err, size_t errlen)
 {
     (void)c;
+    (void)cpu_prove_s;
     (void)err;
     (void)errlen;
     return 0;
+}
+
+static int cpu_device_init(struct device *d)
+{
+    (void)d;
+    return 0;
+}
+
+static void cpu_device_fini(struct device *d)
+{
+    (void)d;
 }
 
 static int cpu_worker_init(struct device_worker *w, const struct engine_config *c)
@@ -66,6 +78,8 @@ const struct device_ops device_cpu_ops = {
     .name = "cpu",
     .emulated = 0,
     .setup = cpu_setup,
+    .device_init = cpu_device_init,
+    .device_fini = cpu_device_fini,
     .worker_init = cpu_worker_init,
     .worker_fini = cpu_worker_fini,
     .prove = cpu_prove,

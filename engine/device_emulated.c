@@ -2,21 +2,28 @@
  * device_emulated.c -- a stand-in accelerator: it holds the device for as
  * long as the proof would take on a GPU, without using the CPU.
  *
- * The model: at setup the real prover (device_cpu's work) is timed on this
- * machine at the run's size, the fastest of seven proofs (interference
- * from other work only ever adds time, so the minimum is the steadiest
- * measure of what this CPU can do); a GPU is taken to
- * be `speedup` times faster, so one emulated proof holds its device for
- * t_cpu(n) / speedup, sleeping to an absolute deadline.  With a kernel
- * lock the device is a queue, like a GPU stream: a proof submitted while
- * another runs starts the instant that one ends, so no host thread's
- * wake-up latency is counted as device idle time.  The witness is
- * still checked (a∘b = c, O(n), on the host) so a corrupted unit is caught;
- * the H quotient is not computed, since no device computes it.  Everything
- * that shows the run says the device was emulated.
+ * The model: before the run the engine times the real prover (device_cpu's
+ * work) on this machine at the run's size (engine.c, calibrate()); a GPU
+ * is taken to be `speedup` times faster, so one emulated proof holds its
+ * device for t_cpu(n) / speedup, sleeping to an absolute deadline.
+ *
+ * With a kernel lock the device is a queue run by its own thread, like a
+ * GPU stream: workers submit proofs and wait; the device thread runs them
+ * back to back, marking GPU_END of one and GPU_START of the next in the
+ * same instant (as a device-side timestamp would), for the worker that
+ * submitted each.  So a host thread that is slow to be scheduled delays
+ * the submission of work, not the device's own timeline.  Without the
+ * lock every worker holds the device on its own, concurrently.
+ *
+ * The H quotient is not computed, since no device computes it; the
+ * worker's host-side prep still checks the witness (a∘b = c), so a
+ * corrupted unit is caught.  Everything that shows the run says the
+ * device was emulated.
  */
 #include "device.h"
 #include "engine.h"
+
+#include <waterfall.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -26,33 +33,12 @@
 static double unit_s;   /* emulated device time per proof */
 static double cpu_s;    /* measured cpu time per proof */
 
-static int dcmp(const void *a, const void *b)
+static int emu_setup(const struct engine_config *c, double cpu_prove_s, char *err, size_t errlen)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static int emu_setup(const struct engine_config *c, char *err, size_t errlen)
-{
-    r1cs_witness w;
-    r1cs_prover p;
-    if (r1cs_witness_alloc(&w, c->log_n) || r1cs_prover_init(&p, c->log_n)) {
-        snprintf(err, errlen, "out of memory calibrating the emulated device");
-        return -ENOMEM;
-    }
-    r1cs_synthesize(&w, c->seed ^ 0xca11b, 1);
-    double t[7];
-    for (int i = 0; i < 7; i++) {
-        r1cs_proof pr;
-        double t0 = device_now();
-        r1cs_prove(&p, &w, (uint64_t)i, &pr);
-        t[i] = device_now() - t0;
-    }
-    qsort(t, 7, sizeof t[0], dcmp);
-    cpu_s = t[0];
+    (void)err;
+    (void)errlen;
+    cpu_s = cpu_prove_s;
     unit_s = cpu_s / c->speedup;
-    r1cs_prover_free(&p);
-    r1cs_witness_free(&w);
     return 0;
 }
 
@@ -77,34 +63,141 @@ static void sleep_until(double t)
         ;
 }
 
+/* One submitted proof, waiting in the device's queue. */
+struct emu_job {
+    const struct prove_hooks *h;
+    struct emu_job *next;
+    int done;
+};
+
+struct emu_dev {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t work, done;
+    struct emu_job *head, *tail;
+    int stop;
+    struct device *dev;
+};
+
+/* The device thread.  A finished proof's submitter is told only after the
+ * next queued proof has started: telling it first would wake it, and on a
+ * busy machine it would take this thread's core before the next start. */
+static void *emu_device_main(void *arg)
+{
+    struct emu_dev *ed = arg;
+    char name[32];
+    snprintf(name, sizeof name, "emulated-gpu%d", ed->dev->id);
+    wf_thread_name(name);
+    int role = -1;
+    struct emu_job *prev = NULL;
+    pthread_mutex_lock(&ed->mu);
+    for (;;) {
+        while (!ed->head && !ed->stop) {
+            if (prev) {
+                prev->done = 1;
+                pthread_cond_broadcast(&ed->done);
+                prev = NULL;
+            }
+            pthread_cond_wait(&ed->work, &ed->mu);
+        }
+        struct emu_job *j = ed->head;
+        if (!j)
+            break;
+        ed->head = j->next;
+        if (!ed->head)
+            ed->tail = NULL;
+        pthread_mutex_unlock(&ed->mu);
+        if (j->h->worker != role) {
+            role = j->h->worker;
+            wf_thread_worker(role, ed->dev->id);
+        }
+        j->h->started(j->h->ctx);
+        double t0 = device_now();
+        if (prev) {
+            pthread_mutex_lock(&ed->mu);
+            prev->done = 1;
+            pthread_cond_broadcast(&ed->done);
+            pthread_mutex_unlock(&ed->mu);
+        }
+        sleep_until(t0 + unit_s);
+        double t1 = device_now();
+        j->h->finished(j->h->ctx);
+        busy_record(&ed->dev->busy, t0, t1);
+        prev = j;
+        pthread_mutex_lock(&ed->mu);
+    }
+    if (prev) {
+        prev->done = 1;
+        pthread_cond_broadcast(&ed->done);
+    }
+    pthread_mutex_unlock(&ed->mu);
+    return NULL;
+}
+
+static int emu_device_init(struct device *d)
+{
+    if (!d->serial)
+        return 0;
+    struct emu_dev *ed = calloc(1, sizeof *ed);
+    if (!ed)
+        return -ENOMEM;
+    ed->dev = d;
+    pthread_mutex_init(&ed->mu, NULL);
+    pthread_cond_init(&ed->work, NULL);
+    pthread_cond_init(&ed->done, NULL);
+    if (pthread_create(&ed->thread, NULL, emu_device_main, ed)) {
+        free(ed);
+        return -EAGAIN;
+    }
+    d->state = ed;
+    return 0;
+}
+
+static void emu_device_fini(struct device *d)
+{
+    struct emu_dev *ed = d->state;
+    if (!ed)
+        return;
+    pthread_mutex_lock(&ed->mu);
+    ed->stop = 1;
+    pthread_cond_signal(&ed->work);
+    pthread_mutex_unlock(&ed->mu);
+    pthread_join(ed->thread, NULL);
+    pthread_mutex_destroy(&ed->mu);
+    pthread_cond_destroy(&ed->work);
+    pthread_cond_destroy(&ed->done);
+    free(ed);
+    d->state = NULL;
+}
+
 static int emu_prove(struct device_worker *w, const r1cs_witness *wit, uint64_t seed, r1cs_proof *out,
                      const struct prove_hooks *h)
 {
     (void)seed;
     (void)wit; /* the worker checked a∘b = c in its host-side prep */
-    struct device *d = w->dev;
-    double start = device_now();
-    if (d->serial) {
-        pthread_mutex_lock(&d->kernel_lock);
-        if (d->free_at > start)
-            start = d->free_at;
-        d->free_at = start + unit_s;
-        pthread_mutex_unlock(&d->kernel_lock);
-        sleep_until(start);
-    }
-    /* The device's busy time is what this thread saw: from its wake-up at
-     * the planned start to its wake-up at the planned end.  The marks are
-     * taken beside these clock reads, so trace and truth measure the same
-     * thing; sleeping to absolute deadlines keeps wake-up delays from
-     * adding up. */
-    h->started(h->ctx);
-    double t0 = device_now();
-    sleep_until(start + unit_s);
-    double t1 = device_now();
-    h->finished(h->ctx);
-    busy_record(&d->busy, t0, t1);
+    struct emu_dev *ed = w->dev->state;
     out->ok = 1; /* nothing to check here: no H was computed */
     out->commitment = 0;
+    if (ed) {
+        struct emu_job j = {h, NULL, 0};
+        pthread_mutex_lock(&ed->mu);
+        if (ed->tail)
+            ed->tail->next = &j;
+        else
+            ed->head = &j;
+        ed->tail = &j;
+        pthread_cond_signal(&ed->work);
+        while (!j.done)
+            pthread_cond_wait(&ed->done, &ed->mu);
+        pthread_mutex_unlock(&ed->mu);
+        return 0;
+    }
+    h->started(h->ctx);
+    double t0 = device_now();
+    sleep_until(t0 + unit_s);
+    double t1 = device_now();
+    h->finished(h->ctx);
+    busy_record(&w->dev->busy, t0, t1);
     return 0;
 }
 
@@ -123,6 +216,8 @@ const struct device_ops device_emulated_ops = {
     .name = "emulated",
     .emulated = 1,
     .setup = emu_setup,
+    .device_init = emu_device_init,
+    .device_fini = emu_device_fini,
     .worker_init = emu_worker_init,
     .worker_fini = emu_worker_fini,
     .prove = emu_prove,

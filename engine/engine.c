@@ -24,6 +24,8 @@
 #include <waterfall.h>
 
 #include <errno.h>
+#include <math.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -52,6 +54,7 @@ struct pool {
 
 struct engine {
     const struct engine_config *cfg;
+    unsigned rounds; /* synthesis rounds, from the config or calibrate() */
     struct pool pool;
     const struct device_ops *ops;
     struct device dev[64];
@@ -74,9 +77,10 @@ void engine_defaults(struct engine_config *c)
     memset(c, 0, sizeof *c);
     /* The demo's workload: synthesis about 1.4x the emulated device time
      * per unit, as in the story (38 s against 26 s), scaled to ~20 ms.
-     * Measured on this project's machines: a 2^17 proof takes ~43 ms on one
-     * core at best, so at speed-up 2 the device holds ~21.5 ms; 16 rounds
-     * of synthesis of 2^17 constraints take ~28 ms (1.3x). */
+     * Measured on this project's machines: a 2^17 proof takes ~45 ms on one
+     * core, so at speed-up 2 the device holds ~22 ms; the synthesis rounds
+     * are chosen at start from the same measurement (calibrate()), since
+     * the ratio of synthesis to NTT speed differs from CPU to CPU. */
     c->jobs = 60;
     c->partitions = 1;
     c->synth_concurrency = 1;
@@ -84,7 +88,8 @@ void engine_defaults(struct engine_config *c)
     c->devices = 1;
     c->channel = 2;
     c->log_n = 17;
-    c->synth_rounds = 16;
+    c->synth_rounds = 0; /* chosen at start: synthesis = 1.4 x device time */
+    c->synth_ratio = 1.4;
     c->kernel_lock = 1;
     c->device = "emulated";
     c->speedup = 2.0;
@@ -117,7 +122,8 @@ int engine_validate(const struct engine_config *c, char *err, size_t errlen)
     NEED(c->devices >= 1 && c->devices <= 64, "--devices must be 1 to 64, not %d", c->devices);
     NEED(c->channel >= 1 && c->channel <= 1000000, "--channel must be 1 to 1000000, not %d", c->channel);
     NEED(c->log_n >= 4 && c->log_n <= 26, "--size must be 2^4 to 2^26 constraints (got 2^%u)", c->log_n);
-    NEED(c->synth_rounds >= 1 && c->synth_rounds <= 10000, "--synth-rounds must be 1 to 10000");
+    NEED(c->synth_rounds <= 10000, "--synth-rounds must be 1 to 10000 (0: from --synth-ratio)");
+    NEED(c->synth_ratio > 0 && c->synth_ratio <= 1000, "--synth-ratio must be above 0");
     NEED(c->rate >= 0 && c->rate < 1e9, "--rate must be a number of jobs per second, 0 for all at once");
     NEED(c->speedup > 0 && c->speedup <= 1e6, "--speedup must be above 0");
     NEED(c->device && device_find(c->device), "--device must be cpu or emulated, not '%s'",
@@ -135,6 +141,50 @@ int engine_validate(const struct engine_config *c, char *err, size_t errlen)
          need / 1073741824.0, in_flight, c->log_n, (double)have / 1073741824.0);
     return 0;
 #undef NEED
+}
+
+/* Time the prover and synthesis on this CPU at the run's size, taking the
+ * fastest of several tries of each, interleaved so that a slow spell of the
+ * machine hits both alike (interference only ever adds time, so the
+ * minimum is the steadiest measure).  From them: the cpu proof time (the
+ * emulated device's model), and, unless given, the synthesis rounds that
+ * make synthesis take synth_ratio times the device's time per unit. */
+static int calibrate(const struct engine_config *c, struct engine_result *r, char *err, size_t errlen)
+{
+    r1cs_witness w;
+    r1cs_prover p;
+    if (r1cs_witness_alloc(&w, c->log_n) || r1cs_prover_init(&p, c->log_n)) {
+        r1cs_witness_free(&w);
+        snprintf(err, errlen, "out of memory for a witness and a prover of 2^%u constraints", c->log_n);
+        return -1;
+    }
+    double prove = 1e30, s1 = 1e30, s4 = 1e30;
+    for (int i = 0; i < 7; i++) {
+        double t0 = device_now();
+        r1cs_synthesize(&w, c->seed + (uint64_t)i, 1);
+        double t1 = device_now();
+        r1cs_synthesize(&w, c->seed + (uint64_t)i, 4);
+        double t2 = device_now();
+        r1cs_proof pr;
+        r1cs_prove(&p, &w, (uint64_t)i, &pr);
+        double t3 = device_now();
+        s1 = fmin(s1, t1 - t0);
+        s4 = fmin(s4, t2 - t1);
+        prove = fmin(prove, t3 - t2);
+    }
+    r1cs_prover_free(&p);
+    r1cs_witness_free(&w);
+    double per_round = fmax((s4 - s1) / 3, 1e-9), base = fmax(s1 - per_round, 0);
+    double device = device_find(c->device)->emulated ? prove / c->speedup : prove;
+    unsigned rounds = c->synth_rounds;
+    if (!rounds) {
+        double want = (c->synth_ratio * device - base) / per_round;
+        rounds = want < 1 ? 1 : want > 10000 ? 10000 : (unsigned)(want + 0.5);
+    }
+    r->cpu_prove_s = prove;
+    r->synth_rounds = rounds;
+    r->synth_s = base + rounds * per_round;
+    return 0;
 }
 
 static void sleep_until(double t)
@@ -239,7 +289,7 @@ static void *synth_main(void *arg)
         for (int m = atomic_load(&e->synth_max); now > m && !atomic_compare_exchange_weak(&e->synth_max, &m, now);)
             ;
         wf_mark(WF_SYNTH_START, u->wu);
-        r1cs_synthesize(&u->w, c->seed * 0x9E3779B97F4A7C15ull + i, c->synth_rounds);
+        r1cs_synthesize(&u->w, c->seed * 0x9E3779B97F4A7C15ull + i, e->rounds);
         if (c->corrupt_unit >= 0 && (uint64_t)c->corrupt_unit == i)
             u->w.c[u->w.n / 2] = gl_add(u->w.c[u->w.n / 2], 1);
         wf_mark(WF_SYNTH_END, u->wu);
@@ -284,7 +334,7 @@ static void *gpu_main(void *arg)
         int ok = r1cs_check(&u->w); /* host-side prep: validate the input */
         r1cs_proof proof = {0, 0};
         if (ok && (w.state || e->ops->emulated)) {
-            struct prove_hooks h = {mark_start, mark_end, u};
+            struct prove_hooks h = {mark_start, mark_end, u, wa->worker};
             e->ops->prove(&w, &u->w, u->index ^ 0x5eed, &proof, &h);
         }
         if (!ok || !proof.ok) {
@@ -310,8 +360,11 @@ static int write_truth(const struct engine *e, const struct engine_result *r, ch
             e->ops->emulated ? "true" : "false");
     for (int d = 0; d < r->ndev; d++)
         fprintf(f, "%s{\"device\": %d, \"busy_s\": %.9f}", d ? ", " : "", d, r->busy_s[d]);
-    fprintf(f, "], \"channel_max\": %zu, \"synth_max\": %d, \"wall_s\": %.6f}\n", r->channel_max, r->synth_max,
-            r->wall_s);
+    fprintf(f,
+            "], \"channel_max\": %zu, \"synth_max\": %d, \"wall_s\": %.6f, \"synth_rounds\": %u, "
+            "\"calibration\": {\"cpu_prove_s\": %.6f, \"synth_s\": %.6f, \"device_unit_s\": %.6f}}\n",
+            r->channel_max, r->synth_max, r->wall_s, r->synth_rounds, r->cpu_prove_s, r->synth_s,
+            e->ops->emulated ? r->emulated_unit_s : r->cpu_prove_s);
     if (fclose(f) != 0) {
         snprintf(err, errlen, "%s: write failed", e->cfg->truth);
         return -1;
@@ -332,7 +385,12 @@ int engine_run(const struct engine_config *c, struct engine_result *r, char *err
     e->cfg = c;
     e->ops = device_find(c->device);
     e->total_units = (uint64_t)c->jobs * (uint64_t)c->partitions;
-    if (e->ops->setup(c, err, errlen) || channel_init(&e->chan, (size_t)c->channel)) {
+    if (calibrate(c, r, err, errlen)) {
+        free(e);
+        return -1;
+    }
+    e->rounds = r->synth_rounds;
+    if (e->ops->setup(c, r->cpu_prove_s, err, errlen) || channel_init(&e->chan, (size_t)c->channel)) {
         if (!err[0])
             snprintf(err, errlen, "out of memory");
         free(e);
@@ -346,6 +404,14 @@ int engine_run(const struct engine_config *c, struct engine_result *r, char *err
         pthread_mutex_init(&e->dev[d].busy.mu, NULL);
         pthread_mutex_init(&e->dev[d].kernel_lock, NULL);
         e->dev[d].serial = c->kernel_lock;
+        if (e->ops->device_init(&e->dev[d])) {
+            snprintf(err, errlen, "cannot start device %d", d);
+            for (int k = 0; k < d; k++)
+                e->ops->device_fini(&e->dev[k]);
+            channel_destroy(&e->chan);
+            free(e);
+            return -1;
+        }
     }
     if (c->out) {
         int rc = wf_open(c->out);
@@ -386,6 +452,8 @@ int engine_run(const struct engine_config *c, struct engine_result *r, char *err
     channel_close(&e->chan);
     for (int i = 0; i < started_g; i++)
         pthread_join(gt[i], NULL);
+    for (int d = 0; d < c->devices; d++)
+        e->ops->device_fini(&e->dev[d]);
     r->wall_s = device_now() - e->t0;
     if (c->out) {
         int crc = wf_close();

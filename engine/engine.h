@@ -22,7 +22,9 @@ struct engine_config {
     int devices;         /* D devices */
     int channel;         /* K: channel capacity */
     unsigned log_n;      /* constraints per unit: 2^log_n */
-    unsigned synth_rounds; /* synthesis work per constraint */
+    unsigned synth_rounds; /* synthesis work per constraint; 0: chosen so that
+                              synthesis takes synth_ratio x the device time */
+    double synth_ratio;  /* see synth_rounds (default 1.4, as in the story) */
     double rate;         /* jobs per second arriving; 0: all at once */
     int kernel_lock;     /* one proof at a time per device */
     int pin;             /* synthesis thread i on core i mod cores */
@@ -42,6 +44,8 @@ struct engine_result {
     int synth_max;           /* most syntheses seen at once */
     double emulated_unit_s;  /* emulated: the device time of one proof */
     double cpu_prove_s;      /* the measured cpu proof time (calibration) */
+    double synth_s;          /* the measured synthesis time per unit (calibration) */
+    unsigned synth_rounds;   /* the rounds used */
     int ndev;
     double busy_s[64];       /* per device: union of its busy time */
     uint64_t first_error_unit;

@@ -26,7 +26,9 @@ static void run_usage(FILE *f)
             "  --devices D            devices (default %d)\n"
             "  --channel K            channel capacity in units (default %d)\n"
             "  --size N               constraints per unit, a power of two (default %u)\n"
-            "  --synth-rounds R       synthesis work per constraint (default %u)\n"
+            "  --synth-rounds R       synthesis work per constraint (default: chosen at start so\n"
+            "                         that synthesis takes --synth-ratio x the device time)\n"
+            "  --synth-ratio X        synthesis time over device time per unit (default %g)\n"
             "  --device cpu|emulated  cpu: proofs on host threads, competing with synthesis;\n"
             "                         emulated: a stand-in device that holds the GPU for the\n"
             "                         measured cpu proof time / --speedup, without using the CPU\n"
@@ -42,7 +44,7 @@ static void run_usage(FILE *f)
             "  --seed S               seed of the witnesses (default %llu)\n"
             "  --quiet                no summary\n",
             d.jobs, d.partitions, d.synth_concurrency, d.gpu_workers, d.devices, d.channel, 1u << d.log_n,
-            d.synth_rounds, d.device, d.speedup, d.kernel_lock ? "on" : "off", (unsigned long long)d.seed);
+            d.synth_ratio, d.device, d.speedup, d.kernel_lock ? "on" : "off", (unsigned long long)d.seed);
 }
 
 static int int_arg(const char *opt, const char *v, long lo, long hi, long *out)
@@ -72,7 +74,7 @@ static int num_arg(const char *opt, const char *v, double *out)
 int cmd_run(int argc, char **argv)
 {
     enum { O_JOBS = 256, O_PARTS, O_SYNTH, O_WORKERS, O_DEVICES, O_CHANNEL, O_SIZE, O_ROUNDS, O_DEVICE,
-           O_SPEEDUP, O_RATE, O_LOCK, O_NOLOCK, O_NOPIN, O_OUT, O_TRUTH, O_SEED, O_CORRUPT, O_QUIET };
+           O_RATIO, O_SPEEDUP, O_RATE, O_LOCK, O_NOLOCK, O_NOPIN, O_OUT, O_TRUTH, O_SEED, O_CORRUPT, O_QUIET };
     static const struct option longopts[] = {
         {"jobs", required_argument, 0, O_JOBS},
         {"partitions", required_argument, 0, O_PARTS},
@@ -82,6 +84,7 @@ int cmd_run(int argc, char **argv)
         {"channel", required_argument, 0, O_CHANNEL},
         {"size", required_argument, 0, O_SIZE},
         {"synth-rounds", required_argument, 0, O_ROUNDS},
+        {"synth-ratio", required_argument, 0, O_RATIO},
         {"device", required_argument, 0, O_DEVICE},
         {"speedup", required_argument, 0, O_SPEEDUP},
         {"rate", required_argument, 0, O_RATE},
@@ -148,6 +151,10 @@ int cmd_run(int argc, char **argv)
             if (int_arg("--synth-rounds", optarg, 1, 10000, &v))
                 return WF_EXIT_USAGE;
             c.synth_rounds = (unsigned)v;
+            break;
+        case O_RATIO:
+            if (num_arg("--synth-ratio", optarg, &c.synth_ratio))
+                return WF_EXIT_USAGE;
             break;
         case O_DEVICE:
             c.device = optarg;
@@ -222,8 +229,10 @@ int cmd_run(int argc, char **argv)
                c.devices == 1 ? "" : "s", c.gpu_workers, c.gpu_workers == 1 ? "" : "s", c.channel, c.log_n,
                c.device);
         if (r.emulated_unit_s > 0)
-            printf(" (EMULATED: each proof holds the device %.1f ms = the measured cpu proof / %g)",
-                   r.emulated_unit_s * 1e3, c.speedup);
+            printf("\n  EMULATED device: each proof holds it %.1f ms = the cpu proof measured here (%.1f ms) / %g",
+                   r.emulated_unit_s * 1e3, r.cpu_prove_s * 1e3, c.speedup);
+        printf("\n  synthesis: %u rounds, measured %.1f ms per unit before the run%s", r.synth_rounds,
+               r.synth_s * 1e3, c.synth_rounds ? "" : " (rounds chosen for --synth-ratio)");
         printf("\n  %llu units proved in %.2f s, %llu failed their check", (unsigned long long)r.units, r.wall_s,
                (unsigned long long)r.errors);
         if (c.out)

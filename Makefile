@@ -22,6 +22,8 @@ test: all
 
 bench: all
 	@$(BUILD)/bench/bench_mark
+	@sh bench/bench_analyze.sh $(BUILD)
+	@sh bench/bench_engine.sh $(BUILD)
 
 demo: all
 	@sh examples/demo.sh $(BUILD)/waterfall demo-out

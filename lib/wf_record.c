@@ -217,8 +217,10 @@ static uint32_t wf_gettid(void)
 /* ------------------------------------------------------------------ */
 /* The hot path                                                        */
 
-static void wf_mark_slow(unsigned ev, uint64_t unit);
-static void wf_full(struct wf_ring *r, unsigned ev, uint64_t unit);
+/* Off the hot path, and kept out of wf_mark so that it needs no register
+ * saves (measured: a few tenths of a ns, within noise, but free). */
+static void wf_mark_slow(unsigned ev, uint64_t unit) __attribute__((noinline, cold));
+static void wf_full(struct wf_ring *r, unsigned ev, uint64_t unit) __attribute__((noinline, cold));
 
 static inline void wf_put(struct wf_ring *r, unsigned ev, uint64_t unit)
 {

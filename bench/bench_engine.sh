@@ -17,10 +17,10 @@ util() { # the run's utilization comes before its devices'
 }
 
 echo
-echo "engine bench: 2^17 constraints per unit, one synthesis at a time"
+echo "engine bench: 2^17 constraints per unit, 16 synthesis rounds, one synthesis at a time"
 printf "  %-10s %16s %16s\n" device "synthesis c/s" "proving c/s"
 for dev in cpu emulated; do
-    "$W" run --device "$dev" --jobs 16 --gpu-workers 1 --out "$DIR/$dev.wft" --quiet || exit 1
+    "$W" run --device "$dev" --jobs 16 --gpu-workers 1 --synth-rounds 16 --out "$DIR/$dev.wft" --quiet || exit 1
     s=$(stage "$DIR/$dev.wft" synthesis)
     g=$(stage "$DIR/$dev.wft" gpu)
     label=$dev

@@ -25,7 +25,10 @@ bench: all
 	@sh bench/bench_analyze.sh $(BUILD)
 	@sh bench/bench_engine.sh $(BUILD)
 
-demo: all
+# The main job: build quietly (the log is shown if the build fails), then
+# tell the story.
+demo: configure
+	@cmake --build $(BUILD) -j $(JOBS) >$(BUILD)/build.log 2>&1 || { cat $(BUILD)/build.log; exit 1; }
 	@sh examples/demo.sh $(BUILD)/waterfall demo-out
 
 install: configure

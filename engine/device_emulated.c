@@ -38,7 +38,7 @@ static int emu_setup(const struct engine_config *c, double cpu_prove_s, char *er
     (void)err;
     (void)errlen;
     cpu_s = cpu_prove_s;
-    unit_s = cpu_s / c->speedup;
+    unit_s = c->device_time > 0 ? c->device_time : cpu_s / c->speedup;
     return 0;
 }
 

@@ -30,6 +30,7 @@ struct engine_config {
     int pin;             /* synthesis thread i on core i mod cores */
     const char *device;  /* "cpu" or "emulated" */
     double speedup;      /* emulated: device time = measured cpu proof / speedup */
+    double device_time;  /* emulated: seconds per proof, instead of the model (0: model) */
     const char *out;     /* native trace path, or NULL */
     const char *truth;   /* ground truth JSON path, or NULL */
     uint64_t seed;

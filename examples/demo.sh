@@ -15,8 +15,15 @@ echo "== 1. synthesis in sequence (concurrency 1) =="
 echo
 "$W" analyze --no-progress "$OUT/sequential.wft" | tee "$OUT/sequential.txt"
 
-echo "== 2. synthesis in parallel (concurrency 2) =="
-"$W" run --synth-concurrency 2 --out "$OUT/parallel.wft" --truth "$OUT/parallel.truth.json"
+# The same workload again: the synthesis rounds and the device time that
+# run 1 measured on this machine, so only the concurrency differs.
+T="$OUT/sequential.truth.json"
+ROUNDS=$(sed -n 's/.*"synth_rounds": \([0-9]*\).*/\1/p' "$T")
+DEVICE_MS=$(sed -n 's/.*"device_unit_s": \([0-9.]*\).*/\1/p' "$T" | awk '{printf "%.6f", $1 * 1000}')
+
+echo "== 2. synthesis in parallel (concurrency 2), the same workload =="
+"$W" run --synth-concurrency 2 --synth-rounds "$ROUNDS" --device-time "$DEVICE_MS" \
+    --out "$OUT/parallel.wft" --truth "$OUT/parallel.truth.json"
 echo
 "$W" analyze --no-progress "$OUT/parallel.wft" | tee "$OUT/parallel.txt"
 

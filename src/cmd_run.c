@@ -34,6 +34,8 @@ static void run_usage(FILE *f)
             "                         measured cpu proof time / --speedup, without using the CPU\n"
             "                         (default %s)\n"
             "  --speedup X            emulated device speed over this CPU (default %g)\n"
+            "  --device-time MS       emulated device time per proof, instead of the model\n"
+            "                         (to give two runs the same device)\n"
             "  --rate R               jobs arriving per second (default: all at once)\n"
             "  --kernel-lock          one proof at a time per device (default %s)\n"
             "  --no-kernel-lock       workers of a device prove at the same time\n"
@@ -74,7 +76,7 @@ static int num_arg(const char *opt, const char *v, double *out)
 int cmd_run(int argc, char **argv)
 {
     enum { O_JOBS = 256, O_PARTS, O_SYNTH, O_WORKERS, O_DEVICES, O_CHANNEL, O_SIZE, O_ROUNDS, O_DEVICE,
-           O_RATIO, O_SPEEDUP, O_RATE, O_LOCK, O_NOLOCK, O_NOPIN, O_OUT, O_TRUTH, O_SEED, O_CORRUPT, O_QUIET };
+           O_RATIO, O_SPEEDUP, O_DEVTIME, O_RATE, O_LOCK, O_NOLOCK, O_NOPIN, O_OUT, O_TRUTH, O_SEED, O_CORRUPT, O_QUIET };
     static const struct option longopts[] = {
         {"jobs", required_argument, 0, O_JOBS},
         {"partitions", required_argument, 0, O_PARTS},
@@ -87,6 +89,7 @@ int cmd_run(int argc, char **argv)
         {"synth-ratio", required_argument, 0, O_RATIO},
         {"device", required_argument, 0, O_DEVICE},
         {"speedup", required_argument, 0, O_SPEEDUP},
+        {"device-time", required_argument, 0, O_DEVTIME},
         {"rate", required_argument, 0, O_RATE},
         {"kernel-lock", no_argument, 0, O_LOCK},
         {"no-kernel-lock", no_argument, 0, O_NOLOCK},
@@ -163,6 +166,11 @@ int cmd_run(int argc, char **argv)
             if (num_arg("--speedup", optarg, &c.speedup))
                 return WF_EXIT_USAGE;
             break;
+        case O_DEVTIME:
+            if (num_arg("--device-time", optarg, &c.device_time))
+                return WF_EXIT_USAGE;
+            c.device_time /= 1e3;
+            break;
         case O_RATE:
             if (num_arg("--rate", optarg, &c.rate))
                 return WF_EXIT_USAGE;
@@ -228,7 +236,9 @@ int cmd_run(int argc, char **argv)
                c.jobs, c.partitions, c.partitions == 1 ? "" : "s", c.synth_concurrency, c.devices,
                c.devices == 1 ? "" : "s", c.gpu_workers, c.gpu_workers == 1 ? "" : "s", c.channel, c.log_n,
                c.device);
-        if (r.emulated_unit_s > 0)
+        if (r.emulated_unit_s > 0 && c.device_time > 0)
+            printf("\n  EMULATED device: each proof holds it %.1f ms (--device-time)", r.emulated_unit_s * 1e3);
+        else if (r.emulated_unit_s > 0)
             printf("\n  EMULATED device: each proof holds it %.1f ms = the cpu proof measured here (%.1f ms) / %g",
                    r.emulated_unit_s * 1e3, r.cpu_prove_s * 1e3, c.speedup);
         printf("\n  synthesis: %u rounds, measured %.1f ms per unit before the run%s", r.synth_rounds,

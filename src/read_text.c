@@ -44,6 +44,7 @@ struct progress {
     uint64_t total;
     const char *name;
     int show;
+    int shown; /* the last percentage printed (leader only) */
 };
 
 static void note_skip(struct evpart *p, uint64_t line, enum scan_err e)
@@ -127,8 +128,11 @@ static void progress_tick(struct progress *pr, uint64_t n, int leader)
     if (!pr || !pr->show)
         return;
     uint64_t done = atomic_fetch_add(&pr->done, n) + n;
-    if (leader && pr->total)
-        fprintf(stderr, "\r  reading %s: %3d%%", pr->name, (int)(done * 100 / pr->total));
+    int pct = pr->total ? (int)(done * 100 / pr->total) : 0;
+    if (leader && pr->total && pct != pr->shown) {
+        fprintf(stderr, "\r  reading %s: %3d%%", pr->name, pct);
+        pr->shown = pct;
+    }
 }
 
 /* One thread's range.  buf holds the stream's bytes [buf_off, buf_off+len). */
@@ -246,7 +250,7 @@ int read_text(struct text_input *in, int fd, const char *name, const void *prefi
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         n = cpus < 1 ? 1 : cpus > MAX_THREADS ? MAX_THREADS : (int)cpus;
     }
-    struct progress prog = {.total = size, .name = name,
+    struct progress prog = {.total = size, .name = name, .shown = -1,
                             .show = show_progress && (is_pipe || size > (100u << 20))};
     in->parts = calloc((size_t)n, sizeof *in->parts);
     struct worker *w = calloc((size_t)n, sizeof *w);

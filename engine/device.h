@@ -72,6 +72,7 @@ const struct device_ops *device_find(const char *name);
 
 /* Busy-time bookkeeping shared by the backends. */
 double device_now(void);
+void device_sleep_until(double t); /* CLOCK_MONOTONIC seconds, absolute */
 void busy_record(struct busy_log *b, double start, double end);
 double busy_union(struct busy_log *b);
 

@@ -54,15 +54,6 @@ static void emu_worker_fini(struct device_worker *w)
     (void)w;
 }
 
-static void sleep_until(double t)
-{
-    struct timespec ts;
-    ts.tv_sec = (time_t)t;
-    ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-        ;
-}
-
 /* One submitted proof, waiting in the device's queue. */
 struct emu_job {
     const struct prove_hooks *h;
@@ -119,7 +110,7 @@ static void *emu_device_main(void *arg)
             pthread_cond_broadcast(&ed->done);
             pthread_mutex_unlock(&ed->mu);
         }
-        sleep_until(t0 + unit_s);
+        device_sleep_until(t0 + unit_s);
         double t1 = device_now();
         j->h->finished(j->h->ctx);
         busy_record(&ed->dev->busy, t0, t1);
@@ -194,7 +185,7 @@ static int emu_prove(struct device_worker *w, const r1cs_witness *wit, uint64_t 
     }
     h->started(h->ctx);
     double t0 = device_now();
-    sleep_until(t0 + unit_s);
+    device_sleep_until(t0 + unit_s);
     double t1 = device_now();
     h->finished(h->ctx);
     busy_record(&w->dev->busy, t0, t1);

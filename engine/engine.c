@@ -218,15 +218,6 @@ static int calibrate(const struct engine_config *c, struct engine_result *r, cha
     return 0;
 }
 
-static void sleep_until(double t)
-{
-    struct timespec ts;
-    ts.tv_sec = (time_t)t;
-    ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-        ;
-}
-
 static struct unit_work *unit_get(struct engine *e)
 {
     struct unit_work *u = NULL;
@@ -301,7 +292,7 @@ static void *synth_main(void *arg)
             break;
         int job = (int)(i / (uint64_t)c->partitions), part = (int)(i % (uint64_t)c->partitions);
         if (c->rate > 0)
-            sleep_until(e->t0 + (double)job / c->rate);
+            device_sleep_until(e->t0 + (double)job / c->rate);
         struct unit_work *u = unit_get(e);
         if (!u) {
             atomic_fetch_add(&e->errors, 1);

@@ -63,11 +63,7 @@ int cmd_analyze(int argc, char **argv)
             }
             break;
         case O_COLOR:
-            if (!strcmp(optarg, "always"))
-                ro.color = 1;
-            else if (!strcmp(optarg, "never"))
-                ro.color = 0;
-            else if (strcmp(optarg, "auto")) {
+            if (report_color_arg(optarg, &ro.color)) {
                 fprintf(stderr, "waterfall analyze: --color takes auto, always or never\n");
                 return WF_EXIT_USAGE;
             }

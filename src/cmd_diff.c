@@ -55,7 +55,10 @@ int cmd_diff(int argc, char **argv)
             json = 1;
             break;
         case O_COLOR:
-            ro.color = !strcmp(optarg, "always") ? 1 : !strcmp(optarg, "never") ? 0 : ro.color;
+            if (report_color_arg(optarg, &ro.color)) {
+                fprintf(stderr, "waterfall diff: --color takes auto, always or never\n");
+                return WF_EXIT_USAGE;
+            }
             break;
         case O_RA:
         case O_RB: {

@@ -28,6 +28,9 @@ void report_diff_text(FILE *f, const struct run_result *a, const struct run_resu
                       const struct report_opts *o);
 void report_diff_json(FILE *f, const struct run_result *a, const struct run_result *b);
 
+/* --color=auto|always|never into *color (auto leaves it); -1 if bad. */
+int report_color_arg(const char *v, int *color);
+
 /* "38.0 s", "512 ms", "12.3 us": a duration for people. */
 const char *fmt_dur(char *buf, size_t n, double ns);
 

@@ -9,6 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+int report_color_arg(const char *v, int *color)
+{
+    if (!strcmp(v, "always"))
+        *color = 1;
+    else if (!strcmp(v, "never"))
+        *color = 0;
+    else if (strcmp(v, "auto"))
+        return -1;
+    return 0;
+}
+
 const char *fmt_dur(char *buf, size_t n, double ns)
 {
     double a = fabs(ns);

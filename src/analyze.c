@@ -371,8 +371,8 @@ static int throughput(const struct run *r, struct run_result *res)
     int64_t last_end = INT64_MIN;
     for (size_t i = 0; i < r->nunits; i++) {
         const struct unit *u = &r->units[i];
-        if (!has(u, EV_GPU_END))
-            continue;
+        if (!has(u, EV_GPU_END) || !consistent(u))
+            continue; /* an inconsistent unit keeps its job from completing */
         left[u->job]--;
         if (u->t[EV_GPU_END] > done[u->job])
             done[u->job] = u->t[EV_GPU_END];
@@ -455,10 +455,12 @@ int analyze_run(const struct run *r, struct run_result *res)
     int64_t any_min = INT64_MAX;
     for (size_t i = 0; i < r->nunits; i++) {
         const struct unit *u = &r->units[i];
+        if (!consistent(u)) {
+            res->inconsistent++;
+            continue; /* left out of every figure */
+        }
         if (!has(u, EV_GPU_END))
             res->in_flight++;
-        if (!consistent(u))
-            res->inconsistent++;
         if (has(u, EV_SYNTH_START) && u->t[EV_SYNTH_START] < res->start)
             res->start = u->t[EV_SYNTH_START];
         for (int e = 0; e < EV_N; e++)
@@ -476,7 +478,7 @@ int analyze_run(const struct run *r, struct run_result *res)
     size_t nd = 0;
     for (size_t i = 0; i < r->nunits; i++) {
         const struct unit *u = &r->units[i];
-        if (has(u, EV_GPU_PICKUP) || has(u, EV_GPU_START) || has(u, EV_GPU_END))
+        if (consistent(u) && (has(u, EV_GPU_PICKUP) || has(u, EV_GPU_START) || has(u, EV_GPU_END)))
             devs[nd++] = u->device;
     }
     size_t ndu = distinct(devs, nd);

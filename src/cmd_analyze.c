@@ -25,7 +25,8 @@ static void analyze_usage(FILE *f)
             "  --color=WHEN     auto (default: on a terminal), always, never\n"
             "  --no-progress    no progress indicator on stderr\n"
             "  -h, --help       this help\n"
-            "exit status: 0 ok, 2 usage, 3 unreadable input, 4 partial (lines skipped or damage)\n");
+            "exit status: 0 ok, 2 usage, 3 an input unreadable or unusable (the others are still\n"
+            "reported), 4 partial (lines skipped, events lost, or a damaged trace)\n");
 }
 
 int cmd_analyze(int argc, char **argv)
@@ -90,7 +91,7 @@ int cmd_analyze(int argc, char **argv)
     }
     struct loaded l;
     int rc = load_inputs(&l, argv + optind, argc - optind, progress, "waterfall analyze");
-    if (rc == WF_EXIT_OK) {
+    if (l.nres > 0 && (rc == WF_EXIT_OK || rc == WF_EXIT_INPUT)) {
         if (json)
             report_json(stdout, &l.model, l.res, l.nres, &ro);
         else if (csv)
@@ -100,7 +101,7 @@ int cmd_analyze(int argc, char **argv)
         if (fflush(stdout) != 0 || ferror(stdout)) {
             fprintf(stderr, "waterfall analyze: writing the report failed\n");
             rc = WF_EXIT_FAIL;
-        } else if (l.partial) {
+        } else if (rc == WF_EXIT_OK && l.partial) {
             rc = WF_EXIT_PARTIAL;
         }
     }

@@ -87,9 +87,9 @@ int cmd_diff(int argc, char **argv)
     }
     struct loaded l;
     int rc = load_inputs(&l, argv + optind, n, isatty(2), "waterfall diff");
-    if (rc != WF_EXIT_OK) {
+    if (rc != WF_EXIT_OK || l.nsrc != (size_t)n) {
         loaded_free(&l);
-        return rc;
+        return rc == WF_EXIT_OK ? WF_EXIT_INPUT : rc;
     }
     const struct run_result *a, *b;
     if (n == 2) {

@@ -83,9 +83,11 @@ int load_inputs(struct loaded *l, char **paths, int npaths, int progress, const 
         int failed = ingest(s, paths[i], progress, err, sizeof err);
         phase("read", &t0);
         if (failed) {
+            /* The other inputs are still analysed; the status says one failed. */
             fprintf(stderr, "%s: %s\n", cmd, err);
             source_free(s);
-            return WF_EXIT_INPUT;
+            l->failed_inputs++;
+            continue;
         }
         l->nsrc++;
         size_t before = l->model.nruns;
@@ -102,13 +104,17 @@ int load_inputs(struct loaded *l, char **paths, int npaths, int progress, const 
                 l->partial = 1;
                 break;
             }
-        if (s->damaged_bytes)
+        if (s->damaged_bytes || s->lost_events)
             l->partial = 1;
+        for (size_t r = before; r < l->model.nruns; r++)
+            l->model.runs[r].damaged_bytes = s->damaged_bytes;
         if (l->model.nruns == before) {
             explain_empty(cmd, s);
-            return WF_EXIT_INPUT;
+            l->failed_inputs++;
         }
     }
+    if (l->model.nruns == 0)
+        return WF_EXIT_INPUT;
     for (size_t i = 0; i < l->model.nruns; i++)
         if (l->model.runs[i].skipped_lines)
             l->partial = 1;
@@ -121,7 +127,7 @@ int load_inputs(struct loaded *l, char **paths, int npaths, int progress, const 
             return WF_EXIT_FAIL;
         }
     phase("analyze", &t0);
-    return WF_EXIT_OK;
+    return l->failed_inputs ? WF_EXIT_INPUT : WF_EXIT_OK;
 }
 
 void loaded_free(struct loaded *l)

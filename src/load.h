@@ -15,11 +15,14 @@ struct loaded {
     struct model model;
     struct run_result *res;
     size_t nres;
-    int partial; /* some input was damaged or had lines skipped */
+    int partial; /* some input was damaged, lost events or had lines skipped */
+    int failed_inputs; /* inputs that could not be read or held nothing usable */
 };
 
 /* Returns a WF_EXIT_* status; messages (naming the input) go to stderr,
- * prefixed with cmd. */
+ * prefixed with cmd.  An input that cannot be read is reported and left
+ * out: the others are still analysed (l->nres > 0) and the status is
+ * WF_EXIT_INPUT. */
 int load_inputs(struct loaded *l, char **paths, int npaths, int progress, const char *cmd);
 void loaded_free(struct loaded *l);
 

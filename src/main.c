@@ -44,8 +44,13 @@ int main(int argc, char **argv)
         return WF_EXIT_OK;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (strcmp(argv[1], commands[i].name) == 0)
+        if (strcmp(argv[1], commands[i].name) == 0) {
+            /* getopt names argv[0] in its messages: "waterfall analyze: ..." */
+            char name[64];
+            snprintf(name, sizeof name, "waterfall %s", commands[i].name);
+            argv[1] = name;
             return commands[i].run(argc - 1, argv + 1);
+        }
     fprintf(stderr, "waterfall: unknown command '%s'\n\n", argv[1]);
     usage(stderr);
     return WF_EXIT_USAGE;

@@ -2,9 +2,10 @@
  * model.c -- from events to runs of units.
  *
  * Events are taken in input order.  A new run starts where the epoch
- * restarts: an event earlier than half the run's latest time and at least
- * 50 ms before it (threads printing out of order by a few milliseconds do
- * not split a run; a daemon starting again near zero does).
+ * restarts: an event at least 1 s before the run's latest time and in its
+ * first half, or at least 50 ms before it and in its first tenth (threads
+ * printing out of order by a few milliseconds do not split a run; a
+ * daemon starting again near zero does).
  *
  * Each part interned its own unit keys, so a per-part table maps a key to
  * its unit in the current run; on a miss the run's own (job, partition)
@@ -17,11 +18,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RESTART_MIN_NS 50000000 /* 50 ms */
+#define RESTART_MIN_NS 50000000    /* 50 ms */
+#define RESTART_BIG_NS 1000000000LL /* 1 s */
 
 int model_is_restart(int64_t t, int64_t run_max)
 {
-    return t < run_max / 2 && run_max - t >= RESTART_MIN_NS;
+    int64_t drop = run_max - t;
+    /* A big step back to the first half of the run, or a small one that
+     * lands near zero.  A line printed a few tens of milliseconds late
+     * early in a log is neither. */
+    return (drop >= RESTART_BIG_NS && t < run_max / 2) ||
+           (drop >= RESTART_MIN_NS && t < run_max / 10);
 }
 
 static uint64_t mix(uint64_t h)
@@ -252,6 +259,12 @@ int model_add(struct model *m, const char *source, struct evpart *parts, int npa
             size_t k = n & (EVB_SIZE - 1);
             int64_t t = b->t_ns[k];
             uint64_t line = line_base + b->line[k] + 1;
+            /* Skipped lines before this event belong to the run they
+             * follow, not to one this event may start. */
+            if (pending_skips && r) {
+                r->skipped_lines += pending_skips;
+                pending_skips = 0;
+            }
             if (!r || (!native && model_is_restart(t, run_max))) {
                 if (r)
                     run_finish(r);

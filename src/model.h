@@ -66,6 +66,7 @@ struct run {
     struct issue issues[3][MAX_ISSUES]; /* the first few of each kind */
     int nissues[3];
     uint64_t lost_events; /* native traces: the recorder's count */
+    uint64_t damaged_bytes; /* native traces: skipped as damaged */
     /* lookup tables while building */
     uint64_t *uindex, *jindex;
     size_t uindex_mask, jindex_mask;

@@ -56,14 +56,14 @@ static double pct(double part, double whole)
 
 static void issues_text(FILE *f, const struct run *r, const struct paint *p)
 {
-    static const char *what[3] = {"skipped line", "duplicate event", "inconsistent unit"};
+    static const char *what[3] = {"skipped line", "duplicate event",
+                                  "inconsistent unit (first seen here): this event is earlier than one before it"};
     for (int k = 0; k < 3; k++)
         for (int i = 0; i < r->nissues[k]; i++) {
             const struct issue *is = &r->issues[k][i];
             const char *detail = k == ISSUE_SKIPPED ? scan_err_text[is->detail] : ev_names[is->detail];
             fprintf(f, "  %s%s:%s%llu: %s (%s)%s\n", p->dim, r->source, r->native ? "event " : "",
-                    (unsigned long long)is->line, what[k],
-                    k == ISSUE_CONTRADICTION ? detail : detail, p->off);
+                    (unsigned long long)is->line, what[k], detail, p->off);
         }
 }
 
@@ -110,7 +110,12 @@ static void advice_text(FILE *f, const struct run_result *res, const struct pain
         return;
     }
     const char *how = "formula min(1, c*g/s), no CPU contention";
-    if (a->needed > a->current)
+    if (res->bottleneck == BN_GPU)
+        fprintf(f, "  %-14s none for synthesis: the GPU is the bottleneck (the formula, with g = %s and "
+                   "s = %s, would ask for %d at once; %d ran)\n",
+                "advice", fmt_dur(g, sizeof g, 1.0 / a->rate), fmt_dur(s, sizeof s, a->synth_mean), a->needed,
+                a->current);
+    else if (a->needed > a->current)
         fprintf(f, "  %-14s %srun %d syntheses at once%s (now %d): predicted GPU utilization %.0f%% -> %.0f%%\n"
                    "  %-14s %s%s; g = %s of GPU per unit, s = %s of synthesis per unit%s\n",
                 "advice", p->bold, a->needed, p->off, a->current, 100 * a->predicted_now,
@@ -197,6 +202,9 @@ static void run_text(FILE *f, const struct run_result *res, size_t nruns_in_sour
     if (r->lost_events)
         fprintf(f, ", %s%llu events lost while recording%s", p.red, (unsigned long long)r->lost_events,
                 p.off);
+    if (r->damaged_bytes)
+        fprintf(f, ", %s%llu bytes of the trace damaged and skipped%s", p.red,
+                (unsigned long long)r->damaged_bytes, p.off);
     fputc('\n', f);
     issues_text(f, r, &p);
 

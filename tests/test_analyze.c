@@ -262,6 +262,63 @@ static void bad_data(void)
     CHECK_EQ_U(L.model.timeline_lines, 15);
 }
 
+static void review_fixes(void)
+{
+    /* An inconsistent unit is left out of jobs completed and throughput
+     * too, not only out of busy. */
+    CHECK(load_text("incons.log",
+                    "TIMELINE,0,SYNTH_START,j1,\n"
+                    "TIMELINE,10,SYNTH_END,j1,\n"
+                    "TIMELINE,10,GPU_START,j1,\n"
+                    "TIMELINE,59,GPU_END,j1,\n"
+                    "TIMELINE,100,SYNTH_START,j2,\n"
+                    "TIMELINE,200,SYNTH_END,j2,\n"
+                    "TIMELINE,190,GPU_START,j2,\n"
+                    "TIMELINE,900,GPU_END,j2,\n") == WF_EXIT_OK);
+    const struct run_result *r = &L.res[0];
+    CHECK_EQ_U(r->inconsistent, 1);
+    CHECK_EQ_U(r->jobs_completed, 1);
+    CHECK_NEAR(r->s_per_job, 59.0 * MS);
+    CHECK_EQ_U(r->window, 49 * MS);
+    CHECK_EQ_U(r->in_flight, 0);
+
+    /* Skipped lines just before a restart belong to the run they follow. */
+    CHECK(load_text("skiprun.log",
+                    "TIMELINE,0,GPU_START,a,\n"
+                    "TIMELINE,2000,GPU_END,a,\n"
+                    "TIMELINE,x,GPU_END,a,\n"
+                    "TIMELINE,y,GPU_END,a,\n"
+                    "TIMELINE,5,GPU_START,b,\n"
+                    "TIMELINE,9,GPU_END,b,\n") == WF_EXIT_OK);
+    CHECK_EQ_U(L.nres, 2);
+    if (L.nres == 2) {
+        CHECK_EQ_U(L.res[0].run->skipped_lines, 2);
+        CHECK_EQ_U(L.res[0].run->nissues[ISSUE_SKIPPED], 2);
+        CHECK_EQ_U(L.res[1].run->skipped_lines, 0);
+    }
+
+    /* A line printed 50 ms late early in a log does not start a run. */
+    CHECK(load_text("late.log",
+                    "TIMELINE,0,SYNTH_START,a,\n"
+                    "TIMELINE,70,SYNTH_END,a,\n"
+                    "TIMELINE,20,SYNTH_START,b,\n"
+                    "TIMELINE,80,GPU_START,a,\n"
+                    "TIMELINE,90,GPU_END,a,\n") == WF_EXIT_OK);
+    CHECK_EQ_U(L.nres, 1);
+
+    /* One unreadable input among several: the others are still analysed,
+     * the status says one failed. */
+    const char *good = tmp_path("good.log");
+    FILE *f = fopen(good, "w");
+    fputs("TIMELINE,0,GPU_START,a,\nTIMELINE,5,GPU_END,a,\n", f);
+    fclose(f);
+    char *argv[2] = {(char *)good, (char *)"/nonexistent/x.log"};
+    loaded_free(&L);
+    CHECK(load_inputs(&L, argv, 2, 0, "test") == WF_EXIT_INPUT);
+    CHECK_EQ_U(L.nres, 1);
+    remove(good);
+}
+
 static void parser(void)
 {
     char scratch[SCAN_LINE_MAX];
@@ -301,7 +358,10 @@ static void parser(void)
     }
     CHECK(model_is_restart(0, 10 * MS * 100));
     CHECK(!model_is_restart(990 * MS, 1000 * MS));
-    CHECK(!model_is_restart(1, 40 * MS)); /* too small a drop */
+    CHECK(!model_is_restart(1, 40 * MS));      /* too small a drop */
+    CHECK(!model_is_restart(20 * MS, 70 * MS)); /* a late line early in a log */
+    CHECK(model_is_restart(3 * MS, 900 * MS));  /* a short run restarting near zero */
+    CHECK(model_is_restart(60000 * MS, 3600000 * MS));
 }
 
 static void native_equals_text(void)
@@ -341,6 +401,7 @@ int main(void)
     bad_data();
     parser();
     native_equals_text();
+    review_fixes();
     loaded_free(&L);
     return check_done("analyze");
 }

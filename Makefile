@@ -9,7 +9,7 @@ PREFIX ?= /usr/local
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all configure test bench demo install clean asan tsan format
+.PHONY: all configure test bench demo install clean asan tsan format fuzz fuzz-run
 
 all: configure
 	@cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory -s
@@ -43,8 +43,19 @@ asan:
 tsan:
 	@$(MAKE) --no-print-directory test BUILD=build-tsan CMAKE_FLAGS="-DWF_SANITIZE=thread -DCMAKE_BUILD_TYPE=Debug" CTEST_FLAGS="-L threads"
 
+# libFuzzer targets (clang), with ASan and UBSan, in build-fuzz/;
+# `make fuzz-run FUZZ_SECONDS=N` runs each for N seconds on fuzz/corpus.
+FUZZ_SECONDS ?= 30
+fuzz:
+	@test -f build-fuzz/CMakeCache.txt || CC=clang CXX=clang++ cmake -S . -B build-fuzz -DWF_FUZZ=ON \
+		-DWF_SANITIZE=address,undefined -DWF_LTTNG=off -DCMAKE_BUILD_TYPE=Debug >/dev/null
+	@cmake --build build-fuzz -j $(JOBS) --target fuzz_wft fuzz_scan fuzz_text >/dev/null
+
+fuzz-run: fuzz
+	@sh fuzz/run.sh $(FUZZ_SECONDS)
+
 format:
 	@clang-format -i include/*.h lib/*.[ch] src/*.[ch] tests/*.[ch] bench/*.c examples/*.c
 
 clean:
-	@rm -rf build build-asan build-tsan demo-out
+	@rm -rf build build-asan build-tsan build-fuzz demo-out

@@ -1,0 +1,44 @@
+/*
+ * fuzz_scan.c -- libFuzzer target: the TIMELINE finder and line parser
+ * (both forms, ANSI codes, CRLF) on any bytes, line by line, checked
+ * against a plain memmem for the finder.
+ */
+#include "scan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
+{
+    const char *p = (const char *)data, *end = p + size;
+    /* The SIMD finder agrees with memmem everywhere. */
+    const char *a = scan_find(p, end), *b = memmem(p, size, "TIMELINE", 8);
+    if (a != b)
+        abort();
+    uint64_t lines = 0;
+    for (size_t i = 0; i < size; i++)
+        lines += p[i] == '\n';
+    if (scan_count_lines(p, end) != lines)
+        abort();
+    char scratch[SCAN_LINE_MAX];
+    const char *ls = p;
+    while (ls < end) {
+        const char *eol = memchr(ls, '\n', (size_t)(end - ls));
+        if (!eol)
+            eol = end;
+        for (const char *hit = scan_find(ls, eol); hit; hit = scan_find(hit + 8, eol)) {
+            struct scan_rec r;
+            enum scan_err e = scan_line(ls, hit, eol, scratch, &r);
+            if (e == SCAN_OK) {
+                if (r.ev < 0 || r.ev >= EV_N || r.t_ns < 0 || r.job_len == 0 || r.job_len > SCAN_JOB_MAX)
+                    abort();
+                volatile char c = r.job[r.job_len - 1]; /* in bounds */
+                (void)c;
+            }
+        }
+        ls = eol + 1;
+    }
+    return 0;
+}

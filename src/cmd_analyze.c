@@ -42,7 +42,7 @@ int cmd_analyze(int argc, char **argv)
                                              {0, 0, 0, 0}};
     int json = 0, csv = 0, progress = isatty(2), c;
     struct report_opts ro = {.color = isatty(1) && getenv("NO_COLOR") == NULL};
-    optind = 1;
+    optind = 0; /* 0: a full reset of getopt (glibc), also when called again */
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
         case O_JSON:

@@ -48,7 +48,7 @@ int cmd_diff(int argc, char **argv)
                                              {0, 0, 0, 0}};
     int json = 0, ra = 0, rb = 0, c;
     struct report_opts ro = {.color = isatty(1) && getenv("NO_COLOR") == NULL};
-    optind = 1;
+    optind = 0; /* 0: a full reset of getopt (glibc), also when called again */
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
         case O_JSON:

@@ -150,7 +150,7 @@ int cmd_dump(int argc, char **argv)
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     int precision = 0, stats = 0, c;
-    optind = 1;
+    optind = 0; /* 0: a full reset of getopt (glibc), also when called again */
     while ((c = getopt_long(argc, argv, "p:sh", longopts, NULL)) != -1) {
         switch (c) {
         case 'p': {

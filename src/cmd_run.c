@@ -75,7 +75,9 @@ static int num_arg(const char *opt, const char *v, double *out)
     return 0;
 }
 
-int cmd_run(int argc, char **argv)
+/* Parse argv into *c: -1 when the run should go ahead, else the exit
+ * status (help printed, or a usage error reported). */
+int run_parse(int argc, char **argv, struct engine_config *c_out)
 {
     enum { O_JOBS = 256, O_PARTS, O_SYNTH, O_WORKERS, O_DEVICES, O_CHANNEL, O_SIZE, O_ROUNDS, O_DEVICE,
            O_RATIO, O_SPEEDUP, O_DEVTIME, O_RATE, O_LOCK, O_NOLOCK, O_NOPIN, O_OUT, O_TRUTH, O_SEED, O_CORRUPT, O_QUIET };
@@ -107,7 +109,7 @@ int cmd_run(int argc, char **argv)
     engine_defaults(&c);
     int ch;
     long v;
-    optind = 1;
+    optind = 0; /* 0: a full reset of getopt (glibc), also when called again */
     while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (ch) {
         case O_JOBS:
@@ -226,6 +228,17 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "waterfall run: %s\n", err);
         return WF_EXIT_USAGE;
     }
+    *c_out = c;
+    return -1;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    struct engine_config c;
+    int st = run_parse(argc, argv, &c);
+    if (st >= 0)
+        return st;
+    char err[512] = "";
     struct engine_result r;
     int rc = engine_run(&c, &r, err, sizeof err);
     if (rc < 0) {

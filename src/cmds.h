@@ -12,4 +12,8 @@ int cmd_analyze(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 
+struct engine_config;
+/* cmd_run's option parsing alone: -1 to go ahead, else an exit status. */
+int run_parse(int argc, char **argv, struct engine_config *c);
+
 #endif /* CMDS_H */

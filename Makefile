@@ -47,7 +47,7 @@ tsan:
 # `make fuzz-run FUZZ_SECONDS=N` runs each for N seconds on fuzz/corpus.
 FUZZ_SECONDS ?= 30
 fuzz:
-	@test -f build-fuzz/CMakeCache.txt || CC=clang CXX=clang++ cmake -S . -B build-fuzz -DWF_FUZZ=ON \
+	@CC=clang CXX=clang++ cmake -S . -B build-fuzz -DWF_FUZZ=ON \
 		-DWF_SANITIZE=address,undefined -DWF_LTTNG=off -DCMAKE_BUILD_TYPE=Debug >/dev/null
 	@cmake --build build-fuzz -j $(JOBS) --target fuzz_wft fuzz_scan fuzz_text fuzz_opts >/dev/null
 

@@ -276,13 +276,18 @@ int wft_parse(struct wft_trace *t, const char *path, const void *data, size_t le
     else if (t->clock_points >= 2 && clk_last[1] > clk_first[1] && clk_last[0] > clk_first[0]) {
         double span = (double)(clk_last[1] - clk_first[1]);
         t->clock_span_s = span / 1e9;
-        if (span >= 50e6)
-            t->ticks_per_ns = (double)(clk_last[0] - clk_first[0]) / span;
+        double refined = (double)(clk_last[0] - clk_first[0]) / span;
+        if (span >= 50e6 && refined > 1e-6 && refined < 1e6) /* else keep the header's */
+            t->ticks_per_ns = refined;
     }
     for (size_t i = 0; i < t->nev; i++) {
         uint64_t ticks = (uint64_t)t->ev[i].ns;
-        double dt = (double)(int64_t)(ticks - t->hdr.epoch_ticks);
-        t->ev[i].ns = (int64_t)(dt / t->ticks_per_ns);
+        double ns = (double)(int64_t)(ticks - t->hdr.epoch_ticks) / t->ticks_per_ns;
+        /* A damaged tick count can be anything: saturate rather than
+         * convert an out-of-range double (undefined behaviour; found by
+         * fuzz_wft). */
+        const double lim = 4.0e18;
+        t->ev[i].ns = ns >= lim ? (int64_t)lim : ns <= -lim ? -(int64_t)lim : (int64_t)ns;
     }
     for (size_t i = 0; i < t->nthreads; i++)
         t->lost += t->threads[i].lost;

@@ -30,15 +30,13 @@
 #include <stdlib.h>
 #include <time.h>
 
-static double unit_s;   /* emulated device time per proof */
-static double cpu_s;    /* measured cpu time per proof */
+static double unit_s; /* emulated device time per proof */
 
 static int emu_setup(const struct engine_config *c, double cpu_prove_s, char *err, size_t errlen)
 {
     (void)err;
     (void)errlen;
-    cpu_s = cpu_prove_s;
-    unit_s = c->device_time > 0 ? c->device_time : cpu_s / c->speedup;
+    unit_s = c->device_time > 0 ? c->device_time : cpu_prove_s / c->speedup;
     return 0;
 }
 
@@ -195,12 +193,6 @@ static int emu_prove(struct device_worker *w, const r1cs_witness *wit, uint64_t 
 static double emu_unit_seconds(void)
 {
     return unit_s;
-}
-
-double device_emulated_cpu_seconds(void);
-double device_emulated_cpu_seconds(void)
-{
-    return cpu_s;
 }
 
 const struct device_ops device_emulated_ops = {

@@ -181,6 +181,25 @@ struct shared_sets {
     size_t nqueue, nsynth;
 };
 
+/* Append an idle stretch, extending the last one when it continues it. */
+static int seg_add(struct device_result *d, int64_t a, int64_t b, int cause)
+{
+    if (d->nsegs && d->segs[d->nsegs - 1].end == a && d->segs[d->nsegs - 1].cause == cause) {
+        d->segs[d->nsegs - 1].end = b;
+        return 0;
+    }
+    if (d->nsegs == d->segs_cap) {
+        size_t cap = d->segs_cap ? d->segs_cap * 2 : 16;
+        struct idle_seg *n = realloc(d->segs, cap * sizeof *n);
+        if (!n)
+            return -1;
+        d->segs = n;
+        d->segs_cap = cap;
+    }
+    d->segs[d->nsegs++] = (struct idle_seg){a, b, cause};
+    return 0;
+}
+
 static int device_analyze(const struct run *r, int32_t dev, const struct shared_sets *sh,
                           struct device_result *d)
 {
@@ -261,6 +280,11 @@ static int device_analyze(const struct run *r, int32_t dev, const struct shared_
                 next = ns;
             int cause = in_p ? CAUSE_PREP : in_q ? CAUSE_QUEUE : in_s ? CAUSE_SYNTHESIS : CAUSE_NO_WORK;
             gp->by_cause[cause] += next - t;
+            if (seg_add(d, t, next, cause)) {
+                scratch_free(busy);
+                scratch_free(prep);
+                return -1;
+            }
             t = next;
         }
         for (int c = 0; c < CAUSE_N; c++)
@@ -534,6 +558,7 @@ void run_result_free(struct run_result *res)
     for (size_t i = 0; i < res->ndev; i++) {
         free(res->dev[i].workers);
         free(res->dev[i].gaps);
+        free(res->dev[i].segs);
     }
     free(res->dev);
     memset(res, 0, sizeof *res);

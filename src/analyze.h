@@ -34,6 +34,12 @@ struct gap {
     int64_t by_cause[CAUSE_N];
 };
 
+/* A stretch of idle time with one cause (the views draw these). */
+struct idle_seg {
+    int64_t start, end;
+    int cause;
+};
+
 struct device_result {
     int32_t device;
     int32_t *workers; /* sorted, distinct */
@@ -43,6 +49,8 @@ struct device_result {
     int64_t by_cause[CAUSE_N];
     struct gap *gaps; /* in time order */
     size_t ngaps;
+    struct idle_seg *segs; /* every idle stretch by cause, in time order */
+    size_t nsegs, segs_cap;
     double utilization;
     double gpu_per_unit; /* g: busy / units, ns */
 };

@@ -116,6 +116,16 @@ static void idle_causes(void)
     CHECK_EQ_U(d->by_cause[0] + d->by_cause[1] + d->by_cause[2] + d->by_cause[3], d->idle);
     CHECK_EQ_U(d->ngaps, 4);
     CHECK_EQ_U(d->gaps[3].by_cause[CAUSE_NO_WORK], 8 * MS);
+    /* The idle stretches the views draw add up to the same causes. */
+    int64_t by_seg[CAUSE_N] = {0};
+    for (size_t i = 0; i < d->nsegs; i++) {
+        by_seg[d->segs[i].cause] += d->segs[i].end - d->segs[i].start;
+        if (i)
+            CHECK(d->segs[i].start >= d->segs[i - 1].end);
+    }
+    for (int c = 0; c < CAUSE_N; c++)
+        CHECK_EQ_U(by_seg[c], d->by_cause[c]);
+    CHECK_EQ_U(d->nsegs, 5);
     CHECK_EQ_U(d->gaps[3].by_cause[CAUSE_SYNTHESIS], 2 * MS);
     CHECK_EQ_U(r->in_flight, 1); /* f */
     CHECK_EQ_U(r->units, 6);

@@ -1,0 +1,100 @@
+/*
+ * cmd_render.c -- `waterfall render FILE... -o OUT`: a view of the
+ * analysis, its format chosen by OUT's extension (.json: Chrome trace for
+ * Perfetto; .svg: a static waterfall) or by --format.
+ */
+#include "cmds.h"
+#include "load.h"
+#include "render.h"
+#include "wf_exit.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static void render_usage(FILE *f)
+{
+    fprintf(f, "usage: waterfall render [options] FILE... -o OUT\n"
+               "  -o, --output OUT       where to write the view (- for stdout)\n"
+               "  -f, --format FORMAT    chrome (Chrome trace JSON, opens in Perfetto UI and\n"
+               "                         chrome://tracing) or svg; default: from OUT's extension\n"
+               "                         (.json, .svg)\n");
+}
+
+static int format_of(const char *name)
+{
+    if (!strcmp(name, "chrome") || !strcmp(name, "json"))
+        return 1;
+    if (!strcmp(name, "svg"))
+        return 2;
+    return 0;
+}
+
+int cmd_render(int argc, char **argv)
+{
+    static const struct option longopts[] = {{"output", required_argument, 0, 'o'},
+                                             {"format", required_argument, 0, 'f'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
+    const char *out = NULL, *fmt = NULL;
+    int c;
+    optind = 0; /* 0: a full reset of getopt (glibc), also when called again */
+    while ((c = getopt_long(argc, argv, "o:f:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            out = optarg;
+            break;
+        case 'f':
+            fmt = optarg;
+            break;
+        case 'h':
+            render_usage(stdout);
+            return WF_EXIT_OK;
+        default:
+            render_usage(stderr);
+            return WF_EXIT_USAGE;
+        }
+    }
+    if (!out || optind >= argc) {
+        fprintf(stderr, "waterfall render: need input files and -o OUT\n");
+        render_usage(stderr);
+        return WF_EXIT_USAGE;
+    }
+    int kind = 0;
+    if (fmt) {
+        kind = format_of(fmt);
+    } else {
+        const char *dot = strrchr(out, '.');
+        kind = dot ? format_of(dot + 1) : 0;
+        if (dot && !strcmp(dot + 1, "html")) {
+            fprintf(stderr, "waterfall render: the HTML view is not built yet; use .svg or .json\n");
+            return WF_EXIT_USAGE;
+        }
+    }
+    if (!kind) {
+        fprintf(stderr, "waterfall render: cannot tell the format of '%s': give --format chrome|svg\n",
+                fmt ? fmt : out);
+        return WF_EXIT_USAGE;
+    }
+    struct loaded l;
+    int rc = load_inputs(&l, argv + optind, argc - optind, isatty(2), "waterfall render");
+    if (l.nres > 0 && (rc == WF_EXIT_OK || rc == WF_EXIT_INPUT)) {
+        FILE *f = strcmp(out, "-") ? fopen(out, "w") : stdout;
+        if (!f) {
+            fprintf(stderr, "waterfall render: %s: cannot write: %s\n", out, strerror(errno));
+            rc = WF_EXIT_FAIL;
+        } else {
+            int bad = kind == 1 ? render_chrome(f, l.res, l.nres) : render_svg(f, l.res, l.nres);
+            if ((f != stdout ? fclose(f) : fflush(f)) != 0 || bad) {
+                fprintf(stderr, "waterfall render: %s: write failed\n", out);
+                rc = WF_EXIT_FAIL;
+            } else if (rc == WF_EXIT_OK && l.partial) {
+                rc = WF_EXIT_PARTIAL;
+            }
+        }
+    }
+    loaded_free(&l);
+    return rc;
+}

@@ -1,0 +1,17 @@
+/*
+ * render.h -- the views: drawn from the analysis (run_result), never from
+ * the input.  One file per format: render_chrome.c (Chrome trace JSON, for
+ * Perfetto), render_svg.c (a static waterfall).
+ */
+#ifndef RENDER_H
+#define RENDER_H
+
+#include "analyze.h"
+
+#include <stdio.h>
+
+/* 0, or -1 when writing failed. */
+int render_chrome(FILE *f, const struct run_result *res, size_t nres);
+int render_svg(FILE *f, const struct run_result *res, size_t nres);
+
+#endif /* RENDER_H */

@@ -1,0 +1,81 @@
+#!/bin/sh
+# test_render.sh -- the views `waterfall render` writes: the SVG is
+# well-formed XML with untrusted job ids escaped; the Chrome trace is valid
+# JSON that obeys the rules (process and thread names, complete events
+# never overlapping on one track, queue waits as async pairs, idle tracks
+# named by cause, microsecond times).  Usage: test_render.sh WATERFALL
+W="$1"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+
+"$W" run --jobs 12 --partitions 2 --synth-concurrency 2 --size 4096 --synth-rounds 2 --out "$T/r.wft" --quiet || bad "run"
+cat >"$T/evil.log" <<'EOL'
+TIMELINE,0,SYNTH_START,</script><script>alert(1)</script>,
+TIMELINE,5,SYNTH_END,</script><script>alert(1)</script>,
+TIMELINE,6,GPU_START,</script><script>alert(1)</script>,worker=0
+TIMELINE,9,GPU_END,</script><script>alert(1)</script>,worker=0
+TIMELINE,1,SYNTH_START,"quote&amp;<img src=x onerror=alert(2)>,
+TIMELINE,7,SYNTH_END,"quote&amp;<img src=x onerror=alert(2)>,
+TIMELINE,9,GPU_START,"quote&amp;<img src=x onerror=alert(2)>,worker=0
+TIMELINE,12,GPU_END,"quote&amp;<img src=x onerror=alert(2)>,worker=0
+EOL
+
+for input in "$T/r.wft" "$T/evil.log"; do
+    "$W" render "$input" -o "$T/v.svg" && ok || bad "render svg of $input"
+    if command -v xmllint >/dev/null 2>&1; then
+        xmllint --noout "$T/v.svg" && ok || bad "SVG of $input is not well-formed"
+    else
+        echo "render: xmllint missing (apt-get install libxml2-utils): well-formedness not checked"
+    fi
+    grep -q '<script' "$T/v.svg" && bad "SVG of $input holds a raw <script" || ok
+    grep -q '<img' "$T/v.svg" && bad "SVG of $input holds a raw <img" || ok
+    "$W" render "$input" -o "$T/v.json" && ok || bad "render chrome of $input"
+done
+grep -q '&lt;/script&gt;' "$T/v.svg" && ok || bad "the evil job id is not in the SVG, escaped"
+
+"$W" render "$T/r.wft" -o "$T/c.json" && ok || bad "render chrome"
+if command -v python3 >/dev/null 2>&1; then
+    python3 - "$T/c.json" <<'PY' && ok || bad "the Chrome trace breaks a rule"
+import json, sys
+t = json.load(open(sys.argv[1]))
+ev = t["traceEvents"]
+names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+procs = [e for e in ev if e["ph"] == "M" and e["name"] == "process_name"]
+assert procs, "no process_name"
+tracks = {}
+for e in ev:
+    if e["ph"] == "X":
+        assert isinstance(e["ts"], (int, float)) and e["dur"] >= 0
+        assert (e["pid"], e["tid"]) in names, "an unnamed track"
+        tracks.setdefault((e["pid"], e["tid"]), []).append((e["ts"], e["ts"] + e["dur"], e["name"]))
+for k, v in tracks.items():
+    v.sort()
+    for a, b in zip(v, v[1:]):
+        assert b[0] >= a[1] - 1e-3, "overlap on %s: %s %s" % (names[k], a, b)
+kinds = set(n for v in tracks.values() for (_, _, n) in v)
+assert {"synthesis", "gpu"} <= kinds, kinds
+assert any(n.startswith("GPU 0 worker") for n in names.values())
+assert any(n.startswith("synthesis slot") for n in names.values())
+assert any("idle" in n for n in names.values())
+b = [e for e in ev if e["ph"] == "b"]
+e_ = [e for e in ev if e["ph"] == "e"]
+assert len(b) == len(e_) and {x["id"] for x in b} == {x["id"] for x in e_}
+gpu = [d for v in tracks.values() for (s, e2, n) in v if n == "gpu" for d in [e2 - s]]
+assert len(gpu) == 24, len(gpu)
+assert all(1 < d < 10e6 for d in gpu), "microseconds"
+PY
+else
+    echo "render: python3 missing: Chrome trace rules not checked"
+fi
+"$W" render "$T/r.wft" -o "$T/x.html" 2>"$T/err"
+[ $? = 2 ] && ok || bad "html should be refused for now"
+"$W" render "$T/r.wft" -o "$T/x.txt" 2>/dev/null
+[ $? = 2 ] && ok || bad "unknown extension should be a usage error"
+"$W" render "$T/r.wft" -f svg -o - | head -c 5 | grep -q '<?xml' && ok || bad "svg to stdout"
+
+echo "render: $pass passed, $fail failed"
+[ "$fail" = 0 ]

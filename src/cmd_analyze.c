@@ -10,7 +10,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
+
+/* The terminal's width: stdout's window, else $COLUMNS, else 100. */
+static int terminal_width(void)
+{
+    struct winsize ws;
+    if (isatty(1) && ioctl(1, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20)
+        return ws.ws_col;
+    const char *c = getenv("COLUMNS");
+    int w = c ? atoi(c) : 0;
+    return w > 20 && w < 1000 ? w : 100;
+}
 
 static void analyze_usage(FILE *f)
 {
@@ -22,6 +34,8 @@ static void analyze_usage(FILE *f)
             "  --json           the stable JSON schema (docs/json.md) on stdout\n"
             "  --csv            one row per unit: timestamps and stage times\n"
             "  --gaps[=N]       list idle gaps, longest first (all, or the first N)\n"
+            "  --chart[=N]      draw the waterfall in the terminal: the devices, then the\n"
+            "                   first N units (default 20), as wide as the terminal\n"
             "  --color=WHEN     auto (default: on a terminal), always, never\n"
             "  --no-progress    no progress indicator on stderr\n"
             "  -h, --help       this help\n"
@@ -31,10 +45,11 @@ static void analyze_usage(FILE *f)
 
 int cmd_analyze(int argc, char **argv)
 {
-    enum { O_JSON = 256, O_CSV, O_GAPS, O_COLOR, O_NOPROG };
+    enum { O_JSON = 256, O_CSV, O_GAPS, O_COLOR, O_NOPROG, O_CHART };
     static const struct option longopts[] = {{"json", no_argument, 0, O_JSON},
                                              {"csv", no_argument, 0, O_CSV},
                                              {"gaps", optional_argument, 0, O_GAPS},
+                                             {"chart", optional_argument, 0, O_CHART},
                                              {"color", required_argument, 0, O_COLOR},
                                              {"colour", required_argument, 0, O_COLOR},
                                              {"no-progress", no_argument, 0, O_NOPROG},
@@ -69,6 +84,19 @@ int cmd_analyze(int argc, char **argv)
                 return WF_EXIT_USAGE;
             }
             break;
+        case O_CHART: {
+            ro.chart = 20;
+            if (optarg) {
+                char *end;
+                long v = strtol(optarg, &end, 10);
+                if (*end || v < 1 || v > 100000) {
+                    fprintf(stderr, "waterfall analyze: --chart takes a number of unit rows, not '%s'\n", optarg);
+                    return WF_EXIT_USAGE;
+                }
+                ro.chart = (int)v;
+            }
+            break;
+        }
         case O_NOPROG:
             progress = 0;
             break;
@@ -80,6 +108,7 @@ int cmd_analyze(int argc, char **argv)
             return WF_EXIT_USAGE;
         }
     }
+    ro.width = terminal_width();
     if (json && csv) {
         fprintf(stderr, "waterfall analyze: --json and --csv exclude each other\n");
         return WF_EXIT_USAGE;

@@ -14,4 +14,7 @@
 int render_chrome(FILE *f, const struct run_result *res, size_t nres);
 int render_svg(FILE *f, const struct run_result *res, size_t nres);
 
+/* The terminal chart: width columns, the first rows units, colour or letters. */
+void render_term(FILE *f, const struct run_result *res, int width, int rows, int color);
+
 #endif /* RENDER_H */

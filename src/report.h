@@ -15,6 +15,8 @@ struct report_opts {
     int color;     /* ANSI colour (a TTY) */
     int gaps;      /* list the idle gaps, longest first; 0: none */
     size_t max_gaps;
+    int chart;     /* draw the waterfall in the terminal, this many unit rows (0: no chart) */
+    int width;     /* the terminal's columns */
 };
 
 void report_text(FILE *f, const struct model *m, const struct run_result *res, size_t nres,

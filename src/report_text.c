@@ -5,6 +5,8 @@
  */
 #include "report.h"
 
+#include "render.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -242,6 +244,10 @@ static void run_text(FILE *f, const struct run_result *res, size_t nruns_in_sour
     fprintf(f, "; synthesis concurrency max %d, mean %.2f while the GPU works\n", res->synth_max,
             res->synth_mean_active);
 
+    if (o->chart) {
+        fputc('\n', f);
+        render_term(f, res, o->width, o->chart, o->color);
+    }
     fprintf(f, "\n  %s%-10s %8s %10s %10s %10s %10s %10s%s\n", p.dim, "stage", "count", "mean", "p50", "p90",
             "p99", "max", p.off);
     for (int s = 0; s < ST_N; s++) {

@@ -1083,8 +1083,10 @@ static void wf_atfork_child(void)
             free(r);
         }
         wf_rings = NULL;
-        wf_tls = NULL;
-        pthread_setspecific(wf_key, NULL);
+        if (wf_tls) { /* a ring means the key exists: forget it in the key too */
+            wf_tls = NULL;
+            pthread_setspecific(wf_key, NULL);
+        }
         close(wf_sess->fd);
         if (wf_sess->text_owned)
             close(wf_sess->text_fd);

@@ -107,32 +107,9 @@ int ingest(struct source *src, const char *path, int show_progress, char *err, s
             rc = input_open(&in, path, err, errlen);
         } else {
             /* stdin: the 8 bytes already read, then the rest */
-            size_t cap = 1 << 20, len = hn;
-            unsigned char *buf = malloc(cap);
-            if (!buf) {
-                rc = -1;
-            } else {
-                memcpy(buf, head, hn);
-                for (;;) {
-                    if (len == cap) {
-                        unsigned char *nb = realloc(buf, cap *= 2);
-                        if (!nb) {
-                            rc = -1;
-                            break;
-                        }
-                        buf = nb;
-                    }
-                    ssize_t r = read(fd, buf + len, cap - len);
-                    if (r < 0 && errno == EINTR)
-                        continue;
-                    if (r <= 0)
-                        break;
-                    len += (size_t)r;
-                }
-                in = (struct input){src->name, buf, len, 0};
-            }
-            if (rc)
-                snprintf(err, errlen, "%s: out of memory reading it", src->name);
+            memset(&in, 0, sizeof in);
+            in.name = src->name;
+            rc = input_read_fd(&in, fd, head, hn, err, errlen);
         }
         if (rc == 0) {
             rc = from_native(src, &in, err, errlen);

@@ -13,12 +13,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int read_all(int fd, struct input *in, char *err, size_t errlen)
+int input_read_fd(struct input *in, int fd, const void *prefix, size_t prefix_len, char *err,
+                  size_t errlen)
 {
-    size_t cap = 1 << 16, len = 0;
+    size_t cap = 1 << 16, len = prefix_len;
+    while (cap < prefix_len)
+        cap *= 2;
     unsigned char *buf = malloc(cap);
     if (!buf)
         goto nomem;
+    if (prefix_len)
+        memcpy(buf, prefix, prefix_len);
     for (;;) {
         if (len == cap) {
             unsigned char *n = realloc(buf, cap * 2);
@@ -74,7 +79,7 @@ int input_open(struct input *in, const char *path, char *err, size_t errlen)
     if (S_ISREG(st.st_mode) && st.st_size > 0) {
         void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (p == MAP_FAILED) {
-            rc = read_all(fd, in, err, errlen);
+            rc = input_read_fd(in, fd, NULL, 0, err, errlen);
         } else {
             madvise(p, (size_t)st.st_size, MADV_SEQUENTIAL);
             in->data = p;
@@ -82,7 +87,7 @@ int input_open(struct input *in, const char *path, char *err, size_t errlen)
             in->mapped = 1;
         }
     } else {
-        rc = read_all(fd, in, err, errlen);
+        rc = input_read_fd(in, fd, NULL, 0, err, errlen);
     }
     if (!is_stdin)
         close(fd);

@@ -18,4 +18,9 @@ struct input {
 int input_open(struct input *in, const char *path, char *err, size_t errlen);
 void input_close(struct input *in);
 
+/* Read fd to its end into in (whose name must be set), after prefix_len
+ * bytes already read from it (format sniffing).  0, or -1 with err set. */
+int input_read_fd(struct input *in, int fd, const void *prefix, size_t prefix_len, char *err,
+                  size_t errlen);
+
 #endif /* INPUT_H */

@@ -98,3 +98,18 @@ void scratch_free(void *q)
     else
         free(p);
 }
+
+int grow_array(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t ncap = *cap ? *cap : 1024;
+    while (ncap < need)
+        ncap *= 2;
+    void *n = big_realloc(*p, *cap * elem, ncap * elem);
+    if (!n)
+        return -1;
+    *p = n;
+    *cap = ncap;
+    return 0;
+}

@@ -16,6 +16,10 @@ void *big_alloc(size_t n);
 void *big_realloc(void *old, size_t old_n, size_t n);
 void big_free(void *p, size_t n);
 
+/* Make room for need elements of elem bytes in a big_alloc'd array of
+ * *cap (doubling, from 1024).  0, or -1 when out of memory. */
+int grow_array(void **p, size_t *cap, size_t need, size_t elem);
+
 /* Temporary arrays of any size (big ones on huge pages). */
 void *scratch_alloc(size_t n);
 void scratch_free(void *p);

@@ -41,21 +41,6 @@ static uint64_t mix(uint64_t h)
     return h;
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t ncap = *cap ? *cap : 1024;
-    while (ncap < need)
-        ncap *= 2;
-    void *n = big_realloc(*p, *cap * elem, ncap * elem);
-    if (!n)
-        return -1;
-    *p = n;
-    *cap = ncap;
-    return 0;
-}
-
 /* Open-addressing index of value+1 (0 empty) with a hash tag on top. */
 /* Make room for one more than n entries, or for want entries (presizing);
  * the n existing entries are reinserted. */
@@ -118,7 +103,7 @@ static int job_find(struct run *r, const char *id, size_t len, uint64_t h, uint3
         }
         i = (i + 1) & r->jindex_mask;
     }
-    if (grow((void **)&r->jobs, &r->jobs_cap, r->njobs + 1, sizeof *r->jobs))
+    if (grow_array((void **)&r->jobs, &r->jobs_cap, r->njobs + 1, sizeof *r->jobs))
         return -1;
     r->jobs[r->njobs] = (struct job){id, (uint32_t)len, 0, h};
     r->jindex[i] = (h & 0xffffffff00000000ull) | (r->njobs + 1);
@@ -142,7 +127,7 @@ static int unit_find(struct run *r, uint32_t job, int32_t partition, uint64_t li
         i = (i + 1) & r->uindex_mask;
     }
     if (r->nunits >= UINT32_MAX - 1 ||
-        grow((void **)&r->units, &r->units_cap, r->nunits + 1, sizeof *r->units))
+        grow_array((void **)&r->units, &r->units_cap, r->nunits + 1, sizeof *r->units))
         return -1;
     struct unit *u = &r->units[r->nunits];
     for (int e = 0; e < EV_N; e++)
@@ -171,7 +156,7 @@ static void issue(struct run *r, int kind, uint64_t line, int detail)
 
 static struct run *run_new(struct model *m, const char *source, int native, int index)
 {
-    if (grow((void **)&m->runs, &m->runs_cap, m->nruns + 1, sizeof *m->runs))
+    if (grow_array((void **)&m->runs, &m->runs_cap, m->nruns + 1, sizeof *m->runs))
         return NULL;
     struct run *r = &m->runs[m->nruns++];
     memset(r, 0, sizeof *r);
@@ -220,7 +205,7 @@ static int presize(struct run *r, size_t units)
 {
     if (units < 1024)
         return 0;
-    if (grow((void **)&r->units, &r->units_cap, units, sizeof *r->units))
+    if (grow_array((void **)&r->units, &r->units_cap, units, sizeof *r->units))
         return -1;
     return index_grow(&r->uindex, &r->uindex_mask, r->nunits, units, unit_hash_of, r);
 }

@@ -8,6 +8,8 @@
  */
 #include "read_wft.h"
 
+#include "mem.h"
+
 #include "wf_timeline.h"
 
 #include <stdio.h>
@@ -19,21 +21,6 @@
 int wft_sniff(const void *data, size_t len)
 {
     return len >= 8 && memcmp(data, WFT_MAGIC, 8) == 0;
-}
-
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t ncap = *cap ? *cap : 1024;
-    while (ncap < need)
-        ncap *= 2;
-    void *n = realloc(*p, ncap * elem);
-    if (!n)
-        return -1;
-    *p = n;
-    *cap = ncap;
-    return 0;
 }
 
 static struct wft_thread_info *thread_at(struct wft_trace *t, uint32_t idx)
@@ -102,7 +89,7 @@ static int take_record(struct wft_trace *t, const unsigned char *p, uint32_t siz
         memcpy(&r, p, sizeof r);
         if (r.job_len > size - sizeof r || r.unit == 0)
             return -1;
-        if (grow((void **)&t->units, &t->units_cap, t->nunits + 1, sizeof *t->units))
+        if (grow_array((void **)&t->units, &t->units_cap, t->nunits + 1, sizeof *t->units))
             return -1;
         char *job = malloc(r.job_len + 1);
         if (!job)
@@ -138,7 +125,7 @@ static int take_record(struct wft_trace *t, const unsigned char *p, uint32_t siz
         struct wft_thread_info *th = thread_at(t, r.thread);
         if (!th)
             return -1;
-        if (grow((void **)&t->ev, &t->ev_cap, t->nev + r.count, sizeof *t->ev))
+        if (grow_array((void **)&t->ev, &t->ev_cap, t->nev + r.count, sizeof *t->ev))
             return -1;
         const unsigned char *q = p + sizeof r;
         for (uint32_t i = 0; i < r.count; i++, q += sizeof(struct wft_event)) {
@@ -364,8 +351,8 @@ void wft_free(struct wft_trace *t)
         free(t->units[i].job);
     for (size_t i = 0; i < 4096; i++)
         free(t->event_names[i]);
-    free(t->units);
-    free(t->ev);
+    big_free(t->units, t->units_cap * sizeof *t->units);
+    big_free(t->ev, t->ev_cap * sizeof *t->ev);
     free(t->threads);
     memset(t, 0, sizeof *t);
 }

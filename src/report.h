@@ -30,6 +30,10 @@ void report_diff_text(FILE *f, const struct run_result *a, const struct run_resu
                       const struct report_opts *o);
 void report_diff_json(FILE *f, const struct run_result *a, const struct run_result *b);
 
+/* A device's gaps, longest first (ties: earlier first); the first *n of
+ * them, *n = max (0: all).  The caller frees the array; NULL if no memory. */
+const struct gap **gaps_longest_first(const struct device_result *d, size_t max, size_t *n);
+
 /* --color=auto|always|never into *color (auto leaves it); -1 if bad. */
 int report_color_arg(const char *v, int *color);
 

@@ -89,15 +89,6 @@ static void gap_json(FILE *f, const struct gap *g)
     fputc('}', f);
 }
 
-static int gap_longer(const void *a, const void *b)
-{
-    const struct gap *x = *(const struct gap *const *)a, *y = *(const struct gap *const *)b;
-    int64_t lx = x->end - x->start, ly = y->end - y->start;
-    if (lx != ly)
-        return lx > ly ? -1 : 1;
-    return x->start < y->start ? -1 : x->start > y->start;
-}
-
 static void device_json(FILE *f, const struct device_result *d, const struct report_opts *o)
 {
     fprintf(f, "{\"device\": %d, \"workers\": [", d->device);
@@ -135,12 +126,9 @@ static void device_json(FILE *f, const struct device_result *d, const struct rep
         fputs("null", f);
     if (o && o->gaps) {
         fputs(", \"gap_list\": [", f);
-        const struct gap **order = malloc(d->ngaps * sizeof *order + 1);
+        size_t n;
+        const struct gap **order = gaps_longest_first(d, o->max_gaps, &n);
         if (order) {
-            for (size_t g = 0; g < d->ngaps; g++)
-                order[g] = &d->gaps[g];
-            qsort(order, d->ngaps, sizeof *order, gap_longer);
-            size_t n = o->max_gaps && o->max_gaps < d->ngaps ? o->max_gaps : d->ngaps;
             for (size_t g = 0; g < n; g++) {
                 fputs(g ? ", " : "", f);
                 gap_json(f, order[g]);

@@ -153,16 +153,25 @@ static int gap_cmp(const void *a, const void *b)
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static void gaps_text(FILE *f, const struct device_result *d, const struct report_opts *o,
-                      const struct paint *p)
+const struct gap **gaps_longest_first(const struct device_result *d, size_t max, size_t *n)
 {
     const struct gap **order = malloc(d->ngaps * sizeof *order + 1);
     if (!order)
-        return;
+        return NULL;
     for (size_t g = 0; g < d->ngaps; g++)
         order[g] = &d->gaps[g];
     qsort(order, d->ngaps, sizeof *order, gap_cmp);
-    size_t n = o->max_gaps && o->max_gaps < d->ngaps ? o->max_gaps : d->ngaps;
+    *n = max && max < d->ngaps ? max : d->ngaps;
+    return order;
+}
+
+static void gaps_text(FILE *f, const struct device_result *d, const struct report_opts *o,
+                      const struct paint *p)
+{
+    size_t n;
+    const struct gap **order = gaps_longest_first(d, o->max_gaps, &n);
+    if (!order)
+        return;
     fprintf(f, "\n  %sidle gaps on device %d, longest first (%zu of %zu)%s\n", p->bold, d->device, n,
             d->ngaps, p->off);
     fprintf(f, "  %12s %12s %10s   %s\n", "start (s)", "end (s)", "length", "by cause");

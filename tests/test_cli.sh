@@ -3,12 +3,7 @@
 # that name the file, torn traces, garbage.  Usage: test_cli.sh WATERFALL DEMO
 W="$1"
 DEMO="$2"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+. "$(dirname "$0")/lib.sh"
 expect_status() { # want cmd...
     want=$1; shift
     "$@" >"$T/out" 2>"$T/err"; got=$?
@@ -105,5 +100,4 @@ expect_status 2 "$W" diff "$T/d.wft"
 expect_status 0 "$W" diff --json "$T/d.wft" "$T/d.wft"
 grep -q '"change": {"utilization": {"a": ' "$T/out" && ok || bad "diff --json lacks the change"
 
-echo "cli: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish cli

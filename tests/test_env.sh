@@ -4,12 +4,7 @@
 # Usage: test_env.sh WATERFALL ENV_PROG
 W="$1"
 P="$2"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+. "$(dirname "$0")/lib.sh"
 
 # A monotonic clock makes the sink's and dump's arithmetic identical.
 WATERFALL_CLOCK=monotonic WATERFALL_TRACE="$T/run-%p.wft" WATERFALL_TIMELINE="$T/text.log" \
@@ -43,5 +38,4 @@ set -- "$T"/*.wft
 WATERFALL_TRACE=/nonexistent-dir/x.wft "$P" 1 2>"$T/err" && ok || bad "program failed with a bad WATERFALL_TRACE"
 grep -q 'cannot record to /nonexistent-dir/x.wft' "$T/err" && ok || bad "no message for a bad path"
 
-echo "env: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish env

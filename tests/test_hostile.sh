@@ -5,12 +5,7 @@
 # Usage: test_hostile.sh WATERFALL [KB]   (KB: address-space limit, 0: none)
 W="$1"
 LIMIT=${2:-4000000}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+. "$(dirname "$0")/lib.sh"
 # Run with a time limit and a memory limit (4 GB of address space is far
 # more than any of these inputs should need; the largest, a million units,
 # peaks near 250 MB).
@@ -97,5 +92,4 @@ head -c $((size - 100)) "$T/t.wft" >"$T/cut.wft"
 expect 0 "cut short" "$W" analyze "$T/cut.wft"
 grep -q "did not finish" "$T/err" && ok || bad "a cut trace is not said to be cut"
 
-echo "hostile: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish hostile

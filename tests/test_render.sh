@@ -5,12 +5,7 @@
 # never overlapping on one track, queue waits as async pairs, idle tracks
 # named by cause, microsecond times).  Usage: test_render.sh WATERFALL
 W="$1"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+. "$(dirname "$0")/lib.sh"
 
 "$W" run --jobs 12 --partitions 2 --synth-concurrency 2 --size 4096 --synth-rounds 2 --out "$T/r.wft" --quiet || bad "run"
 cat >"$T/evil.log" <<'EOL'
@@ -77,5 +72,4 @@ fi
 [ $? = 2 ] && ok || bad "unknown extension should be a usage error"
 "$W" render "$T/r.wft" -f svg -o - | head -c 5 | grep -q '<?xml' && ok || bad "svg to stdout"
 
-echo "render: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish render

@@ -8,8 +8,7 @@ if ! command -v rustc >/dev/null 2>&1; then
     echo "rust: skipped: rustc is not installed (apt-get install rustc)"
     exit 0
 fi
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/lib.sh"
 rustc -O "$SRC/examples/rust/main.rs" -o "$T/wf_rust" -L "$B" -l static=waterfall || {
     echo "rust: 0 passed, 1 failed (rustc)"; exit 1; }
 "$T/wf_rust" "$T/r.wft" || { echo "rust: 0 passed, 1 failed (run)"; exit 1; }

@@ -64,6 +64,7 @@ struct advice {
     double predicted_now;    /* min(1, current / (s * rate)) */
     double predicted_needed; /* min(1, needed / (s * rate)) */
     const char *model;       /* "formula", or "simulation" */
+    int contention;          /* simulation: CPU contention was fitted from the run */
 };
 
 struct run_result {

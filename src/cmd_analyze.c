@@ -4,6 +4,7 @@
 #include "cmds.h"
 #include "load.h"
 #include "report.h"
+#include "sim.h"
 #include "wf_exit.h"
 
 #include <getopt.h>
@@ -34,6 +35,8 @@ static void analyze_usage(FILE *f)
             "  --json           the stable JSON schema (docs/json.md) on stdout\n"
             "  --csv            one row per unit: timestamps and stage times\n"
             "  --gaps[=N]       list idle gaps, longest first (all, or the first N)\n"
+            "  --advise=MODEL   formula (default: min(1, c*g/s), no CPU contention) or sim: a\n"
+            "                   simulation calibrated from the run, CPU contention fitted\n"
             "  --chart[=N]      draw the waterfall in the terminal: the devices, then the\n"
             "                   first N units (default 20), as wide as the terminal\n"
             "  --color=WHEN     auto (default: on a terminal), always, never\n"
@@ -45,17 +48,18 @@ static void analyze_usage(FILE *f)
 
 int cmd_analyze(int argc, char **argv)
 {
-    enum { O_JSON = 256, O_CSV, O_GAPS, O_COLOR, O_NOPROG, O_CHART };
+    enum { O_JSON = 256, O_CSV, O_GAPS, O_COLOR, O_NOPROG, O_CHART, O_ADVISE };
     static const struct option longopts[] = {{"json", no_argument, 0, O_JSON},
                                              {"csv", no_argument, 0, O_CSV},
                                              {"gaps", optional_argument, 0, O_GAPS},
                                              {"chart", optional_argument, 0, O_CHART},
+                                             {"advise", required_argument, 0, O_ADVISE},
                                              {"color", required_argument, 0, O_COLOR},
                                              {"colour", required_argument, 0, O_COLOR},
                                              {"no-progress", no_argument, 0, O_NOPROG},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
-    int json = 0, csv = 0, progress = isatty(2), c;
+    int json = 0, csv = 0, progress = isatty(2), advise_sim = 0, c;
     struct report_opts ro = {.color = isatty(1) && getenv("NO_COLOR") == NULL};
     optind = 0; /* 0: a full reset of getopt (glibc), also when called again */
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -100,6 +104,16 @@ int cmd_analyze(int argc, char **argv)
         case O_NOPROG:
             progress = 0;
             break;
+        case O_ADVISE:
+            if (!strcmp(optarg, "sim") || !strcmp(optarg, "simulation"))
+                advise_sim = 1;
+            else if (!strcmp(optarg, "formula"))
+                advise_sim = 0;
+            else {
+                fprintf(stderr, "waterfall analyze: --advise takes formula or sim, not '%s'\n", optarg);
+                return WF_EXIT_USAGE;
+            }
+            break;
         case 'h':
             analyze_usage(stdout);
             return WF_EXIT_OK;
@@ -121,6 +135,13 @@ int cmd_analyze(int argc, char **argv)
     struct loaded l;
     int rc = load_inputs(&l, argv + optind, argc - optind, progress, "waterfall analyze");
     if (l.nres > 0 && (rc == WF_EXIT_OK || rc == WF_EXIT_INPUT)) {
+        /* The simulator's advice replaces the formula's where it can run:
+         * calibrated from the run itself, contention fitted on this
+         * machine's core count (a ratio: the fit is the same on any). */
+        for (size_t i = 0; advise_sim && i < l.nres; i++)
+            if (l.res[i].advice.valid && sim_advise(l.res[i].run, &l.res[i], (double)sysconf(_SC_NPROCESSORS_ONLN)))
+                fprintf(stderr, "waterfall analyze: %s run %d: the simulation could not run; the advice is the formula's\n",
+                        l.res[i].run->source, l.res[i].run->index);
         if (json)
             report_json(stdout, &l.model, l.res, l.nres, &ro);
         else if (csv)

@@ -12,6 +12,7 @@ int cmd_analyze(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_render(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);
 
 struct engine_config;
 /* cmd_run's option parsing alone: -1 to go ahead, else an exit status. */

@@ -228,7 +228,10 @@ static void run_json(FILE *f, const struct run_result *res, const struct report_
         secs(f, a->synth_mean);
         fputs(", \"gpu_s_per_unit\": ", f);
         secs(f, a->rate > 0 ? 1.0 / a->rate : 0);
-        fprintf(f, ", \"model\": \"%s\"}", a->model);
+        fprintf(f, ", \"model\": \"%s\"", a->model);
+        if (!strcmp(a->model, "simulation"))
+            fprintf(f, ", \"contention_fitted\": %s", a->contention ? "true" : "false");
+        fputc('}', f);
     }
     fputc('}', f);
 }

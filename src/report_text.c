@@ -69,7 +69,7 @@ static void issues_text(FILE *f, const struct run *r, const struct paint *p)
         }
 }
 
-static const char *bottleneck_sentence(char *buf, size_t n, const struct run_result *res)
+const char *bottleneck_sentence(char *buf, size_t n, const struct run_result *res)
 {
     char s[32], g[32], q[32], pr[32];
     const struct advice *a = &res->advice;
@@ -109,6 +109,20 @@ static void advice_text(FILE *f, const struct run_result *res, const struct pain
     char s[32], g[32];
     if (!a->valid) {
         fprintf(f, "  %-14s none: needs units with both synthesis times and GPU times\n", "advice");
+        return;
+    }
+    if (!strcmp(a->model, "simulation")) {
+        if (a->needed > a->current)
+            fprintf(f, "  %-14s %srun %d syntheses at once%s (now %d): simulated GPU utilization %.0f%% -> %.0f%%\n",
+                    "advice", p->bold, a->needed, p->off, a->current, 100 * a->predicted_now,
+                    100 * a->predicted_needed);
+        else
+            fprintf(f, "  %-14s synthesis concurrency %d is enough: the simulation finds no faster setting "
+                       "(%d would give %.0f%%)\n",
+                    "advice", a->current, a->needed, 100 * a->predicted_needed);
+        fprintf(f, "  %-14s %sSIMULATED: a discrete-event simulation calibrated from this run, CPU contention %s; "
+                   "the least concurrency within 1%% of the best s per job (waterfall simulate --sweep shows it)%s\n",
+                "", p->dim, a->contention ? "fitted" : "not identifiable here, left out", p->off);
         return;
     }
     const char *how = "formula min(1, c*g/s), no CPU contention";

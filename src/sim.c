@@ -1,0 +1,495 @@
+/*
+ * sim.c -- the discrete-event simulation of the pipeline (model in sim.h).
+ *
+ * Under processor sharing every task of one kind (synthesis, prep, proof)
+ * progresses at the same rate 1/f_k(t), which depends only on how many
+ * tasks of each kind run (sim_slowdowns).  So each kind has one virtual
+ * clock v_k (dv_k/dt = 1/f_k) and a heap of its tasks keyed by the virtual
+ * time at which they finish: nothing is rescheduled when the rates
+ * change.  Each step takes the earliest finish of the three heaps, or the
+ * next arrival.  Times are seconds (double) inside; the units it writes
+ * hold nanoseconds like the model's.
+ */
+#include "sim.h"
+
+#include "mem.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_UNITS 50000000ull
+
+/* ---- random numbers: splitmix64, seeded, the same everywhere ---- */
+
+static uint64_t rng_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static double rng_unit(uint64_t *s) /* (0, 1) */
+{
+    return ((double)(rng_next(s) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+}
+
+static double sample(const struct sim_dist *d, uint64_t *s)
+{
+    if (d->v && d->n)
+        return d->v[(size_t)(((unsigned __int128)rng_next(s) * d->n) >> 64)];
+    if (d->cv <= 0)
+        return d->mean;
+    /* lognormal with the given mean and coefficient of variation */
+    double s2 = log1p(d->cv * d->cv), mu = log(d->mean) - s2 / 2;
+    double z = sqrt(-2 * log(rng_unit(s))) * cos(6.283185307179586 * rng_unit(s));
+    return exp(mu + sqrt(s2) * z);
+}
+
+double sim_dist_mean(const struct sim_dist *d)
+{
+    if (!d->v || !d->n)
+        return d->mean;
+    double sum = 0;
+    for (size_t i = 0; i < d->n; i++)
+        sum += d->v[i];
+    return sum / (double)d->n;
+}
+
+void sim_dist_free(struct sim_dist *d)
+{
+    free(d->v);
+    d->v = NULL;
+    d->n = 0;
+}
+
+static int dist_ok(const struct sim_dist *d, int may_be_zero)
+{
+    if (d->v && d->n) {
+        for (size_t i = 0; i < d->n; i++)
+            if (!(d->v[i] >= 0) || !isfinite(d->v[i]))
+                return 0;
+        return may_be_zero || sim_dist_mean(d) > 0;
+    }
+    return isfinite(d->mean) && isfinite(d->cv) && d->cv >= 0 && d->cv <= 100 &&
+           (may_be_zero ? d->mean >= 0 : d->mean > 0);
+}
+
+const char *sim_check(const struct sim_params *p)
+{
+    if (p->jobs < 1)
+        return "--jobs must be at least 1";
+    if (p->partitions < 1)
+        return "--partitions must be at least 1";
+    if ((double)p->jobs * p->partitions > (double)MAX_UNITS)
+        return "too many units: jobs x partitions must be at most 50 million";
+    if (p->synth_concurrency < 1)
+        return "--synth-concurrency must be at least 1";
+    if (p->gpu_workers < 1)
+        return "--gpu-workers must be at least 1 (a device with no worker never proves)";
+    if (p->devices < 1)
+        return "--devices must be at least 1";
+    if (p->channel < 0)
+        return "--channel must be 0 (a rendezvous) or more";
+    if (!(p->rate >= 0) || !isfinite(p->rate))
+        return "--rate must be a number of jobs per second, 0 for all at once";
+    if (!(p->cores >= 0) || !isfinite(p->cores))
+        return "--cores must be a number of cores, 0 for no contention";
+    if (!(p->synth_threads > 0) || !isfinite(p->synth_threads) || !(p->host_threads > 0) ||
+        !isfinite(p->host_threads))
+        return "--synth-threads and --host-threads must be positive";
+    if (!(p->host_share >= 0 && p->host_share <= 1))
+        return "--host-share must be between 0 and 1";
+    if (p->calib_partitions < 1)
+        return "the calibration's partition count must be at least 1";
+    if (!dist_ok(&p->synth, 0))
+        return "synthesis time must be positive and finite (--synth-s), its spread between 0 and 100";
+    if (!dist_ok(&p->gpu, 0))
+        return "GPU time must be positive and finite (--gpu-s), its spread between 0 and 100";
+    if (!dist_ok(&p->prep, 1))
+        return "prep time must be zero or positive and finite (--prep-s)";
+    return NULL;
+}
+
+/* ---- a binary min-heap of (virtual finish time, unit, kind) ---- */
+
+struct hent {
+    double key;
+    uint32_t unit;
+    uint32_t kind;
+};
+
+struct heap {
+    struct hent *a;
+    size_t n, cap;
+};
+
+static int heap_push(struct heap *h, double key, uint32_t unit, uint32_t kind)
+{
+    if (h->n == h->cap && grow_array((void **)&h->a, &h->cap, h->n + 1, sizeof *h->a))
+        return -1;
+    size_t i = h->n++;
+    while (i > 0) {
+        size_t up = (i - 1) / 2;
+        if (h->a[up].key <= key)
+            break;
+        h->a[i] = h->a[up];
+        i = up;
+    }
+    h->a[i] = (struct hent){key, unit, kind};
+    return 0;
+}
+
+static struct hent heap_pop(struct heap *h)
+{
+    struct hent top = h->a[0], last = h->a[--h->n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= h->n)
+            break;
+        if (c + 1 < h->n && h->a[c + 1].key < h->a[c].key)
+            c++;
+        if (last.key <= h->a[c].key)
+            break;
+        h->a[i] = h->a[c];
+        i = c;
+    }
+    if (h->n)
+        h->a[i] = last;
+    return top;
+}
+
+/* ---- a FIFO of unit or worker numbers ---- */
+
+struct fifo {
+    uint32_t *a;
+    size_t head, n, cap; /* cap: a power of two */
+};
+
+static int fifo_init(struct fifo *q, size_t cap)
+{
+    size_t c = 4;
+    while (c < cap)
+        c *= 2;
+    q->a = malloc(c * sizeof *q->a);
+    q->head = q->n = 0;
+    q->cap = c;
+    return q->a ? 0 : -1;
+}
+
+static void fifo_push(struct fifo *q, uint32_t v)
+{
+    q->a[(q->head + q->n++) & (q->cap - 1)] = v;
+}
+
+static uint32_t fifo_pop(struct fifo *q)
+{
+    uint32_t v = q->a[q->head];
+    q->head = (q->head + 1) & (q->cap - 1);
+    q->n--;
+    return v;
+}
+
+/* ---- the simulation ---- */
+
+/* The three kinds of work that progress at their own rate: synthesis and
+ * prep (CPU tasks) and proofs (device time, with a host share). */
+enum { CL_SYNTH, CL_PREP, CL_GPU, CL_N };
+
+struct sim {
+    const struct sim_params *p;
+    struct unit *u;
+    size_t nunits, next_unit, avail;
+    uint64_t rng;
+    double t;          /* real time */
+    double v[CL_N];    /* each kind's virtual time: its work done per task */
+    int n[CL_N];       /* tasks of each kind running */
+    int permits;
+    uint64_t arrived;  /* jobs arrived so far */
+    double scale;      /* work per unit at this partition count / at the calibration's */
+    struct heap h[CL_N];
+    struct fifo chan, blocked, idle;
+    struct fifo *devq; /* per device: picked-up units waiting for it */
+    char *dev_busy;
+    uint64_t events;
+};
+
+void sim_slowdowns(const struct sim_params *p, const int n[3], double f[3])
+{
+    f[0] = f[1] = f[2] = 1;
+    if (p->cores <= 0)
+        return;
+    double cap[3] = {p->synth_threads, p->host_threads, p->host_share * p->host_threads};
+    double want = n[0] * cap[0] + n[1] * cap[1] + n[2] * cap[2];
+    if (want <= p->cores)
+        return;
+    /* Water-filling: every task gets the same share x of the cores, or
+     * what its threads can use when that is less. */
+    int order[3] = {0, 1, 2};
+    for (int i = 0; i < 3; i++)
+        for (int j = i + 1; j < 3; j++)
+            if (cap[order[j]] < cap[order[i]]) {
+                int t = order[i];
+                order[i] = order[j];
+                order[j] = t;
+            }
+    double left = p->cores, x = INFINITY;
+    int tasks = n[0] + n[1] + n[2];
+    for (int i = 0; i < 3; i++) {
+        int k = order[i];
+        if (!n[k])
+            continue;
+        double share = left / tasks;
+        if (cap[k] <= share) {
+            left -= n[k] * cap[k];
+            tasks -= n[k];
+        } else {
+            x = share;
+            break;
+        }
+    }
+    for (int k = 0; k < 3; k++)
+        if (cap[k] > x)
+            f[k] = cap[k] / x;
+}
+
+static int64_t ns(double s)
+{
+    return (int64_t)llround(s * 1e9);
+}
+
+static int begin(struct sim *s, int cl, double work, uint32_t id)
+{
+    s->n[cl]++;
+    return heap_push(&s->h[cl], s->v[cl] + work, id, (uint32_t)cl);
+}
+
+static int start_synth(struct sim *s)
+{
+    while (s->permits < s->p->synth_concurrency && s->next_unit < s->avail) {
+        uint32_t id = (uint32_t)s->next_unit++;
+        s->u[id].t[EV_SYNTH_START] = ns(s->t);
+        s->permits++;
+        if (begin(s, CL_SYNTH, sample(&s->p->synth, &s->rng) * s->scale, id))
+            return -1;
+    }
+    return 0;
+}
+
+static int start_gpu(struct sim *s, uint32_t id)
+{
+    s->u[id].t[EV_GPU_START] = ns(s->t);
+    return begin(s, CL_GPU, sample(&s->p->gpu, &s->rng) * s->scale, id);
+}
+
+/* The device is free: its next picked-up unit goes on. */
+static int try_device(struct sim *s, int d)
+{
+    if (s->dev_busy[d] || !s->devq[d].n)
+        return 0;
+    uint32_t id = fifo_pop(&s->devq[d]);
+    s->dev_busy[d] = 1;
+    double l = sample(&s->p->prep, &s->rng);
+    return l > 0 ? begin(s, CL_PREP, l, id) : start_gpu(s, id);
+}
+
+static int pickup(struct sim *s, uint32_t worker, uint32_t id)
+{
+    int d = (int)(worker % (uint32_t)s->p->devices);
+    struct unit *u = &s->u[id];
+    u->t[EV_GPU_PICKUP] = ns(s->t);
+    u->worker = (int32_t)(worker / (uint32_t)s->p->devices);
+    u->device = d;
+    fifo_push(&s->devq[d], id);
+    return try_device(s, d);
+}
+
+static void send(struct sim *s, uint32_t id)
+{
+    s->u[id].t[EV_CHAN_SEND] = ns(s->t);
+    s->permits--; /* the permit goes back once the channel has the unit */
+}
+
+static int dispatch(struct sim *s)
+{
+    const int k = s->p->channel;
+    for (;;) {
+        if (s->idle.n && s->chan.n) {
+            uint32_t id = fifo_pop(&s->chan);
+            if (pickup(s, fifo_pop(&s->idle), id))
+                return -1;
+            if (s->blocked.n && s->chan.n < (size_t)k) {
+                uint32_t b = fifo_pop(&s->blocked);
+                send(s, b);
+                fifo_push(&s->chan, b);
+            }
+        } else if (s->idle.n && s->blocked.n && k == 0) {
+            uint32_t b = fifo_pop(&s->blocked); /* a rendezvous: straight to the worker */
+            send(s, b);
+            if (pickup(s, fifo_pop(&s->idle), b))
+                return -1;
+        } else {
+            break;
+        }
+    }
+    return start_synth(s);
+}
+
+static int finish(struct sim *s, int cl, uint32_t id)
+{
+    struct unit *u = &s->u[id];
+    switch (cl) {
+    case CL_SYNTH:
+        u->t[EV_SYNTH_END] = ns(s->t);
+        if (s->chan.n < (size_t)s->p->channel) {
+            send(s, id);
+            fifo_push(&s->chan, id);
+        } else {
+            fifo_push(&s->blocked, id); /* holds its permit */
+        }
+        return dispatch(s);
+    case CL_PREP:
+        return start_gpu(s, id);
+    default: {
+        u->t[EV_GPU_END] = ns(s->t);
+        s->dev_busy[u->device] = 0;
+        fifo_push(&s->idle, (uint32_t)u->worker * (uint32_t)s->p->devices + (uint32_t)u->device);
+        if (try_device(s, u->device))
+            return -1;
+        return dispatch(s);
+    }
+    }
+}
+
+/* One event: the next arrival or the earliest finish of any kind. */
+static int step(struct sim *s)
+{
+    double arrival = INFINITY;
+    if (s->arrived < s->p->jobs)
+        arrival = s->p->rate > 0 ? (double)s->arrived / s->p->rate : 0;
+    double f[CL_N];
+    sim_slowdowns(s->p, s->n, f);
+    double dt = arrival - s->t;
+    int next = -1;
+    for (int k = 0; k < CL_N; k++)
+        if (s->h[k].n) {
+            double d = (s->h[k].a[0].key - s->v[k]) * f[k];
+            if (d < 0)
+                d = 0;
+            if (d < dt) {
+                dt = d;
+                next = k;
+            }
+        }
+    s->events++;
+    if (dt > 0) {
+        s->t += dt;
+        for (int k = 0; k < CL_N; k++)
+            s->v[k] += dt / f[k];
+    }
+    if (next < 0) {
+        s->arrived++;
+        s->avail += (size_t)s->p->partitions;
+        return start_synth(s);
+    }
+    struct hent e = heap_pop(&s->h[next]);
+    s->v[next] = e.key; /* exactly, against drift */
+    s->n[next]--;
+    return finish(s, next, e.unit);
+}
+
+static int build_jobs(const struct sim_params *p, struct sim_out *o)
+{
+    struct run *r = &o->run;
+    r->jobs = calloc(p->jobs, sizeof *r->jobs);
+    o->ids = malloc(p->jobs * 16);
+    if (!r->jobs || !o->ids)
+        return -1;
+    r->njobs = r->jobs_cap = p->jobs;
+    char *w = o->ids;
+    for (uint64_t j = 0; j < p->jobs; j++) {
+        int n = snprintf(w, 16, "sim-%llu", (unsigned long long)j);
+        r->jobs[j] = (struct job){.id = w, .len = (uint32_t)n, .units = (uint32_t)p->partitions,
+                                  .hash = j};
+        w += n;
+    }
+    return 0;
+}
+
+int sim_run(const struct sim_params *p, struct sim_out *o)
+{
+    memset(o, 0, sizeof *o);
+    struct sim s = {.p = p, .rng = p->seed ^ 0x5157a7e5eed5ull};
+    s.nunits = (size_t)p->jobs * (size_t)p->partitions;
+    s.scale = (double)p->calib_partitions / p->partitions;
+    size_t nw = (size_t)p->gpu_workers * (size_t)p->devices;
+    int rc = -1;
+    s.u = big_alloc(s.nunits * sizeof *s.u);
+    s.devq = calloc((size_t)p->devices, sizeof *s.devq);
+    s.dev_busy = calloc((size_t)p->devices, 1);
+    if (!s.u || !s.devq || !s.dev_busy || fifo_init(&s.chan, (size_t)p->channel + 1) ||
+        fifo_init(&s.blocked, (size_t)p->synth_concurrency + 1) || fifo_init(&s.idle, nw + 1))
+        goto out;
+    for (int d = 0; d < p->devices; d++)
+        if (fifo_init(&s.devq[d], (size_t)p->gpu_workers + 1))
+            goto out;
+    for (size_t i = 0; i < s.nunits; i++) {
+        struct unit *u = &s.u[i];
+        for (int e = 0; e < EV_N; e++)
+            u->t[e] = T_NONE;
+        u->job = (uint32_t)(i / (size_t)p->partitions);
+        u->partition = p->partitions > 1 ? (int32_t)(i % (size_t)p->partitions) : -1;
+        u->worker = -1;
+        u->device = 0;
+        u->line = i + 1;
+        u->flags = 0;
+    }
+    for (uint32_t w = 0; w < nw; w++)
+        fifo_push(&s.idle, w); /* device-major round robin: w % devices is the device */
+    while (s.h[CL_SYNTH].n || s.h[CL_PREP].n || s.h[CL_GPU].n || s.arrived < p->jobs)
+        if (step(&s))
+            goto out;
+    for (size_t i = 0; i < s.nunits; i++)
+        if (s.u[i].t[EV_GPU_END] == T_NONE) { /* cannot happen: every unit is proved */
+            fprintf(stderr, "waterfall simulate: internal error: unit %zu never finished\n", i);
+            goto out;
+        }
+    o->events = s.events;
+    o->run.source = "simulation";
+    o->run.native = 1;
+    o->run.index = 1;
+    o->run.units = s.u;
+    o->run.nunits = o->run.units_cap = s.nunits;
+    o->run.events = s.nunits * 5;
+    s.u = NULL;
+    if (build_jobs(p, o) || analyze_run(&o->run, &o->res))
+        goto out;
+    rc = 0;
+out:
+    big_free(s.u, s.nunits * sizeof *s.u);
+    for (int k = 0; k < CL_N; k++)
+        free(s.h[k].a);
+    free(s.chan.a);
+    free(s.blocked.a);
+    free(s.idle.a);
+    if (s.devq)
+        for (int d = 0; d < p->devices; d++)
+            free(s.devq[d].a);
+    free(s.devq);
+    free(s.dev_busy);
+    if (rc)
+        sim_out_free(o);
+    return rc;
+}
+
+void sim_out_free(struct sim_out *o)
+{
+    run_result_free(&o->res);
+    big_free(o->run.units, o->run.nunits * sizeof *o->run.units);
+    free(o->run.jobs);
+    free(o->ids);
+    memset(o, 0, sizeof *o);
+}

@@ -1,0 +1,119 @@
+/*
+ * sim.h -- `waterfall simulate`: a discrete-event simulation of the
+ * pipeline (jobs -> synthesis pool -> bounded channel -> GPU workers ->
+ * devices), with CPU contention as processor sharing, calibrated from a
+ * trace (sim_fit.c) or from parameters.
+ *
+ * The model, in the terms of DESIGN.md:
+ *  - a job arrives (all at once, or `rate` jobs per second) and splits into
+ *    `partitions` units, synthesized in arrival order;
+ *  - at most `synth_concurrency` syntheses run at once (a semaphore); a
+ *    unit keeps its permit until the channel accepts it (CHAN_SEND);
+ *  - the channel holds at most `channel` units (0: a rendezvous);
+ *  - `gpu_workers` workers per device take units from the channel
+ *    (GPU_PICKUP); each device proves one unit at a time (its effective
+ *    time per unit, g = busy / units, which folds any overlap of workers);
+ *    a picked-up unit waits for its device, then a short host-side prep
+ *    latency runs (GPU_START), then the device time (GPU_END);
+ *  - CPU contention: processor sharing of `cores` cores among the tasks
+ *    that want them.  A synthesis can use `synth_threads` cores, a GPU
+ *    worker's prep `host_threads`, and while its device proves, the
+ *    worker keeps `host_share` x `host_threads` busy.  When they want more
+ *    than `cores`, every task gets an equal share x of the cores, or all
+ *    it can use when that is less (water-filling), and runs at share /
+ *    wanted of its speed: a task that wants 1 core of 2 while another
+ *    wants 4 is not slowed; the other is.  Device time slows with its
+ *    host work.  cores = 0: no contention.
+ *
+ * Times in the parameters are seconds of work at full speed, per unit at
+ * `calib_partitions` partitions per job; other partition counts scale
+ * them so that a job's work is the same.
+ */
+#ifndef SIM_H
+#define SIM_H
+
+#include "analyze.h"
+#include "model.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A distribution of per-unit times (seconds): resampled from measured
+ * values, or lognormal with a mean and a coefficient of variation. */
+struct sim_dist {
+    double *v; /* measured values to resample (owned), or NULL */
+    size_t n;
+    double mean, cv; /* the parametric form, when v is NULL */
+};
+
+struct sim_params {
+    /* the workload */
+    uint64_t jobs;
+    int partitions;
+    double rate; /* jobs per second; 0: all at once */
+    /* the pipeline */
+    int synth_concurrency, gpu_workers, devices, channel;
+    /* the CPU */
+    double cores;        /* 0: unlimited (no contention) */
+    double synth_threads; /* cores one synthesis uses */
+    double host_threads;  /* cores one GPU worker's host work uses */
+    double host_share;    /* 0..1: the share of device time that is host CPU work */
+    /* per-unit times at full speed */
+    struct sim_dist synth, prep, gpu;
+    int calib_partitions;
+    uint64_t seed;
+};
+
+/* What one simulation gives: a run in the model's terms (units with their
+ * six events), analysed with the same code as `waterfall analyze`. */
+struct sim_out {
+    struct run run;
+    struct run_result res;
+    char *ids; /* the job ids' bytes */
+    uint64_t events; /* simulation events processed */
+};
+
+/* The slowdown of each kind of task (synthesis, prep, proof: >= 1) when
+ * n[k] of each run at once. */
+void sim_slowdowns(const struct sim_params *p, const int n[3], double f[3]);
+
+/* Check the parameters; NULL if fine, else a message for the user. */
+const char *sim_check(const struct sim_params *p);
+
+/* Simulate and analyse; 0, or -1 when out of memory. */
+int sim_run(const struct sim_params *p, struct sim_out *out);
+void sim_out_free(struct sim_out *out);
+void sim_dist_free(struct sim_dist *d);
+double sim_dist_mean(const struct sim_dist *d);
+
+/* Calibration from an analysed run (sim_fit.c). */
+struct sim_fit {
+    int fitted;           /* the contention model was identified from the trace */
+    double trace_cores;   /* the cores the trace's machine had (an input) */
+    double synth_threads, host_threads, host_share;
+    double r2_synth, r2_gpu; /* how much of the log-variance of stage times the model explains */
+    double max_slowdown;  /* the largest slowdown the fitted model sees in the trace */
+    size_t units_used;
+    const char *why;      /* when not fitted: the reason */
+    /* what the trace showed, for the defaults */
+    int synth_max, workers_max, devices, partitions;
+    uint64_t jobs;
+    int channel_seen;     /* most units waiting in the channel at once */
+    double rate;          /* jobs per second, when the trace's GPU waited for input; else 0 */
+    double g_eff;         /* effective device time per unit, s */
+};
+
+/* Fill p's distributions (and f) from a run; trace_cores: the cores of the
+ * machine that recorded it.  Returns NULL, or a message (no complete unit). */
+const char *sim_calibrate(const struct run *r, const struct run_result *res, double trace_cores,
+                          int fit_contention, struct sim_params *p, struct sim_fit *f);
+
+/* The knobs a trace implies (its jobs, partitions, concurrency, workers,
+ * devices, channel occupancy, arrival rate, fitted contention). */
+void sim_trace_defaults(struct sim_params *p, const struct sim_fit *f);
+
+/* The concurrency the simulator advises for an analysed run: fills
+ * res->advice with model "simulation".  0, or -1 when it could not. */
+int sim_advise(const struct run *r, struct run_result *res, double trace_cores);
+
+#endif /* SIM_H */

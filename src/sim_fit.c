@@ -1,0 +1,510 @@
+/*
+ * sim_fit.c -- calibrating the simulation from a traced run, fitting its
+ * CPU contention model, and the simulator's advice for `analyze --advise sim`.
+ *
+ * What a trace gives, per complete unit: its synthesis time, its device
+ * time (scaled to the device's effective time per unit when workers
+ * overlapped on it), and its prep latency: GPU_START minus the moment both
+ * the unit was picked up and its device was free (the host-side work that
+ * keeps a free device waiting).  These are resampled.
+ *
+ * The contention fit.  Under the processor sharing of sim.h, the tasks
+ * running at each instant of the trace (syntheses, preps, proofs) give
+ * each kind a slowdown f >= 1 (sim_slowdowns).  For each candidate
+ * (Ts, Th, h) on a grid, every unit's synthesis time is divided by the
+ * mean f of synthesis over it, and its device time by the mean f of
+ * proofs over it; the candidate that leaves the least log-variance in
+ * those base times is the fit: the model explains why the same work took
+ * longer when more ran at once.  Near-ties go to the candidate that sees
+ * the least slowdown.  R^2 says how much of the log-variance it explains.
+ * When it explains less than a tenth, or sees no slowdown in the trace,
+ * the contention is reported as not identifiable and left out.
+ */
+#include "sim.h"
+
+#include "mem.h"
+#include "sort.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FIT_UNITS 20000 /* the fit looks at the first this many complete units */
+
+static int has(const struct unit *u, int e)
+{
+    return u->t[e] != T_NONE;
+}
+
+static int complete(const struct unit *u)
+{
+    return !(u->flags & U_CONTRA) && has(u, EV_SYNTH_START) && has(u, EV_SYNTH_END) &&
+           has(u, EV_GPU_START) && has(u, EV_GPU_END) &&
+           u->t[EV_SYNTH_END] >= u->t[EV_SYNTH_START] && u->t[EV_GPU_END] >= u->t[EV_GPU_START];
+}
+
+struct cu {            /* a complete unit, in seconds from the run's start */
+    double ss, se, ps, gs, ge; /* ps: the start of its prep latency */
+    int device;
+    /* indices of those times among the boundaries */
+    uint32_t iss, ise, ips, igs, ige;
+};
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_start(const void *a, const void *b)
+{
+    const struct cu *x = a, *y = b;
+    if (x->device != y->device)
+        return x->device < y->device ? -1 : 1;
+    return x->gs < y->gs ? -1 : x->gs > y->gs;
+}
+
+static uint32_t index_of(const double *t, size_t n, double v)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (t[mid] < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (uint32_t)lo;
+}
+
+/* The running counts between boundaries. */
+struct segs {
+    double *t;   /* boundaries, sorted, distinct */
+    size_t n;
+    int32_t *ns, *np, *ng; /* counts on [t[k], t[k+1]) */
+    double *cum[3]; /* the integral of each kind's slowdown up to t[k] (per candidate) */
+};
+
+static double logvar(const double *x, size_t n)
+{
+    double m = 0, m2 = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (x[i] > 0) {
+            double l = log(x[i]);
+            k++;
+            double d = l - m;
+            m += d / (double)k;
+            m2 += d * (l - m);
+        }
+    return k > 1 ? m2 / (double)(k - 1) : 0;
+}
+
+/* The slowdown integrals for a candidate. */
+static void integrate(struct segs *s, double cores, double ts, double th, double h)
+{
+    struct sim_params p = {.cores = cores, .synth_threads = ts, .host_threads = th, .host_share = h};
+    for (int c = 0; c < 3; c++)
+        s->cum[c][0] = 0;
+    for (size_t k = 0; k + 1 < s->n; k++) {
+        int n[3] = {s->ns[k], s->np[k], s->ng[k]};
+        double f[3];
+        sim_slowdowns(&p, n, f);
+        double dt = s->t[k + 1] - s->t[k];
+        for (int c = 0; c < 3; c++)
+            s->cum[c][k + 1] = s->cum[c][k] + f[c] * dt;
+    }
+}
+
+static double mean_over(const double *cum, const double *t, uint32_t a, uint32_t b)
+{
+    return t[b] > t[a] ? (cum[b] - cum[a]) / (t[b] - t[a]) : 1;
+}
+
+static void fit(struct cu *c, size_t n, double cores, struct sim_fit *f, struct segs *s,
+                double *tmp_s, double *tmp_g)
+{
+    for (size_t i = 0; i < n; i++) {
+        tmp_s[i] = c[i].se - c[i].ss;
+        tmp_g[i] = c[i].ge - c[i].gs;
+    }
+    double v0s = logvar(tmp_s, n), v0g = logvar(tmp_g, n);
+    static const double hs[] = {0, 0.25, 0.5, 0.75, 1};
+    struct cand {
+        double ts, th, h, obj, lf, vs, vg;
+    } cd[13 * 13 * 5];
+    size_t nc = 0;
+    /* Ts and Th as shares of the cores: 1/64 .. 1 in steps of sqrt(2) */
+    for (int a = 0; a <= 12; a++)
+        for (int b = 0; b <= 12; b++)
+            for (int k = 0; k < 5; k++) {
+                double ts = cores * pow(2, -6 + a * 0.5), th = cores * pow(2, -6 + b * 0.5);
+                integrate(s, cores, ts, th, hs[k]);
+                double lf = 0;
+                for (size_t i = 0; i < n; i++) {
+                    double fs = mean_over(s->cum[0], s->t, c[i].iss, c[i].ise);
+                    double fg = mean_over(s->cum[2], s->t, c[i].igs, c[i].ige);
+                    tmp_s[i] = (c[i].se - c[i].ss) / fs;
+                    tmp_g[i] = (c[i].ge - c[i].gs) / fg;
+                    lf += log(fs) + log(fg);
+                }
+                double vs = logvar(tmp_s, n), vg = logvar(tmp_g, n);
+                cd[nc++] = (struct cand){ts, th, hs[k], (v0s > 0 ? vs / v0s : 1) + (v0g > 0 ? vg / v0g : 1),
+                                         lf / (double)n, vs, vg};
+            }
+    /* The least unexplained variance; among candidates within 0.02 of it,
+     * the one that sees the least slowdown: a slowdown the same for every
+     * unit cannot be told from slower work, so the data do not ask for it. */
+    double best = INFINITY;
+    for (size_t i = 0; i < nc; i++)
+        if (cd[i].obj < best)
+            best = cd[i].obj;
+    size_t pick = 0;
+    double pick_lf = INFINITY;
+    for (size_t i = 0; i < nc; i++)
+        if (cd[i].obj <= best + 0.02 && cd[i].lf < pick_lf) {
+            pick = i;
+            pick_lf = cd[i].lf;
+        }
+    double bts = cd[pick].ts, bth = cd[pick].th, bh = cd[pick].h, bvs = cd[pick].vs, bvg = cd[pick].vg;
+    f->r2_synth = v0s > 0 ? 1 - bvs / v0s : 0;
+    f->r2_gpu = v0g > 0 ? 1 - bvg / v0g : 0;
+    f->synth_threads = bts;
+    f->host_threads = bth;
+    f->host_share = bh;
+    /* how much slowdown the fit sees in the trace */
+    struct sim_params p = {.cores = cores, .synth_threads = bts, .host_threads = bth, .host_share = bh};
+    double mx = 1;
+    for (size_t k = 0; k + 1 < s->n; k++) {
+        int cnt[3] = {s->ns[k], s->np[k], s->ng[k]};
+        double fk[3];
+        sim_slowdowns(&p, cnt, fk);
+        for (int j = 0; j < 3; j++)
+            if (fk[j] > mx)
+                mx = fk[j];
+    }
+    f->max_slowdown = mx;
+    double gain = f->r2_synth + f->r2_gpu;
+    f->fitted = gain >= 0.1 && mx > 1.02;
+    if (!f->fitted)
+        f->why = mx <= 1.02 ? "the trace never ran more CPU work than its cores could take"
+                            : "no contention model explains a tenth of the variation of its stage times";
+}
+
+static int build_segs(struct cu *c, size_t n, struct segs *s)
+{
+    size_t nb = 5 * n;
+    s->t = malloc((nb ? nb : 1) * sizeof *s->t);
+    if (!s->t)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        s->t[5 * i] = c[i].ss, s->t[5 * i + 1] = c[i].se, s->t[5 * i + 2] = c[i].ps;
+        s->t[5 * i + 3] = c[i].gs, s->t[5 * i + 4] = c[i].ge;
+    }
+    qsort(s->t, nb, sizeof *s->t, cmp_dbl);
+    size_t m = 0;
+    for (size_t i = 0; i < nb; i++)
+        if (m == 0 || s->t[i] != s->t[m - 1])
+            s->t[m++] = s->t[i];
+    s->n = m;
+    s->ns = calloc(m + 1, sizeof *s->ns);
+    s->np = calloc(m + 1, sizeof *s->np);
+    s->ng = calloc(m + 1, sizeof *s->ng);
+    for (int k = 0; k < 3; k++)
+        s->cum[k] = malloc((m + 1) * sizeof *s->cum[k]);
+    if (!s->ns || !s->np || !s->ng || !s->cum[0] || !s->cum[1] || !s->cum[2])
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        struct cu *u = &c[i];
+        u->iss = index_of(s->t, m, u->ss), u->ise = index_of(s->t, m, u->se);
+        u->ips = index_of(s->t, m, u->ps), u->igs = index_of(s->t, m, u->gs);
+        u->ige = index_of(s->t, m, u->ge);
+        s->ns[u->iss]++, s->ns[u->ise]--;
+        s->np[u->ips]++, s->np[u->igs]--;
+        s->ng[u->igs]++, s->ng[u->ige]--;
+    }
+    for (size_t k = 1; k < m; k++) {
+        s->ns[k] += s->ns[k - 1];
+        s->np[k] += s->np[k - 1];
+        s->ng[k] += s->ng[k - 1];
+    }
+    return 0;
+}
+
+static void segs_free(struct segs *s)
+{
+    free(s->t);
+    free(s->ns);
+    free(s->np);
+    free(s->ng);
+    for (int c = 0; c < 3; c++)
+        free(s->cum[c]);
+}
+
+/* Most units ready but not yet picked up, at once. */
+static int channel_seen(const struct run *r)
+{
+    size_t n = 0;
+    int64_t *ev = malloc((2 * r->nunits + 1) * sizeof *ev);
+    if (!ev)
+        return 0;
+    for (size_t i = 0; i < r->nunits; i++) {
+        const struct unit *u = &r->units[i];
+        int64_t ready = has(u, EV_CHAN_SEND) ? u->t[EV_CHAN_SEND] : u->t[EV_SYNTH_END];
+        if ((u->flags & U_CONTRA) || ready == T_NONE || !has(u, EV_GPU_PICKUP) ||
+            u->t[EV_GPU_PICKUP] <= ready)
+            continue;
+        ev[n++] = ready * 2 + 1; /* arrivals after departures at the same time */
+        ev[n++] = u->t[EV_GPU_PICKUP] * 2;
+    }
+    int cur = 0, mx = 0;
+    if (sort_times(ev, n) == 0)
+        for (size_t k = 0; k < n; k++) {
+            cur += (ev[k] & 1) ? 1 : -1;
+            if (cur > mx)
+                mx = cur;
+        }
+    free(ev);
+    return mx;
+}
+
+static double arrival_rate(const struct run *r, const struct run_result *res)
+{
+    if (res->window <= 0 || (double)res->by_cause[CAUSE_NO_WORK] < 0.05 * (double)res->window ||
+        r->njobs < 2)
+        return 0;
+    int64_t *first = malloc(r->njobs * sizeof *first);
+    if (!first)
+        return 0;
+    for (size_t j = 0; j < r->njobs; j++)
+        first[j] = INT64_MAX;
+    for (size_t i = 0; i < r->nunits; i++) {
+        const struct unit *u = &r->units[i];
+        if (has(u, EV_SYNTH_START) && u->t[EV_SYNTH_START] < first[u->job])
+            first[u->job] = u->t[EV_SYNTH_START];
+    }
+    size_t n = 0;
+    for (size_t j = 0; j < r->njobs; j++)
+        if (first[j] != INT64_MAX)
+            first[n++] = first[j];
+    double rate = 0;
+    if (n >= 2 && sort_times(first, n) == 0 && first[n - 1] > first[0])
+        rate = (double)(n - 1) / ((double)(first[n - 1] - first[0]) * 1e-9);
+    free(first);
+    return rate;
+}
+
+const char *sim_calibrate(const struct run *r, const struct run_result *res, double trace_cores,
+                          int fit_contention, struct sim_params *p, struct sim_fit *f)
+{
+    memset(f, 0, sizeof *f);
+    size_t n = 0;
+    for (size_t i = 0; i < r->nunits; i++)
+        n += complete(&r->units[i]);
+    if (n == 0)
+        return "the trace has no complete unit (SYNTH_START, SYNTH_END, GPU_START and GPU_END, "
+               "consistent): nothing to calibrate from";
+    struct cu *c = malloc(n * sizeof *c);
+    double *ws = malloc(n * sizeof *ws), *wg = malloc(n * sizeof *wg), *wp = malloc(n * sizeof *wp);
+    if (!c || !ws || !wg || !wp) {
+        free(c), free(ws), free(wg), free(wp);
+        return "out of memory";
+    }
+    size_t k = 0;
+    double t0 = (double)res->start;
+    for (size_t i = 0; i < r->nunits; i++) {
+        const struct unit *u = &r->units[i];
+        if (!complete(u))
+            continue;
+        struct cu *x = &c[k++];
+        x->ss = ((double)u->t[EV_SYNTH_START] - t0) * 1e-9;
+        x->se = ((double)u->t[EV_SYNTH_END] - t0) * 1e-9;
+        x->gs = ((double)u->t[EV_GPU_START] - t0) * 1e-9;
+        x->ge = ((double)u->t[EV_GPU_END] - t0) * 1e-9;
+        x->ps = has(u, EV_GPU_PICKUP) ? ((double)u->t[EV_GPU_PICKUP] - t0) * 1e-9 : x->gs;
+        if (x->ps > x->gs)
+            x->ps = x->gs;
+        x->device = u->device;
+    }
+    /* prep latency: from max(pickup, the device free) to GPU_START */
+    qsort(c, n, sizeof *c, cmp_start);
+    double free_at = -INFINITY, gpu_sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || c[i].device != c[i - 1].device)
+            free_at = -INFINITY;
+        if (free_at > c[i].ps)
+            c[i].ps = free_at < c[i].gs ? free_at : c[i].gs;
+        if (c[i].ge > free_at)
+            free_at = c[i].ge;
+        gpu_sum += c[i].ge - c[i].gs;
+    }
+    /* the fit, on the first FIT_UNITS units in time */
+    f->trace_cores = trace_cores;
+    f->why = "not asked for";
+    size_t nf = n < FIT_UNITS ? n : FIT_UNITS;
+    int deflate = 0; /* divide the measured times by the slowdown the fit sees */
+    struct segs sg = {0};
+    if (fit_contention && trace_cores > 0) {
+        struct cu *sub = c;
+        if (n > nf) { /* the units of the first FIT_UNITS in SYNTH_START order */
+            sub = malloc(n * sizeof *sub);
+            if (sub) {
+                memcpy(sub, c, n * sizeof *sub);
+                double *st = malloc(n * sizeof *st);
+                if (st) {
+                    for (size_t i = 0; i < n; i++)
+                        st[i] = sub[i].ss;
+                    qsort(st, n, sizeof *st, cmp_dbl);
+                    double cut = st[nf - 1];
+                    size_t m = 0;
+                    for (size_t i = 0; i < n && m < nf; i++)
+                        if (sub[i].ss <= cut)
+                            sub[m++] = sub[i];
+                    nf = m;
+                    free(st);
+                } else {
+                    free(sub);
+                    sub = NULL;
+                }
+            }
+        }
+        if (sub && build_segs(sub, nf, &sg) == 0) {
+            fit(sub, nf, trace_cores, f, &sg, ws, wg);
+            f->units_used = nf;
+        } else {
+            f->why = "out of memory";
+        }
+        if (sub != c)
+            free(sub);
+        segs_free(&sg);
+        memset(&sg, 0, sizeof sg);
+        if (f->fitted && build_segs(c, n, &sg) == 0) {
+            integrate(&sg, trace_cores, f->synth_threads, f->host_threads, f->host_share);
+            deflate = 1;
+        } else if (f->fitted) {
+            f->fitted = 0;
+            f->why = "out of memory";
+        }
+    }
+    /* the base times: measured, divided by the slowdown the fit sees */
+    for (size_t i = 0; i < n; i++) {
+        double ds = c[i].se - c[i].ss, dg = c[i].ge - c[i].gs, dp = c[i].gs - c[i].ps;
+        if (deflate) {
+            ds /= mean_over(sg.cum[0], sg.t, c[i].iss, c[i].ise);
+            dg /= mean_over(sg.cum[2], sg.t, c[i].igs, c[i].ige);
+            dp /= mean_over(sg.cum[1], sg.t, c[i].ips, c[i].igs);
+        }
+        ws[i] = ds, wg[i] = dg, wp[i] = dp;
+    }
+    segs_free(&sg);
+    /* the device's effective time per unit: busy / units, which folds in
+     * any overlap of workers on one device */
+    double busy = 0;
+    uint64_t units = 0;
+    int wmax = 1, ndev = 0;
+    for (size_t d = 0; d < res->ndev; d++)
+        if (res->dev[d].units) {
+            busy += (double)res->dev[d].busy * 1e-9;
+            units += res->dev[d].units;
+            ndev++;
+            if ((int)res->dev[d].nworkers > wmax)
+                wmax = (int)res->dev[d].nworkers;
+        }
+    f->g_eff = units ? busy / (double)units : gpu_sum / (double)n;
+    double overlap = busy > 0 ? gpu_sum / busy : 1;
+    if (overlap > 1.02)
+        for (size_t i = 0; i < n; i++)
+            wg[i] /= overlap;
+    sim_dist_free(&p->synth);
+    sim_dist_free(&p->gpu);
+    sim_dist_free(&p->prep);
+    p->synth = (struct sim_dist){.v = ws, .n = n};
+    p->gpu = (struct sim_dist){.v = wg, .n = n};
+    p->prep = (struct sim_dist){.v = wp, .n = n};
+    free(c);
+    f->synth_max = res->synth_max > 0 ? res->synth_max : 1;
+    f->workers_max = wmax;
+    f->devices = ndev > 0 ? ndev : 1;
+    f->jobs = res->jobs_completed ? res->jobs_completed : 1;
+    f->partitions = r->njobs ? (int)lround((double)r->nunits / (double)r->njobs) : 1;
+    if (f->partitions < 1)
+        f->partitions = 1;
+    f->channel_seen = channel_seen(r);
+    f->rate = arrival_rate(r, res);
+    p->calib_partitions = f->partitions;
+    return NULL;
+}
+
+void sim_trace_defaults(struct sim_params *p, const struct sim_fit *f)
+{
+    p->jobs = f->jobs;
+    p->partitions = f->partitions;
+    p->rate = f->rate;
+    p->synth_concurrency = f->synth_max;
+    p->gpu_workers = f->workers_max;
+    p->devices = f->devices;
+    p->channel = f->channel_seen;
+    p->cores = f->fitted ? f->trace_cores : 0;
+    p->synth_threads = f->fitted ? f->synth_threads : 1;
+    p->host_threads = f->fitted ? f->host_threads : 1;
+    p->host_share = f->fitted ? f->host_share : 0;
+    p->seed = 1;
+}
+
+int sim_advise(const struct run *r, struct run_result *res, double trace_cores)
+{
+    struct sim_params p = {0};
+    struct sim_fit f;
+    if (sim_calibrate(r, res, trace_cores, 1, &p, &f))
+        return -1;
+    sim_trace_defaults(&p, &f);
+    if (p.jobs * (uint64_t)p.partitions > 200000) /* plenty for a steady state */
+        p.jobs = 200000 / (uint64_t)p.partitions + 1;
+    if (p.jobs < 20)
+        p.jobs = 20;
+    int formula = res->advice.valid ? res->advice.needed : 1;
+    int top = formula * 2 > 8 ? formula * 2 : 8;
+    if (top > 64)
+        top = 64;
+    if (top < f.synth_max)
+        top = f.synth_max;
+    double *spj = calloc((size_t)top + 1, sizeof *spj), *util = calloc((size_t)top + 1, sizeof *util);
+    int rc = -1;
+    if (!spj || !util)
+        goto out;
+    for (int c = 1; c <= top; c++) {
+        p.synth_concurrency = c;
+        if (p.channel < c)
+            p.channel = c;
+        struct sim_out o;
+        if (sim_run(&p, &o))
+            goto out;
+        spj[c] = o.res.s_per_job;
+        util[c] = o.res.utilization;
+        sim_out_free(&o);
+    }
+    double best = INFINITY;
+    for (int c = 1; c <= top; c++)
+        if (spj[c] > 0 && spj[c] < best)
+            best = spj[c];
+    int need = 1;
+    while (need < top && !(spj[need] > 0 && spj[need] <= best * 1.01))
+        need++;
+    struct advice *a = &res->advice;
+    a->model = "simulation";
+    a->contention = f.fitted;
+    a->valid = 1;
+    a->needed = need;
+    a->current = f.synth_max;
+    a->predicted_now = util[f.synth_max];
+    a->predicted_needed = util[need];
+    rc = 0;
+out:
+    free(spj);
+    free(util);
+    sim_dist_free(&p.synth);
+    sim_dist_free(&p.gpu);
+    sim_dist_free(&p.prep);
+    return rc;
+}
+

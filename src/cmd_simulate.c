@@ -206,11 +206,12 @@ static void calib_text(FILE *f, const char *from, const struct sim_params *p, co
             fmt_dur(b, sizeof b, sim_dist_mean(&p->gpu) * 1e9), fmt_dur(c, sizeof c, sim_dist_mean(&p->prep) * 1e9),
             fit->fitted ? ", without contention" : "");
     if (fit->fitted)
-        fprintf(f, "  %-13s fitted on %g cores from %zu units: a synthesis uses %.2g cores, GPU host work %.2g, "
-                   "host share of device time %.2g; explains %.0f%% of the variation of synthesis times, "
-                   "%.0f%% of device times; the trace ran up to %.2fx its cores\n",
-                "contention", fit->trace_cores, fit->units_used, fit->synth_threads, fit->host_threads,
-                fit->host_share, 100 * fit->r2_synth, 100 * fit->r2_gpu, fit->max_slowdown);
+        fprintf(f, "  %-13s fitted on %g cores from %zu units: a synthesis uses %.2g core%s, a GPU worker's host "
+                   "work %.2g core%s, busy %.0f%% of device time; explains %.0f%% of the variation of synthesis "
+                   "times, %.0f%% of device times; the worst slowdown in the trace was %.2fx\n",
+                "contention", fit->trace_cores, fit->units_used, fit->synth_threads,
+                fit->synth_threads == 1 ? "" : "s", fit->host_threads, fit->host_threads == 1 ? "" : "s",
+                100 * fit->host_share, 100 * fit->r2_synth, 100 * fit->r2_gpu, fit->max_slowdown);
     else
         fprintf(f, "  %-13s not fitted: %s; %s\n", "contention", fit->why,
                 p->cores > 0 ? "the model runs with the given --cores and threads"

@@ -15,8 +15,8 @@
  * mean f of synthesis over it, and its device time by the mean f of
  * proofs over it; the candidate that leaves the least log-variance in
  * those base times is the fit: the model explains why the same work took
- * longer when more ran at once.  Near-ties go to the candidate that sees
- * the least slowdown.  R^2 says how much of the log-variance it explains.
+ * longer when more ran at once.  Ties go to the candidate that sees the
+ * least slowdown.  R^2 says how much of the log-variance it explains.
  * When it explains less than a tenth, or sees no slowdown in the trace,
  * the contention is reported as not identifiable and left out.
  */
@@ -26,6 +26,7 @@
 #include "sort.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,7 +153,7 @@ static void fit(struct cu *c, size_t n, double cores, struct sim_fit *f, struct 
                 cd[nc++] = (struct cand){ts, th, hs[k], (v0s > 0 ? vs / v0s : 1) + (v0g > 0 ? vg / v0g : 1),
                                          lf / (double)n, vs, vg};
             }
-    /* The least unexplained variance; among candidates within 0.02 of it,
+    /* The least unexplained variance; among candidates that tie with it,
      * the one that sees the least slowdown: a slowdown the same for every
      * unit cannot be told from slower work, so the data do not ask for it. */
     double best = INFINITY;
@@ -161,11 +162,12 @@ static void fit(struct cu *c, size_t n, double cores, struct sim_fit *f, struct 
             best = cd[i].obj;
     size_t pick = 0;
     double pick_lf = INFINITY;
-    for (size_t i = 0; i < nc; i++)
-        if (cd[i].obj <= best + 0.02 && cd[i].lf < pick_lf) {
+    for (size_t i = 0; i < nc; i++) {
+        if (cd[i].obj <= best * (1 + 1e-3) + 1e-12 && cd[i].lf < pick_lf) {
             pick = i;
             pick_lf = cd[i].lf;
         }
+    }
     double bts = cd[pick].ts, bth = cd[pick].th, bh = cd[pick].h, bvs = cd[pick].vs, bvg = cd[pick].vg;
     f->r2_synth = v0s > 0 ? 1 - bvs / v0s : 0;
     f->r2_gpu = v0g > 0 ? 1 - bvg / v0g : 0;

@@ -1,0 +1,348 @@
+/*
+ * test_sim.c -- the simulator (src/sim.c, src/sim_fit.c) against answers
+ * worked out by hand, its invariants, its contention fit on data whose
+ * truth is known, and the published cuzk figures.
+ */
+#include "check.h"
+
+#include "sim.h"
+
+#include <math.h>
+#include <string.h>
+
+static struct sim_params base(double synth, double gpu)
+{
+    struct sim_params p = {0};
+    p.jobs = 10;
+    p.partitions = 1;
+    p.synth_concurrency = p.gpu_workers = p.devices = p.channel = 1;
+    p.synth_threads = p.host_threads = 1;
+    p.synth = (struct sim_dist){.mean = synth};
+    p.gpu = (struct sim_dist){.mean = gpu};
+    p.prep = (struct sim_dist){.mean = 0};
+    p.calib_partitions = 1;
+    p.seed = 1;
+    return p;
+}
+
+static int near(double a, double b, double tol)
+{
+    return fabs(a - b) <= tol;
+}
+
+/* Most units at once in [t[from], t[to]). */
+static int most_at_once(const struct run *r, int from, int to)
+{
+    int best = 0;
+    for (size_t i = 0; i < r->nunits; i++) {
+        int64_t t = r->units[i].t[from];
+        int n = 0;
+        for (size_t j = 0; j < r->nunits; j++)
+            if (r->units[j].t[from] <= t && t < r->units[j].t[to])
+                n++;
+        if (n > best)
+            best = n;
+    }
+    return best;
+}
+
+static void by_hand(void)
+{
+    /* Sequential synthesis 39 s, GPU 27 s, 10 jobs: the GPU's window runs
+     * from the first GPU_START (39 s) to the last GPU_END (10 x 39 + 27);
+     * busy 270 s; s per job = 417 s / 10. */
+    struct sim_params p = base(39, 27);
+    struct sim_out o;
+    CHECK(sim_check(&p) == NULL);
+    CHECK(sim_run(&p, &o) == 0);
+    CHECK(near(o.res.utilization, 270.0 / 378.0, 1e-9));
+    CHECK(near(o.res.s_per_job * 1e-9, 41.7, 1e-6));
+    CHECK(near(o.res.steady_s_per_job * 1e-9, 39, 1e-6));
+    CHECK(o.res.bottleneck == BN_SYNTHESIS);
+    CHECK(near((double)o.res.by_cause[CAUSE_SYNTHESIS] * 1e-9, 108, 1e-6));
+    CHECK_EQ_U(o.res.jobs_completed, 10);
+    sim_out_free(&o);
+
+    /* Two syntheses at once feed a 27 s GPU faster than it proves: busy
+     * from 39 s on, back to back. */
+    p.synth_concurrency = 2;
+    p.channel = 2;
+    CHECK(sim_run(&p, &o) == 0);
+    CHECK(near(o.res.utilization, 1.0, 1e-9));
+    CHECK(o.res.bottleneck == BN_GPU);
+    CHECK(near(o.res.s_per_job * 1e-9, (39 + 270) / 10.0, 1e-6));
+    sim_out_free(&o);
+
+    /* Two devices, one worker each, synthesis faster than both: each
+     * device proves 5 units back to back. */
+    p = base(1, 10);
+    p.synth_concurrency = 4;
+    p.devices = 2;
+    p.channel = 4;
+    CHECK(sim_run(&p, &o) == 0);
+    CHECK(o.res.ndev == 2);
+    CHECK(near(o.res.utilization, 1.0, 1e-9));
+    CHECK(near(o.res.s_per_job * 1e-9, (1 + 50) / 10.0, 1e-6));
+    sim_out_free(&o);
+
+    /* Arrivals slower than the pipeline: the GPU waits for input. */
+    p = base(1, 1);
+    p.rate = 0.25; /* a job every 4 s */
+    CHECK(sim_run(&p, &o) == 0);
+    CHECK(o.res.bottleneck == BN_INPUT);
+    CHECK(near(o.res.utilization, 10.0 / (9 * 4 + 1), 1e-9));
+    sim_out_free(&o);
+
+    /* Prep latency keeps a free device waiting: idle by prep. */
+    p = base(1, 1);
+    p.synth_concurrency = 2;
+    p.channel = 2;
+    p.prep = (struct sim_dist){.mean = 0.5};
+    CHECK(sim_run(&p, &o) == 0);
+    CHECK(o.res.by_cause[CAUSE_PREP] > 0);
+    CHECK(near(o.res.utilization, 10.0 / (10 + 9 * 0.5), 1e-9));
+    sim_out_free(&o);
+}
+
+static void invariants(void)
+{
+    /* A slow GPU behind a small channel: the channel never holds more than
+     * K, synthesis never runs more than C at once, and a unit waiting for
+     * the channel keeps its permit. */
+    for (int k = 0; k <= 2; k++) {
+        struct sim_params p = base(1, 5);
+        p.jobs = 30;
+        p.synth_concurrency = 3;
+        p.gpu_workers = 2;
+        p.channel = k;
+        p.synth.cv = p.gpu.cv = 0.3;
+        struct sim_out o;
+        CHECK(sim_run(&p, &o) == 0);
+        CHECK(most_at_once(&o.run, EV_CHAN_SEND, EV_GPU_PICKUP) <= (k ? k : 1));
+        CHECK(most_at_once(&o.run, EV_SYNTH_START, EV_SYNTH_END) <= 3);
+        CHECK(most_at_once(&o.run, EV_SYNTH_START, EV_CHAN_SEND) <= 3);
+        CHECK(most_at_once(&o.run, EV_GPU_PICKUP, EV_GPU_END) <= 2);
+        CHECK_EQ_U(o.res.jobs_completed, 30);
+        /* the causes add up to idle, as in analyze */
+        int64_t sum = 0;
+        for (int c = 0; c < CAUSE_N; c++)
+            sum += o.res.by_cause[c];
+        CHECK(sum == o.res.idle);
+        for (size_t i = 0; i < o.run.nunits; i++) {
+            const struct unit *u = &o.run.units[i];
+            for (int e = 1; e < EV_N; e++)
+                CHECK(u->t[e] >= u->t[e - 1]);
+        }
+        sim_out_free(&o);
+    }
+
+    /* Seeded: the same seed, the same run; another seed, another. */
+    struct sim_params p = base(2, 1.5);
+    p.jobs = 200;
+    p.synth.cv = p.gpu.cv = 0.5;
+    struct sim_out a, b, c;
+    CHECK(sim_run(&p, &a) == 0 && sim_run(&p, &b) == 0);
+    p.seed = 2;
+    CHECK(sim_run(&p, &c) == 0);
+    CHECK(memcmp(a.run.units, b.run.units, a.run.nunits * sizeof *a.run.units) == 0);
+    CHECK(a.res.s_per_job != c.res.s_per_job);
+    sim_out_free(&a);
+    sim_out_free(&b);
+    sim_out_free(&c);
+
+    /* Partitions split a job's work: 10 partitions of 1/10 the time. */
+    p = base(10, 5);
+    p.jobs = 20;
+    p.partitions = 10;
+    p.calib_partitions = 1;
+    struct sim_out o;
+    CHECK(sim_run(&p, &o) == 0);
+    CHECK_EQ_U(o.run.nunits, 200);
+    CHECK_EQ_U(o.res.jobs_completed, 20);
+    CHECK(near(o.res.steady_s_per_job * 1e-9, 10, 1e-6));
+    CHECK(o.run.units[1].partition == 1);
+    sim_out_free(&o);
+}
+
+static void contention(void)
+{
+    struct sim_params p = base(1, 1);
+    p.cores = 2;
+    /* Processor sharing by water-filling: 4 one-core syntheses on 2 cores
+     * run at half speed; a 1-core task next to a 4-core one keeps its
+     * core, the other gets what is left. */
+    double f[3];
+    int n1[3] = {4, 0, 0};
+    sim_slowdowns(&p, n1, f);
+    CHECK(near(f[0], 2, 1e-12));
+    p.host_threads = 4;
+    p.host_share = 1;
+    int n2[3] = {1, 0, 1};
+    sim_slowdowns(&p, n2, f);
+    CHECK(near(f[0], 1, 1e-12) && near(f[2], 4, 1e-12));
+    p.host_share = 0; /* a device with no host work never slows, nor slows others */
+    int n3[3] = {2, 0, 1};
+    sim_slowdowns(&p, n3, f);
+    CHECK(near(f[0], 1, 1e-12) && near(f[2], 1, 1e-12));
+    p.cores = 0;
+    int n4[3] = {100, 100, 100};
+    sim_slowdowns(&p, n4, f);
+    CHECK(f[0] == 1 && f[1] == 1 && f[2] == 1);
+
+    /* In a run: 4 syntheses of 1 s on 2 cores each take 2 s. */
+    p = base(1, 0.01);
+    p.jobs = 4;
+    p.synth_concurrency = 4;
+    p.channel = 4;
+    p.cores = 2;
+    struct sim_out o;
+    CHECK(sim_run(&p, &o) == 0);
+    CHECK(near(o.res.stage[ST_SYNTHESIS].mean * 1e-9, 2, 1e-6));
+    sim_out_free(&o);
+    /* More concurrency than the cores can take makes things worse when
+     * the GPU's worker needs the CPU too (the story's concurrency 4). */
+    p = base(1, 0.6);
+    p.jobs = 100;
+    p.cores = 2;
+    p.host_share = 1;
+    double spj[5];
+    for (int c = 1; c <= 4; c++) {
+        p.synth_concurrency = p.channel = c;
+        CHECK(sim_run(&p, &o) == 0);
+        spj[c] = o.res.s_per_job;
+        sim_out_free(&o);
+    }
+    CHECK(spj[2] < spj[1]);
+    CHECK(spj[4] > spj[2]);
+}
+
+/* The fit, on a run whose contention is known: simulate with it, calibrate
+ * from the result, and predict other concurrencies against the truth. */
+static void fit_known(void)
+{
+    struct sim_params truth = base(1.0, 0.45);
+    truth.jobs = 400;
+    truth.synth_concurrency = 3;
+    truth.gpu_workers = 2;
+    truth.channel = 4;
+    truth.cores = 2;
+    truth.synth_threads = 1;
+    truth.host_threads = 1;
+    truth.host_share = 1;
+    truth.synth.cv = truth.gpu.cv = 0.1;
+    struct sim_out o;
+    CHECK(sim_run(&truth, &o) == 0);
+    struct sim_params p = {0};
+    struct sim_fit fit;
+    CHECK(sim_calibrate(&o.run, &o.res, 2, 1, &p, &fit) == NULL);
+    CHECK(fit.fitted);
+    CHECK(fit.r2_synth > 0.3);
+    printf("fit: synth_threads %.2f host_threads %.2f host_share %.2f r2 %.2f %.2f\n", fit.synth_threads,
+           fit.host_threads, fit.host_share, fit.r2_synth, fit.r2_gpu);
+    sim_trace_defaults(&p, &fit);
+    CHECK(p.synth_concurrency == 3 && p.gpu_workers == 2 && p.devices == 1);
+    CHECK(near(sim_dist_mean(&p.synth), 1.0, 0.1));
+    CHECK(near(sim_dist_mean(&p.gpu), 0.45, 0.05));
+    for (int c = 1; c <= 5; c += 2) {
+        struct sim_out t, q;
+        truth.synth_concurrency = truth.channel = c;
+        p.synth_concurrency = p.channel = c;
+        p.seed = 7;
+        CHECK(sim_run(&truth, &t) == 0 && sim_run(&p, &q) == 0);
+        printf("c=%d truth %.1f%% %.3f s/job, predicted %.1f%% %.3f s/job\n", c, 100 * t.res.utilization,
+               t.res.s_per_job * 1e-9, 100 * q.res.utilization, q.res.s_per_job * 1e-9);
+        CHECK(near(q.res.utilization, t.res.utilization, 0.05));
+        CHECK(fabs(q.res.s_per_job / t.res.s_per_job - 1) < 0.10);
+        sim_out_free(&t);
+        sim_out_free(&q);
+    }
+    sim_dist_free(&p.synth);
+    sim_dist_free(&p.gpu);
+    sim_dist_free(&p.prep);
+    sim_out_free(&o);
+
+    /* No contention in the trace: nothing to fit, and it says so. */
+    struct sim_params quiet = base(1, 0.5);
+    quiet.jobs = 50;
+    quiet.synth.cv = 0.1;
+    CHECK(sim_run(&quiet, &o) == 0);
+    CHECK(sim_calibrate(&o.run, &o.res, 8, 1, &p, &fit) == NULL);
+    CHECK(!fit.fitted && fit.why != NULL);
+    /* the simulator's advice for it: 2 syntheses saturate a 0.5 s GPU */
+    CHECK(sim_advise(&o.run, &o.res, 8) == 0);
+    CHECK(!strcmp(o.res.advice.model, "simulation"));
+    CHECK(o.res.advice.needed == 2);
+    CHECK(o.res.advice.predicted_needed > 0.97);
+    sim_dist_free(&p.synth);
+    sim_dist_free(&p.gpu);
+    sim_dist_free(&p.prep);
+    sim_out_free(&o);
+}
+
+static void cuzk(void)
+{
+    /* The published figures: synthesis 39 s and GPU 27 s per proof; at
+     * concurrency 1 the daemon measured 70.9% GPU utilization, and with
+     * parallel synthesis 99.3%. */
+    struct sim_params p = base(39, 27);
+    p.jobs = 20;
+    struct sim_out o;
+    CHECK(sim_run(&p, &o) == 0);
+    printf("cuzk c=1: %.1f%% (measured 70.9%%)\n", 100 * o.res.utilization);
+    CHECK(near(o.res.utilization, 0.709, 0.05));
+    sim_out_free(&o);
+    p.synth_concurrency = p.channel = 2;
+    CHECK(sim_run(&p, &o) == 0);
+    printf("cuzk c=2: %.1f%% (measured 99.3%%)\n", 100 * o.res.utilization);
+    CHECK(near(o.res.utilization, 0.993, 0.05));
+    sim_out_free(&o);
+}
+
+static void bad_params(void)
+{
+    struct sim_params p = base(1, 1);
+    p.gpu_workers = 0;
+    CHECK(sim_check(&p) && strstr(sim_check(&p), "gpu-workers"));
+    p = base(-1, 1);
+    CHECK(sim_check(&p) && strstr(sim_check(&p), "synthesis"));
+    p = base(1, NAN);
+    CHECK(sim_check(&p) != NULL);
+    p = base(1, 1);
+    p.devices = 0;
+    CHECK(sim_check(&p) != NULL);
+    p = base(1, 1);
+    p.synth_concurrency = 0;
+    CHECK(sim_check(&p) != NULL);
+    p = base(1, 1);
+    p.host_share = 1.5;
+    CHECK(sim_check(&p) != NULL);
+    p = base(1, 1);
+    p.jobs = 1000000000;
+    CHECK(sim_check(&p) != NULL);
+    /* a run with no complete unit */
+    struct run r = {0};
+    struct unit u = {.t = {0, T_NONE, T_NONE, T_NONE, T_NONE, T_NONE}, .partition = -1};
+    struct job j = {.id = "x", .len = 1, .units = 1};
+    r.units = &u;
+    r.nunits = 1;
+    r.jobs = &j;
+    r.njobs = 1;
+    struct run_result res;
+    CHECK(analyze_run(&r, &res) == 0);
+    struct sim_fit fit;
+    p = (struct sim_params){0};
+    const char *err = sim_calibrate(&r, &res, 2, 1, &p, &fit);
+    CHECK(err && strstr(err, "no complete unit"));
+    run_result_free(&res);
+}
+
+int main(void)
+{
+    by_hand();
+    invariants();
+    contention();
+    fit_known();
+    cuzk();
+    bad_params();
+    return check_done("test_sim");
+}

@@ -1,0 +1,92 @@
+#!/bin/sh
+# test_sim.sh -- `waterfall simulate` as a user runs it: from parameters,
+# from a trace, sweeps, JSON, `analyze --advise sim`, and clear errors for
+# impossible parameters.  Usage: test_sim.sh WATERFALL
+W="$1"
+. "$(dirname "$0")/lib.sh"
+
+json_get() { # FILE EXPR: print a Python expression over the JSON document j
+    python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+
+# From parameters: the cuzk figures, concurrency 1 (measured 70.9%).
+"$W" simulate --synth-s 39 --gpu-s 27 --jobs 20 >"$T/p.txt" && ok || bad "simulate from parameters"
+grep -q "SIMULATED" "$T/p.txt" && ok || bad "the output does not say it is simulated"
+grep -q "GPU utilization 70\." "$T/p.txt" && ok || bad "cuzk c=1: $(grep predicted "$T/p.txt")"
+"$W" simulate --synth-s 39 --gpu-s 27 --jobs 20 --json >"$T/p.json" && ok || bad "simulate --json"
+if command -v python3 >/dev/null 2>&1; then
+    [ "$(json_get "$T/p.json" "round(j['utilization'],3)")" = 0.703 ] && ok || bad "json utilization"
+    [ "$(json_get "$T/p.json" "round(j['s_per_job'],3)")" = 40.35 ] && ok || bad "json s_per_job"
+    [ "$(json_get "$T/p.json" "j['simulated']")" = True ] && ok || bad "json simulated"
+fi
+
+# A sweep: the best is marked, and it is concurrency 2 for 39 s / 27 s.
+"$W" simulate --synth-s 39 --gpu-s 27 --sweep synth-concurrency=1:4 >"$T/s.txt" && ok || bad "sweep"
+grep -Eq '^ +2 \* ' "$T/s.txt" && ok || bad "the sweep does not mark 2 as best: $(cat "$T/s.txt")"
+grep -q "best: synth-concurrency 2" "$T/s.txt" && ok || bad "the sweep's best line"
+"$W" simulate --synth-s 39 --gpu-s 27 --sweep synth-concurrency=1:4 --json >"$T/s.json" && ok || bad "sweep json"
+if command -v python3 >/dev/null 2>&1; then
+    [ "$(json_get "$T/s.json" "len(j['sweep']['points'])")" = 4 ] && ok || bad "sweep points"
+    [ "$(json_get "$T/s.json" "j['sweep']['best']")" = 2 ] && ok || bad "sweep best"
+    [ "$(json_get "$T/s.json" "j['params']['synth_concurrency']")" = 2 ] && ok || bad "top level is the best point"
+fi
+# other knobs sweep too
+for k in gpu-workers=1:3 devices=1:2 channel=0:3 cores=1:4 partitions=1:4 jobs=5:10 rate=0.01:0.05:0.02; do
+    "$W" simulate --synth-s 1 --gpu-s 1 --synth-concurrency 2 --cores 2 --sweep "$k" >/dev/null && ok ||
+        bad "sweep $k"
+done
+# a chart on request (colour), none in a pipe
+"$W" simulate --synth-s 39 --gpu-s 27 --sweep synth-concurrency=1:3 --color=always | grep -q "█" && ok ||
+    bad "no chart with --color=always"
+"$W" simulate --synth-s 39 --gpu-s 27 --sweep synth-concurrency=1:3 | grep -q "█" && bad "chart in a pipe" || ok
+
+# Seeded and reproducible.
+a=$("$W" simulate --synth-s 1 --gpu-s 0.8 --spread 0.5 --jobs 300 --seed 5 --json)
+b=$("$W" simulate --synth-s 1 --gpu-s 0.8 --spread 0.5 --jobs 300 --seed 5 --json)
+c=$("$W" simulate --synth-s 1 --gpu-s 0.8 --spread 0.5 --jobs 300 --seed 6 --json)
+[ "$a" = "$b" ] && ok || bad "the same seed gave two results"
+[ "$a" != "$c" ] && ok || bad "another seed gave the same result"
+
+# From a trace of the reference pipeline.
+"$W" run --jobs 16 --synth-concurrency 1 --size 4096 --synth-rounds 3 --out "$T/r.wft" --quiet || bad "run"
+"$W" simulate --from "$T/r.wft" >"$T/t.txt" && ok || bad "simulate --from"
+grep -q "16 complete units resampled" "$T/t.txt" && ok || bad "calibration line: $(cat "$T/t.txt")"
+grep -q "^  contention" "$T/t.txt" && ok || bad "no contention line"
+"$W" simulate --from "$T/r.wft" --synth-concurrency 2 --gpu-workers 2 --devices 2 --channel 3 --jobs 40 \
+    --partitions 2 --rate 1000 --cores 2 --json >"$T/t.json" && ok || bad "simulate --from with knobs"
+if command -v python3 >/dev/null 2>&1; then
+    [ "$(json_get "$T/t.json" "j['units']")" = 80 ] && ok || bad "40 jobs x 2 partitions"
+    [ "$(json_get "$T/t.json" "j['calibration']['units']")" = 16 ] && ok || bad "calibration units"
+fi
+# analyze --advise sim: the simulator's advice, labelled
+"$W" analyze --advise sim "$T/r.wft" | grep -q "SIMULATED" && ok || bad "analyze --advise sim text"
+"$W" analyze --advise sim --json "$T/r.wft" | grep -q '"model": "simulation"' && ok || bad "advise sim json"
+"$W" analyze --json "$T/r.wft" | grep -q '"model": "formula"' && ok || bad "the default advice is the formula"
+
+# Impossible parameters and inputs: a clear message and exit 2 (usage) or 3 (input).
+expect() { # STATUS PATTERN ARGS...
+    st=$1 pat=$2
+    shift 2
+    "$W" simulate "$@" >/dev/null 2>"$T/err"
+    got=$?
+    [ "$got" = "$st" ] && ok || bad "simulate $*: exit $got, not $st"
+    grep -q -- "$pat" "$T/err" && ok || bad "simulate $*: no '$pat' in: $(cat "$T/err")"
+}
+expect 2 "gpu-workers" --synth-s 1 --gpu-s 1 --gpu-workers 0
+expect 2 "devices" --synth-s 1 --gpu-s 1 --devices 0
+expect 2 "synth-s" --synth-s -1 --gpu-s 1
+expect 2 "gpu-s" --synth-s 1 --gpu-s nan
+expect 2 "synth-concurrency" --synth-s 1 --gpu-s 1 --synth-concurrency 0
+expect 2 "both --synth-s and --gpu-s" --synth-s 1
+expect 2 "do not go together" --from "$T/r.wft" --synth-s 1 --gpu-s 1
+expect 2 "KNOB" --synth-s 1 --gpu-s 1 --sweep nonsense=1:2
+expect 2 "range" --synth-s 1 --gpu-s 1 --sweep synth-concurrency=4
+expect 2 "A <= B" --synth-s 1 --gpu-s 1 --sweep synth-concurrency=4:1
+expect 2 "host-share" --synth-s 1 --gpu-s 1 --host-share 2
+expect 2 "50 million" --synth-s 1 --gpu-s 1 --jobs 50000000 --partitions 100
+printf 'TIMELINE,0,SYNTH_START,a,\nTIMELINE,5,SYNTH_END,a,\n' >"$T/half.log"
+expect 3 "no complete unit" --from "$T/half.log"
+expect 3 "nothing.log" --from "$T/nothing.log"
+expect 2 "--run 2" --from "$T/r.wft" --run 2
+
+finish test_sim.sh

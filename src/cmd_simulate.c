@@ -492,12 +492,17 @@ int cmd_simulate(int argc, char **argv)
             goto done;
         }
     }
-    for (size_t i = 0; i < npts; i++)
+    for (size_t i = 0; i < npts; i++) {
         if (sim_run(&pp[i], &outs[i])) {
             fprintf(stderr, "waterfall simulate: out of memory\n");
             rc = WF_EXIT_FAIL;
             goto done;
         }
+        if (getenv("WATERFALL_TIMING"))
+            fprintf(stderr, "timing: %zu units, %llu events: simulation %.3f s (%.2fM units/s), analysis %.3f s\n",
+                    outs[i].run.nunits, (unsigned long long)outs[i].events, outs[i].sim_s,
+                    (double)outs[i].run.nunits / outs[i].sim_s * 1e-6, outs[i].analyze_s);
+    }
     /* the best: least s per job; within 0.5%, the first (smaller) value */
     size_t best = 0;
     for (size_t i = 1; i < npts; i++)

@@ -18,6 +18,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 #define MAX_UNITS 50000000ull
 
@@ -411,7 +419,17 @@ static int build_jobs(const struct sim_params *p, struct sim_out *o)
     r->njobs = r->jobs_cap = p->jobs;
     char *w = o->ids;
     for (uint64_t j = 0; j < p->jobs; j++) {
-        int n = snprintf(w, 16, "sim-%llu", (unsigned long long)j);
+        char digits[24];
+        int nd = 0;
+        uint64_t v = j;
+        do {
+            digits[nd++] = (char)('0' + v % 10);
+            v /= 10;
+        } while (v);
+        memcpy(w, "sim-", 4);
+        for (int i = 0; i < nd; i++)
+            w[4 + i] = digits[nd - 1 - i];
+        int n = 4 + nd;
         r->jobs[j] = (struct job){.id = w, .len = (uint32_t)n, .units = (uint32_t)p->partitions,
                                   .hash = j};
         w += n;
@@ -422,6 +440,7 @@ static int build_jobs(const struct sim_params *p, struct sim_out *o)
 int sim_run(const struct sim_params *p, struct sim_out *o)
 {
     memset(o, 0, sizeof *o);
+    double t0 = now_s();
     struct sim s = {.p = p, .rng = p->seed ^ 0x5157a7e5eed5ull};
     s.nunits = (size_t)p->jobs * (size_t)p->partitions;
     s.scale = (double)p->calib_partitions / p->partitions;
@@ -465,8 +484,13 @@ int sim_run(const struct sim_params *p, struct sim_out *o)
     o->run.nunits = o->run.units_cap = s.nunits;
     o->run.events = s.nunits * 5;
     s.u = NULL;
-    if (build_jobs(p, o) || analyze_run(&o->run, &o->res))
+    if (build_jobs(p, o))
         goto out;
+    double t1 = now_s();
+    if (analyze_run(&o->run, &o->res))
+        goto out;
+    o->sim_s = t1 - t0;
+    o->analyze_s = now_s() - t1;
     rc = 0;
 out:
     big_free(s.u, s.nunits * sizeof *s.u);

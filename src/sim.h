@@ -71,6 +71,7 @@ struct sim_out {
     struct run_result res;
     char *ids; /* the job ids' bytes */
     uint64_t events; /* simulation events processed */
+    double sim_s, analyze_s; /* seconds spent simulating, and analysing */
 };
 
 /* The slowdown of each kind of task (synthesis, prep, proof: >= 1) when

@@ -3,14 +3,15 @@
  * large-input tests.
  *
  *   gen_log [--bytes N] [--noise F] [--partitions P] [--concurrency C]
- *           [--workers W] [--seed S]                      > log
+ *           [--workers W] [--seed S] [--jobs J]           > log
  *
  * It simulates the pipeline (C syntheses at once, each job split into P
  * partitions, W GPU workers on one device) and prints the TIMELINE lines a
  * daemon prints, mixed with tracing output (timestamps, levels, ANSI
  * colours, CRLF now and then) so that noise makes up fraction F of the
  * bytes (default 0.7).  It stops after N bytes (default 1 GiB), at a line
- * boundary.  Deterministic for a given seed.
+ * boundary, or after J whole jobs (J x P units) when --jobs is given.
+ * Deterministic for a given seed.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -60,6 +61,7 @@ int main(int argc, char **argv)
     uint64_t bytes = 1ull << 30;
     double noise_frac = 0.7;
     int parts = 10, conc = 2, workers = 2;
+    long long jobs = -1; /* -1: as many as the bytes allow */
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--bytes"))
             bytes = strtoull(argv[i + 1], NULL, 10);
@@ -71,6 +73,8 @@ int main(int argc, char **argv)
             conc = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--workers"))
             workers = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--jobs"))
+            jobs = atoll(argv[i + 1]);
         else if (!strcmp(argv[i], "--seed"))
             rng = strtoull(argv[i + 1], NULL, 10) * 0x9E3779B97F4A7C15ull + 1;
         else {
@@ -91,7 +95,7 @@ int main(int argc, char **argv)
     if (workers > 64)
         workers = 64;
     struct ev *evs = malloc(sizeof *evs * 6 * (size_t)parts);
-    for (int job = 0; written < bytes; job++) {
+    for (int job = 0; written < bytes && (jobs < 0 || job < jobs); job++) {
         /* Schedule the job's partitions: synthesis on the earliest free slot,
          * then the earliest free GPU worker. */
         int k = 0;

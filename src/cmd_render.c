@@ -1,7 +1,8 @@
 /*
  * cmd_render.c -- `waterfall render FILE... -o OUT`: a view of the
  * analysis, its format chosen by OUT's extension (.json: Chrome trace for
- * Perfetto; .svg: a static waterfall) or by --format.
+ * Perfetto; .svg: a static waterfall; .html: the interactive view) or by
+ * --format.
  */
 #include "cmds.h"
 #include "load.h"
@@ -19,17 +20,22 @@ static void render_usage(FILE *f)
     fprintf(f, "usage: waterfall render [options] FILE... -o OUT\n"
                "  -o, --output OUT       where to write the view (- for stdout)\n"
                "  -f, --format FORMAT    chrome (Chrome trace JSON, opens in Perfetto UI and\n"
-               "                         chrome://tracing) or svg; default: from OUT's extension\n"
-               "                         (.json, .svg)\n");
+               "                         chrome://tracing), svg (a static waterfall) or html (one\n"
+               "                         self-contained page: zoom, pan, a tooltip per unit);\n"
+               "                         default: from OUT's extension (.json, .svg, .html)\n");
 }
+
+enum { FMT_NONE, FMT_CHROME, FMT_SVG, FMT_HTML };
 
 static int format_of(const char *name)
 {
     if (!strcmp(name, "chrome") || !strcmp(name, "json"))
-        return 1;
+        return FMT_CHROME;
     if (!strcmp(name, "svg"))
-        return 2;
-    return 0;
+        return FMT_SVG;
+    if (!strcmp(name, "html") || !strcmp(name, "htm"))
+        return FMT_HTML;
+    return FMT_NONE;
 }
 
 int cmd_render(int argc, char **argv)
@@ -67,14 +73,10 @@ int cmd_render(int argc, char **argv)
         kind = format_of(fmt);
     } else {
         const char *dot = strrchr(out, '.');
-        kind = dot ? format_of(dot + 1) : 0;
-        if (dot && !strcmp(dot + 1, "html")) {
-            fprintf(stderr, "waterfall render: the HTML view is not built yet; use .svg or .json\n");
-            return WF_EXIT_USAGE;
-        }
+        kind = dot ? format_of(dot + 1) : FMT_NONE;
     }
     if (!kind) {
-        fprintf(stderr, "waterfall render: cannot tell the format of '%s': give --format chrome|svg\n",
+        fprintf(stderr, "waterfall render: cannot tell the format of '%s': give --format chrome|svg|html\n",
                 fmt ? fmt : out);
         return WF_EXIT_USAGE;
     }
@@ -86,7 +88,9 @@ int cmd_render(int argc, char **argv)
             fprintf(stderr, "waterfall render: %s: cannot write: %s\n", out, strerror(errno));
             rc = WF_EXIT_FAIL;
         } else {
-            int bad = kind == 1 ? render_chrome(f, l.res, l.nres) : render_svg(f, l.res, l.nres);
+            int bad = kind == FMT_CHROME ? render_chrome(f, l.res, l.nres)
+                      : kind == FMT_SVG  ? render_svg(f, l.res, l.nres)
+                                         : render_html(f, l.res, l.nres);
             if ((f != stdout ? fclose(f) : fflush(f)) != 0 || bad) {
                 fprintf(stderr, "waterfall render: %s: write failed\n", out);
                 rc = WF_EXIT_FAIL;

@@ -37,6 +37,9 @@ const struct gap **gaps_longest_first(const struct device_result *d, size_t max,
 /* --color=auto|always|never into *color (auto leaves it); -1 if bad. */
 int report_color_arg(const char *v, int *color);
 
+/* The bottleneck in one sentence ("synthesis: the GPU waits for ..."). */
+const char *bottleneck_sentence(char *buf, size_t n, const struct run_result *res);
+
 /* "38.0 s", "512 ms", "12.3 us": a duration for people. */
 const char *fmt_dur(char *buf, size_t n, double ns);
 

@@ -1,6 +1,7 @@
 #!/bin/sh
 # test_render.sh -- the views `waterfall render` writes: the SVG is
-# well-formed XML with untrusted job ids escaped; the Chrome trace is valid
+# well-formed XML with untrusted job ids escaped; the HTML page holds no
+# raw </script> or tag from a hostile log; the Chrome trace is valid
 # JSON that obeys the rules (process and thread names, complete events
 # never overlapping on one track, queue waits as async pairs, idle tracks
 # named by cause, microsecond times).  Usage: test_render.sh WATERFALL
@@ -66,8 +67,18 @@ PY
 else
     echo "render: python3 missing: Chrome trace rules not checked"
 fi
-"$W" render "$T/r.wft" -o "$T/x.html" 2>"$T/err"
-[ $? = 2 ] && ok || bad "html should be refused for now"
+# The HTML view: one self-contained page; a hostile log's ids cannot end
+# the page's script (the browser side is tests/test_html.sh).
+"$W" render "$T/r.wft" -o "$T/x.html" && ok || bad "render html"
+"$W" render "$T/evil.log" -o "$T/evil.html" && ok || bad "render html of the hostile log"
+for h in "$T/x.html" "$T/evil.html"; do
+    [ "$(grep -o -i '</script' "$h" | wc -l)" = 2 ] && ok || bad "$h: a </script beyond the page's own two"
+    grep -q -i '<img' "$h" && bad "$h holds a raw <img" || ok
+    grep -q "Content-Security-Policy\" content=\"default-src 'none'" "$h" && ok || bad "$h: no CSP forbidding fetches"
+    grep -q -i -e 'src=["'"'"']*http' -e 'href=["'"'"']*http' -e '@import' "$h" && bad "$h refers to the network" || ok
+done
+grep -q 'u003c/script' "$T/evil.html" && ok || bad "the hostile id is not in the page, escaped"
+"$W" render "$T/r.wft" -f html -o - | head -c 15 | grep -q '<!DOCTYPE html>' && ok || bad "html to stdout"
 "$W" render "$T/r.wft" -o "$T/x.txt" 2>/dev/null
 [ $? = 2 ] && ok || bad "unknown extension should be a usage error"
 "$W" render "$T/r.wft" -f svg -o - | head -c 5 | grep -q '<?xml' && ok || bad "svg to stdout"

@@ -1,0 +1,644 @@
+/*
+ * render_html.c -- the interactive view: one self-contained HTML page that
+ * draws the waterfall on a <canvas> (zoom, pan, a tooltip per unit) and
+ * shows each run's summary beside it.
+ *
+ * The page is the script and style of src/html/ (embedded at build time,
+ * see src/html/embed.cmake) and the data, written here as one JSON object
+ * in a <script type="application/json"> element.  The bulk of it, the six
+ * times and four ids of every unit, goes as base64 of little-endian Int32
+ * arrays (or Float64 when a run's times do not fit), which the script
+ * decodes into typed arrays: compact to write, quick to read, 100k units
+ * stay a few megabytes.  Times are relative to the run's first event, in
+ * a quantum q (ns) that divides them all: 1e6 for a log in milliseconds.
+ *
+ * Job ids come from untrusted logs.  Every string is JSON-escaped so that
+ * it cannot end its <script> element (`<`, `>`, `&` as \u003c...; U+2028
+ * and U+2029 escaped; bytes that are not UTF-8 become U+FFFD); the script
+ * puts text into the page with textContent only; and a Content-Security-
+ * Policy allows the page's one script (by its hash) and no fetch at all.
+ *
+ * The summary's sentences are the text report's: report_text.c words the
+ * bottleneck, and the advice here follows its advice lines.
+ */
+#include "render.h"
+
+#include "cmds.h"
+#include "report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* src/html/view.js and view.css, and the script's CSP hash (generated). */
+extern const char wf_html_js[], wf_html_css[], wf_html_script_hash[];
+extern const size_t wf_html_js_len, wf_html_css_len;
+
+/* Text for HTML outside the script (the title). */
+static void html_text(FILE *f, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '<')
+            fputs("&lt;", f);
+        else if (c == '>')
+            fputs("&gt;", f);
+        else if (c == '&')
+            fputs("&amp;", f);
+        else if (c == '"')
+            fputs("&quot;", f);
+        else if (c < 0x20 || c == 0x7f)
+            fputc('?', f);
+        else
+            fputc(c, f);
+    }
+}
+
+/* The length of the valid UTF-8 sequence at s (n bytes left), or 0. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+    size_t len;
+    uint32_t cp;
+    if (s[0] >= 0xc2 && s[0] <= 0xdf)
+        len = 2, cp = s[0] & 0x1f;
+    else if (s[0] >= 0xe0 && s[0] <= 0xef)
+        len = 3, cp = s[0] & 0x0f;
+    else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+        len = 4, cp = s[0] & 0x07;
+    else
+        return 0;
+    if (len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3f);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+        return 0; /* overlong, a surrogate, or past U+10FFFF */
+    return len;
+}
+
+/* A JSON string that is safe inside a <script> element. */
+static void jstr(FILE *f, const char *str, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    fputc('"', f);
+    for (size_t i = 0; i < n;) {
+        unsigned char c = s[i];
+        if (c == '"' || c == '\\') {
+            fputc('\\', f);
+            fputc(c, f);
+            i++;
+        } else if (c < 0x20 || c == 0x7f || c == '<' || c == '>' || c == '&') {
+            fprintf(f, "\\u%04x", c);
+            i++;
+        } else if (c < 0x80) {
+            fputc(c, f);
+            i++;
+        } else {
+            size_t len = utf8_len(s + i, n - i);
+            if (!len) {
+                fputs("\\ufffd", f);
+                i++;
+            } else if (len == 3 && c == 0xe2 && s[i + 1] == 0x80 && (s[i + 2] == 0xa8 || s[i + 2] == 0xa9)) {
+                fprintf(f, "\\u%04x", 0x2000 | s[i + 2]); /* U+2028, U+2029 */
+                i += 3;
+            } else {
+                fwrite(s + i, 1, len, f);
+                i += len;
+            }
+        }
+    }
+    fputc('"', f);
+}
+
+static void jstr0(FILE *f, const char *s)
+{
+    jstr(f, s, strlen(s));
+}
+
+static void num(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.9g", v);
+    else
+        fputs("null", f);
+}
+
+/* Base64, buffered. */
+struct b64 {
+    FILE *f;
+    unsigned char in[3];
+    int n;
+    char out[4096];
+    size_t len;
+};
+
+static const char b64_alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static void b64_flush(struct b64 *b)
+{
+    fwrite(b->out, 1, b->len, b->f);
+    b->len = 0;
+}
+
+static void b64_quad(struct b64 *b, int nin)
+{
+    uint32_t v = (uint32_t)b->in[0] << 16 | (uint32_t)(nin > 1 ? b->in[1] : 0) << 8 | (nin > 2 ? b->in[2] : 0);
+    char *o = b->out + b->len;
+    o[0] = b64_alphabet[v >> 18 & 63];
+    o[1] = b64_alphabet[v >> 12 & 63];
+    o[2] = nin > 1 ? b64_alphabet[v >> 6 & 63] : '=';
+    o[3] = nin > 2 ? b64_alphabet[v & 63] : '=';
+    b->len += 4;
+    if (b->len + 4 > sizeof b->out)
+        b64_flush(b);
+}
+
+static void b64_byte(struct b64 *b, unsigned char c)
+{
+    b->in[b->n++] = c;
+    if (b->n == 3) {
+        b64_quad(b, 3);
+        b->n = 0;
+    }
+}
+
+static void b64_begin(struct b64 *b, FILE *f)
+{
+    b->f = f;
+    b->n = 0;
+    b->len = 0;
+    fputc('"', f);
+}
+
+static void b64_end(struct b64 *b)
+{
+    if (b->n)
+        b64_quad(b, b->n);
+    b64_flush(b);
+    fputc('"', b->f);
+}
+
+static void b64_f64(struct b64 *b, double v)
+{
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    for (int i = 0; i < 8; i++)
+        b64_byte(b, (unsigned char)(u >> 8 * i));
+}
+
+/* A column of integers, as compact as its range allows: {"o": the least,
+ * "w": bytes per value, "d": base64 of each value - o, little-endian};
+ * w = 8: as Float64 (exact up to 2^53); w = 0: all are o, no data. */
+static void column(FILE *f, const int64_t *v, size_t n)
+{
+    int64_t lo = n ? v[0] : 0, hi = lo;
+    for (size_t i = 1; i < n; i++) {
+        if (v[i] < lo)
+            lo = v[i];
+        if (v[i] > hi)
+            hi = v[i];
+    }
+    uint64_t range = (uint64_t)hi - (uint64_t)lo;
+    int w = range == 0 ? 0 : range < 0x100 ? 1 : range < 0x10000 ? 2 : range <= 0xffffffff ? 4 : 8;
+    fprintf(f, "{\"o\":%lld,\"w\":%d,\"n\":%zu,\"d\":", (long long)lo, w, n);
+    struct b64 b;
+    b64_begin(&b, f);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t x = (uint64_t)v[i] - (uint64_t)lo;
+        if (w == 8)
+            b64_f64(&b, (double)x);
+        else
+            for (int k = 0; k < w; k++)
+                b64_byte(&b, (unsigned char)(x >> 8 * k));
+    }
+    b64_end(&b);
+    fputc('}', f);
+}
+
+/* How a run's times are written: in a quantum q (ns) that divides them
+ * all, from t0, the run's first time drawn.  wide: the run's times are so
+ * far apart that t - t0 overflows int64 (absurd input); they go as
+ * Float64 ns instead, computed in doubles. */
+struct tenc {
+    int64_t t0, q;
+    int wide;
+};
+
+static double rel(const struct tenc *e, int64_t t)
+{
+    return e->wide ? (double)t - (double)e->t0 : (double)(t - e->t0);
+}
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
+/* The units drawn, in row order: by SYNTH_START (their first event where
+ * it is missing), ties by their place in the model. */
+struct row {
+    int64_t key;
+    size_t unit;
+};
+
+static int row_cmp(const void *a, const void *b)
+{
+    const struct row *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->unit > y->unit) - (x->unit < y->unit);
+}
+
+static int64_t first_event(const struct unit *u)
+{
+    int64_t lo = INT64_MAX;
+    for (int e = 0; e < EV_N; e++)
+        if (u->t[e] != T_NONE && u->t[e] < lo)
+            lo = u->t[e];
+    return lo;
+}
+
+/* t0 (the run's first time drawn), the quantum and the encoding. */
+static struct tenc time_encoding(const struct run_result *res, const struct row *rows, size_t n)
+{
+    const struct run *r = res->run;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+#define SEE(t)                                                                                                         \
+    do {                                                                                                               \
+        if ((t) < lo)                                                                                                  \
+            lo = (t);                                                                                                  \
+        if ((t) > hi)                                                                                                  \
+            hi = (t);                                                                                                  \
+    } while (0)
+    for (size_t i = 0; i < n; i++)
+        for (int e = 0; e < EV_N; e++)
+            if (r->units[rows[i].unit].t[e] != T_NONE)
+                SEE(r->units[rows[i].unit].t[e]);
+    for (size_t d = 0; d < res->ndev; d++)
+        for (size_t s = 0; s < res->dev[d].nsegs; s++) {
+            SEE(res->dev[d].segs[s].start);
+            SEE(res->dev[d].segs[s].end);
+        }
+#undef SEE
+    struct tenc e = {lo == INT64_MAX ? 0 : lo, 1, 0};
+    if (lo == INT64_MAX)
+        return e;
+    if (lo < 0 && hi > INT64_MAX + lo) {
+        e.wide = 1;
+        return e;
+    }
+    int64_t g = 0;
+    for (size_t i = 0; i < n && g != 1; i++)
+        for (int k = 0; k < EV_N; k++)
+            if (r->units[rows[i].unit].t[k] != T_NONE)
+                g = gcd64(r->units[rows[i].unit].t[k] - lo, g);
+    for (size_t d = 0; d < res->ndev && g != 1; d++)
+        for (size_t s = 0; s < res->dev[d].nsegs; s++)
+            g = gcd64(gcd64(res->dev[d].segs[s].start - lo, g), res->dev[d].segs[s].end - lo);
+    e.q = g > 0 ? g : 1;
+    return e;
+}
+
+static void summary(FILE *f, const struct run_result *res)
+{
+    const struct run *r = res->run;
+    const struct advice *a = &res->advice;
+    char b1[32], b2[32], b3[32], line[512];
+
+    fprintf(f, "{\"units\":%llu,\"jobs\":%llu,\"jobs_completed\":%llu", (unsigned long long)res->units,
+            (unsigned long long)res->jobs, (unsigned long long)res->jobs_completed);
+    /* What went wrong in the input, as the text report words it. */
+    fputs(",\"warnings\":[", f);
+    int first = 1;
+    struct {
+        uint64_t n;
+        const char *what;
+    } warn[] = {{res->in_flight, "in flight (no GPU_END when the log ends)"},
+                {r->skipped_lines, "lines skipped"},
+                {r->duplicates, "duplicate events"},
+                {res->inconsistent, "inconsistent units left out"},
+                {r->lost_events, "events lost while recording"},
+                {r->damaged_bytes, "bytes of the trace damaged and skipped"}};
+    for (size_t i = 0; i < sizeof warn / sizeof warn[0]; i++)
+        if (warn[i].n) {
+            snprintf(line, sizeof line, "%llu %s", (unsigned long long)warn[i].n, warn[i].what);
+            fputs(first ? "" : ",", f);
+            jstr0(f, line);
+            first = 0;
+        }
+    fputs("]", f);
+    if (res->bottleneck == BN_NONE) {
+        fputs(",\"none\":", f);
+        jstr0(f, "no unit has both GPU_START and GPU_END: nothing to measure on a GPU yet");
+        fputs("}", f);
+        return;
+    }
+    int64_t fill = INT64_MAX;
+    size_t ngaps = 0;
+    int64_t longest = 0;
+    for (size_t i = 0; i < res->ndev; i++) {
+        if (res->dev[i].units && res->dev[i].fill < fill)
+            fill = res->dev[i].fill;
+        ngaps += res->dev[i].ngaps;
+        for (size_t g = 0; g < res->dev[i].ngaps; g++)
+            if (res->dev[i].gaps[g].end - res->dev[i].gaps[g].start > longest)
+                longest = res->dev[i].gaps[g].end - res->dev[i].gaps[g].start;
+    }
+    fputs(",\"util\":", f);
+    num(f, res->utilization);
+    snprintf(line, sizeof line, "busy %s of a %s window%s (%s of pipeline fill before)",
+             fmt_dur(b1, sizeof b1, (double)res->busy), fmt_dur(b2, sizeof b2, (double)res->window),
+             res->ndev > 1 ? " over all devices" : "", fmt_dur(b3, sizeof b3, fill == INT64_MAX ? NAN : (double)fill));
+    fputs(",\"util_text\":", f);
+    jstr0(f, line);
+    snprintf(line, sizeof line, "%s in %zu gaps (longest %s)", fmt_dur(b1, sizeof b1, (double)res->idle), ngaps,
+             fmt_dur(b2, sizeof b2, (double)longest));
+    fputs(",\"idle_text\":", f);
+    jstr0(f, line);
+    fputs(",\"idle\":", f);
+    num(f, (double)res->idle);
+    /* The causes in the text report's order. */
+    static const int order[CAUSE_N] = {CAUSE_SYNTHESIS, CAUSE_QUEUE, CAUSE_PREP, CAUSE_NO_WORK};
+    fputs(",\"causes\":[", f);
+    for (int k = 0; k < CAUSE_N; k++) {
+        int c = order[k];
+        fprintf(f, "%s{\"cause\":%d,\"ns\":", k ? "," : "", c);
+        num(f, (double)res->by_cause[c]);
+        fputs(",\"text\":", f);
+        jstr0(f, fmt_dur(b1, sizeof b1, (double)res->by_cause[c]));
+        fputs(",\"pct\":", f);
+        num(f, res->idle > 0 ? 100.0 * (double)res->by_cause[c] / (double)res->idle : 0);
+        fputs("}", f);
+    }
+    fputs("],\"bottleneck\":", f);
+    jstr0(f, bottleneck_names[res->bottleneck]);
+    fputs(",\"bottleneck_text\":", f);
+    jstr0(f, bottleneck_sentence(line, sizeof line, res));
+
+    /* The advice: the lines of report_text.c's advice_text, without colour. */
+    char g[32], s[32], l2[512];
+    const char *how = "formula min(1, c*g/s), no CPU contention";
+    line[0] = l2[0] = 0;
+    if (!a->valid) {
+        snprintf(line, sizeof line, "none: needs units with both synthesis times and GPU times");
+    } else if (a->model && !strcmp(a->model, "simulation")) {
+        if (a->needed > a->current)
+            snprintf(line, sizeof line, "run %d syntheses at once (now %d): simulated GPU utilization %.0f%% -> %.0f%%",
+                     a->needed, a->current, 100 * a->predicted_now, 100 * a->predicted_needed);
+        else
+            snprintf(line, sizeof line,
+                     "synthesis concurrency %d is enough: the simulation finds no faster setting (%d would give %.0f%%)",
+                     a->current, a->needed, 100 * a->predicted_needed);
+        snprintf(l2, sizeof l2,
+                 "SIMULATED: a discrete-event simulation calibrated from this run, CPU contention %s; the least "
+                 "concurrency within 1%% of the best s per job (waterfall simulate --sweep shows it)",
+                 a->contention ? "fitted" : "not identifiable here, left out");
+    } else if (res->bottleneck == BN_GPU) {
+        snprintf(line, sizeof line,
+                 "none for synthesis: the GPU is the bottleneck (the formula, with g = %s and s = %s, would ask "
+                 "for %d at once; %d ran)",
+                 fmt_dur(g, sizeof g, 1.0 / a->rate), fmt_dur(s, sizeof s, a->synth_mean), a->needed, a->current);
+    } else if (a->needed > a->current) {
+        snprintf(line, sizeof line, "run %d syntheses at once (now %d): predicted GPU utilization %.0f%% -> %.0f%%",
+                 a->needed, a->current, 100 * a->predicted_now, 100 * a->predicted_needed);
+        snprintf(l2, sizeof l2, "%s; g = %s of GPU per unit, s = %s of synthesis per unit", how,
+                 fmt_dur(g, sizeof g, 1.0 / a->rate), fmt_dur(s, sizeof s, a->synth_mean));
+    } else {
+        snprintf(line, sizeof line,
+                 "synthesis concurrency %d is enough by the formula (it needs %d); if utilization is still low, "
+                 "look at CPU contention and dispatch",
+                 a->current, a->needed);
+        snprintf(l2, sizeof l2, "%s; g = %s, s = %s", how, fmt_dur(g, sizeof g, 1.0 / a->rate),
+                 fmt_dur(s, sizeof s, a->synth_mean));
+    }
+    fputs(",\"advice\":[", f);
+    jstr0(f, line);
+    if (l2[0]) {
+        fputc(',', f);
+        jstr0(f, l2);
+    }
+    fputs("]", f);
+    snprintf(line, sizeof line, "%s per job, steady %s per job; synthesis concurrency max %d, mean %.2f while the GPU works",
+             fmt_dur(b1, sizeof b1, res->s_per_job >= 0 ? res->s_per_job : NAN),
+             fmt_dur(b2, sizeof b2, res->steady_s_per_job >= 0 ? res->steady_s_per_job : NAN), res->synth_max,
+             res->synth_mean_active);
+    fputs(",\"throughput\":", f);
+    jstr0(f, line);
+
+    fputs(",\"stages\":[", f);
+    for (int k = 0; k < ST_N; k++) {
+        const struct stage_stats *st = &res->stage[k];
+        fprintf(f, "%s[%d,%llu", k ? "," : "", k, (unsigned long long)st->count);
+        const double v[] = {st->mean, st->p50, st->p90, st->p99, st->max};
+        for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+            fputc(',', f);
+            jstr0(f, st->count ? fmt_dur(b1, sizeof b1, v[i]) : "-");
+        }
+        fputs("]", f);
+    }
+    fputs("]}", f);
+}
+
+static int device(FILE *f, const struct device_result *d, const struct tenc *e)
+{
+    char b1[32], b2[32];
+    fprintf(f, "{\"id\":%d,\"workers\":[", d->device);
+    for (size_t w = 0; w < d->nworkers; w++)
+        fprintf(f, "%s%d", w ? "," : "", d->workers[w]);
+    fprintf(f, "],\"units\":%llu,\"util\":", (unsigned long long)d->units);
+    num(f, d->utilization);
+    fputs(",\"ws\":", f);
+    num(f, d->units ? rel(e, d->window_start) : NAN);
+    fputs(",\"we\":", f);
+    num(f, d->units ? rel(e, d->window_end) : NAN);
+    fputs(",\"busy\":", f);
+    jstr0(f, fmt_dur(b1, sizeof b1, (double)d->busy));
+    fputs(",\"idle\":", f);
+    jstr0(f, fmt_dur(b2, sizeof b2, (double)d->idle));
+    fputs(",\"by_cause\":[", f);
+    for (int c = 0; c < CAUSE_N; c++) {
+        fputs(c ? "," : "", f);
+        jstr0(f, fmt_dur(b1, sizeof b1, (double)d->by_cause[c]));
+    }
+    fputs("],\"segs\":", f);
+    if (e->wide) { /* Float64 ns pairs */
+        struct b64 b;
+        b64_begin(&b, f);
+        for (size_t s = 0; s < d->nsegs; s++) {
+            b64_f64(&b, rel(e, d->segs[s].start));
+            b64_f64(&b, rel(e, d->segs[s].end));
+        }
+        b64_end(&b);
+    } else { /* in q: the gap since the previous one's end (the first: since t0), its length */
+        int64_t *v = malloc((d->nsegs ? d->nsegs : 1) * sizeof *v);
+        if (!v)
+            return -1;
+        int64_t prev = e->t0;
+        for (size_t s = 0; s < d->nsegs; s++) {
+            v[s] = (d->segs[s].start - prev) / e->q;
+            prev = d->segs[s].end;
+        }
+        fputs("{\"gap\":", f);
+        column(f, v, d->nsegs);
+        for (size_t s = 0; s < d->nsegs; s++)
+            v[s] = (d->segs[s].end - d->segs[s].start) / e->q;
+        fputs(",\"len\":", f);
+        column(f, v, d->nsegs);
+        fputc('}', f);
+        free(v);
+    }
+    fputs(",\"seg_causes\":\"", f);
+    for (size_t s = 0; s < d->nsegs; s++)
+        fputc('0' + d->segs[s].cause, f);
+    fputs("\"}", f);
+    return 0;
+}
+
+static int run_html(FILE *f, const struct run_result *res)
+{
+    const struct run *r = res->run;
+    struct row *rows = malloc((r->nunits ? r->nunits : 1) * sizeof *rows);
+    if (!rows)
+        return -1;
+    size_t n = 0;
+    for (size_t i = 0; i < r->nunits; i++) {
+        const struct unit *u = &r->units[i];
+        if (u->flags & U_CONTRA)
+            continue; /* left out of the analysis, and so of the view */
+        rows[n++] = (struct row){u->t[EV_SYNTH_START] != T_NONE ? u->t[EV_SYNTH_START] : first_event(u), i};
+    }
+    qsort(rows, n, sizeof *rows, row_cmp);
+    struct tenc e = time_encoding(res, rows, n);
+
+    int64_t *v = malloc((n ? n : 1) * sizeof *v);
+    if (!v) {
+        free(rows);
+        return -1;
+    }
+    fputs("{\"source\":", f);
+    jstr0(f, r->source);
+    fprintf(f, ",\"index\":%d,\"native\":%d,\"t0\":", r->index, r->native);
+    num(f, (double)e.t0);
+    fprintf(f, ",\"q\":%lld,\"n\":%zu", (long long)e.q, n);
+    if (e.wide) {
+        /* The six times of each unit, Float64 ns from t0 (NaN: absent). */
+        fputs(",\"enc\":\"f64\",\"t\":", f);
+        struct b64 b;
+        b64_begin(&b, f);
+        for (size_t i = 0; i < n; i++)
+            for (int k = 0; k < EV_N; k++) {
+                int64_t t = r->units[rows[i].unit].t[k];
+                b64_f64(&b, t == T_NONE ? NAN : rel(&e, t));
+            }
+        b64_end(&b);
+    } else {
+        /* In q: each unit's row key as the step from the previous one's
+         * (they are sorted, so the steps are small), then each event as
+         * its time after the unit's key; "none" (one below the least of
+         * a column) marks an absent event. */
+        fputs(",\"enc\":\"col\",\"key\":", f);
+        int64_t prev = e.t0;
+        for (size_t i = 0; i < n; i++) {
+            v[i] = (rows[i].key - prev) / e.q;
+            prev = rows[i].key;
+        }
+        column(f, v, n);
+        fputs(",\"ev\":[", f);
+        for (int k = 0; k < EV_N; k++) {
+            int64_t least = 0;
+            for (size_t i = 0; i < n; i++) {
+                int64_t t = r->units[rows[i].unit].t[k];
+                v[i] = t == T_NONE ? INT64_MAX : (t - rows[i].key) / e.q;
+                if (v[i] < least)
+                    least = v[i];
+            }
+            for (size_t i = 0; i < n; i++)
+                if (v[i] == INT64_MAX)
+                    v[i] = least - 1;
+            fprintf(f, "%s{\"none\":%lld,\"c\":", k ? "," : "", (long long)(least - 1));
+            column(f, v, n);
+            fputc('}', f);
+        }
+        fputs("]", f);
+    }
+    /* Per unit: job index, partition, worker, device (-1: none). */
+    fputs(",\"u\":[", f);
+    for (int k = 0; k < 4; k++) {
+        for (size_t i = 0; i < n; i++) {
+            const struct unit *u = &r->units[rows[i].unit];
+            v[i] = k == 0 ? (int64_t)u->job : k == 1 ? u->partition : k == 2 ? u->worker : u->device;
+        }
+        fputs(k ? "," : "", f);
+        column(f, v, n);
+    }
+    fputs("]", f);
+    free(v);
+    free(rows);
+    fputs(",\"jobs\":[", f);
+    for (size_t j = 0; j < r->njobs; j++) {
+        if (j)
+            fputc(',', f);
+        jstr(f, r->jobs[j].id, r->jobs[j].len);
+    }
+    fputs("],\"devices\":[", f);
+    for (size_t d = 0; d < res->ndev; d++) {
+        fputs(d ? "," : "", f);
+        if (device(f, &res->dev[d], &e))
+            return -1;
+    }
+    fputs("],\"summary\":", f);
+    summary(f, res);
+    fputs("}", f);
+    return 0;
+}
+
+int render_html(FILE *f, const struct run_result *res, size_t nres)
+{
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n", f);
+    /* Nothing may be fetched: no network, no other file; only the page's
+     * own script (by its hash) runs. */
+    fprintf(f,
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src '%s'; "
+            "style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'\">\n",
+            wf_html_script_hash);
+    fputs("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+          "<meta name=\"generator\" content=\"waterfall " WF_TOOL_VERSION "\">\n"
+          "<link rel=\"icon\" href=\"data:,\">\n<title>waterfall: ",
+          f);
+    for (size_t i = 0; i < nres; i++) {
+        int seen = 0;
+        for (size_t j = 0; j < i; j++)
+            seen |= !strcmp(res[j].run->source, res[i].run->source);
+        if (seen)
+            continue;
+        if (i)
+            fputs(", ", f);
+        html_text(f, res[i].run->source, strlen(res[i].run->source));
+    }
+    fputs("</title>\n<style>\n", f);
+    fwrite(wf_html_css, 1, wf_html_css_len, f);
+    fputs("</style>\n</head>\n<body>\n"
+          "<noscript><p>This view needs JavaScript. <code>waterfall render -o view.svg</code> draws a static "
+          "one.</p></noscript>\n"
+          "<script type=\"application/json\" id=\"wf-data\">",
+          f);
+    fputs("{\"generator\":\"waterfall " WF_TOOL_VERSION "\",\"runs\":[", f);
+    for (size_t i = 0; i < nres; i++) {
+        if (i)
+            fputs(",\n", f);
+        if (run_html(f, &res[i]))
+            return -1;
+    }
+    fputs("]}</script>\n<script>", f);
+    fwrite(wf_html_js, 1, wf_html_js_len, f);
+    fputs("</script>\n</body>\n</html>\n", f);
+    return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,73 @@
+#!/bin/sh
+# test_html.sh -- the HTML view in a real browser: renders a known log (with
+# hostile job ids) and two runs, then tests/browser/test_html.mjs drives
+# headless Chromium over them (no console error, no request, every colour
+# drawn, tooltips, zoom, pan, reset, the hostile ids inert), and leaves a
+# screenshot.  Skipped (exit 77, with a note) without chromium, node or
+# playwright-core (npm ci --prefix tests/browser).
+# Usage: test_html.sh WATERFALL [SCREENSHOT.png]
+W="$1"
+SHOT="${2:-}"
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib.sh"
+
+CHROMIUM=${WF_CHROMIUM:-$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)}
+if [ -z "$CHROMIUM" ]; then
+    echo "test_html: SKIPPED: no chromium (apt-get install chromium; or set WF_CHROMIUM)"
+    exit 77
+fi
+if ! command -v node >/dev/null 2>&1; then
+    echo "test_html: SKIPPED: no node (apt-get install nodejs)"
+    exit 77
+fi
+if [ ! -d "$HERE/browser/node_modules/playwright-core" ]; then
+    echo "test_html: SKIPPED: playwright-core is not installed (npm ci --prefix tests/browser)"
+    exit 77
+fi
+
+# The known log: device 0, two workers.  Every phase has a length; the GPU
+# idles for each cause in turn: queue (400-420 ms), prep (420-450),
+# synthesis (700-905), queue, prep, no_work (1100-1200).
+cat >"$T/known.log" <<'EOL'
+TIMELINE,0,SYNTH_START,alpha,partition=0
+TIMELINE,100,SYNTH_END,alpha,partition=0
+TIMELINE,120,CHAN_SEND,alpha,partition=0
+TIMELINE,150,GPU_PICKUP,alpha,worker=0,partition=0
+TIMELINE,180,GPU_START,alpha,worker=0,partition=0
+TIMELINE,400,GPU_END,alpha,worker=0,partition=0
+TIMELINE,50,SYNTH_START,alpha,partition=1
+TIMELINE,300,SYNTH_END,alpha,partition=1
+TIMELINE,310,CHAN_SEND,alpha,partition=1
+TIMELINE,420,GPU_PICKUP,alpha,worker=1,partition=1
+TIMELINE,450,GPU_START,alpha,worker=1,partition=1
+TIMELINE,700,GPU_END,alpha,worker=1,partition=1
+TIMELINE,600,SYNTH_START,beta,
+TIMELINE,900,SYNTH_END,beta,
+TIMELINE,905,CHAN_SEND,beta,
+TIMELINE,910,GPU_PICKUP,beta,worker=0
+TIMELINE,930,GPU_START,beta,worker=0
+TIMELINE,1100,GPU_END,beta,worker=0
+TIMELINE,1200,SYNTH_START,</script><script>window.pwned=1</script>,
+TIMELINE,1300,SYNTH_END,</script><script>window.pwned=1</script>,
+TIMELINE,1310,CHAN_SEND,</script><script>window.pwned=1</script>,
+TIMELINE,1320,GPU_PICKUP,</script><script>window.pwned=1</script>,worker=1
+TIMELINE,1330,GPU_START,</script><script>window.pwned=1</script>,worker=1
+TIMELINE,1500,GPU_END,</script><script>window.pwned=1</script>,worker=1
+TIMELINE,1250,SYNTH_START,<img src=x onerror=window.pwned=1>,
+TIMELINE,1400,SYNTH_END,<img src=x onerror=window.pwned=1>,
+TIMELINE,1420,CHAN_SEND,<img src=x onerror=window.pwned=1>,
+TIMELINE,1500,GPU_PICKUP,<img src=x onerror=window.pwned=1>,worker=1
+TIMELINE,1510,GPU_START,<img src=x onerror=window.pwned=1>,worker=1
+TIMELINE,1700,GPU_END,<img src=x onerror=window.pwned=1>,worker=1
+EOL
+"$W" render "$T/known.log" -o "$T/one.html" && ok || bad "render the known log"
+"$W" run --jobs 8 --synth-concurrency 1 --size 4096 --synth-rounds 2 --out "$T/a.wft" --quiet || bad "run a"
+"$W" run --jobs 8 --synth-concurrency 2 --size 4096 --synth-rounds 2 --out "$T/b.wft" --quiet || bad "run b"
+"$W" render "$T/a.wft" "$T/b.wft" -o "$T/two.html" && ok || bad "render two runs"
+
+node "$HERE/browser/test_html.mjs" "$CHROMIUM" "$T/one.html" "$T/two.html" $SHOT
+rc=$?
+[ $rc = 77 ] && exit 77
+[ $rc = 0 ] && ok || bad "the page in Chromium (above)"
+[ -n "$SHOT" ] && [ -s "$SHOT" ] && echo "test_html: screenshot in $SHOT"
+finish html

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static void simulate_usage(FILE *f)
@@ -426,7 +427,13 @@ int cmd_simulate(int argc, char **argv)
             return WF_EXIT_USAGE;
         }
         const struct run_result *res = &l.res[run_no - 1];
+        struct timespec c0, c1;
+        clock_gettime(CLOCK_MONOTONIC, &c0);
         const char *err = sim_calibrate(res->run, res, tcores, !nofit, &p, &fit);
+        clock_gettime(CLOCK_MONOTONIC, &c1);
+        if (getenv("WATERFALL_TIMING"))
+            fprintf(stderr, "timing: calibration and contention fit %.3f s\n",
+                    (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) * 1e-9);
         if (err) {
             fprintf(stderr, "waterfall simulate: %s: %s\n", from, err);
             loaded_free(&l);

@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FIT_UNITS 20000 /* the fit looks at the first this many complete units */
+#define FIT_UNITS 5000 /* the fit looks at the first this many complete units */
 
 static int has(const struct unit *u, int e)
 {
@@ -83,6 +83,10 @@ struct segs {
     double *t;   /* boundaries, sorted, distinct */
     size_t n;
     int32_t *ns, *np, *ng; /* counts on [t[k], t[k+1]) */
+    uint32_t *combo;       /* which distinct (ns, np, ng) each segment has */
+    int32_t (*cnt)[3];     /* the distinct count triples: few, whatever the trace's size */
+    size_t ncombo;
+    double (*f)[3];        /* their slowdowns (per candidate) */
     double *cum[3]; /* the integral of each kind's slowdown up to t[k] (per candidate) */
 };
 
@@ -101,16 +105,17 @@ static double logvar(const double *x, size_t n)
     return k > 1 ? m2 / (double)(k - 1) : 0;
 }
 
-/* The slowdown integrals for a candidate. */
+/* The slowdown integrals for a candidate: the slowdowns of each distinct
+ * count triple, then a running sum over the segments. */
 static void integrate(struct segs *s, double cores, double ts, double th, double h)
 {
     struct sim_params p = {.cores = cores, .synth_threads = ts, .host_threads = th, .host_share = h};
+    for (size_t i = 0; i < s->ncombo; i++)
+        sim_slowdowns(&p, s->cnt[i], s->f[i]);
     for (int c = 0; c < 3; c++)
         s->cum[c][0] = 0;
     for (size_t k = 0; k + 1 < s->n; k++) {
-        int n[3] = {s->ns[k], s->np[k], s->ng[k]};
-        double f[3];
-        sim_slowdowns(&p, n, f);
+        const double *f = s->f[s->combo[k]];
         double dt = s->t[k + 1] - s->t[k];
         for (int c = 0; c < 3; c++)
             s->cum[c][k + 1] = s->cum[c][k] + f[c] * dt;
@@ -230,6 +235,39 @@ static int build_segs(struct cu *c, size_t n, struct segs *s)
         s->np[k] += s->np[k - 1];
         s->ng[k] += s->ng[k - 1];
     }
+    /* the distinct triples, by an open-addressing table */
+    size_t cap = 64;
+    while (cap < 2 * m)
+        cap *= 2;
+    uint32_t *slot = calloc(cap, sizeof *slot); /* id + 1 */
+    s->combo = malloc((m + 1) * sizeof *s->combo);
+    s->cnt = malloc((m + 1) * sizeof *s->cnt);
+    s->f = malloc((m + 1) * sizeof *s->f);
+    if (!slot || !s->combo || !s->cnt || !s->f) {
+        free(slot);
+        return -1;
+    }
+    s->ncombo = 0;
+    for (size_t k = 0; k < m; k++) {
+        uint64_t h = ((uint64_t)(uint32_t)s->ns[k] * 0x9e3779b97f4a7c15ull) ^
+                     ((uint64_t)(uint32_t)s->np[k] * 0xc2b2ae3d27d4eb4full) ^
+                     ((uint64_t)(uint32_t)s->ng[k] * 0x165667b19e3779f9ull);
+        size_t i = (size_t)(h >> 20) & (cap - 1);
+        for (;; i = (i + 1) & (cap - 1)) {
+            if (!slot[i]) {
+                s->cnt[s->ncombo][0] = s->ns[k];
+                s->cnt[s->ncombo][1] = s->np[k];
+                s->cnt[s->ncombo][2] = s->ng[k];
+                slot[i] = (uint32_t)++s->ncombo;
+                break;
+            }
+            const int32_t *c3 = s->cnt[slot[i] - 1];
+            if (c3[0] == s->ns[k] && c3[1] == s->np[k] && c3[2] == s->ng[k])
+                break;
+        }
+        s->combo[k] = slot[i] - 1;
+    }
+    free(slot);
     return 0;
 }
 
@@ -241,6 +279,9 @@ static void segs_free(struct segs *s)
     free(s->ng);
     for (int c = 0; c < 3; c++)
         free(s->cum[c]);
+    free(s->combo);
+    free(s->cnt);
+    free(s->f);
 }
 
 /* Most units ready but not yet picked up, at once. */
@@ -270,10 +311,63 @@ static int channel_seen(const struct run *r)
     return mx;
 }
 
-static double arrival_rate(const struct run *r, const struct run_result *res)
+/* The most syntheses at once (SYNTH_START to SYNTH_END), and the share of
+ * the synthesis period during which that many ran. */
+static int synth_peak(const struct cu *c, size_t n, double *busy_share)
 {
-    if (res->window <= 0 || (double)res->by_cause[CAUSE_NO_WORK] < 0.05 * (double)res->window ||
-        r->njobs < 2)
+    double *ev = malloc((2 * n + 1) * sizeof *ev);
+    int *d = malloc((2 * n + 1) * sizeof *d);
+    *busy_share = 1;
+    if (!ev || !d) {
+        free(ev);
+        free(d);
+        return 1;
+    }
+    /* starts sorted apart from ends, then merged: ends first at a tie */
+    for (size_t i = 0; i < n; i++) {
+        ev[i] = c[i].ss;
+        ev[n + i] = c[i].se;
+    }
+    qsort(ev, n, sizeof *ev, cmp_dbl);
+    qsort(ev + n, n, sizeof *ev, cmp_dbl);
+    int cur = 0, mx = 0;
+    size_t i = 0, j = n;
+    double *t = malloc((2 * n + 1) * sizeof *t);
+    size_t m = 0;
+    while (t && (i < n || j < 2 * n)) {
+        if (j < 2 * n && (i >= n || ev[j] <= ev[i]))
+            t[m] = ev[j++], d[m++] = -1;
+        else
+            t[m] = ev[i++], d[m++] = 1;
+    }
+    for (size_t k = 0; t && k < m; k++) {
+        cur += d[k];
+        if (cur > mx)
+            mx = cur;
+    }
+    double at_peak = 0;
+    cur = 0;
+    for (size_t k = 0; t && k + 1 < m; k++) {
+        cur += d[k];
+        if (cur == mx)
+            at_peak += t[k + 1] - t[k];
+    }
+    if (t && m >= 2 && t[m - 1] > t[0])
+        *busy_share = at_peak / (t[m - 1] - t[0]);
+    free(t);
+    free(ev);
+    free(d);
+    return mx > 0 ? mx : 1;
+}
+
+/* Jobs per second when the trace's pipeline waited for input: the GPU
+ * idled with nothing in flight over 5% of its window, or synthesis ran at
+ * its peak concurrency less than half the time (its permits were free:
+ * jobs were not waiting for them).  0: a backlog, all jobs at once. */
+static double arrival_rate(const struct run *r, const struct run_result *res, double peak_share)
+{
+    int starved = res->window > 0 && (double)res->by_cause[CAUSE_NO_WORK] >= 0.05 * (double)res->window;
+    if ((!starved && peak_share >= 0.5) || r->njobs < 2)
         return 0;
     int64_t *first = malloc(r->njobs * sizeof *first);
     if (!first)
@@ -423,8 +517,9 @@ const char *sim_calibrate(const struct run *r, const struct run_result *res, dou
     p->synth = (struct sim_dist){.v = ws, .n = n};
     p->gpu = (struct sim_dist){.v = wg, .n = n};
     p->prep = (struct sim_dist){.v = wp, .n = n};
+    double peak_share;
+    f->synth_max = synth_peak(c, n, &peak_share);
     free(c);
-    f->synth_max = res->synth_max > 0 ? res->synth_max : 1;
     f->workers_max = wmax;
     f->devices = ndev > 0 ? ndev : 1;
     f->jobs = res->jobs_completed ? res->jobs_completed : 1;
@@ -432,7 +527,7 @@ const char *sim_calibrate(const struct run *r, const struct run_result *res, dou
     if (f->partitions < 1)
         f->partitions = 1;
     f->channel_seen = channel_seen(r);
-    f->rate = arrival_rate(r, res);
+    f->rate = arrival_rate(r, res, peak_share);
     p->calib_partitions = f->partitions;
     return NULL;
 }
@@ -460,8 +555,8 @@ int sim_advise(const struct run *r, struct run_result *res, double trace_cores)
     if (sim_calibrate(r, res, trace_cores, 1, &p, &f))
         return -1;
     sim_trace_defaults(&p, &f);
-    if (p.jobs * (uint64_t)p.partitions > 200000) /* plenty for a steady state */
-        p.jobs = 200000 / (uint64_t)p.partitions + 1;
+    if (p.jobs * (uint64_t)p.partitions > 20000) /* plenty for a steady state */
+        p.jobs = 20000 / (uint64_t)p.partitions + 1;
     if (p.jobs < 20)
         p.jobs = 20;
     int formula = res->advice.valid ? res->advice.needed : 1;

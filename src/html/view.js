@@ -47,35 +47,41 @@
     for (let i = 0; i < n; i++) a[i] = v.getFloat64(8 * i, true);
     return a;
   }
-  /* A column of n integers (render_html.c's column()): w bytes each, plus o. */
+  /* A column of n integers (render_html.c's column()): w bytes each, plus
+   * c.o.  raw() gives the stored values (without o) as a typed array over
+   * the decoded bytes, no copy; null when w is 0 (all are o). */
+  function raw(c) {
+    if (c.w === 0) return null;
+    const b = bytesOf(c.d), n = c.n;
+    if (c.w === 1) return b;
+    if (LE) return c.w === 2 ? new Uint16Array(b.buffer, 0, n) : c.w === 4 ? new Uint32Array(b.buffer, 0, n)
+      : new Float64Array(b.buffer, 0, n);
+    const v = new DataView(b.buffer), a = new Float64Array(n);
+    for (let i = 0; i < n; i++)
+      a[i] = c.w === 2 ? v.getUint16(2 * i, true) : c.w === 4 ? v.getUint32(4 * i, true) : v.getFloat64(8 * i, true);
+    return a;
+  }
   function column(c) {
-    const b = bytesOf(c.d), w = c.w, o = c.o, n = c.n, out = new Float64Array(n);
-    if (w === 0) {
-      out.fill(o);
-    } else if (w === 1) {
-      for (let i = 0; i < n; i++) out[i] = b[i] + o;
-    } else if (LE) {
-      const a = w === 2 ? new Uint16Array(b.buffer, 0, n) : w === 4 ? new Uint32Array(b.buffer, 0, n)
-        : new Float64Array(b.buffer, 0, n);
-      for (let i = 0; i < n; i++) out[i] = a[i] + o;
-    } else {
-      const v = new DataView(b.buffer);
-      for (let i = 0; i < n; i++)
-        out[i] = (w === 2 ? v.getUint16(2 * i, true) : w === 4 ? v.getUint32(4 * i, true) : v.getFloat64(8 * i, true)) + o;
-    }
+    const a = raw(c), out = new Float64Array(c.n);
+    if (!a) out.fill(c.o);
+    else for (let i = 0; i < c.n; i++) out[i] = a[i] + c.o;
     return out;
   }
   /* The six times of each unit, in ns from the run's first event; NaN where absent. */
   function unitTimes(r) {
     if (r.enc === 'f64') return float64s(r.t);
-    const n = r.n, q = r.q, T = new Float64Array(n * 6), key = column(r.key);
-    const cols = r.ev.map(function (e) { return column(e.c); }), none = r.ev.map(function (e) { return e.none; });
-    let base = 0;
-    for (let i = 0; i < n; i++) {
-      base += key[i];
-      for (let e = 0; e < 6; e++) {
-        const x = cols[e][i];
-        T[i * 6 + e] = x === none[e] ? NaN : (base + x) * q;
+    const n = r.n, q = r.q, T = new Float64Array(n * 6), base = column(r.key);
+    for (let i = 1; i < n; i++) base[i] += base[i - 1];
+    for (let e = 0; e < 6; e++) { /* column by column: one array type per loop */
+      const c = r.ev[e].c, a = raw(c), o = c.o, none = r.ev[e].none;
+      if (!a) {
+        for (let i = 0; i < n; i++) T[i * 6 + e] = o === none ? NaN : (base[i] + o) * q;
+        continue;
+      }
+      const stored = none - o; /* what an absent event is stored as */
+      for (let i = 0; i < n; i++) {
+        const x = a[i];
+        T[i * 6 + e] = x === stored ? NaN : (base[i] + x + o) * q;
       }
     }
     return T;
@@ -95,8 +101,12 @@
   }
   /* Per unit: job index, partition, worker, device. */
   function unitIds(r) {
-    const cols = r.u.map(column), n = r.n, U = new Int32Array(n * 4);
-    for (let i = 0; i < n; i++) for (let k = 0; k < 4; k++) U[i * 4 + k] = cols[k][i];
+    const n = r.n, U = new Int32Array(n * 4);
+    for (let k = 0; k < 4; k++) {
+      const c = r.u[k], a = raw(c), o = c.o;
+      if (!a) for (let i = 0; i < n; i++) U[i * 4 + k] = o;
+      else for (let i = 0; i < n; i++) U[i * 4 + k] = a[i] + o;
+    }
     return U;
   }
 
@@ -115,6 +125,26 @@
     out[0] = a;
     out[1] = z;
     return true;
+  }
+
+  /* A unit in flight (no GPU_END): from its last event to the run's end,
+   * in the state that event began.  Its phase's index, or -1. */
+  function openOf(R, i, out) {
+    const T = R.T, b = i * 6;
+    if (T[b + 5] === T[b + 5]) return -1;
+    for (let e = 4; e >= 0; e--) {
+      const v = T[b + e];
+      if (v !== v) continue;
+      if (!(R.span > v)) return -1;
+      out[0] = v;
+      out[1] = R.span;
+      return e === 0 ? 0 : e <= 2 ? 2 : e; /* after SYNTH_END or CHAN_SEND: queued */
+    }
+    return -1;
+  }
+  /* Span p of unit i: a phase (0-4) or, p = 5, the open state; its colour's phase or -1. */
+  function spanOf(R, i, p, out) {
+    return p < 5 ? (phaseOf(R.T, i, p, out) ? p : -1) : openOf(R, i, out);
   }
 
   function prepare(r) {
@@ -187,6 +217,10 @@
   }
   function fmtTime(ns, dec) {
     return (ns / 1e9).toFixed(dec) + ' s';
+  }
+  /* A time of a run for its tooltips: in ms when the run is short. */
+  function fmtAt(R, ns) {
+    return full < 10e9 ? (ns / 1e6).toFixed(Math.max(0, R.dec - 3)) + ' ms' : fmtTime(ns, R.dec);
   }
   function micro(s) {
     return String(s).replace(/(\d) us\b/g, '$1 \u00b5s');
@@ -280,7 +314,8 @@
     if (R.devices.length > 1) {
       row('devices', R.devices.map(function (D) {
         const d = D.d;
-        return el('div', null, 'GPU ' + d.id + ': ' + d.workers.length + ' workers, ' + d.units + ' units, ' +
+        return el('div', null, 'GPU ' + d.id + ': ' + d.workers.length + (d.workers.length === 1 ? ' worker, ' : ' workers, ') +
+          d.units + (d.units === 1 ? ' unit, ' : ' units, ') +
           pct(d.util) + ', busy ' + micro(d.busy) + ', idle ' + micro(d.idle));
       }));
     }
@@ -320,6 +355,9 @@
   const unitsLegend = el('div', 'legend');
   unitsLegend.appendChild(el('span', 'title', 'units:'));
   for (let p = 0; p < 5; p++) legendItem(unitsLegend, PHASE_COLOR[p], PHASES[p]);
+  legendItem(unitsLegend, '#' + rgbOf(PHASE_COLOR[2]).map(function (v) {
+    return Math.round(v + (255 - v) * 0.55).toString(16).padStart(2, '0');
+  }).join(''), 'paler: in flight, until the log ends');
   const reset = el('button', null, 'Reset');
   reset.type = 'button';
   reset.title = 'show everything (key 0 or r)';
@@ -365,6 +403,7 @@
     return LE ? ((255 << 24) | (bl << 16) | (g << 8) | r) >>> 0 : ((r << 24) | (g << 16) | (bl << 8) | 255) >>> 0;
   }
   const PX_PHASE = PHASE_COLOR.map(rgba), PX_CAUSE = CAUSE_COLOR.map(rgba), PX_BUSY = rgba(BUSY_COLOR);
+  const PX_OPEN = PHASE_COLOR.map(function (h) { return mix(rgbOf(h), [255, 255, 255], 0.55); });
   const PX_BG = rgba(BG), PX_LANE = rgba(LANE_BG), PX_GRID = rgba(GRID), PX_AREA = rgba(AREA_BG);
   const RGB_LANE = rgbOf(LANE_BG), RGB_BUSY = rgbOf(BUSY_COLOR);
   const WORKER_SHADES = [];
@@ -463,10 +502,11 @@
   }
 
   let layoutRuns = []; /* per run, where its parts were drawn (CSS px) */
-  let drawn = false, ready = false, readyAt = 0;
+  let drawn = false, ready = false, readyAt = 0, drawMs = 0;
 
   function draw() {
     pending = false;
+    const started = performance.now();
     const kx = PW / (v1 - v0); /* device px per ns */
     const xs = function (t) { return (t - v0) * kx; };
     const dev = function (cy) { return Math.round(cy * dpr); };
@@ -528,6 +568,7 @@
       const gap = rowPx >= 5 ? Math.max(1, Math.round(dpr)) : 0;
       const T = R.T, laneOf = R.lane, lanes = R.lanes;
       for (const l of lanes) l.acc.fill(0);
+      const span2 = [0, 0];
       const c0 = PX_PHASE[0], c1 = PX_PHASE[1], c2 = PX_PHASE[2], c3 = PX_PHASE[3], c4 = PX_PHASE[4];
       for (let v = 0; v < nv; v++) {
         const i = vis[v], ry = a0 + Math.floor(v / k) * rowPx, b = i * 6;
@@ -540,8 +581,16 @@
         if (t4 > t3) paint(ry, t3, t4, c3);
         if (t5 > t4) paint(ry, t4, t5, c4);
         if (t5 >= t4 && laneOf[i] >= 0) cover(lanes[laneOf[i]].acc, xs(t4), xs(t5));
+        let end = last[i];
+        if (t5 !== t5) { /* in flight: its state until the log ends, paler */
+          const ph = openOf(R, i, span2);
+          if (ph >= 0) {
+            paint(ry, span2[0], span2[1], PX_OPEN[ph]);
+            end = span2[1];
+          }
+        }
         if (k === 1 && rowPx > 1) {
-          let xa = Math.floor(xs(first[i])), xb = Math.ceil(xs(last[i])) + 1;
+          let xa = Math.floor(xs(first[i])), xb = Math.ceil(xs(end)) + 1;
           if (xa < 0) xa = 0;
           if (xb > PW) xb = PW;
           if (xb > xa)
@@ -576,6 +625,7 @@
     range.textContent = 'showing ' + fmtTime(v0, 6).replace(/\.?0+ s$/, ' s') + ' \u2013 ' +
       fmtTime(v1, 6).replace(/\.?0+ s$/, ' s') + ' (' + fmtDur(v1 - v0) + ')';
     drawn = true;
+    drawMs = performance.now() - started;
     if (!ready) {
       ready = true;
       readyAt = performance.now();
@@ -858,10 +908,11 @@
       const sp = [0, 0];
       for (let v = v0r; v < v1r; v++) {
         const i = R.vis[v];
-        for (let p = 0; p < 5; p++) {
-          if (!phaseOf(R.T, i, p, sp)) continue;
+        for (let p = 0; p < 6; p++) {
+          const ph = spanOf(R, i, p, sp);
+          if (ph < 0) continue;
           const d = t < sp[0] ? sp[0] - t : t > sp[1] ? t - sp[1] : 0;
-          if (d < bd || (d === bd && d === 0)) { bd = d; best = i; bp = p; }
+          if (d < bd || (d === bd && d === 0)) { bd = d; best = i; bp = ph; }
         }
       }
       if (best >= 0 && bd <= tol) return { kind: 'unit', R: R, i: best, p: bp, t: t, k: A.k };
@@ -901,7 +952,7 @@
     for (let e = 0; e < 6; e++) {
       const tr = el('tr'), v = T[i * 6 + e];
       tr.appendChild(el('td', null, EVENTS[e]));
-      tr.appendChild(el('td', 'n', v === v ? fmtTime(v, R.dec) : '\u2014'));
+      tr.appendChild(el('td', 'n', v === v ? fmtAt(R, v) : '\u2014'));
       table.appendChild(tr);
     }
     const sp = [0, 0];
@@ -919,7 +970,7 @@
     }
     tip.appendChild(table);
     if (R.r.t0) tip.appendChild(el('div', 'sub', 'times from the run\u2019s first event, at ' +
-      fmtTime(R.r.t0, R.dec) + ' in the log'));
+      fmtTime(R.r.t0, R.dec) + (R.r.native ? ' in the trace' : ' in the log')));
   }
 
   function deviceTip(h) {
@@ -942,7 +993,7 @@
         line.appendChild(swatch(CAUSE_COLOR[c]));
         line.appendChild(document.createTextNode('idle: ' + CAUSES[c] + ', ' + fmtDur(b - a)));
         tip.appendChild(line);
-        state = fmtTime(a, R.dec) + ' \u2013 ' + fmtTime(b, R.dec);
+        state = fmtAt(R, a) + ' \u2013 ' + fmtAt(R, b);
       } else {
         const line = el('div');
         line.appendChild(swatch(BUSY_COLOR));
@@ -955,29 +1006,35 @@
       ' \u00b7 idle ' + micro(d.idle)));
   }
 
-  /* ---- a read-only hook for tests and scripts ---- */
+  /* ---- a read-only hook for tests and scripts ----
+   * view(), full(): the visible and the whole time range, [t0, t1] in s;
+   * locate(job, partition?, run?): where a unit's bar is on screen (client
+   * px), or null; ready, readyAt: the first frame is drawn (and when, by
+   * performance.now()); drawMs: the last frame's drawing time. */
 
-  function locate(jobId, partition) {
-    for (const L of layoutRuns) {
-      const R = L.R, A = L.area;
+  function locate(jobId, partition, run) {
+    for (let ri = 0; ri < layoutRuns.length; ri++) {
+      if (run !== undefined && run !== null && ri !== run) continue;
+      const L = layoutRuns[ri], R = L.R, A = L.area;
       for (let v = 0; v < A.nv; v++) {
         const i = R.vis[v];
         if (R.r.jobs[R.U[i * 4]] !== jobId) continue;
         if (partition !== undefined && partition !== null && R.U[i * 4 + 1] !== partition) continue;
         let best = -1, bw = 0;
         const sp = [0, 0];
-        for (let p = 0; p < 5; p++) {
-          if (!phaseOf(R.T, i, p, sp)) continue;
+        for (let p = 0; p < 6; p++) {
+          const ph = spanOf(R, i, p, sp);
+          if (ph < 0) continue;
           const a = Math.max(sp[0], v0), b = Math.min(sp[1], v1);
           if (b - a > bw) { bw = b - a; best = p; }
         }
         if (best < 0) continue;
-        phaseOf(R.T, i, best, sp);
+        const ph = spanOf(R, i, best, sp);
         const a = Math.max(sp[0], v0), b = Math.min(sp[1], v1), rc = canvas.getBoundingClientRect();
         return {
           x: rc.left + GUTTER + (((a + b) / 2 - v0) / (v1 - v0)) * plotW,
           y: rc.top + A.y + (Math.floor(v / A.k) + 0.5) * A.rowCss,
-          phase: PHASES[best],
+          phase: PHASES[ph] + (best === 5 ? ' (in flight)' : ''),
         };
       }
     }
@@ -991,6 +1048,7 @@
       locate: locate,
       get ready() { return ready && drawn; },
       get readyAt() { return readyAt; },
+      get drawMs() { return drawMs; }, /* the last frame's drawing time */
       colors: Object.freeze({ phases: PHASE_COLOR.slice(), causes: CAUSE_COLOR.slice(), busy: BUSY_COLOR }),
     }),
     writable: false,

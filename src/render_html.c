@@ -102,7 +102,7 @@ static void jstr(FILE *f, const char *str, size_t n)
                 fputs("\\ufffd", f);
                 i++;
             } else if (len == 3 && c == 0xe2 && s[i + 1] == 0x80 && (s[i + 2] == 0xa8 || s[i + 2] == 0xa9)) {
-                fprintf(f, "\\u%04x", 0x2000 | s[i + 2]); /* U+2028, U+2029 */
+                fprintf(f, "\\u%04x", 0x2000 | (s[i + 2] & 0x3f)); /* U+2028, U+2029 */
                 i += 3;
             } else {
                 fwrite(s + i, 1, len, f);

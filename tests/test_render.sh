@@ -78,6 +78,12 @@ for h in "$T/x.html" "$T/evil.html"; do
     grep -q -i -e 'src=["'"'"']*http' -e 'href=["'"'"']*http' -e '@import' "$h" && bad "$h refers to the network" || ok
 done
 grep -q 'u003c/script' "$T/evil.html" && ok || bad "the hostile id is not in the page, escaped"
+# U+2028 and U+2029 (line separators to old JavaScript) escaped, bytes that
+# are not UTF-8 replaced.
+printf 'TIMELINE,0,GPU_START,a\342\200\250b\342\200\251c\377,\nTIMELINE,5,GPU_END,a\342\200\250b\342\200\251c\377,\n' >"$T/sep.log"
+"$W" render "$T/sep.log" -o "$T/sep.html" && ok || bad "render html of ids with U+2028"
+grep -q '"a\\u2028b\\u2029c\\ufffd"' "$T/sep.html" && ok || bad "U+2028/2029 or a bad byte not escaped in the HTML"
+LC_ALL=C grep -q "$(printf '\342\200\250')" "$T/sep.html" && bad "a raw U+2028 in the HTML" || ok
 "$W" render "$T/r.wft" -f html -o - | head -c 15 | grep -q '<!DOCTYPE html>' && ok || bad "html to stdout"
 "$W" render "$T/r.wft" -o "$T/x.txt" 2>/dev/null
 [ $? = 2 ] && ok || bad "unknown extension should be a usage error"

@@ -668,6 +668,22 @@
     }
   }
 
+  /* A job id to fit a width: its start and its end (where ids differ
+   * most: UUIDs, sector numbers), a partition suffix kept whole. */
+  function fitLabel(job, suffix, width) {
+    const text = job + suffix;
+    if (ctx.measureText(text).width <= width) return text;
+    let lo = 0, hi = job.length;
+    while (lo < hi) { /* the most characters of the id that fit, split half and half */
+      const mid = (lo + hi + 1) >> 1, head = Math.ceil(mid / 2), tail = mid - head;
+      const t = job.slice(0, head) + '\u2026' + (tail ? job.slice(job.length - tail) : '') + suffix;
+      if (ctx.measureText(t).width <= width) lo = mid;
+      else hi = mid - 1;
+    }
+    const head = Math.ceil(lo / 2), tail = lo - head;
+    return job.slice(0, head) + '\u2026' + (tail ? job.slice(job.length - tail) : '') + suffix;
+  }
+
   function ellipsize(text, width) {
     if (ctx.measureText(text).width <= width) return text;
     let lo = 0, hi = text.length;
@@ -718,8 +734,7 @@
         ctx.fillStyle = '#333';
         for (let v = 0; v < A.nv; v++) {
           const i = R.vis[v], job = R.r.jobs[R.U[i * 4]], p = R.U[i * 4 + 1];
-          const text = p >= 0 ? job + ' p' + p : job;
-          ctx.fillText(ellipsize(text, GUTTER - 16), GUTTER - 8, A.y + v * A.rowCss + A.rowCss / 2);
+          ctx.fillText(fitLabel(job, p >= 0 ? ' p' + p : '', GUTTER - 16), GUTTER - 8, A.y + v * A.rowCss + A.rowCss / 2);
         }
       } else {
         ctx.textAlign = 'right';

@@ -6,11 +6,13 @@
  * The page is the script and style of src/html/ (embedded at build time,
  * see src/html/embed.cmake) and the data, written here as one JSON object
  * in a <script type="application/json"> element.  The bulk of it, the six
- * times and four ids of every unit, goes as base64 of little-endian Int32
- * arrays (or Float64 when a run's times do not fit), which the script
- * decodes into typed arrays: compact to write, quick to read, 100k units
- * stay a few megabytes.  Times are relative to the run's first event, in
- * a quantum q (ns) that divides them all: 1e6 for a log in milliseconds.
+ * times and four ids of every unit, goes as columns of integers, each in
+ * base64 with the fewest bytes its range needs (column()), which the
+ * script decodes into typed arrays: compact to write, quick to read, 100k
+ * units make about 3.4 MB.  Times are in a quantum q (ns) that divides
+ * them all (1e6 for a log in milliseconds): each unit's row key as the
+ * step from the previous unit's, each event as its offset from the key.
+ * A run whose times overflow that (absurd input) goes as Float64 ns.
  *
  * Job ids come from untrusted logs.  Every string is JSON-escaped so that
  * it cannot end its <script> element (`<`, `>`, `&` as \u003c...; U+2028

@@ -43,6 +43,8 @@ static void simulate_usage(FILE *f)
             "  --synth-threads T       cores one synthesis uses (default: fitted, else 1)\n"
             "  --host-threads T        cores one GPU worker's host work uses (default: fitted, else 1)\n"
             "  --host-share H          share of device time that is host CPU work, 0..1\n"
+            "  --host-weight X         a GPU worker's share of the cores against a synthesis's\n"
+            "                          when they compete (default: fitted, else 1)\n"
             "  --seed N                random seed (default 1): the same seed, the same result\n"
             "output\n"
             "  --sweep KNOB=A:B[:STEP] one simulation per value of a knob (synth-concurrency,\n"
@@ -182,8 +184,8 @@ static void setup_line(FILE *f, const struct sim_params *p)
             p->synth_concurrency, p->devices, p->devices == 1 ? "" : "s", p->gpu_workers,
             p->gpu_workers == 1 ? "" : "s", p->channel);
     if (p->cores > 0)
-        fprintf(f, "%g cores (synthesis %.2g, host %.2g, host share %.2g), ", p->cores, p->synth_threads,
-                p->host_threads, p->host_share);
+        fprintf(f, "%g cores (synthesis %.2g, host %.2g, host share %.2g, weight %.2g), ", p->cores,
+                p->synth_threads, p->host_threads, p->host_share, p->host_weight > 0 ? p->host_weight : 1);
     else
         fprintf(f, "no CPU contention, ");
     if (p->rate > 0)
@@ -208,11 +210,11 @@ static void calib_text(FILE *f, const char *from, const struct sim_params *p, co
             fit->fitted ? ", without contention" : "");
     if (fit->fitted)
         fprintf(f, "  %-13s fitted on %g cores from %zu units: a synthesis uses %.2g core%s, a GPU worker's host "
-                   "work %.2g core%s, busy %.0f%% of device time; explains %.0f%% of the variation of synthesis "
+                   "work %.2g core%s, busy %.0f%% of device time, weighted %gx; explains %.0f%% of the variation of synthesis "
                    "times, %.0f%% of device times; the worst slowdown in the trace was %.2fx\n",
                 "contention", fit->trace_cores, fit->units_used, fit->synth_threads,
                 fit->synth_threads == 1 ? "" : "s", fit->host_threads, fit->host_threads == 1 ? "" : "s",
-                100 * fit->host_share, 100 * fit->r2_synth, 100 * fit->r2_gpu, fit->max_slowdown);
+                100 * fit->host_share, fit->host_weight, 100 * fit->r2_synth, 100 * fit->r2_gpu, fit->max_slowdown);
     else
         fprintf(f, "  %-13s not fitted: %s; %s\n", "contention", fit->why,
                 p->cores > 0 ? "the model runs with the given --cores and threads"
@@ -257,15 +259,27 @@ static void result_json(FILE *f, const struct run_result *r)
     fprintf(f, "}, \"bottleneck\": \"%s\", \"jobs_completed\": %llu, \"units\": %llu",
             r->bottleneck ? bottleneck_names[r->bottleneck] : "none", (unsigned long long)r->jobs_completed,
             (unsigned long long)r->units);
+    fputs(", \"stages\": {", f);
+    for (int s = 0; s < ST_N; s++) {
+        fprintf(f, "%s\"%s\": {", s ? ", " : "", stage_names[s]);
+        jnum(f, "mean_s", r->stage[s].count ? r->stage[s].mean * 1e-9 : NAN);
+        fputs(", ", f);
+        jnum(f, "p50_s", r->stage[s].count ? r->stage[s].p50 * 1e-9 : NAN);
+        fputs(", ", f);
+        jnum(f, "p90_s", r->stage[s].count ? r->stage[s].p90 * 1e-9 : NAN);
+        fputc('}', f);
+    }
+    fputc('}', f);
 }
 
 static void params_json(FILE *f, const struct sim_params *p)
 {
     fprintf(f, "\"params\": {\"jobs\": %llu, \"partitions\": %d, \"rate\": %.9g, \"synth_concurrency\": %d, "
                "\"gpu_workers\": %d, \"devices\": %d, \"channel\": %d, \"cores\": %.9g, \"synth_threads\": %.9g, "
-               "\"host_threads\": %.9g, \"host_share\": %.9g, \"seed\": %llu}",
+               "\"host_threads\": %.9g, \"host_share\": %.9g, \"host_weight\": %.9g, \"seed\": %llu}",
             (unsigned long long)p->jobs, p->partitions, p->rate, p->synth_concurrency, p->gpu_workers, p->devices,
-            p->channel, p->cores, p->synth_threads, p->host_threads, p->host_share, (unsigned long long)p->seed);
+            p->channel, p->cores, p->synth_threads, p->host_threads, p->host_share,
+            p->host_weight > 0 ? p->host_weight : 1, (unsigned long long)p->seed);
 }
 
 static void calib_json(FILE *f, const char *from, const struct sim_params *p, const struct sim_fit *fit)
@@ -295,8 +309,9 @@ static void calib_json(FILE *f, const char *from, const struct sim_params *p, co
                 fit->trace_cores);
         if (fit->fitted)
             fprintf(f, ", \"synth_threads\": %.9g, \"host_threads\": %.9g, \"host_share\": %.9g, "
+                       "\"host_weight\": %.9g, "
                        "\"r2_synth\": %.6f, \"r2_gpu\": %.6f, \"max_slowdown\": %.6f, \"units\": %zu}",
-                    fit->synth_threads, fit->host_threads, fit->host_share, fit->r2_synth, fit->r2_gpu,
+                    fit->synth_threads, fit->host_threads, fit->host_share, fit->host_weight, fit->r2_synth, fit->r2_gpu,
                     fit->max_slowdown, fit->units_used);
         else
             fprintf(f, ", \"why\": \"%s\"}", fit->why);
@@ -324,7 +339,7 @@ int cmd_simulate(int argc, char **argv)
 {
     enum {
         O_FROM = 256, O_RUN, O_SYNTH_S, O_GPU_S, O_PREP_S, O_SPREAD, O_TCORES, O_NOFIT, O_C, O_W, O_D, O_K,
-        O_JOBS, O_PARTS, O_RATE, O_CORES, O_STH, O_HTH, O_HSH, O_SEED, O_SWEEP, O_JSON, O_COLOR
+        O_JOBS, O_PARTS, O_RATE, O_CORES, O_STH, O_HTH, O_HSH, O_HW, O_SEED, O_SWEEP, O_JSON, O_COLOR
     };
     static const struct option longopts[] = {
         {"from", required_argument, 0, O_FROM}, {"run", required_argument, 0, O_RUN},
@@ -336,7 +351,8 @@ int cmd_simulate(int argc, char **argv)
         {"jobs", required_argument, 0, O_JOBS}, {"partitions", required_argument, 0, O_PARTS},
         {"rate", required_argument, 0, O_RATE}, {"cores", required_argument, 0, O_CORES},
         {"synth-threads", required_argument, 0, O_STH}, {"host-threads", required_argument, 0, O_HTH},
-        {"host-share", required_argument, 0, O_HSH}, {"seed", required_argument, 0, O_SEED},
+        {"host-share", required_argument, 0, O_HSH}, {"host-weight", required_argument, 0, O_HW},
+        {"seed", required_argument, 0, O_SEED},
         {"sweep", required_argument, 0, O_SWEEP}, {"json", no_argument, 0, O_JSON},
         {"color", required_argument, 0, O_COLOR}, {"colour", required_argument, 0, O_COLOR},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
@@ -346,7 +362,7 @@ int cmd_simulate(int argc, char **argv)
     int nofit = 0, json = 0, color = isatty(1) && !getenv("NO_COLOR"), have_sweep = 0;
     struct sweep sw = {0};
     /* the user's knobs: NAN / -1 when not given */
-    double k_cores = NAN, k_sth = NAN, k_hth = NAN, k_hsh = NAN, k_rate = NAN;
+    double k_cores = NAN, k_sth = NAN, k_hth = NAN, k_hsh = NAN, k_hw = NAN, k_rate = NAN;
     long k_c = -1, k_w = -1, k_d = -1, k_k = -1, k_parts = -1, k_jobs = -1;
     unsigned long long seed = 1;
     int c;
@@ -373,6 +389,7 @@ int cmd_simulate(int argc, char **argv)
         case O_STH: bad = num("--synth-threads", optarg, 1e-6, 1e6, &k_sth); break;
         case O_HTH: bad = num("--host-threads", optarg, 1e-6, 1e6, &k_hth); break;
         case O_HSH: bad = num("--host-share", optarg, 0, 1, &k_hsh); break;
+        case O_HW: bad = num("--host-weight", optarg, 0.001, 1000, &k_hw); break;
         case O_SEED:
             bad = integer("--seed", optarg, 0, 2147483647L, &lv);
             seed = (unsigned long long)lv;
@@ -469,6 +486,7 @@ int cmd_simulate(int argc, char **argv)
     if (!isnan(k_sth)) p.synth_threads = k_sth;
     if (!isnan(k_hth)) p.host_threads = k_hth;
     if (!isnan(k_hsh)) p.host_share = k_hsh;
+    if (!isnan(k_hw)) p.host_weight = k_hw;
     p.seed = seed;
 
     /* the points: one, or the sweep's */

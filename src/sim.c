@@ -110,6 +110,8 @@ const char *sim_check(const struct sim_params *p)
         return "--synth-threads and --host-threads must be positive";
     if (!(p->host_share >= 0 && p->host_share <= 1))
         return "--host-share must be between 0 and 1";
+    if (!(p->host_weight >= 0 && p->host_weight <= 1000))
+        return "--host-weight must be a positive number (1: shares like a synthesis)";
     if (p->calib_partitions < 1)
         return "the calibration's partition count must be at least 1";
     if (!dist_ok(&p->synth, 0))
@@ -231,37 +233,39 @@ void sim_slowdowns(const struct sim_params *p, const int n[3], double f[3])
     if (p->cores <= 0)
         return;
     double cap[3] = {p->synth_threads, p->host_threads, p->host_share * p->host_threads};
+    double hw = p->host_weight > 0 ? p->host_weight : 1, w[3] = {1, hw, hw};
     double want = n[0] * cap[0] + n[1] * cap[1] + n[2] * cap[2];
     if (want <= p->cores)
         return;
-    /* Water-filling: every task gets the same share x of the cores, or
-     * what its threads can use when that is less. */
+    /* Weighted water-filling: a task of kind k gets w[k] x of the cores,
+     * or what its threads can use when that is less; x such that the
+     * cores are all given.  Kinds that can use least per weight fill
+     * first. */
     int order[3] = {0, 1, 2};
     for (int i = 0; i < 3; i++)
         for (int j = i + 1; j < 3; j++)
-            if (cap[order[j]] < cap[order[i]]) {
+            if (cap[order[j]] / w[order[j]] < cap[order[i]] / w[order[i]]) {
                 int t = order[i];
                 order[i] = order[j];
                 order[j] = t;
             }
-    double left = p->cores, x = INFINITY;
-    int tasks = n[0] + n[1] + n[2];
+    double left = p->cores, x = INFINITY, weight = n[0] * w[0] + n[1] * w[1] + n[2] * w[2];
     for (int i = 0; i < 3; i++) {
         int k = order[i];
         if (!n[k])
             continue;
-        double share = left / tasks;
-        if (cap[k] <= share) {
+        double share = left / weight;
+        if (cap[k] <= w[k] * share) {
             left -= n[k] * cap[k];
-            tasks -= n[k];
+            weight -= n[k] * w[k];
         } else {
             x = share;
             break;
         }
     }
     for (int k = 0; k < 3; k++)
-        if (cap[k] > x)
-            f[k] = cap[k] / x;
+        if (cap[k] > w[k] * x)
+            f[k] = cap[k] / (w[k] * x);
 }
 
 static int64_t ns(double s)

@@ -19,9 +19,10 @@
  *    that want them.  A synthesis can use `synth_threads` cores, a GPU
  *    worker's prep `host_threads`, and while its device proves, the
  *    worker keeps `host_share` x `host_threads` busy.  When they want more
- *    than `cores`, every task gets an equal share x of the cores, or all
- *    it can use when that is less (water-filling), and runs at share /
- *    wanted of its speed: a task that wants 1 core of 2 while another
+ *    than `cores`, every task gets an equal share x of the cores (x times
+ *    `host_weight` for a GPU worker's work: the scheduler may favour the
+ *    thread that sleeps and wakes), or all it can use when that is less
+ *    (water-filling), and runs at share / wanted of its speed: a task that wants 1 core of 2 while another
  *    wants 4 is not slowed; the other is.  Device time slows with its
  *    host work.  cores = 0: no contention.
  *
@@ -58,6 +59,8 @@ struct sim_params {
     double synth_threads; /* cores one synthesis uses */
     double host_threads;  /* cores one GPU worker's host work uses */
     double host_share;    /* 0..1: the share of device time that is host CPU work */
+    double host_weight;   /* a GPU worker's share of the cores against a synthesis's
+                           * (weighted sharing; 0 or 1: equal) */
     /* per-unit times at full speed */
     struct sim_dist synth, prep, gpu;
     int calib_partitions;
@@ -91,7 +94,7 @@ double sim_dist_mean(const struct sim_dist *d);
 struct sim_fit {
     int fitted;           /* the contention model was identified from the trace */
     double trace_cores;   /* the cores the trace's machine had (an input) */
-    double synth_threads, host_threads, host_share;
+    double synth_threads, host_threads, host_share, host_weight;
     double r2_synth, r2_gpu; /* how much of the log-variance of stage times the model explains */
     double max_slowdown;  /* the largest slowdown the fitted model sees in the trace */
     size_t units_used;

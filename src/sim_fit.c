@@ -11,7 +11,7 @@
  * The contention fit.  Under the processor sharing of sim.h, the tasks
  * running at each instant of the trace (syntheses, preps, proofs) give
  * each kind a slowdown f >= 1 (sim_slowdowns).  For each candidate
- * (Ts, Th, h) on a grid, every unit's synthesis time is divided by the
+ * (Ts, Th, h, weight) on a grid, every unit's synthesis time is divided by the
  * mean f of synthesis over it, and its device time by the mean f of
  * proofs over it; the candidate that leaves the least log-variance in
  * those base times is the fit: the model explains why the same work took
@@ -26,6 +26,7 @@
 #include "sort.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,8 @@ static int complete(const struct unit *u)
 
 struct cu {            /* a complete unit, in seconds from the run's start */
     double ss, se, ps, gs, ge; /* ps: the start of its prep latency */
+    double rd;                 /* ready: CHAN_SEND, else SYNTH_END */
+    double pk;                 /* GPU_PICKUP, else GPU_START */
     int device;
     /* indices of those times among the boundaries */
     uint32_t iss, ise, ips, igs, ige;
@@ -107,9 +110,10 @@ static double logvar(const double *x, size_t n)
 
 /* The slowdown integrals for a candidate: the slowdowns of each distinct
  * count triple, then a running sum over the segments. */
-static void integrate(struct segs *s, double cores, double ts, double th, double h)
+static void integrate(struct segs *s, double cores, double ts, double th, double h, double hw)
 {
-    struct sim_params p = {.cores = cores, .synth_threads = ts, .host_threads = th, .host_share = h};
+    struct sim_params p = {.cores = cores, .synth_threads = ts, .host_threads = th, .host_share = h,
+                           .host_weight = hw};
     for (size_t i = 0; i < s->ncombo; i++)
         sim_slowdowns(&p, s->cnt[i], s->f[i]);
     for (int c = 0; c < 3; c++)
@@ -136,16 +140,34 @@ static void fit(struct cu *c, size_t n, double cores, struct sim_fit *f, struct 
     }
     double v0s = logvar(tmp_s, n), v0g = logvar(tmp_g, n);
     static const double hs[] = {0, 0.25, 0.5, 0.75, 1};
+    /* Threads from one core (a task that computes keeps at least one core
+     * busy) to all of them, in steps of 2^(1/4), or coarser on big machines. */
+    double vals[48];
+    int nv = 0;
+    for (double step = pow(2, 0.25);; step = step < 1.3 ? sqrt(2) : 2) {
+        nv = 0;
+        for (double v = 1; v < cores * 0.999 && nv < 46; v *= step)
+            vals[nv++] = v;
+        vals[nv++] = cores;
+        if (nv <= 16 || step == 2)
+            break;
+    }
+    static const double hws[] = {1, 2, 4};
     struct cand {
-        double ts, th, h, obj, lf, vs, vg;
-    } cd[13 * 13 * 5];
+        double ts, th, h, hw, obj, lf, vs, vg;
+    } *cd = malloc((size_t)nv * (size_t)nv * 15 * sizeof *cd);
+    if (!cd) {
+        f->why = "out of memory";
+        return;
+    }
     size_t nc = 0;
-    /* Ts and Th as shares of the cores: 1/64 .. 1 in steps of sqrt(2) */
-    for (int a = 0; a <= 12; a++)
-        for (int b = 0; b <= 12; b++)
-            for (int k = 0; k < 5; k++) {
-                double ts = cores * pow(2, -6 + a * 0.5), th = cores * pow(2, -6 + b * 0.5);
-                integrate(s, cores, ts, th, hs[k]);
+    for (int a = 0; a < nv; a++)
+        for (int b = 0; b < nv; b++)
+            for (int k = 0; k < 15; k++) {
+                double ts = vals[a], th = vals[b], h = hs[k % 5], hw = hws[k / 5];
+                if (h == 0 && hw != 1)
+                    continue; /* no host work: its weight does not matter */
+                integrate(s, cores, ts, th, h, hw);
                 double lf = 0;
                 for (size_t i = 0; i < n; i++) {
                     double fs = mean_over(s->cum[0], s->t, c[i].iss, c[i].ise);
@@ -155,7 +177,7 @@ static void fit(struct cu *c, size_t n, double cores, struct sim_fit *f, struct 
                     lf += log(fs) + log(fg);
                 }
                 double vs = logvar(tmp_s, n), vg = logvar(tmp_g, n);
-                cd[nc++] = (struct cand){ts, th, hs[k], (v0s > 0 ? vs / v0s : 1) + (v0g > 0 ? vg / v0g : 1),
+                cd[nc++] = (struct cand){ts, th, h, hw, (v0s > 0 ? vs / v0s : 1) + (v0g > 0 ? vg / v0g : 1),
                                          lf / (double)n, vs, vg};
             }
     /* The least unexplained variance; among candidates that tie with it,
@@ -168,19 +190,26 @@ static void fit(struct cu *c, size_t n, double cores, struct sim_fit *f, struct 
     size_t pick = 0;
     double pick_lf = INFINITY;
     for (size_t i = 0; i < nc; i++) {
+        if (getenv("WF_FIT_DEBUG"))
+            fprintf(stderr, "fit: ts %.2f th %.2f h %.2f hw %.0f obj %.4f (synth %.3f gpu %.3f) slowdown %.3f\n", cd[i].ts,
+                    cd[i].th, cd[i].h, cd[i].hw, cd[i].obj, v0s > 0 ? 1 - cd[i].vs / v0s : 0, v0g > 0 ? 1 - cd[i].vg / v0g : 0,
+                    exp(cd[i].lf / 2));
         if (cd[i].obj <= best * (1 + 1e-3) + 1e-12 && cd[i].lf < pick_lf) {
             pick = i;
             pick_lf = cd[i].lf;
         }
     }
-    double bts = cd[pick].ts, bth = cd[pick].th, bh = cd[pick].h, bvs = cd[pick].vs, bvg = cd[pick].vg;
+    double bts = cd[pick].ts, bth = cd[pick].th, bh = cd[pick].h, bhw = cd[pick].hw, bvs = cd[pick].vs, bvg = cd[pick].vg;
+    free(cd);
     f->r2_synth = v0s > 0 ? 1 - bvs / v0s : 0;
     f->r2_gpu = v0g > 0 ? 1 - bvg / v0g : 0;
     f->synth_threads = bts;
     f->host_threads = bth;
     f->host_share = bh;
+    f->host_weight = bhw;
     /* how much slowdown the fit sees in the trace */
-    struct sim_params p = {.cores = cores, .synth_threads = bts, .host_threads = bth, .host_share = bh};
+    struct sim_params p = {.cores = cores, .synth_threads = bts, .host_threads = bth, .host_share = bh,
+                           .host_weight = bhw};
     double mx = 1;
     for (size_t k = 0; k + 1 < s->n; k++) {
         int cnt[3] = {s->ns[k], s->np[k], s->ng[k]};
@@ -311,63 +340,99 @@ static int channel_seen(const struct run *r)
     return mx;
 }
 
-/* The most syntheses at once (SYNTH_START to SYNTH_END), and the share of
- * the synthesis period during which that many ran. */
-static int synth_peak(const struct cu *c, size_t n, double *busy_share)
+/* The most units at once in [from, to) of each unit: a sweep. */
+static int most_at_once(const struct cu *c, size_t n, size_t from, size_t to, double *at, int level,
+                        double *span)
 {
-    double *ev = malloc((2 * n + 1) * sizeof *ev);
-    int *d = malloc((2 * n + 1) * sizeof *d);
-    *busy_share = 1;
-    if (!ev || !d) {
-        free(ev);
-        free(d);
+    double *st = malloc((n + 1) * sizeof *st), *en = malloc((n + 1) * sizeof *en);
+    int cur = 0, mx = 0;
+    if (!st || !en) {
+        free(st);
+        free(en);
         return 1;
     }
-    /* starts sorted apart from ends, then merged: ends first at a tie */
     for (size_t i = 0; i < n; i++) {
-        ev[i] = c[i].ss;
-        ev[n + i] = c[i].se;
+        st[i] = *(const double *)((const char *)&c[i] + from);
+        en[i] = *(const double *)((const char *)&c[i] + to);
     }
-    qsort(ev, n, sizeof *ev, cmp_dbl);
-    qsort(ev + n, n, sizeof *ev, cmp_dbl);
-    int cur = 0, mx = 0;
-    size_t i = 0, j = n;
-    double *t = malloc((2 * n + 1) * sizeof *t);
-    size_t m = 0;
-    while (t && (i < n || j < 2 * n)) {
-        if (j < 2 * n && (i >= n || ev[j] <= ev[i]))
-            t[m] = ev[j++], d[m++] = -1;
-        else
-            t[m] = ev[i++], d[m++] = 1;
-    }
-    for (size_t k = 0; t && k < m; k++) {
-        cur += d[k];
+    qsort(st, n, sizeof *st, cmp_dbl);
+    qsort(en, n, sizeof *en, cmp_dbl);
+    size_t i = 0, j = 0;
+    double last = n ? st[0] : 0, t = last;
+    *at = 0;
+    while (i < n || j < n) {
+        int end = j < n && (i >= n || en[j] <= st[i]); /* [start, end): ends first */
+        t = end ? en[j] : st[i];
+        if (cur >= level)
+            *at += t - last;
+        last = t;
+        cur += end ? -1 : 1;
+        end ? j++ : i++;
         if (cur > mx)
             mx = cur;
     }
-    double at_peak = 0;
-    cur = 0;
-    for (size_t k = 0; t && k + 1 < m; k++) {
-        cur += d[k];
-        if (cur == mx)
-            at_peak += t[k + 1] - t[k];
+    *span = n ? t - st[0] : 0;
+    free(st);
+    free(en);
+    return mx;
+}
+
+/* The most syntheses at once (SYNTH_START to SYNTH_END); and whether
+ * units waited for a synthesis permit.  A backlogged pipeline starts a
+ * synthesis the moment a permit comes back (at a unit's SYNTH_END, its
+ * ready time, or when a pickup makes room in the channel for a unit that
+ * holds its permit until it is in: whichever the daemon does); a pipeline fed slower
+ * than it synthesizes starts them later.  *starved: the median delay from
+ * the latest such moment to each start (past the first `peak`) over the
+ * mean synthesis time is above 5%. */
+static int synth_peak(const struct cu *c, size_t n, int *starved)
+{
+    double at, span;
+    int mx = most_at_once(c, n, offsetof(struct cu, ss), offsetof(struct cu, se), &at, 1 << 30, &span);
+    if (mx < 1)
+        mx = 1;
+    *starved = 0;
+    double *st = malloc((n + 1) * sizeof *st), *rel = malloc((3 * n + 1) * sizeof *rel);
+    double *gap = malloc((n + 1) * sizeof *gap);
+    if (st && rel && gap) {
+        double mean = 0;
+        for (size_t i = 0; i < n; i++) {
+            st[i] = c[i].ss;
+            rel[3 * i] = c[i].se;
+            rel[3 * i + 1] = c[i].rd;
+            rel[3 * i + 2] = c[i].pk;
+            mean += c[i].se - c[i].ss;
+        }
+        mean /= (double)(n ? n : 1);
+        qsort(st, n, sizeof *st, cmp_dbl);
+        qsort(rel, 3 * n, sizeof *rel, cmp_dbl);
+        size_t ng = 0, j = 0;
+        for (size_t i = (size_t)mx; i < n; i++) {
+            while (j < 3 * n && rel[j] <= st[i])
+                j++;
+            if (j > 0)
+                gap[ng++] = st[i] - rel[j - 1];
+        }
+        if (ng >= 4 && mean > 0) {
+            qsort(gap, ng, sizeof *gap, cmp_dbl);
+            *starved = gap[ng / 2] > 0.05 * mean;
+        }
     }
-    if (t && m >= 2 && t[m - 1] > t[0])
-        *busy_share = at_peak / (t[m - 1] - t[0]);
-    free(t);
-    free(ev);
-    free(d);
-    return mx > 0 ? mx : 1;
+    free(st);
+    free(rel);
+    free(gap);
+    return mx;
 }
 
 /* Jobs per second when the trace's pipeline waited for input: the GPU
- * idled with nothing in flight over 5% of its window, or synthesis ran at
- * its peak concurrency less than half the time (its permits were free:
- * jobs were not waiting for them).  0: a backlog, all jobs at once. */
-static double arrival_rate(const struct run *r, const struct run_result *res, double peak_share)
+ * idled with nothing in flight over 5% of its window, or syntheses did not
+ * start when permits came back (synth_peak).  0: a backlog, all jobs at
+ * once. */
+static double arrival_rate(const struct run *r, const struct run_result *res, int starved)
 {
-    int starved = res->window > 0 && (double)res->by_cause[CAUSE_NO_WORK] >= 0.05 * (double)res->window;
-    if ((!starved && peak_share >= 0.5) || r->njobs < 2)
+    if (res->window > 0 && (double)res->by_cause[CAUSE_NO_WORK] >= 0.05 * (double)res->window)
+        starved = 1;
+    if (!starved || r->njobs < 2)
         return 0;
     int64_t *first = malloc(r->njobs * sizeof *first);
     if (!first)
@@ -417,7 +482,11 @@ const char *sim_calibrate(const struct run *r, const struct run_result *res, dou
         x->se = ((double)u->t[EV_SYNTH_END] - t0) * 1e-9;
         x->gs = ((double)u->t[EV_GPU_START] - t0) * 1e-9;
         x->ge = ((double)u->t[EV_GPU_END] - t0) * 1e-9;
+        x->rd = has(u, EV_CHAN_SEND) && u->t[EV_CHAN_SEND] >= u->t[EV_SYNTH_END]
+                    ? ((double)u->t[EV_CHAN_SEND] - t0) * 1e-9
+                    : x->se;
         x->ps = has(u, EV_GPU_PICKUP) ? ((double)u->t[EV_GPU_PICKUP] - t0) * 1e-9 : x->gs;
+        x->pk = x->ps;
         if (x->ps > x->gs)
             x->ps = x->gs;
         x->device = u->device;
@@ -475,7 +544,7 @@ const char *sim_calibrate(const struct run *r, const struct run_result *res, dou
         segs_free(&sg);
         memset(&sg, 0, sizeof sg);
         if (f->fitted && build_segs(c, n, &sg) == 0) {
-            integrate(&sg, trace_cores, f->synth_threads, f->host_threads, f->host_share);
+            integrate(&sg, trace_cores, f->synth_threads, f->host_threads, f->host_share, f->host_weight);
             deflate = 1;
         } else if (f->fitted) {
             f->fitted = 0;
@@ -517,8 +586,8 @@ const char *sim_calibrate(const struct run *r, const struct run_result *res, dou
     p->synth = (struct sim_dist){.v = ws, .n = n};
     p->gpu = (struct sim_dist){.v = wg, .n = n};
     p->prep = (struct sim_dist){.v = wp, .n = n};
-    double peak_share;
-    f->synth_max = synth_peak(c, n, &peak_share);
+    int starved;
+    f->synth_max = synth_peak(c, n, &starved);
     free(c);
     f->workers_max = wmax;
     f->devices = ndev > 0 ? ndev : 1;
@@ -527,7 +596,7 @@ const char *sim_calibrate(const struct run *r, const struct run_result *res, dou
     if (f->partitions < 1)
         f->partitions = 1;
     f->channel_seen = channel_seen(r);
-    f->rate = arrival_rate(r, res, peak_share);
+    f->rate = arrival_rate(r, res, starved);
     p->calib_partitions = f->partitions;
     return NULL;
 }
@@ -545,6 +614,7 @@ void sim_trace_defaults(struct sim_params *p, const struct sim_fit *f)
     p->synth_threads = f->fitted ? f->synth_threads : 1;
     p->host_threads = f->fitted ? f->host_threads : 1;
     p->host_share = f->fitted ? f->host_share : 0;
+    p->host_weight = f->fitted ? f->host_weight : 1;
     p->seed = 1;
 }
 

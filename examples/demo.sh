@@ -35,6 +35,9 @@ echo "== before -> after =="
 "$W" render "$OUT/sequential.wft" "$OUT/parallel.wft" -o "$OUT/report.chrome.json"
 "$W" render "$OUT/sequential.wft" "$OUT/parallel.wft" -o "$OUT/report.html"
 echo
-echo "in $OUT/: the traces, the reports (text, JSON), the engine's own accounting (*.truth.json),"
+echo "== 3. and 3 or 4 syntheses at once? (SIMULATED from the sequential run, no benchmark) =="
+"$W" simulate --from "$OUT/sequential.wft" --channel 6 --sweep synth-concurrency=1:4 | tee "$OUT/simulate.txt"
+echo
+echo "in $OUT/: the traces, the reports (text, JSON), the engine's own accounting (*.truth.json), the sweep (simulate.txt),"
 echo "a waterfall of both runs (report.svg), the same to explore in a browser: zoom, pan, hover (report.html),"
 echo "and a Chrome trace for https://ui.perfetto.dev (report.chrome.json)"

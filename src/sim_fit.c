@@ -223,7 +223,7 @@ static void fit(struct cu *c, size_t n, double cores, struct sim_fit *f, struct 
     double gain = f->r2_synth + f->r2_gpu;
     f->fitted = gain >= 0.1 && mx > 1.02;
     if (!f->fitted)
-        f->why = mx <= 1.02 ? "the trace never ran more CPU work than its cores could take"
+        f->why = mx <= 1.02 ? "no slowdown shows in this trace (its concurrency never varied enough to show one)"
                             : "no contention model explains a tenth of the variation of its stage times";
 }
 

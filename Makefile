@@ -24,6 +24,7 @@ bench: all
 	@$(BUILD)/bench/bench_mark
 	@sh bench/bench_analyze.sh $(BUILD)
 	@sh bench/bench_engine.sh $(BUILD)
+	@sh bench/bench_sim.sh $(BUILD)
 	@sh bench/bench_render.sh $(BUILD)
 
 # The main job: build quietly (the log is shown if the build fails), then

@@ -37,6 +37,8 @@ static void analyze_usage(FILE *f)
             "  --gaps[=N]       list idle gaps, longest first (all, or the first N)\n"
             "  --advise=MODEL   formula (default: min(1, c*g/s), no CPU contention) or sim: a\n"
             "                   simulation calibrated from the run, CPU contention fitted\n"
+            "  --trace-cores=N  with --advise=sim: the cores of the machine that recorded\n"
+            "                   the input (default: this machine's)\n"
             "  --chart[=N]      draw the waterfall in the terminal: the devices, then the\n"
             "                   first N units (default 20), as wide as the terminal\n"
             "  --color=WHEN     auto (default: on a terminal), always, never\n"
@@ -48,18 +50,20 @@ static void analyze_usage(FILE *f)
 
 int cmd_analyze(int argc, char **argv)
 {
-    enum { O_JSON = 256, O_CSV, O_GAPS, O_COLOR, O_NOPROG, O_CHART, O_ADVISE };
+    enum { O_JSON = 256, O_CSV, O_GAPS, O_COLOR, O_NOPROG, O_CHART, O_ADVISE, O_TCORES };
     static const struct option longopts[] = {{"json", no_argument, 0, O_JSON},
                                              {"csv", no_argument, 0, O_CSV},
                                              {"gaps", optional_argument, 0, O_GAPS},
                                              {"chart", optional_argument, 0, O_CHART},
                                              {"advise", required_argument, 0, O_ADVISE},
+                                             {"trace-cores", required_argument, 0, O_TCORES},
                                              {"color", required_argument, 0, O_COLOR},
                                              {"colour", required_argument, 0, O_COLOR},
                                              {"no-progress", no_argument, 0, O_NOPROG},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     int json = 0, csv = 0, progress = isatty(2), advise_sim = 0, c;
+    double trace_cores = (double)sysconf(_SC_NPROCESSORS_ONLN);
     struct report_opts ro = {.color = isatty(1) && getenv("NO_COLOR") == NULL};
     optind = 0; /* 0: a full reset of getopt (glibc), also when called again */
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -104,6 +108,15 @@ int cmd_analyze(int argc, char **argv)
         case O_NOPROG:
             progress = 0;
             break;
+        case O_TCORES: {
+            char *end;
+            trace_cores = strtod(optarg, &end);
+            if (end == optarg || *end || !(trace_cores >= 0.01 && trace_cores <= 1e6)) {
+                fprintf(stderr, "waterfall analyze: --trace-cores takes a number of cores, not '%s'\n", optarg);
+                return WF_EXIT_USAGE;
+            }
+            break;
+        }
         case O_ADVISE:
             if (!strcmp(optarg, "sim") || !strcmp(optarg, "simulation"))
                 advise_sim = 1;
@@ -136,10 +149,11 @@ int cmd_analyze(int argc, char **argv)
     int rc = load_inputs(&l, argv + optind, argc - optind, progress, "waterfall analyze");
     if (l.nres > 0 && (rc == WF_EXIT_OK || rc == WF_EXIT_INPUT)) {
         /* The simulator's advice replaces the formula's where it can run:
-         * calibrated from the run itself, contention fitted on this
-         * machine's core count (a ratio: the fit is the same on any). */
+         * calibrated from the run itself, contention fitted on the cores
+         * of the machine that recorded it (--trace-cores; default: this
+         * machine's). */
         for (size_t i = 0; advise_sim && i < l.nres; i++)
-            if (l.res[i].advice.valid && sim_advise(l.res[i].run, &l.res[i], (double)sysconf(_SC_NPROCESSORS_ONLN)))
+            if (l.res[i].advice.valid && sim_advise(l.res[i].run, &l.res[i], trace_cores))
                 fprintf(stderr, "waterfall analyze: %s run %d: the simulation could not run; the advice is the formula's\n",
                         l.res[i].run->source, l.res[i].run->index);
         if (json)

@@ -62,6 +62,9 @@ fi
 "$W" analyze --advise sim "$T/r.wft" | grep -q "SIMULATED" && ok || bad "analyze --advise sim text"
 "$W" analyze --advise sim --json "$T/r.wft" | grep -q '"model": "simulation"' && ok || bad "advise sim json"
 "$W" analyze --json "$T/r.wft" | grep -q '"model": "formula"' && ok || bad "the default advice is the formula"
+"$W" analyze --advise sim --trace-cores 16 --json "$T/r.wft" | grep -q '"model": "simulation"' && ok ||
+    bad "advise sim with --trace-cores"
+"$W" analyze --advise sim --trace-cores 0 "$T/r.wft" >/dev/null 2>&1; [ $? = 2 ] && ok || bad "--trace-cores 0 accepted"
 
 # Impossible parameters and inputs: a clear message and exit 2 (usage) or 3 (input).
 expect() { # STATUS PATTERN ARGS...

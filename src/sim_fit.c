@@ -93,19 +93,27 @@ struct segs {
     double *cum[3]; /* the integral of each kind's slowdown up to t[k] (per candidate) */
 };
 
-static double logvar(const double *x, size_t n)
+/* The variance of the logs of x[0..n), the tenth at each end left out:
+ * a few stalls of the machine should not decide the fit.  x is reordered. */
+static double logvar(double *x, size_t n)
 {
-    double m = 0, m2 = 0;
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        if (x[i] > 0) {
-            double l = log(x[i]);
-            k++;
-            double d = l - m;
-            m += d / (double)k;
-            m2 += d * (l - m);
-        }
-    return k > 1 ? m2 / (double)(k - 1) : 0;
+        if (x[i] > 0)
+            x[k++] = log(x[i]);
+    if (k < 2)
+        return 0;
+    qsort(x, k, sizeof *x, cmp_dbl);
+    size_t lo = k >= 20 ? k / 10 : 0, hi = k - lo;
+    double m = 0, m2 = 0;
+    size_t c = 0;
+    for (size_t i = lo; i < hi; i++) {
+        c++;
+        double d = x[i] - m;
+        m += d / (double)c;
+        m2 += d * (x[i] - m);
+    }
+    return c > 1 ? m2 / (double)(c - 1) : 0;
 }
 
 /* The slowdown integrals for a candidate: the slowdowns of each distinct

@@ -28,6 +28,7 @@ static void simulate_usage(FILE *f)
             "                          its contention is fitted; --run N picks a run (default 1)\n"
             "  --synth-s S, --gpu-s G  per-unit synthesis and device seconds, instead of a trace\n"
             "  --prep-s S              host-side prep latency per unit (default 0)\n"
+            "  --dispatch-s S          dispatch latency: a free worker to GPU_PICKUP (default 0)\n"
             "  --spread CV             their coefficient of variation, lognormal (default 0)\n"
             "  --trace-cores N         the cores of the machine that recorded the trace\n"
             "                          (default: this machine's, %ld)\n"
@@ -153,6 +154,17 @@ static int parse_sweep(const char *v, struct sweep *s)
     if (s->knob == KN_RATE && s->step == 0)
         s->step = (s->b - s->a) / 8;
     int whole = s->knob != KN_CORES && s->knob != KN_RATE;
+    /* the same limits as the options' */
+    static const double lo[KN_N] = {0, 1, 1, 1, 0, 0.01, 1, 1, 1e-9};
+    static const double hi[KN_N] = {0, 100000, 100000, 100000, 10000000, 1e6, 100000, 50000000, 1e9};
+    if (s->a < lo[s->knob] || s->b > hi[s->knob]) {
+        fprintf(stderr, "waterfall simulate: --sweep %s: %s goes from %g to %g%s\n", v, knob_names[s->knob],
+                lo[s->knob], hi[s->knob],
+                s->knob == KN_CORES  ? " (--cores 0, no contention, is not a number of cores to sweep)"
+                : s->knob == KN_RATE ? " (--rate 0, all at once, is not a rate to sweep)"
+                                     : "");
+        return -1;
+    }
     if (s->b < s->a || s->a < 0 || (whole && (s->a != floor(s->a) || s->b != floor(s->b) ||
                                              s->step != floor(s->step))) ||
         !(s->step > 0) || (s->b - s->a) / s->step > 1000) {
@@ -161,6 +173,17 @@ static int parse_sweep(const char *v, struct sweep *s)
         return -1;
     }
     return 0;
+}
+
+/* A duration, or "-" where it is undefined (negative: e.g. the steady s
+ * per job of a single job). */
+static const char *dur_or_dash(char *buf, size_t n, double ns)
+{
+    if (!(ns >= 0)) {
+        snprintf(buf, n, "-");
+        return buf;
+    }
+    return fmt_dur(buf, n, ns);
 }
 
 static void idle_line(FILE *f, const struct run_result *r)
@@ -178,9 +201,9 @@ static void idle_line(FILE *f, const struct run_result *r)
 
 static void setup_line(FILE *f, const struct sim_params *p)
 {
-    fprintf(f, "  %-13s %llu jobs x %d partition%s, synthesis concurrency %d, %d device%s x %d worker%s, "
+    fprintf(f, "  %-13s %llu job%s x %d partition%s, synthesis concurrency %d, %d device%s x %d worker%s, "
                "channel %d, ",
-            "setup", (unsigned long long)p->jobs, p->partitions, p->partitions == 1 ? "" : "s",
+            "setup", (unsigned long long)p->jobs, p->jobs == 1 ? "" : "s", p->partitions, p->partitions == 1 ? "" : "s",
             p->synth_concurrency, p->devices, p->devices == 1 ? "" : "s", p->gpu_workers,
             p->gpu_workers == 1 ? "" : "s", p->channel);
     if (p->cores > 0)
@@ -196,18 +219,18 @@ static void setup_line(FILE *f, const struct sim_params *p)
 
 static void calib_text(FILE *f, const char *from, const struct sim_params *p, const struct sim_fit *fit)
 {
-    char a[32], b[32], c[32];
+    char a[32], b[32], c[32], d[32];
     if (!from) {
-        fprintf(f, "  %-13s from parameters: synthesis %s, device %s, prep %s per unit, spread %.2g\n",
+        fprintf(f, "  %-13s from parameters: synthesis %s, device %s, prep %s, dispatch %s per unit, spread %.2g\n",
                 "calibration", fmt_dur(a, sizeof a, p->synth.mean * 1e9), fmt_dur(b, sizeof b, p->gpu.mean * 1e9),
-                fmt_dur(c, sizeof c, p->prep.mean * 1e9), p->synth.cv);
+                fmt_dur(c, sizeof c, p->prep.mean * 1e9), fmt_dur(d, sizeof d, p->pickup.mean * 1e9), p->synth.cv);
         return;
     }
-    fprintf(f, "  %-13s from %s: %zu complete units resampled: synthesis %s, device %s (effective), prep %s "
-               "per unit (means%s)\n",
-            "calibration", from, p->synth.n, fmt_dur(a, sizeof a, sim_dist_mean(&p->synth) * 1e9),
+    fprintf(f, "  %-13s from %s: %zu complete unit%s resampled: synthesis %s, device %s (effective), prep %s, "
+               "dispatch %s per unit (means%s)\n",
+            "calibration", from, p->synth.n, p->synth.n == 1 ? "" : "s", fmt_dur(a, sizeof a, sim_dist_mean(&p->synth) * 1e9),
             fmt_dur(b, sizeof b, sim_dist_mean(&p->gpu) * 1e9), fmt_dur(c, sizeof c, sim_dist_mean(&p->prep) * 1e9),
-            fit->fitted ? ", without contention" : "");
+            fmt_dur(d, sizeof d, sim_dist_mean(&p->pickup) * 1e9), fit->fitted ? ", without contention" : "");
     if (fit->fitted)
         fprintf(f, "  %-13s fitted on %g cores from %zu units: a synthesis uses %.2g core%s, a GPU worker's host "
                    "work %.2g core%s, busy %.0f%% of device time, weighted %gx; explains %.0f%% of the variation of synthesis "
@@ -225,7 +248,7 @@ static void result_text(FILE *f, const struct run_result *r)
 {
     char a[32], b[32];
     fprintf(f, "  %-13s GPU utilization %.1f%%, %s per job (steady %s), bottleneck %s\n", "predicted",
-            100 * r->utilization, fmt_dur(a, sizeof a, r->s_per_job), fmt_dur(b, sizeof b, r->steady_s_per_job),
+            100 * r->utilization, dur_or_dash(a, sizeof a, r->s_per_job), dur_or_dash(b, sizeof b, r->steady_s_per_job),
             r->bottleneck ? bottleneck_names[r->bottleneck] : "none");
     idle_line(f, r);
 }
@@ -339,12 +362,12 @@ int cmd_simulate(int argc, char **argv)
 {
     enum {
         O_FROM = 256, O_RUN, O_SYNTH_S, O_GPU_S, O_PREP_S, O_SPREAD, O_TCORES, O_NOFIT, O_C, O_W, O_D, O_K,
-        O_JOBS, O_PARTS, O_RATE, O_CORES, O_STH, O_HTH, O_HSH, O_HW, O_SEED, O_SWEEP, O_JSON, O_COLOR
+        O_JOBS, O_PARTS, O_RATE, O_CORES, O_STH, O_HTH, O_HSH, O_HW, O_DISP, O_SEED, O_SWEEP, O_JSON, O_COLOR
     };
     static const struct option longopts[] = {
         {"from", required_argument, 0, O_FROM}, {"run", required_argument, 0, O_RUN},
         {"synth-s", required_argument, 0, O_SYNTH_S}, {"gpu-s", required_argument, 0, O_GPU_S},
-        {"prep-s", required_argument, 0, O_PREP_S}, {"spread", required_argument, 0, O_SPREAD},
+        {"prep-s", required_argument, 0, O_PREP_S}, {"dispatch-s", required_argument, 0, O_DISP}, {"spread", required_argument, 0, O_SPREAD},
         {"trace-cores", required_argument, 0, O_TCORES}, {"no-fit", no_argument, 0, O_NOFIT},
         {"synth-concurrency", required_argument, 0, O_C}, {"gpu-workers", required_argument, 0, O_W},
         {"devices", required_argument, 0, O_D}, {"channel", required_argument, 0, O_K},
@@ -358,7 +381,7 @@ int cmd_simulate(int argc, char **argv)
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     const char *from = NULL;
     long run_no = 1, lv;
-    double synth_s = -1, gpu_s = -1, prep_s = 0, spread = 0, tcores = (double)sysconf(_SC_NPROCESSORS_ONLN);
+    double synth_s = -1, gpu_s = -1, prep_s = 0, disp_s = 0, spread = 0, tcores = (double)sysconf(_SC_NPROCESSORS_ONLN);
     int nofit = 0, json = 0, color = isatty(1) && !getenv("NO_COLOR"), have_sweep = 0;
     struct sweep sw = {0};
     /* the user's knobs: NAN / -1 when not given */
@@ -375,6 +398,7 @@ int cmd_simulate(int argc, char **argv)
         case O_SYNTH_S: bad = num("--synth-s", optarg, 1e-9, 1e9, &synth_s); break;
         case O_GPU_S: bad = num("--gpu-s", optarg, 1e-9, 1e9, &gpu_s); break;
         case O_PREP_S: bad = num("--prep-s", optarg, 0, 1e9, &prep_s); break;
+        case O_DISP: bad = num("--dispatch-s", optarg, 0, 1e9, &disp_s); break;
         case O_SPREAD: bad = num("--spread", optarg, 0, 100, &spread); break;
         case O_TCORES: bad = num("--trace-cores", optarg, 0.01, 1e6, &tcores); break;
         case O_NOFIT: nofit = 1; break;
@@ -456,7 +480,7 @@ int cmd_simulate(int argc, char **argv)
             loaded_free(&l);
             return WF_EXIT_INPUT;
         }
-        if (!nofit && l.nres > 1 && !json)
+        if (l.nres > 1 && !json)
             fprintf(stderr, "waterfall simulate: %s holds %zu runs; calibrating from run %ld (--run picks another)\n",
                     from, l.nres, run_no);
         sim_trace_defaults(&p, &fit);
@@ -465,6 +489,7 @@ int cmd_simulate(int argc, char **argv)
         p.synth = (struct sim_dist){.mean = synth_s, .cv = spread};
         p.gpu = (struct sim_dist){.mean = gpu_s, .cv = spread};
         p.prep = (struct sim_dist){.mean = prep_s, .cv = spread};
+        p.pickup = (struct sim_dist){.mean = disp_s, .cv = spread};
         p.calib_partitions = 1;
         p.jobs = 100;
         p.partitions = 1;
@@ -507,18 +532,28 @@ int cmd_simulate(int argc, char **argv)
             vals[i] = sw.a + (double)i * sw.step;
             set_knob(&pp[i], sw.knob, vals[i]);
         }
+        if (!from) /* --synth-s and --gpu-s are per unit, whatever the partitions */
+            pp[i].calib_partitions = pp[i].partitions;
         if (!channel_given && !(have_sweep && sw.knob == KN_CHANNEL))
             pp[i].channel = pp[i].channel > pp[i].synth_concurrency ? pp[i].channel : pp[i].synth_concurrency;
         const char *bad = sim_check(&pp[i]);
         if (bad) {
-            fprintf(stderr, "waterfall simulate: %s%s%s\n", bad, have_sweep ? " (in the sweep of " : "",
-                    have_sweep ? knob_names[sw.knob] : "");
+            fprintf(stderr, "waterfall simulate: %s%s%s%s\n", bad, have_sweep ? " (in the sweep of " : "",
+                    have_sweep ? knob_names[sw.knob] : "", have_sweep ? ")" : "");
             rc = WF_EXIT_USAGE;
             goto done;
         }
     }
     for (size_t i = 0; i < npts; i++) {
-        if (sim_run(&pp[i], &outs[i])) {
+        int st = sim_run(&pp[i], &outs[i]);
+        if (st == -2) {
+            fprintf(stderr, "waterfall simulate: the simulated run would last past %.0e s (the nanosecond "
+                            "timestamps would overflow): give shorter times, fewer jobs or a faster --rate\n",
+                    SIM_MAX_S);
+            rc = WF_EXIT_USAGE;
+            goto done;
+        }
+        if (st) {
             fprintf(stderr, "waterfall simulate: out of memory\n");
             rc = WF_EXIT_FAIL;
             goto done;
@@ -527,12 +562,22 @@ int cmd_simulate(int argc, char **argv)
             fprintf(stderr, "timing: %zu units, %llu events: simulation %.3f s (%.2fM units/s), analysis %.3f s\n",
                     outs[i].run.nunits, (unsigned long long)outs[i].events, outs[i].sim_s,
                     (double)outs[i].run.nunits / outs[i].sim_s * 1e-6, outs[i].analyze_s);
+        sim_out_drop_run(&outs[i]); /* the figures stay; the units go */
     }
-    /* the best: least s per job; within 0.5%, the first (smaller) value */
+    /* The best: the least s per job; among points within 0.5% of it, the
+     * first (the smaller value).  Jobs and the arrival rate are the
+     * workload, not a setting: their sweeps rank nothing. */
+    int ranked = have_sweep && sw.knob != KN_JOBS && sw.knob != KN_RATE;
     size_t best = 0;
-    for (size_t i = 1; i < npts; i++)
-        if (outs[i].res.s_per_job > 0 && outs[i].res.s_per_job < outs[best].res.s_per_job * 0.995)
+    double least = INFINITY;
+    for (size_t i = 0; i < npts; i++)
+        if (outs[i].res.s_per_job > 0 && outs[i].res.s_per_job < least)
+            least = outs[i].res.s_per_job;
+    for (size_t i = 0; ranked && i < npts; i++)
+        if (outs[i].res.s_per_job > 0 && outs[i].res.s_per_job <= least * 1.005) {
             best = i;
+            break;
+        }
 
     if (json) {
         printf("{\"simulated\": true, ");
@@ -542,7 +587,11 @@ int cmd_simulate(int argc, char **argv)
         printf(", ");
         calib_json(stdout, from, &p, &fit);
         if (have_sweep) {
-            printf(", \"sweep\": {\"knob\": \"%s\", \"best\": %.9g, \"points\": [", knob_names[sw.knob], vals[best]);
+            printf(", \"sweep\": {\"knob\": \"%s\", ", knob_names[sw.knob]);
+            if (ranked)
+                printf("\"best\": %.9g, \"points\": [", vals[best]);
+            else
+                printf("\"best\": null, \"points\": [");
             for (size_t i = 0; i < npts; i++) {
                 printf("%s{\"value\": %.9g, ", i ? ", " : "", vals[i]);
                 result_json(stdout, &outs[i].res);
@@ -570,20 +619,22 @@ int cmd_simulate(int argc, char **argv)
                                                                      : k == 2 ? CAUSE_PREP
                                                                               : CAUSE_NO_WORK]);
                 snprintf(cause, sizeof cause, "%s / %s / %s / %s", cs[0], cs[1], cs[2], cs[3]);
-                printf("  %15.6g %s  %10.1f%%  %10s  %10s  %-34s", vals[i], i == best ? "*" : " ",
-                       100 * r->utilization, fmt_dur(a, sizeof a, r->s_per_job),
-                       fmt_dur(b, sizeof b, r->steady_s_per_job), cause);
+                printf("  %15.6g %s  %10.1f%%  %10s  %10s  %-34s", vals[i], i == best && ranked ? "*" : " ",
+                       100 * r->utilization, dur_or_dash(a, sizeof a, r->s_per_job),
+                       dur_or_dash(b, sizeof b, r->steady_s_per_job), cause);
                 if (color) {
                     fputs("  ", stdout);
-                    fputs(i == best ? "\033[32m" : "\033[2m", stdout);
+                    fputs(i == best && ranked ? "\033[32m" : "\033[2m", stdout);
                     bar(stdout, r->utilization, 20);
                     fputs("\033[0m", stdout);
                 }
                 putchar('\n');
             }
-            printf("  * best: %s %g, %.1f%% GPU utilization, %s per job\n", knob_names[sw.knob], vals[best],
-                   100 * outs[best].res.utilization,
-                   fmt_dur((char[32]){0}, 32, outs[best].res.s_per_job));
+            if (ranked)
+                printf("  * best: %s %g, %.1f%% GPU utilization, %s per job\n", knob_names[sw.knob], vals[best],
+                       100 * outs[best].res.utilization, dur_or_dash((char[32]){0}, 32, outs[best].res.s_per_job));
+            else
+                printf("  (%s is the workload, not a setting: no best)\n", knob_names[sw.knob]);
         }
     }
     if (fflush(stdout) != 0) {
@@ -597,9 +648,7 @@ done:
     free(outs);
     free(vals);
     free(pp);
-    sim_dist_free(&p.synth);
-    sim_dist_free(&p.gpu);
-    sim_dist_free(&p.prep);
+    sim_params_free(&p);
     if (loaded)
         loaded_free(&l);
     return rc;

@@ -50,10 +50,21 @@ static double sample(const struct sim_dist *d, uint64_t *s)
         return d->v[(size_t)(((unsigned __int128)rng_next(s) * d->n) >> 64)];
     if (d->cv <= 0)
         return d->mean;
-    /* lognormal with the given mean and coefficient of variation */
+    /* lognormal with the given mean and coefficient of variation; the two
+     * draws in a fixed order, so a seed gives the same run everywhere */
     double s2 = log1p(d->cv * d->cv), mu = log(d->mean) - s2 / 2;
-    double z = sqrt(-2 * log(rng_unit(s))) * cos(6.283185307179586 * rng_unit(s));
+    double u1 = rng_unit(s);
+    double u2 = rng_unit(s);
+    double z = sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2);
     return exp(mu + sqrt(s2) * z);
+}
+
+void sim_params_free(struct sim_params *p)
+{
+    sim_dist_free(&p->synth);
+    sim_dist_free(&p->gpu);
+    sim_dist_free(&p->prep);
+    sim_dist_free(&p->pickup);
 }
 
 double sim_dist_mean(const struct sim_dist *d)
@@ -95,12 +106,18 @@ const char *sim_check(const struct sim_params *p)
         return "too many units: jobs x partitions must be at most 50 million";
     if (p->synth_concurrency < 1)
         return "--synth-concurrency must be at least 1";
+    if (p->synth_concurrency > 100000)
+        return "--synth-concurrency must be at most 100000";
     if (p->gpu_workers < 1)
         return "--gpu-workers must be at least 1 (a device with no worker never proves)";
     if (p->devices < 1)
         return "--devices must be at least 1";
+    if ((double)p->gpu_workers * p->devices > 100000)
+        return "too many GPU workers: --gpu-workers x --devices must be at most 100000";
     if (p->channel < 0)
         return "--channel must be 0 (a rendezvous) or more";
+    if (p->channel > 10000000)
+        return "--channel must be at most 10000000";
     if (!(p->rate >= 0) || !isfinite(p->rate))
         return "--rate must be a number of jobs per second, 0 for all at once";
     if (!(p->cores >= 0) || !isfinite(p->cores))
@@ -120,6 +137,10 @@ const char *sim_check(const struct sim_params *p)
         return "GPU time must be positive and finite (--gpu-s), its spread between 0 and 100";
     if (!dist_ok(&p->prep, 1))
         return "prep time must be zero or positive and finite (--prep-s)";
+    if (!dist_ok(&p->pickup, 1))
+        return "dispatch latency must be zero or positive and finite (--dispatch-s)";
+    if (p->rate > 0 && (double)(p->jobs - 1) / p->rate > SIM_MAX_S)
+        return "--rate is too slow for --jobs: the last job would arrive after 9e9 s";
     return NULL;
 }
 
@@ -205,9 +226,10 @@ static uint32_t fifo_pop(struct fifo *q)
 
 /* ---- the simulation ---- */
 
-/* The three kinds of work that progress at their own rate: synthesis and
- * prep (CPU tasks) and proofs (device time, with a host share). */
-enum { CL_SYNTH, CL_PREP, CL_GPU, CL_N };
+/* The kinds of work that progress at their own rate: synthesis and prep
+ * (CPU tasks), proofs (device time, with a host share), and dispatch
+ * latencies (wall time: never slowed). */
+enum { CL_SYNTH, CL_PREP, CL_GPU, CL_PICK, CL_N };
 
 struct sim {
     const struct sim_params *p;
@@ -308,15 +330,23 @@ static int try_device(struct sim *s, int d)
     return l > 0 ? begin(s, CL_PREP, l, id) : start_gpu(s, id);
 }
 
-static int pickup(struct sim *s, uint32_t worker, uint32_t id)
+/* The worker has the unit (GPU_PICKUP): it waits for its device. */
+static int picked(struct sim *s, uint32_t id)
 {
-    int d = (int)(worker % (uint32_t)s->p->devices);
     struct unit *u = &s->u[id];
     u->t[EV_GPU_PICKUP] = ns(s->t);
+    fifo_push(&s->devq[u->device], id);
+    return try_device(s, u->device);
+}
+
+/* A free worker takes the unit; it has it after the dispatch latency. */
+static int pickup(struct sim *s, uint32_t worker, uint32_t id)
+{
+    struct unit *u = &s->u[id];
     u->worker = (int32_t)(worker / (uint32_t)s->p->devices);
-    u->device = d;
-    fifo_push(&s->devq[d], id);
-    return try_device(s, d);
+    u->device = (int32_t)(worker % (uint32_t)s->p->devices);
+    double l = sample(&s->p->pickup, &s->rng);
+    return l > 0 ? begin(s, CL_PICK, l, id) : picked(s, id);
 }
 
 static void send(struct sim *s, uint32_t id)
@@ -365,6 +395,8 @@ static int finish(struct sim *s, int cl, uint32_t id)
         return dispatch(s);
     case CL_PREP:
         return start_gpu(s, id);
+    case CL_PICK:
+        return picked(s, id);
     default: {
         u->t[EV_GPU_END] = ns(s->t);
         s->dev_busy[u->device] = 0;
@@ -384,6 +416,7 @@ static int step(struct sim *s)
         arrival = s->p->rate > 0 ? (double)s->arrived / s->p->rate : 0;
     double f[CL_N];
     sim_slowdowns(s->p, s->n, f);
+    f[CL_PICK] = 1;
     double dt = arrival - s->t;
     int next = -1;
     for (int k = 0; k < CL_N; k++)
@@ -402,6 +435,8 @@ static int step(struct sim *s)
         for (int k = 0; k < CL_N; k++)
             s->v[k] += dt / f[k];
     }
+    if (s->t > SIM_MAX_S)
+        return -2;
     if (next < 0) {
         s->arrived++;
         s->avail += (size_t)s->p->partitions;
@@ -472,9 +507,10 @@ int sim_run(const struct sim_params *p, struct sim_out *o)
     }
     for (uint32_t w = 0; w < nw; w++)
         fifo_push(&s.idle, w); /* device-major round robin: w % devices is the device */
-    while (s.h[CL_SYNTH].n || s.h[CL_PREP].n || s.h[CL_GPU].n || s.arrived < p->jobs)
-        if (step(&s))
+    while (s.h[CL_SYNTH].n || s.h[CL_PREP].n || s.h[CL_GPU].n || s.h[CL_PICK].n || s.arrived < p->jobs)
+        if ((rc = step(&s)) != 0)
             goto out;
+    rc = -1;
     for (size_t i = 0; i < s.nunits; i++)
         if (s.u[i].t[EV_GPU_END] == T_NONE) { /* cannot happen: every unit is proved */
             fprintf(stderr, "waterfall simulate: internal error: unit %zu never finished\n", i);
@@ -486,7 +522,7 @@ int sim_run(const struct sim_params *p, struct sim_out *o)
     o->run.index = 1;
     o->run.units = s.u;
     o->run.nunits = o->run.units_cap = s.nunits;
-    o->run.events = s.nunits * 5;
+    o->run.events = s.nunits * EV_N;
     s.u = NULL;
     if (build_jobs(p, o))
         goto out;
@@ -511,6 +547,16 @@ out:
     if (rc)
         sim_out_free(o);
     return rc;
+}
+
+void sim_out_drop_run(struct sim_out *o)
+{
+    big_free(o->run.units, o->run.nunits * sizeof *o->run.units);
+    free(o->run.jobs);
+    free(o->ids);
+    o->run.units = NULL;
+    o->run.jobs = NULL;
+    o->ids = NULL;
 }
 
 void sim_out_free(struct sim_out *o)

@@ -10,8 +10,9 @@
  *  - at most `synth_concurrency` syntheses run at once (a semaphore); a
  *    unit keeps its permit until the channel accepts it (CHAN_SEND);
  *  - the channel holds at most `channel` units (0: a rendezvous);
- *  - `gpu_workers` workers per device take units from the channel
- *    (GPU_PICKUP); each device proves one unit at a time (its effective
+ *  - `gpu_workers` workers per device take units from the channel: a free
+ *    worker takes the oldest unit after a dispatch latency (GPU_PICKUP;
+ *    the unit counts as waiting in the queue until then); each device proves one unit at a time (its effective
  *    time per unit, g = busy / units, which folds any overlap of workers);
  *    a picked-up unit waits for its device, then a short host-side prep
  *    latency runs (GPU_START), then the device time (GPU_END);
@@ -63,6 +64,7 @@ struct sim_params {
                            * (weighted sharing; 0 or 1: equal) */
     /* per-unit times at full speed */
     struct sim_dist synth, prep, gpu;
+    struct sim_dist pickup; /* dispatch latency: a free worker to GPU_PICKUP */
     int calib_partitions;
     uint64_t seed;
 };
@@ -84,10 +86,15 @@ void sim_slowdowns(const struct sim_params *p, const int n[3], double f[3]);
 /* Check the parameters; NULL if fine, else a message for the user. */
 const char *sim_check(const struct sim_params *p);
 
-/* Simulate and analyse; 0, or -1 when out of memory. */
+/* Simulate and analyse; 0, -1 when out of memory, -2 when the simulated
+ * time would pass SIM_MAX_S (the nanosecond timestamps would overflow). */
+#define SIM_MAX_S 9.0e9
 int sim_run(const struct sim_params *p, struct sim_out *out);
 void sim_out_free(struct sim_out *out);
+/* Free the simulated units, keep the figures (out->res; out->run's counts). */
+void sim_out_drop_run(struct sim_out *out);
 void sim_dist_free(struct sim_dist *d);
+void sim_params_free(struct sim_params *p); /* its distributions */
 double sim_dist_mean(const struct sim_dist *d);
 
 /* Calibration from an analysed run (sim_fit.c). */

@@ -49,7 +49,7 @@ struct cu {            /* a complete unit, in seconds from the run's start */
     double ss, se, ps, gs, ge; /* ps: the start of its prep latency */
     double rd;                 /* ready: CHAN_SEND, else SYNTH_END */
     double pk;                 /* GPU_PICKUP, else GPU_START */
-    int device;
+    int device, worker;
     /* indices of those times among the boundaries */
     uint32_t iss, ise, ips, igs, ige;
 };
@@ -58,6 +58,16 @@ static int cmp_dbl(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
+}
+
+static int cmp_worker_pickup(const void *a, const void *b)
+{
+    const struct cu *x = *(const struct cu *const *)a, *y = *(const struct cu *const *)b;
+    if (x->device != y->device)
+        return x->device < y->device ? -1 : 1;
+    if (x->worker != y->worker)
+        return x->worker < y->worker ? -1 : 1;
+    return x->pk < y->pk ? -1 : x->pk > y->pk;
 }
 
 static int cmp_start(const void *a, const void *b)
@@ -475,8 +485,10 @@ const char *sim_calibrate(const struct run *r, const struct run_result *res, dou
                "consistent): nothing to calibrate from";
     struct cu *c = malloc(n * sizeof *c);
     double *ws = malloc(n * sizeof *ws), *wg = malloc(n * sizeof *wg), *wp = malloc(n * sizeof *wp);
-    if (!c || !ws || !wg || !wp) {
-        free(c), free(ws), free(wg), free(wp);
+    double *wd = malloc(n * sizeof *wd);
+    struct cu **byw = malloc(n * sizeof *byw);
+    if (!c || !ws || !wg || !wp || !wd || !byw) {
+        free(c), free(ws), free(wg), free(wp), free(wd), free(byw);
         return "out of memory";
     }
     size_t k = 0;
@@ -498,7 +510,21 @@ const char *sim_calibrate(const struct run *r, const struct run_result *res, dou
         if (x->ps > x->gs)
             x->ps = x->gs;
         x->device = u->device;
+        x->worker = u->worker;
     }
+    /* dispatch latency: from the later of ready and the worker free (its
+     * previous unit's GPU_END) to GPU_PICKUP (GPU_START without one) */
+    for (size_t i = 0; i < n; i++)
+        byw[i] = &c[i];
+    qsort(byw, n, sizeof *byw, cmp_worker_pickup);
+    for (size_t i = 0; i < n; i++) {
+        double from = byw[i]->rd;
+        if (i > 0 && byw[i - 1]->device == byw[i]->device && byw[i - 1]->worker == byw[i]->worker &&
+            byw[i - 1]->ge > from)
+            from = byw[i - 1]->ge;
+        wd[i] = byw[i]->pk > from ? byw[i]->pk - from : 0;
+    }
+    free(byw);
     /* prep latency: from max(pickup, the device free) to GPU_START */
     qsort(c, n, sizeof *c, cmp_start);
     double free_at = -INFINITY, gpu_sum = 0;
@@ -591,6 +617,8 @@ const char *sim_calibrate(const struct run *r, const struct run_result *res, dou
     sim_dist_free(&p->synth);
     sim_dist_free(&p->gpu);
     sim_dist_free(&p->prep);
+    sim_dist_free(&p->pickup);
+    p->pickup = (struct sim_dist){.v = wd, .n = n};
     p->synth = (struct sim_dist){.v = ws, .n = n};
     p->gpu = (struct sim_dist){.v = wg, .n = n};
     p->prep = (struct sim_dist){.v = wp, .n = n};
@@ -677,9 +705,7 @@ int sim_advise(const struct run *r, struct run_result *res, double trace_cores)
 out:
     free(spj);
     free(util);
-    sim_dist_free(&p.synth);
-    sim_dist_free(&p.gpu);
-    sim_dist_free(&p.prep);
+    sim_params_free(&p);
     return rc;
 }
 

@@ -267,9 +267,7 @@ static void fit_known(void)
         sim_out_free(&t);
         sim_out_free(&q);
     }
-    sim_dist_free(&p.synth);
-    sim_dist_free(&p.gpu);
-    sim_dist_free(&p.prep);
+    sim_params_free(&p);
     sim_out_free(&o);
 
     /* No contention in the trace: nothing to fit, and it says so. */
@@ -279,14 +277,14 @@ static void fit_known(void)
     CHECK(sim_run(&quiet, &o) == 0);
     CHECK(sim_calibrate(&o.run, &o.res, 8, 1, &p, &fit) == NULL);
     CHECK(!fit.fitted && fit.why != NULL);
-    /* the simulator's advice for it: 2 syntheses saturate a 0.5 s GPU */
+    /* the simulator's advice for it: 2 syntheses of 1 s feed a 0.5 s GPU
+     * on average; with the 10% spread a third takes the last idle out */
     CHECK(sim_advise(&o.run, &o.res, 8) == 0);
     CHECK(!strcmp(o.res.advice.model, "simulation"));
-    CHECK(o.res.advice.needed == 2);
+    CHECK(o.res.advice.needed == 2 || o.res.advice.needed == 3);
+    CHECK(o.res.advice.current == 1 && o.res.advice.predicted_now < 0.6);
     CHECK(o.res.advice.predicted_needed > 0.97);
-    sim_dist_free(&p.synth);
-    sim_dist_free(&p.gpu);
-    sim_dist_free(&p.prep);
+    sim_params_free(&p);
     sim_out_free(&o);
 }
 
@@ -318,9 +316,7 @@ static void arrivals(void)
     CHECK(fabs(q.res.s_per_job / o.res.s_per_job - 1) < 0.03);
     sim_out_free(&q);
     sim_out_free(&o);
-    sim_dist_free(&p.synth);
-    sim_dist_free(&p.gpu);
-    sim_dist_free(&p.prep);
+    sim_params_free(&p);
 }
 
 static void cuzk(void)

@@ -40,6 +40,28 @@ done
     bad "no chart with --color=always"
 "$W" simulate --synth-s 39 --gpu-s 27 --sweep synth-concurrency=1:3 | grep -q "█" && bad "chart in a pipe" || ok
 
+# Workload sweeps rank nothing; undefined figures print as "-".
+"$W" simulate --synth-s 1 --gpu-s 1 --sweep jobs=1:3 | grep -q "no best" && ok || bad "jobs sweep ranked"
+"$W" simulate --synth-s 1 --gpu-s 1 --sweep jobs=1:3 --json | grep -q '"best": null' && ok || bad "jobs sweep json best"
+"$W" simulate --synth-s 1 --gpu-s 1 --jobs 1 | grep -q "steady -)" && ok || bad "steady of one job not '-'"
+# --synth-s is per unit at any partition count, in a sweep too
+a=$("$W" simulate --synth-s 39 --gpu-s 27 --jobs 20 --partitions 10 --json | sed 's/.*"s_per_job": \([0-9.e+-]*\).*/\1/')
+b=$("$W" simulate --synth-s 39 --gpu-s 27 --jobs 20 --sweep partitions=10:10 --json | sed 's/.*"s_per_job": \([0-9.e+-]*\),.*/\1/' | head -c 20)
+[ "$(echo "$a" | cut -c1-8)" = "$(echo "$b" | cut -c1-8)" ] && ok || bad "partitions: $a vs sweep $b"
+# A log whose GPU waits for pickups: the simulation keeps the dispatch latency.
+: >"$T/dispatch.log"
+i=0
+while [ $i -lt 20 ]; do
+    s=$((i * 10)) e=$((i * 10 + 10))
+    printf 'TIMELINE,%d,SYNTH_START,d%d,\nTIMELINE,%d,SYNTH_END,d%d,\nTIMELINE,%d,CHAN_SEND,d%d,\n' $s $i $e $i $e $i >>"$T/dispatch.log"
+    printf 'TIMELINE,%d,GPU_PICKUP,d%d,worker=0\nTIMELINE,%d,GPU_START,d%d,worker=0\nTIMELINE,%d,GPU_END,d%d,worker=0\n' \
+        $((e + 20 + i * 15)) $i $((e + 20 + i * 15)) $i $((e + 30 + i * 15)) $i >>"$T/dispatch.log"
+    i=$((i + 1))
+done
+m=$("$W" analyze --json "$T/dispatch.log" | grep -o '"bottleneck": "[a-z]*"' | head -1)
+s=$("$W" simulate --from "$T/dispatch.log" --json | grep -o '"bottleneck": "[a-z]*"' | head -1)
+[ "$m" = "$s" ] && ok || bad "dispatch-bound log: analyze $m, simulate $s"
+
 # Seeded and reproducible.
 a=$("$W" simulate --synth-s 1 --gpu-s 0.8 --spread 0.5 --jobs 300 --seed 5 --json)
 b=$("$W" simulate --synth-s 1 --gpu-s 0.8 --spread 0.5 --jobs 300 --seed 5 --json)
@@ -88,6 +110,11 @@ expect 2 "A <= B" --synth-s 1 --gpu-s 1 --sweep synth-concurrency=4:1
 expect 2 "host-share" --synth-s 1 --gpu-s 1 --host-share 2
 expect 2 "50 million" --synth-s 1 --gpu-s 1 --jobs 50000000 --partitions 100
 printf 'TIMELINE,0,SYNTH_START,a,\nTIMELINE,5,SYNTH_END,a,\n' >"$T/half.log"
+expect 2 "9e+09 s" --synth-s 1e9 --gpu-s 1
+expect 2 "too slow" --synth-s 1 --gpu-s 1 --rate 1e-9 --jobs 20
+expect 2 "goes from 1 to 100000" --synth-s 1 --gpu-s 1 --sweep synth-concurrency=1:3e9:1e9
+expect 2 "at most 100000" --synth-s 1 --gpu-s 1 --gpu-workers 100000 --devices 50000
+expect 2 "no contention" --synth-s 1 --gpu-s 1 --sweep cores=0:2
 expect 3 "no complete unit" --from "$T/half.log"
 expect 3 "nothing.log" --from "$T/nothing.log"
 expect 2 "--run 2" --from "$T/r.wft" --run 2

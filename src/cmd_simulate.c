@@ -175,28 +175,11 @@ static int parse_sweep(const char *v, struct sweep *s)
     return 0;
 }
 
-/* A duration, or "-" where it is undefined (negative: e.g. the steady s
- * per job of a single job). */
-static const char *dur_or_dash(char *buf, size_t n, double ns)
+/* A duration; "-" where it is undefined (negative, as the analysis marks
+ * e.g. the steady s per job of a single job). */
+static const char *dur(char *buf, size_t n, double ns)
 {
-    if (!(ns >= 0)) {
-        snprintf(buf, n, "-");
-        return buf;
-    }
-    return fmt_dur(buf, n, ns);
-}
-
-static void idle_line(FILE *f, const struct run_result *r)
-{
-    char b[32];
-    fprintf(f, "  %-13s %s", "idle", fmt_dur(b, sizeof b, (double)r->idle));
-    if (r->idle > 0) {
-        fputc(':', f);
-        for (int c = 0; c < CAUSE_N; c++)
-            fprintf(f, "%s %s %s (%.0f%%)", c ? " ·" : "", cause_names[c],
-                    fmt_dur(b, sizeof b, (double)r->by_cause[c]), 100.0 * (double)r->by_cause[c] / (double)r->idle);
-    }
-    fputc('\n', f);
+    return fmt_dur(buf, n, ns >= 0 ? ns : NAN);
 }
 
 static void setup_line(FILE *f, const struct sim_params *p)
@@ -248,9 +231,15 @@ static void result_text(FILE *f, const struct run_result *r)
 {
     char a[32], b[32];
     fprintf(f, "  %-13s GPU utilization %.1f%%, %s per job (steady %s), bottleneck %s\n", "predicted",
-            100 * r->utilization, dur_or_dash(a, sizeof a, r->s_per_job), dur_or_dash(b, sizeof b, r->steady_s_per_job),
+            100 * r->utilization, dur(a, sizeof a, r->s_per_job), dur(b, sizeof b, r->steady_s_per_job),
             r->bottleneck ? bottleneck_names[r->bottleneck] : "none");
-    idle_line(f, r);
+    char c[32];
+    fprintf(f, "  %-13s %s", "idle", fmt_dur(c, sizeof c, (double)r->idle));
+    if (r->idle > 0) {
+        fputs(": ", f);
+        report_causes_text(f, r->by_cause, r->idle);
+    }
+    fputc('\n', f);
 }
 
 static void jnum(FILE *f, const char *k, double v)
@@ -274,23 +263,15 @@ static void result_json(FILE *f, const struct run_result *r)
     jnum(f, "window_s", (double)r->window * 1e-9);
     fputs(", ", f);
     jnum(f, "idle_s", (double)r->idle * 1e-9);
-    fputs(", \"idle_by_cause\": {", f);
-    for (int c = 0; c < CAUSE_N; c++) {
-        fputs(c ? ", " : "", f);
-        jnum(f, cause_names[c], (double)r->by_cause[c] * 1e-9);
-    }
-    fprintf(f, "}, \"bottleneck\": \"%s\", \"jobs_completed\": %llu, \"units\": %llu",
+    fputs(", \"idle_by_cause\": ", f);
+    report_causes_json(f, r->by_cause);
+    fprintf(f, ", \"bottleneck\": \"%s\", \"jobs_completed\": %llu, \"units\": %llu",
             r->bottleneck ? bottleneck_names[r->bottleneck] : "none", (unsigned long long)r->jobs_completed,
             (unsigned long long)r->units);
     fputs(", \"stages\": {", f);
     for (int s = 0; s < ST_N; s++) {
-        fprintf(f, "%s\"%s\": {", s ? ", " : "", stage_names[s]);
-        jnum(f, "mean_s", r->stage[s].count ? r->stage[s].mean * 1e-9 : NAN);
-        fputs(", ", f);
-        jnum(f, "p50_s", r->stage[s].count ? r->stage[s].p50 * 1e-9 : NAN);
-        fputs(", ", f);
-        jnum(f, "p90_s", r->stage[s].count ? r->stage[s].p90 * 1e-9 : NAN);
-        fputc('}', f);
+        fprintf(f, "%s\"%s\": ", s ? ", " : "", stage_names[s]);
+        report_stage_json(f, &r->stage[s]);
     }
     fputc('}', f);
 }
@@ -309,15 +290,8 @@ static void calib_json(FILE *f, const char *from, const struct sim_params *p, co
 {
     fputs("\"calibration\": {\"source\": ", f);
     if (from) {
-        fputc('"', f);
-        for (const char *c = from; *c; c++)
-            if (*c == '"' || *c == '\\')
-                fprintf(f, "\\%c", *c);
-            else if ((unsigned char)*c < 0x20)
-                fprintf(f, "\\u%04x", *c);
-            else
-                fputc(*c, f);
-        fprintf(f, "\", \"units\": %zu, ", p->synth.n);
+        json_str(f, from, strlen(from));
+        fprintf(f, ", \"units\": %zu, ", p->synth.n);
     } else {
         fputs("\"parameters\", \"spread\": ", f);
         fprintf(f, "%.9g, ", p->synth.cv);
@@ -504,8 +478,6 @@ int cmd_simulate(int argc, char **argv)
     if (k_k >= 0) p.channel = (int)k_k;
     if (k_jobs > 0) p.jobs = (uint64_t)k_jobs;
     if (k_parts > 0) p.partitions = (int)k_parts;
-    if (!from && k_parts > 0)
-        p.calib_partitions = (int)k_parts; /* --synth-s and --gpu-s are per unit as given */
     if (!isnan(k_rate)) p.rate = k_rate;
     if (!isnan(k_cores)) p.cores = k_cores;
     if (!isnan(k_sth)) p.synth_threads = k_sth;
@@ -519,9 +491,9 @@ int cmd_simulate(int argc, char **argv)
     if (have_sweep)
         npts = (size_t)floor((sw.b - sw.a) / sw.step + 1e-9) + 1;
     struct sim_out *outs = calloc(npts, sizeof *outs);
-    double *vals = calloc(npts, sizeof *vals);
+    double *vals = calloc(npts, sizeof *vals), *spj = calloc(npts, sizeof *spj);
     struct sim_params *pp = calloc(npts, sizeof *pp);
-    if (!outs || !vals || !pp) {
+    if (!outs || !vals || !spj || !pp) {
         fprintf(stderr, "waterfall simulate: out of memory\n");
         rc = WF_EXIT_FAIL;
         goto done;
@@ -562,22 +534,14 @@ int cmd_simulate(int argc, char **argv)
             fprintf(stderr, "timing: %zu units, %llu events: simulation %.3f s (%.2fM units/s), analysis %.3f s\n",
                     outs[i].run.nunits, (unsigned long long)outs[i].events, outs[i].sim_s,
                     (double)outs[i].run.nunits / outs[i].sim_s * 1e-6, outs[i].analyze_s);
+        spj[i] = outs[i].res.s_per_job;
         sim_out_drop_run(&outs[i]); /* the figures stay; the units go */
     }
     /* The best: the least s per job; among points within 0.5% of it, the
      * first (the smaller value).  Jobs and the arrival rate are the
      * workload, not a setting: their sweeps rank nothing. */
     int ranked = have_sweep && sw.knob != KN_JOBS && sw.knob != KN_RATE;
-    size_t best = 0;
-    double least = INFINITY;
-    for (size_t i = 0; i < npts; i++)
-        if (outs[i].res.s_per_job > 0 && outs[i].res.s_per_job < least)
-            least = outs[i].res.s_per_job;
-    for (size_t i = 0; ranked && i < npts; i++)
-        if (outs[i].res.s_per_job > 0 && outs[i].res.s_per_job <= least * 1.005) {
-            best = i;
-            break;
-        }
+    size_t best = ranked ? sim_best(spj, npts, 0.005) : 0;
 
     if (json) {
         printf("{\"simulated\": true, ");
@@ -620,8 +584,8 @@ int cmd_simulate(int argc, char **argv)
                                                                               : CAUSE_NO_WORK]);
                 snprintf(cause, sizeof cause, "%s / %s / %s / %s", cs[0], cs[1], cs[2], cs[3]);
                 printf("  %15.6g %s  %10.1f%%  %10s  %10s  %-34s", vals[i], i == best && ranked ? "*" : " ",
-                       100 * r->utilization, dur_or_dash(a, sizeof a, r->s_per_job),
-                       dur_or_dash(b, sizeof b, r->steady_s_per_job), cause);
+                       100 * r->utilization, dur(a, sizeof a, r->s_per_job),
+                       dur(b, sizeof b, r->steady_s_per_job), cause);
                 if (color) {
                     fputs("  ", stdout);
                     fputs(i == best && ranked ? "\033[32m" : "\033[2m", stdout);
@@ -632,7 +596,7 @@ int cmd_simulate(int argc, char **argv)
             }
             if (ranked)
                 printf("  * best: %s %g, %.1f%% GPU utilization, %s per job\n", knob_names[sw.knob], vals[best],
-                       100 * outs[best].res.utilization, dur_or_dash((char[32]){0}, 32, outs[best].res.s_per_job));
+                       100 * outs[best].res.utilization, dur((char[32]){0}, 32, outs[best].res.s_per_job));
             else
                 printf("  (%s is the workload, not a setting: no best)\n", knob_names[sw.knob]);
         }
@@ -647,6 +611,7 @@ done:
             sim_out_free(&outs[i]);
     free(outs);
     free(vals);
+    free(spj);
     free(pp);
     sim_params_free(&p);
     if (loaded)

@@ -16,6 +16,10 @@ int render_chrome(FILE *f, const struct run_result *res, size_t nres);
 int render_svg(FILE *f, const struct run_result *res, size_t nres);
 int render_html(FILE *f, const struct run_result *res, size_t nres);
 
+/* Text in HTML or SVG markup, outside a script: <, >, & and " escaped,
+ * control bytes shown as '?'. */
+void render_markup_text(FILE *f, const char *s, size_t n);
+
 /* The terminal chart: width columns, the first rows units, colour or letters. */
 void render_term(FILE *f, const struct run_result *res, int width, int rows, int color);
 

@@ -36,26 +36,6 @@
 extern const char wf_html_js[], wf_html_css[], wf_html_script_hash[];
 extern const size_t wf_html_js_len, wf_html_css_len;
 
-/* Text for HTML outside the script (the title). */
-static void html_text(FILE *f, const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '<')
-            fputs("&lt;", f);
-        else if (c == '>')
-            fputs("&gt;", f);
-        else if (c == '&')
-            fputs("&amp;", f);
-        else if (c == '"')
-            fputs("&quot;", f);
-        else if (c < 0x20 || c == 0x7f)
-            fputc('?', f);
-        else
-            fputc(c, f);
-    }
-}
-
 /* The length of the valid UTF-8 sequence at s (n bytes left), or 0. */
 static size_t utf8_len(const unsigned char *s, size_t n)
 {
@@ -312,7 +292,6 @@ static struct tenc time_encoding(const struct run_result *res, const struct row 
 static void summary(FILE *f, const struct run_result *res)
 {
     const struct run *r = res->run;
-    const struct advice *a = &res->advice;
     char b1[32], b2[32], b3[32], line[512];
 
     fprintf(f, "{\"units\":%llu,\"jobs\":%llu,\"jobs_completed\":%llu", (unsigned long long)res->units,
@@ -385,42 +364,9 @@ static void summary(FILE *f, const struct run_result *res)
     fputs(",\"bottleneck_text\":", f);
     jstr0(f, bottleneck_sentence(line, sizeof line, res));
 
-    /* The advice: the lines of report_text.c's advice_text, without colour. */
-    char g[32], s[32], l2[512];
-    const char *how = "formula min(1, c*g/s), no CPU contention";
-    line[0] = l2[0] = 0;
-    if (!a->valid) {
-        snprintf(line, sizeof line, "none: needs units with both synthesis times and GPU times");
-    } else if (a->model && !strcmp(a->model, "simulation")) {
-        if (a->needed > a->current)
-            snprintf(line, sizeof line, "run %d syntheses at once (now %d): simulated GPU utilization %.0f%% -> %.0f%%",
-                     a->needed, a->current, 100 * a->predicted_now, 100 * a->predicted_needed);
-        else
-            snprintf(line, sizeof line,
-                     "synthesis concurrency %d is enough: the simulation finds no faster setting (%d would give %.0f%%)",
-                     a->current, a->needed, 100 * a->predicted_needed);
-        snprintf(l2, sizeof l2,
-                 "SIMULATED: a discrete-event simulation calibrated from this run, CPU contention %s; the least "
-                 "concurrency within 1%% of the best s per job (waterfall simulate --sweep shows it)",
-                 a->contention ? "fitted" : "not identifiable here, left out");
-    } else if (res->bottleneck == BN_GPU) {
-        snprintf(line, sizeof line,
-                 "none for synthesis: the GPU is the bottleneck (the formula, with g = %s and s = %s, would ask "
-                 "for %d at once; %d ran)",
-                 fmt_dur(g, sizeof g, 1.0 / a->rate), fmt_dur(s, sizeof s, a->synth_mean), a->needed, a->current);
-    } else if (a->needed > a->current) {
-        snprintf(line, sizeof line, "run %d syntheses at once (now %d): predicted GPU utilization %.0f%% -> %.0f%%",
-                 a->needed, a->current, 100 * a->predicted_now, 100 * a->predicted_needed);
-        snprintf(l2, sizeof l2, "%s; g = %s of GPU per unit, s = %s of synthesis per unit", how,
-                 fmt_dur(g, sizeof g, 1.0 / a->rate), fmt_dur(s, sizeof s, a->synth_mean));
-    } else {
-        snprintf(line, sizeof line,
-                 "synthesis concurrency %d is enough by the formula (it needs %d); if utilization is still low, "
-                 "look at CPU contention and dispatch",
-                 a->current, a->needed);
-        snprintf(l2, sizeof l2, "%s; g = %s, s = %s", how, fmt_dur(g, sizeof g, 1.0 / a->rate),
-                 fmt_dur(s, sizeof s, a->synth_mean));
-    }
+    /* The advice: the text report's two lines. */
+    char l2[512];
+    report_advice_lines(res, line, sizeof line, l2, sizeof l2);
     fputs(",\"advice\":[", f);
     jstr0(f, line);
     if (l2[0]) {
@@ -623,7 +569,7 @@ int render_html(FILE *f, const struct run_result *res, size_t nres)
             continue;
         if (i)
             fputs(", ", f);
-        html_text(f, res[i].run->source, strlen(res[i].run->source));
+        render_markup_text(f, res[i].run->source, strlen(res[i].run->source));
     }
     fputs("</title>\n<style>\n", f);
     fwrite(wf_html_css, 1, wf_html_css_len, f);

@@ -27,7 +27,7 @@ static const char *const phase_color[ST_N] = {"#E69F00", "#F0E442", "#56B4E9", "
 static const char *const cause_color[CAUSE_N] = {"#CC79A7", "#56B4E9", "#E69F00", "#BBBBBB"};
 #define BUSY_COLOR "#0072B2"
 
-static void xml(FILE *f, const char *s, size_t n)
+void render_markup_text(FILE *f, const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
@@ -120,7 +120,7 @@ static double run_svg(FILE *f, const struct run_result *res, double y, const str
 {
     const struct run *r = res->run;
     fprintf(f, "<text x=\"10\" y=\"%.1f\" font-weight=\"bold\">", y + 14);
-    xml(f, r->source, strlen(r->source));
+    render_markup_text(f, r->source, strlen(r->source));
     fprintf(f, " run %d: GPU utilization %.1f%%", r->index, 100 * res->utilization);
     if (res->bottleneck)
         fprintf(f, ", bottleneck %s", bottleneck_names[res->bottleneck]);
@@ -179,7 +179,7 @@ static double run_svg(FILE *f, const struct run_result *res, double y, const str
             const struct unit *u = order[lo];
             fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%d\" fill=\"none\"><title>", LEFT, y, PLOT,
                     ROW_H);
-            xml(f, r->jobs[u->job].id, r->jobs[u->job].len);
+            render_markup_text(f, r->jobs[u->job].id, r->jobs[u->job].len);
             if (u->partition >= 0)
                 fprintf(f, " partition %d", u->partition);
             fputs("</title></rect>\n", f);

@@ -45,5 +45,15 @@ const char *fmt_dur(char *buf, size_t n, double ns);
 
 /* A JSON string (quotes included) of n bytes of untrusted text. */
 void json_str(FILE *f, const char *s, size_t n);
+/* Pieces of the reports that other outputs (simulate) print the same way:
+ * a stage's statistics as JSON, idle by cause as a JSON object, and idle
+ * by cause as text ("synthesis 1.2 s (80%) · queue ..."). */
+void report_stage_json(FILE *f, const struct stage_stats *s);
+void report_causes_json(FILE *f, const int64_t *by);
+void report_causes_text(FILE *f, const int64_t *by, int64_t idle);
+/* The advice in two lines of text (the second may be empty), as the text
+ * report prints them; returns how many leading bytes of the first to
+ * emphasise ("run 2 syntheses at once"), 0 for none. */
+int report_advice_lines(const struct run_result *res, char *l1, size_t n1, char *l2, size_t n2);
 
 #endif /* REPORT_H */

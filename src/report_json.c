@@ -47,7 +47,7 @@ static void secs_or_null(FILE *f, double ns)
         secs(f, ns);
 }
 
-static void stage_json(FILE *f, const struct stage_stats *s)
+void report_stage_json(FILE *f, const struct stage_stats *s)
 {
     fprintf(f, "{\"count\": %llu, \"mean_s\": ", (unsigned long long)s->count);
     if (!s->count) {
@@ -66,7 +66,7 @@ static void stage_json(FILE *f, const struct stage_stats *s)
     fputc('}', f);
 }
 
-static void causes_json(FILE *f, const int64_t *by)
+void report_causes_json(FILE *f, const int64_t *by)
 {
     fputc('{', f);
     for (int c = 0; c < CAUSE_N; c++) {
@@ -85,7 +85,7 @@ static void gap_json(FILE *f, const struct gap *g)
     fputs(", \"length_s\": ", f);
     secs(f, (double)(g->end - g->start));
     fputs(", \"by_cause\": ", f);
-    causes_json(f, g->by_cause);
+    report_causes_json(f, g->by_cause);
     fputc('}', f);
 }
 
@@ -116,7 +116,7 @@ static void device_json(FILE *f, const struct device_result *d, const struct rep
     fputs(", \"idle_s\": ", f);
     secs(f, (double)d->idle);
     fputs(", \"idle_by_cause\": ", f);
-    causes_json(f, d->by_cause);
+    report_causes_json(f, d->by_cause);
     fprintf(f, ", \"gaps\": %zu, \"fill_s\": ", d->ngaps);
     secs(f, (double)d->fill);
     fputs(", \"gpu_s_per_unit\": ", f);
@@ -190,7 +190,7 @@ static void run_json(FILE *f, const struct run_result *res, const struct report_
     fputs(", \"idle_s\": ", f);
     secs(f, (double)res->idle);
     fputs(", \"idle_by_cause\": ", f);
-    causes_json(f, res->by_cause);
+    report_causes_json(f, res->by_cause);
     fputs(", \"devices\": [", f);
     int firstd = 1;
     for (size_t i = 0; i < res->ndev; i++) {
@@ -201,7 +201,7 @@ static void run_json(FILE *f, const struct run_result *res, const struct report_
     fputs("], \"stages\": {", f);
     for (int s = 0; s < ST_N; s++) {
         fprintf(f, "%s\"%s\": ", s ? ", " : "", stage_names[s]);
-        stage_json(f, &res->stage[s]);
+        report_stage_json(f, &res->stage[s]);
     }
     fputs("}, \"synthesis_concurrency\": {\"max\": ", f);
     fprintf(f, "%d, \"mean_active\": ", res->synth_max);

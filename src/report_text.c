@@ -103,49 +103,60 @@ const char *bottleneck_sentence(char *buf, size_t n, const struct run_result *re
     return buf;
 }
 
-static void advice_text(FILE *f, const struct run_result *res, const struct paint *p)
+int report_advice_lines(const struct run_result *res, char *l1, size_t n1, char *l2, size_t n2)
 {
     const struct advice *a = &res->advice;
-    char s[32], g[32];
-    if (!a->valid) {
-        fprintf(f, "  %-14s none: needs units with both synthesis times and GPU times\n", "advice");
-        return;
-    }
-    if (!strcmp(a->model, "simulation")) {
-        if (a->needed > a->current)
-            fprintf(f, "  %-14s %srun %d syntheses at once%s (now %d): simulated GPU utilization %.0f%% -> %.0f%%\n",
-                    "advice", p->bold, a->needed, p->off, a->current, 100 * a->predicted_now,
-                    100 * a->predicted_needed);
-        else
-            fprintf(f, "  %-14s synthesis concurrency %d is enough: the simulation finds no faster setting "
-                       "(%d would give %.0f%%)\n",
-                    "advice", a->current, a->needed, 100 * a->predicted_needed);
-        fprintf(f, "  %-14s %sSIMULATED: a discrete-event simulation calibrated from this run, CPU contention %s; "
-                   "the least concurrency within 1%% of the best s per job (waterfall simulate --sweep shows it)%s\n",
-                "", p->dim, a->contention ? "fitted" : "not identifiable here, left out", p->off);
-        return;
-    }
     const char *how = "formula min(1, c*g/s), no CPU contention";
-    if (res->bottleneck == BN_GPU)
-        fprintf(f, "  %-14s none for synthesis: the GPU is the bottleneck (the formula, with g = %s and "
-                   "s = %s, would ask for %d at once; %d ran)\n",
-                "advice", fmt_dur(g, sizeof g, 1.0 / a->rate), fmt_dur(s, sizeof s, a->synth_mean), a->needed,
-                a->current);
-    else if (a->needed > a->current)
-        fprintf(f, "  %-14s %srun %d syntheses at once%s (now %d): predicted GPU utilization %.0f%% -> %.0f%%\n"
-                   "  %-14s %s%s; g = %s of GPU per unit, s = %s of synthesis per unit%s\n",
-                "advice", p->bold, a->needed, p->off, a->current, 100 * a->predicted_now,
-                100 * a->predicted_needed, "", p->dim, how, fmt_dur(g, sizeof g, 1.0 / a->rate),
-                fmt_dur(s, sizeof s, a->synth_mean), p->off);
-    else
-        fprintf(f, "  %-14s synthesis concurrency %d is enough by the formula (it needs %d); "
-                   "if utilization is still low, look at CPU contention and dispatch\n"
-                   "  %-14s %s%s; g = %s, s = %s%s\n",
-                "advice", a->current, a->needed, "", p->dim, how, fmt_dur(g, sizeof g, 1.0 / a->rate),
-                fmt_dur(s, sizeof s, a->synth_mean), p->off);
+    char s[32], g[32];
+    int emph = 0;
+    l1[0] = l2[0] = 0;
+    if (!a->valid) {
+        snprintf(l1, n1, "none: needs units with both synthesis times and GPU times");
+    } else if (!strcmp(a->model, "simulation")) {
+        if (a->needed > a->current) {
+            emph = snprintf(l1, n1, "run %d syntheses at once", a->needed);
+            snprintf(l1 + emph, n1 - (size_t)emph, " (now %d): simulated GPU utilization %.0f%% -> %.0f%%",
+                     a->current, 100 * a->predicted_now, 100 * a->predicted_needed);
+        } else
+            snprintf(l1, n1, "synthesis concurrency %d is enough: the simulation finds no faster setting "
+                             "(%d would give %.0f%%)",
+                     a->current, a->needed, 100 * a->predicted_needed);
+        snprintf(l2, n2, "SIMULATED: a discrete-event simulation calibrated from this run, CPU contention %s; "
+                         "the least concurrency within 1%% of the best s per job (waterfall simulate --sweep shows it)",
+                 a->contention ? "fitted" : "not identifiable here, left out");
+    } else if (res->bottleneck == BN_GPU) {
+        snprintf(l1, n1, "none for synthesis: the GPU is the bottleneck (the formula, with g = %s and "
+                         "s = %s, would ask for %d at once; %d ran)",
+                 fmt_dur(g, sizeof g, 1.0 / a->rate), fmt_dur(s, sizeof s, a->synth_mean), a->needed, a->current);
+    } else if (a->needed > a->current) {
+        emph = snprintf(l1, n1, "run %d syntheses at once", a->needed);
+        snprintf(l1 + emph, n1 - (size_t)emph, " (now %d): predicted GPU utilization %.0f%% -> %.0f%%",
+                 a->current, 100 * a->predicted_now, 100 * a->predicted_needed);
+        snprintf(l2, n2, "%s; g = %s of GPU per unit, s = %s of synthesis per unit", how,
+                 fmt_dur(g, sizeof g, 1.0 / a->rate), fmt_dur(s, sizeof s, a->synth_mean));
+    } else {
+        snprintf(l1, n1, "synthesis concurrency %d is enough by the formula (it needs %d); "
+                         "if utilization is still low, look at CPU contention and dispatch",
+                 a->current, a->needed);
+        snprintf(l2, n2, "%s; g = %s, s = %s", how, fmt_dur(g, sizeof g, 1.0 / a->rate),
+                 fmt_dur(s, sizeof s, a->synth_mean));
+    }
+    return emph;
 }
 
-static void causes_line(FILE *f, const int64_t *by, int64_t idle)
+static void advice_text(FILE *f, const struct run_result *res, const struct paint *p)
+{
+    char l1[512], l2[512];
+    int emph = report_advice_lines(res, l1, sizeof l1, l2, sizeof l2);
+    if (emph > 0)
+        fprintf(f, "  %-14s %s%.*s%s%s\n", "advice", p->bold, emph, l1, p->off, l1 + emph);
+    else
+        fprintf(f, "  %-14s %s\n", "advice", l1);
+    if (l2[0])
+        fprintf(f, "  %-14s %s%s%s\n", "", p->dim, l2, p->off);
+}
+
+void report_causes_text(FILE *f, const int64_t *by, int64_t idle)
 {
     char b[32];
     static const int order[CAUSE_N] = {CAUSE_SYNTHESIS, CAUSE_QUEUE, CAUSE_PREP, CAUSE_NO_WORK};
@@ -258,7 +269,7 @@ static void run_text(FILE *f, const struct run_result *res, size_t nruns_in_sour
     }
     fprintf(f, "  %-14s %s in %zu gaps (longest %s): ", "idle", fmt_dur(b1, sizeof b1, (double)res->idle),
             ngaps, fmt_dur(b2, sizeof b2, (double)longest));
-    causes_line(f, res->by_cause, res->idle);
+    report_causes_text(f, res->by_cause, res->idle);
     fputc('\n', f);
     fprintf(f, "  %-14s %s%s%s\n", "bottleneck", p.bold, bottleneck_sentence(b4, sizeof b4, res), p.off);
     advice_text(f, res, &p);
@@ -291,7 +302,7 @@ static void run_text(FILE *f, const struct run_result *res, size_t nruns_in_sour
             fprintf(f, "  device %-3d %zu workers, %llu units: utilization %.1f%%, busy %s, idle %s: ", d->device,
                     d->nworkers, (unsigned long long)d->units, 100 * d->utilization,
                     fmt_dur(b1, sizeof b1, (double)d->busy), fmt_dur(b2, sizeof b2, (double)d->idle));
-            causes_line(f, d->by_cause, d->idle);
+            report_causes_text(f, d->by_cause, d->idle);
             fputc('\n', f);
         }
     }

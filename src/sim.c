@@ -549,6 +549,18 @@ out:
     return rc;
 }
 
+size_t sim_best(const double *spj, size_t n, double tol)
+{
+    double least = INFINITY;
+    for (size_t i = 0; i < n; i++)
+        if (spj[i] > 0 && spj[i] < least)
+            least = spj[i];
+    for (size_t i = 0; i < n; i++)
+        if (spj[i] > 0 && spj[i] <= least * (1 + tol))
+            return i;
+    return 0;
+}
+
 void sim_out_drop_run(struct sim_out *o)
 {
     big_free(o->run.units, o->run.nunits * sizeof *o->run.units);

@@ -97,6 +97,10 @@ void sim_dist_free(struct sim_dist *d);
 void sim_params_free(struct sim_params *p); /* its distributions */
 double sim_dist_mean(const struct sim_dist *d);
 
+/* The best of n settings by their s per job (spj, ns; <= 0: undefined):
+ * the first whose s per job is within tol (0.01: 1%) of the least. */
+size_t sim_best(const double *spj, size_t n, double tol);
+
 /* Calibration from an analysed run (sim_fit.c). */
 struct sim_fit {
     int fitted;           /* the contention model was identified from the trace */
@@ -111,7 +115,6 @@ struct sim_fit {
     uint64_t jobs;
     int channel_seen;     /* most units waiting in the channel at once */
     double rate;          /* jobs per second, when the trace's GPU waited for input; else 0 */
-    double g_eff;         /* effective device time per unit, s */
 };
 
 /* Fill p's distributions (and f) from a run; trace_cores: the cores of the

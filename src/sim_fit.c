@@ -208,10 +208,6 @@ static void fit(struct cu *c, size_t n, double cores, struct sim_fit *f, struct 
     size_t pick = 0;
     double pick_lf = INFINITY;
     for (size_t i = 0; i < nc; i++) {
-        if (getenv("WF_FIT_DEBUG"))
-            fprintf(stderr, "fit: ts %.2f th %.2f h %.2f hw %.0f obj %.4f (synth %.3f gpu %.3f) slowdown %.3f\n", cd[i].ts,
-                    cd[i].th, cd[i].h, cd[i].hw, cd[i].obj, v0s > 0 ? 1 - cd[i].vs / v0s : 0, v0g > 0 ? 1 - cd[i].vg / v0g : 0,
-                    exp(cd[i].lf / 2));
         if (cd[i].obj <= best * (1 + 1e-3) + 1e-12 && cd[i].lf < pick_lf) {
             pick = i;
             pick_lf = cd[i].lf;
@@ -331,32 +327,6 @@ static void segs_free(struct segs *s)
     free(s->f);
 }
 
-/* Most units ready but not yet picked up, at once. */
-static int channel_seen(const struct run *r)
-{
-    size_t n = 0;
-    int64_t *ev = malloc((2 * r->nunits + 1) * sizeof *ev);
-    if (!ev)
-        return 0;
-    for (size_t i = 0; i < r->nunits; i++) {
-        const struct unit *u = &r->units[i];
-        int64_t ready = has(u, EV_CHAN_SEND) ? u->t[EV_CHAN_SEND] : u->t[EV_SYNTH_END];
-        if ((u->flags & U_CONTRA) || ready == T_NONE || !has(u, EV_GPU_PICKUP) ||
-            u->t[EV_GPU_PICKUP] <= ready)
-            continue;
-        ev[n++] = ready * 2 + 1; /* arrivals after departures at the same time */
-        ev[n++] = u->t[EV_GPU_PICKUP] * 2;
-    }
-    int cur = 0, mx = 0;
-    if (sort_times(ev, n) == 0)
-        for (size_t k = 0; k < n; k++) {
-            cur += (ev[k] & 1) ? 1 : -1;
-            if (cur > mx)
-                mx = cur;
-        }
-    free(ev);
-    return mx;
-}
 
 /* The most units at once in [from, to) of each unit: a sweep. */
 static int most_at_once(const struct cu *c, size_t n, size_t from, size_t to, double *at, int level,
@@ -599,31 +569,27 @@ const char *sim_calibrate(const struct run *r, const struct run_result *res, dou
     /* the device's effective time per unit: busy / units, which folds in
      * any overlap of workers on one device */
     double busy = 0;
-    uint64_t units = 0;
     int wmax = 1, ndev = 0;
     for (size_t d = 0; d < res->ndev; d++)
         if (res->dev[d].units) {
             busy += (double)res->dev[d].busy * 1e-9;
-            units += res->dev[d].units;
             ndev++;
             if ((int)res->dev[d].nworkers > wmax)
                 wmax = (int)res->dev[d].nworkers;
         }
-    f->g_eff = units ? busy / (double)units : gpu_sum / (double)n;
     double overlap = busy > 0 ? gpu_sum / busy : 1;
     if (overlap > 1.02)
         for (size_t i = 0; i < n; i++)
             wg[i] /= overlap;
-    sim_dist_free(&p->synth);
-    sim_dist_free(&p->gpu);
-    sim_dist_free(&p->prep);
-    sim_dist_free(&p->pickup);
+    sim_params_free(p);
     p->pickup = (struct sim_dist){.v = wd, .n = n};
     p->synth = (struct sim_dist){.v = ws, .n = n};
     p->gpu = (struct sim_dist){.v = wg, .n = n};
     p->prep = (struct sim_dist){.v = wp, .n = n};
     int starved;
     f->synth_max = synth_peak(c, n, &starved);
+    double at, span; /* the most units ready but not yet picked up at once */
+    f->channel_seen = most_at_once(c, n, offsetof(struct cu, rd), offsetof(struct cu, pk), &at, 1 << 30, &span);
     free(c);
     f->workers_max = wmax;
     f->devices = ndev > 0 ? ndev : 1;
@@ -631,7 +597,6 @@ const char *sim_calibrate(const struct run *r, const struct run_result *res, dou
     f->partitions = r->njobs ? (int)lround((double)r->nunits / (double)r->njobs) : 1;
     if (f->partitions < 1)
         f->partitions = 1;
-    f->channel_seen = channel_seen(r);
     f->rate = arrival_rate(r, res, starved);
     p->calib_partitions = f->partitions;
     return NULL;
@@ -686,13 +651,7 @@ int sim_advise(const struct run *r, struct run_result *res, double trace_cores)
         util[c] = o.res.utilization;
         sim_out_free(&o);
     }
-    double best = INFINITY;
-    for (int c = 1; c <= top; c++)
-        if (spj[c] > 0 && spj[c] < best)
-            best = spj[c];
-    int need = 1;
-    while (need < top && !(spj[need] > 0 && spj[need] <= best * 1.01))
-        need++;
+    int need = 1 + (int)sim_best(spj + 1, (size_t)top, 0.01);
     struct advice *a = &res->advice;
     a->model = "simulation";
     a->contention = f.fitted;

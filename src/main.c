@@ -15,7 +15,7 @@ static const struct {
 } commands[] = {
     {"analyze", cmd_analyze, "where the GPU's time went: utilization, idle causes, bottleneck, advice"},
     {"diff", cmd_diff, "two runs side by side: the before and after of a change"},
-    {"render", cmd_render, "a view of the analysis: Chrome trace (.json, Perfetto) or SVG"},
+    {"render", cmd_render, "a view of the analysis: interactive HTML, SVG, or Chrome trace (.json, Perfetto)"},
     {"simulate", cmd_simulate, "predict another concurrency, GPU count or channel size (simulated)"},
     {"run", cmd_run, "the reference pipeline: real synthesis and proving, traced"},
     {"dump", cmd_dump, "print a native trace as TIMELINE lines (--stats: its statistics)"},

@@ -1,11 +1,10 @@
 /*
- * events.c -- interning unit keys and storing events in blocks.
+ * events.c -- putting each event into its unit, segment by segment.
  *
- * Blocks of 65536 events never move once allocated, so a growing input
- * never needs a realloc of everything read so far (a doubling array would
- * briefly need twice the memory).  Unit keys are looked up by a hash of
- * the job id's bytes mixed with the partition; the job table is consulted
- * only when a key is new.
+ * A unit is found by a hash of its job id's bytes mixed with its partition,
+ * in its segment's index (a small cache of recent units answers most
+ * lookups); the job table is consulted only when a unit is new.  So an
+ * event costs one lookup and one store.
  */
 #include "events.h"
 
@@ -125,76 +124,127 @@ static int job_find(struct evpart *p, const char *job, size_t len, uint64_t jh, 
     return 0;
 }
 
-static uint64_t key_hash(uint64_t jh, int32_t partition)
+/* Room for one more unit (and its side record) in s. */
+static int seg_grow(struct seg *s, int side)
 {
-    uint64_t h = jh ^ ((uint64_t)(uint32_t)partition + 1) * 0x9E3779B97F4A7C15ull;
-    h ^= h >> 29;
-    h *= 0xbf58476d1ce4e5b9ull;
-    h ^= h >> 32;
-    return h;
+    if (s->nunits < s->units_cap)
+        return 0;
+    if (s->nunits >= UINT32_MAX - 1)
+        return -1;
+    size_t ncap = s->units_cap ? s->units_cap * 2 : 4;
+    struct unit *u = big_realloc(s->units, s->units_cap * sizeof *u, ncap * sizeof *u);
+    if (!u)
+        return -1;
+    s->units = u;
+    if (side) {
+        struct uside *d = big_realloc(s->side, s->units_cap * sizeof *d, ncap * sizeof *d);
+        if (!d) {
+            /* keep the units' capacity in step with the side's */
+            s->units = big_realloc(u, ncap * sizeof *u, s->units_cap * sizeof *u);
+            return -1;
+        }
+        s->side = d;
+    }
+    s->units_cap = ncap;
+    return 0;
 }
 
-static int key_find(struct evpart *p, const char *job, size_t len, int32_t partition,
-                    uint32_t *out)
+/* Grow a segment's unit index to hold one more than its units at half
+ * load; the units' hashes are computed again from their job's hash. */
+static int seg_index_grow(struct evpart *p, struct seg *s)
 {
-    uint64_t jh = hash_bytes(job, len, 0), h = key_hash(jh, partition);
+    if (s->uindex && (s->nunits + 1) * 2 <= (size_t)s->umask + 1)
+        return 0;
+    size_t size = s->uindex ? ((size_t)s->umask + 1) * 2 : 16;
+    if (size > ((size_t)1 << 32))
+        return -1;
+    uint64_t *ni = big_alloc(size * sizeof *ni); /* zeroed */
+    if (!ni)
+        return -1;
+    for (size_t k = 0; k < s->nunits; k++) {
+        uint64_t h = unit_hash(p->job_hash[s->units[k].job], s->units[k].partition);
+        size_t i = h & (size - 1);
+        while (ni[i])
+            i = (i + 1) & (size - 1);
+        ni[i] = (h & 0xffffffff00000000ull) | (k + 1);
+    }
+    big_free(s->uindex, s->uindex ? ((size_t)s->umask + 1) * sizeof *ni : 0);
+    s->uindex = ni;
+    s->umask = (uint32_t)(size - 1);
+    return 0;
+}
+
+static int same_key(const struct evpart *p, const struct unit *u, const char *job, size_t len,
+                    int32_t partition)
+{
+    if (u->partition != partition)
+        return 0;
+    size_t jl;
+    const char *j = evpart_job(p, u->job, &jl);
+    return jl == len && memcmp(j, job, len) == 0;
+}
+
+/* The unit of (job, partition) in the current segment, added if new;
+ * *fresh says which. */
+static int unit_of(struct evpart *p, struct seg *s, const char *job, size_t len, int32_t partition,
+                   int side, uint64_t line, uint32_t *out)
+{
+    uint64_t jh = hash_bytes(job, len, 0), h = unit_hash(jh, partition);
     /* A unit's events come close together in a log: a small direct-mapped
-     * cache of recent keys answers most lookups from L1 instead of a
+     * cache of recent units answers most lookups from L1 instead of a
      * cache miss into the big index. */
-    uint32_t *slot_recent = &p->recent[h & (EV_RECENT - 1)];
-    if (*slot_recent) {
-        const struct ukey *u = &p->keys[*slot_recent - 1];
-        if (u->hash == h && u->partition == partition) {
-            size_t jl;
-            const char *j = evpart_job(p, u->job, &jl);
-            if (jl == len && memcmp(j, job, len) == 0) {
-                *out = *slot_recent - 1;
-                return 0;
-            }
+    uint64_t *rc = &p->recent[h & (EV_RECENT - 1)];
+    if ((*rc >> 32) == p->nsegs) {
+        uint32_t k = (uint32_t)*rc;
+        if (same_key(p, &s->units[k], job, len, partition)) {
+            *out = k;
+            return 0;
         }
     }
-    if (!p->kindex && index_rebuild(&p->kindex, &p->kindex_mask, 1024, NULL, 0, 16))
+    if (seg_index_grow(p, s))
         return -1;
-    uint32_t i = (uint32_t)h & p->kindex_mask;
+    size_t i = h & s->umask;
     for (;;) {
-        uint64_t slot = p->kindex[i];
-        uint32_t k = (uint32_t)slot;
-        if (!k)
+        uint64_t e = s->uindex[i];
+        if (!e)
             break;
-        const struct ukey *u = &p->keys[k - 1];
-        if ((slot >> 32) == (h >> 32) && u->hash == h && u->partition == partition) {
-            size_t jl;
-            const char *j = evpart_job(p, u->job, &jl);
-            if (jl == len && memcmp(j, job, len) == 0) {
-                *out = k - 1;
-                *slot_recent = k;
-                return 0;
-            }
+        uint32_t k = (uint32_t)e - 1;
+        if ((e >> 32) == (h >> 32) && same_key(p, &s->units[k], job, len, partition)) {
+            *out = k;
+            *rc = (uint64_t)p->nsegs << 32 | k;
+            return 0;
         }
-        i = (i + 1) & p->kindex_mask;
+        i = (i + 1) & s->umask;
     }
-    /* A new key. */
-    if (p->nkeys >= (1u << 31) || grow((void **)&p->keys, &p->keys_cap, p->nkeys + 1, sizeof *p->keys))
+    /* A new unit. */
+    uint32_t j;
+    if (job_find(p, job, len, jh, &j) || seg_grow(s, side))
         return -1;
-    uint32_t job_idx;
-    if (job_find(p, job, len, jh, &job_idx))
-        return -1;
-    p->keys[p->nkeys] = (struct ukey){h, job_idx, partition};
-    p->kindex[i] = (h & 0xffffffff00000000ull) | (p->nkeys + 1);
-    *slot_recent = p->nkeys + 1;
-    *out = p->nkeys++;
-    if ((uint64_t)p->nkeys * 2 > p->kindex_mask + 1 &&
-        index_rebuild(&p->kindex, &p->kindex_mask, (p->kindex_mask + 1) * 2, &p->keys[0].hash,
-                      p->nkeys, sizeof *p->keys))
-        return -1;
+    uint32_t k = (uint32_t)s->nunits++;
+    struct unit *u = &s->units[k];
+    for (int e = 0; e < EV_N; e++)
+        u->t[e] = T_NONE;
+    u->job = j;
+    u->partition = partition;
+    u->worker = -1;
+    u->device = 0;
+    u->line = line;
+    u->flags = 0;
+    s->uindex[i] = (h & 0xffffffff00000000ull) | (k + 1);
+    *rc = (uint64_t)p->nsegs << 32 | k;
+    *out = k;
     return 0;
 }
 
 static int role_find(struct evpart *p, int32_t worker, int32_t device, uint32_t *out)
 {
+    if (p->nroles && p->roles[p->last_role].worker == worker && p->roles[p->last_role].device == device) {
+        *out = p->last_role;
+        return 0;
+    }
     for (uint32_t i = 0; i < p->nroles; i++)
         if (p->roles[i].worker == worker && p->roles[i].device == device) {
-            *out = i;
+            *out = p->last_role = i;
             return 0;
         }
     if (p->nroles >= (1u << 29) - 1)
@@ -208,93 +258,203 @@ static int role_find(struct evpart *p, int32_t worker, int32_t device, uint32_t 
         p->roles_cap = ncap;
     }
     p->roles[p->nroles] = (struct role){worker, device};
-    *out = p->nroles++;
+    *out = p->last_role = p->nroles++;
+    return 0;
+}
+
+#define RESTART_MIN_NS 50000000    /* 50 ms */
+#define RESTART_BIG_NS 1000000000LL /* 1 s */
+
+int model_is_restart(int64_t t, int64_t run_max)
+{
+    int64_t drop = run_max - t;
+    /* A big step back to the first half of the run, or a small one that
+     * lands near zero.  A line printed a few tens of milliseconds late
+     * early in a log is neither.  (Both tests only get easier as run_max
+     * grows or t falls: evpart_link relies on it.) */
+    return (drop >= RESTART_BIG_NS && t < run_max / 2) ||
+           (drop >= RESTART_MIN_NS && t < run_max / 10);
+}
+
+static int seg_new(struct evpart *p, uint64_t line)
+{
+    if (p->nsegs == p->segs_cap) {
+        size_t ncap = p->segs_cap ? p->segs_cap * 2 : 4;
+        struct seg *n = realloc(p->segs, ncap * sizeof *n);
+        if (!n)
+            return -1;
+        p->segs = n;
+        p->segs_cap = ncap;
+    }
+    struct seg *s = &p->segs[p->nsegs++];
+    memset(s, 0, sizeof *s);
+    s->first_line = s->last_line = line;
+    return 0;
+}
+
+static int add_rec(struct evpart *p, int64_t t, int64_t pm)
+{
+    if (p->nrecs == p->recs_cap) {
+        size_t ncap = p->recs_cap ? p->recs_cap * 2 : 16;
+        struct prec *n = realloc(p->recs, ncap * sizeof *n);
+        if (!n)
+            return -1;
+        p->recs = n;
+        p->recs_cap = ncap;
+    }
+    p->recs[p->nrecs++] = (struct prec){t, pm, p->nev};
     return 0;
 }
 
 int evpart_add(struct evpart *p, int64_t t_ns, const char *job, size_t job_len,
-               int32_t partition, int ev, int32_t worker, int32_t device, uint32_t line)
+               int32_t partition, int ev, int32_t worker, int32_t device, uint64_t line)
 {
     if (p->oom)
         return -1;
-    uint32_t key, role;
-    if (key_find(p, job, job_len, partition, &key) || role_find(p, worker, device, &role))
+    uint32_t role;
+    if (role_find(p, worker, device, &role))
         goto oom;
-    size_t b = (size_t)(p->nev >> EVB_SHIFT), i = (size_t)(p->nev & (EVB_SIZE - 1));
-    if (b == p->nblocks) {
-        struct evblock **nb = realloc(p->blocks, (p->nblocks + 1) * sizeof *nb);
-        if (!nb)
+    /* Which run: a restart of the epoch starts a segment. */
+    if (p->nsegs == 0) {
+        if (seg_new(p, line))
             goto oom;
-        p->blocks = nb;
-        nb[b] = big_alloc(sizeof **nb);
-        if (!nb[b])
+        if (p->has_in) {
+            p->seg0_restart = model_is_restart(t_ns, p->m_in);
+            p->run_max = p->seg0_restart || t_ns > p->m_in ? t_ns : p->m_in;
+        } else {
+            if (!p->native && add_rec(p, t_ns, INT64_MIN))
+                goto oom;
+            p->run_max = t_ns;
+        }
+    } else if (!p->native && model_is_restart(t_ns, p->run_max)) {
+        struct seg *prev = &p->segs[p->nsegs - 1];
+        big_free(prev->uindex, prev->uindex ? ((size_t)prev->umask + 1) * sizeof *prev->uindex : 0);
+        prev->uindex = NULL;
+        if (seg_new(p, line))
             goto oom;
-        p->nblocks++;
+        p->split_seen = 1;
+        p->run_max = t_ns;
+    } else {
+        if (!p->split_seen && !p->has_in && !p->native && t_ns < p->recs[p->nrecs - 1].t &&
+            add_rec(p, t_ns, p->run_max))
+            goto oom;
+        if (t_ns > p->run_max)
+            p->run_max = t_ns;
     }
-    struct evblock *blk = p->blocks[b];
-    blk->t_ns[i] = t_ns;
-    blk->ukey[i] = key;
-    blk->evw[i] = (uint32_t)ev | role << 3;
-    blk->line[i] = line;
+    /* Its unit in the current segment. */
+    struct seg *s = &p->segs[p->nsegs - 1];
+    int side = p->want_side && p->nsegs == 1;
+    uint32_t ui;
+    if (unit_of(p, s, job, job_len, partition, side, line, &ui))
+        goto oom;
+    struct unit *u = &s->units[ui];
+    s->events++;
+    s->last_line = line;
     p->nev++;
+    if (u->t[ev] != T_NONE) {
+        u->flags |= U_DUP;
+        s->duplicates++;
+        if (s->ndups < MAX_ISSUES)
+            s->dups[s->ndups++] = (struct pline){line, ev};
+        return 0;
+    }
+    u->t[ev] = t_ns;
+    const struct role *ro = &p->roles[role];
+    if (ro->worker >= 0 && u->worker < 0)
+        u->worker = ro->worker;
+    if (ro->device >= 0) {
+        u->device = ro->device;
+        u->flags |= U_DEVSET;
+    }
+    if (side) {
+        uint64_t d = line - u->line;
+        s->side[ui].dline[ev] = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+        s->side[ui].role[ev] = role;
+    }
     return 0;
 oom:
     p->oom = 1;
     return -1;
 }
 
-int evpart_skip(struct evpart *p)
+void evpart_skip(struct evpart *p, uint64_t line, int why)
 {
-    if (p->nskip_marks && p->skip_at[p->nskip_marks - 1] == p->nev) {
-        p->skip_count[p->nskip_marks - 1]++;
+    p->skipped++;
+    p->skipped_by[why & 7]++;
+    struct pline pl = {line, why};
+    if (p->nskip_first < 8)
+        p->skip_first[p->nskip_first++] = pl;
+    if (p->nsegs == 0) {
+        p->pre_skipped++;
+        if (p->npre_skips < MAX_ISSUES)
+            p->pre_skips[p->npre_skips++] = pl;
+    } else {
+        struct seg *s = &p->segs[p->nsegs - 1];
+        s->skipped++;
+        if (s->nskips < MAX_ISSUES)
+            s->skips[s->nskips++] = pl;
+    }
+}
+
+int evpart_link(struct evpart *p, int has_prev, int64_t m_prev, int64_t *m_out)
+{
+    p->seg0_cont = 0;
+    if (p->nsegs == 0) {
+        *m_out = m_prev;
         return 0;
     }
-    if (p->nskip_marks == p->skip_marks_cap) {
-        size_t ncap = p->skip_marks_cap ? p->skip_marks_cap * 2 : 64;
-        uint64_t *a = realloc(p->skip_at, ncap * sizeof *a);
-        if (!a)
-            return -1;
-        p->skip_at = a;
-        uint64_t *c = realloc(p->skip_count, ncap * sizeof *c);
-        if (!c)
-            return -1;
-        p->skip_count = c;
-        p->skip_marks_cap = ncap;
+    *m_out = p->run_max;
+    if (!has_prev)
+        return 0;
+    if (p->has_in) {
+        p->seg0_cont = !p->seg0_restart;
+        return 0;
     }
-    p->skip_at[p->nskip_marks] = p->nev;
-    p->skip_count[p->nskip_marks] = 1;
-    p->nskip_marks++;
+    /* Where the part's latest time is still below m_prev, the run's state
+     * is m_prev, not what the part saw; a restart there can only be at a
+     * time below every earlier one: a record. */
+    for (size_t i = 0; i < p->nrecs && p->recs[i].pm < m_prev; i++)
+        if (model_is_restart(p->recs[i].t, m_prev)) {
+            if (p->recs[i].ev == 0)
+                return 0; /* its first event starts a run: the part is right */
+            return 1;     /* a restart the part could not see: read it again */
+        }
+    p->seg0_cont = 1;
+    if (p->nsegs == 1 && m_prev > p->run_max)
+        *m_out = m_prev;
     return 0;
 }
 
 void evpart_compact(struct evpart *p)
 {
-    if (p->kindex)
-        big_free(p->kindex, (size_t)(p->kindex_mask + 1) * sizeof *p->kindex);
     if (p->jindex)
         big_free(p->jindex, (size_t)(p->jindex_mask + 1) * sizeof *p->jindex);
-    p->kindex = p->jindex = NULL;
+    p->jindex = NULL;
     memset(p->recent, 0, sizeof p->recent);
 }
 
 void evpart_drop_events(struct evpart *p)
 {
-    for (size_t b = 0; b < p->nblocks; b++)
-        big_free(p->blocks[b], sizeof **p->blocks);
-    free(p->blocks);
-    p->blocks = NULL;
-    p->nblocks = 0;
+    for (size_t i = 0; i < p->nsegs; i++) {
+        struct seg *s = &p->segs[i];
+        big_free(s->units, s->units_cap * sizeof *s->units);
+        big_free(s->side, s->side ? s->units_cap * sizeof *s->side : 0);
+        big_free(s->uindex, s->uindex ? ((size_t)s->umask + 1) * sizeof *s->uindex : 0);
+    }
+    free(p->segs);
+    p->segs = NULL;
+    p->nsegs = p->segs_cap = 0;
+    free(p->recs);
+    p->recs = NULL;
+    p->nrecs = p->recs_cap = 0;
 }
 
 void evpart_free(struct evpart *p)
 {
-    free(p->skip_at);
-    free(p->skip_count);
     evpart_drop_events(p);
     big_free(p->arena, p->arena_cap);
     big_free(p->job_off, (size_t)p->jobs_cap * sizeof *p->job_off);
     big_free(p->job_hash, (size_t)p->jobs_cap * sizeof *p->job_hash);
-    big_free(p->keys, (size_t)p->keys_cap * sizeof *p->keys);
     evpart_compact(p);
     free(p->roles);
     memset(p, 0, sizeof *p);
@@ -302,7 +462,12 @@ void evpart_free(struct evpart *p)
 
 size_t evpart_bytes(const struct evpart *p)
 {
-    return p->nblocks * sizeof(struct evblock) + p->arena_cap +
-           (size_t)p->jobs_cap * sizeof *p->job_off + (size_t)p->keys_cap * sizeof *p->keys +
-           (p->kindex ? (size_t)(p->kindex_mask + 1) * sizeof *p->kindex : 0);
+    size_t n = p->arena_cap + (size_t)p->jobs_cap * 2 * sizeof *p->job_off +
+               (p->jindex ? (size_t)(p->jindex_mask + 1) * sizeof *p->jindex : 0);
+    for (size_t i = 0; i < p->nsegs; i++) {
+        const struct seg *s = &p->segs[i];
+        n += s->units_cap * (sizeof(struct unit) + (s->side ? sizeof(struct uside) : 0)) +
+             (s->uindex ? ((size_t)s->umask + 1) * sizeof *s->uindex : 0);
+    }
+    return n;
 }

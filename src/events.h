@@ -1,46 +1,118 @@
 /*
- * events.h -- what every reader produces: the events of one input, in
- * input order, compactly (20 bytes each), with their unit keys interned.
+ * events.h -- what every reader produces: the units of one input, built
+ * as its events go by.
  *
  * A reader may split its input among threads; each thread fills its own
- * `evpart`, and the parts are in input order.  A unit key is the pair
- * (job id, partition), interned per part; a role key is the pair
- * (worker, device).  The model (model.c) turns parts into runs of units.
+ * `evpart`, and the parts are in input order.  A part interns job ids and
+ * role keys (worker, device), and puts each event straight into its unit
+ * (job id, partition): no event is stored on its own.
+ *
+ * Runs.  A log may hold several lives of a daemon, each restarting its
+ * epoch near zero (model_is_restart).  A part splits its events into
+ * *segments* where it sees a restart.  A part that starts in the middle
+ * of the input cannot know the run it starts in, so its first segment is
+ * provisional: evpart_link, given the state at the end of the part before,
+ * says whether that segment continues the run before, starts a new one,
+ * or (rarely: a restart hidden from the part's own view) that the part
+ * must be read again with the state known.  Taken in order, the parts give
+ * exactly what one reader would have.  The model (model.c) stitches the
+ * segments into runs.
  */
 #ifndef EVENTS_H
 #define EVENTS_H
 
+#include "scan.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
-/* Events per block: 2^17 x 20 bytes = 2.5 MiB, on huge pages where the
- * kernel gives them. */
-#define EVB_SHIFT 17
-#define EVB_SIZE (1u << EVB_SHIFT)
+#define T_NONE INT64_MIN /* an event the unit does not have */
 
-struct evblock {
-    int64_t t_ns[EVB_SIZE];
-    uint32_t ukey[EVB_SIZE]; /* unit key within the part */
-    uint32_t evw[EVB_SIZE];  /* event id in bits 0-2, role key in bits 3-31 */
-    uint32_t line[EVB_SIZE]; /* line within the part (text), or event index (native) */
+enum unit_flags {
+    U_DUP = 1,    /* some event appeared more than once (the first is kept) */
+    U_CONTRA = 2, /* its events' times contradict the pipeline's order */
+    U_DEVSET = 4, /* some event named its device */
 };
 
-#define EV_RECENT 1024
-
-struct ukey {
-    uint64_t hash;
-    uint32_t job;      /* index into the part's job table */
+struct unit {
+    int64_t t[EV_N];   /* ns since the run's epoch, or T_NONE */
+    uint32_t job;      /* index into the part's jobs, then the run's */
     int32_t partition; /* -1: none */
+    int32_t worker;    /* -1: none */
+    int32_t device;    /* from gpu=/device=; 0 when never given */
+    uint64_t line;     /* where its first event was (line, or event number) */
+    uint32_t flags;
+};
+
+#define MAX_ISSUES 5
+
+/* A line worth pointing at: part-relative (0-based) while reading. */
+struct pline {
+    uint64_t line;
+    int detail; /* enum scan_err, or an EV_* */
+};
+
+/* Where each event of a unit came from: kept for the units of a part's
+ * first segment, which may join a unit of the part before. */
+struct uside {
+    uint32_t dline[EV_N]; /* its line - the unit's first line (at most 2^32 - 1) */
+    uint32_t role[EV_N];
+};
+
+/* A stretch of a part within one run. */
+struct seg {
+    struct unit *units;
+    struct uside *side; /* NULL unless the part keeps it */
+    size_t nunits, units_cap;
+    uint64_t first_line, last_line; /* part-relative, 0-based */
+    uint64_t events, duplicates, skipped;
+    struct pline dups[MAX_ISSUES], skips[MAX_ISSUES];
+    int ndups, nskips;
+    /* its units by unit_hash (hash high bits << 32 | unit + 1; 0 empty);
+     * only the part's last segment keeps it, for the model */
+    uint64_t *uindex;
+    uint32_t umask;
+};
+
+/* The hash of a unit key: its job id's hash (the same in every part) mixed
+ * with its partition. */
+static inline uint64_t unit_hash(uint64_t job_hash, int32_t partition)
+{
+    uint64_t h = job_hash ^ ((uint64_t)(uint32_t)partition + 1) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 32;
+    return h;
+}
+
+/* The first events of a part whose time is below every earlier one: the
+ * only places where a restart hidden from the part can be. */
+struct prec {
+    int64_t t, pm; /* its time; the part's latest time before it */
+    uint64_t ev;   /* its index among the part's events */
 };
 
 struct role {
     int32_t worker, device; /* -1: none */
 };
 
+#define EV_RECENT 1024
+
 struct evpart {
-    /* events */
-    struct evblock **blocks;
-    size_t nblocks;
+    /* settings, made before the first event */
+    int native;    /* one run: never split */
+    int want_side; /* keep struct uside for the first segment */
+    int has_in;    /* the state at the part's start is known: */
+    int64_t m_in;  /* the latest time of the run it starts in */
+    /* segments */
+    struct seg *segs;
+    size_t nsegs, segs_cap;
+    int seg0_restart; /* has_in: the first event restarts the epoch */
+    int seg0_cont;    /* set by evpart_link: segment 0 continues the run before */
+    int64_t run_max;  /* the current run's latest time */
+    int split_seen;   /* a restart was seen within the part */
+    struct prec *recs;
+    size_t nrecs, recs_cap;
     uint64_t nev;
     /* job ids: bytes in an arena, by offset */
     char *arena;
@@ -48,44 +120,38 @@ struct evpart {
     uint64_t *job_off;  /* offset << 16 | length (job ids are at most 1024 bytes) */
     uint64_t *job_hash; /* hash of the job id's bytes: the same in every part */
     uint32_t njobs, jobs_cap;
-    uint64_t *jindex;   /* like kindex, for jobs */
+    uint64_t *jindex; /* job hash high bits << 32 | job + 1; 0 = empty */
     uint32_t jindex_mask;
-    /* unit keys, with an open-addressing index */
-    struct ukey *keys;
-    uint32_t nkeys, keys_cap;
-    uint64_t *kindex; /* hash high bits << 32 | key + 1; 0 = empty */
-    uint32_t kindex_mask;
-    uint32_t recent[EV_RECENT]; /* key + 1 of recently used keys, by hash */
+    uint64_t recent[EV_RECENT]; /* (segment + 1) << 32 | unit of recent units, by hash */
     /* role keys (few) */
     struct role *roles;
     uint32_t nroles, roles_cap;
+    uint32_t last_role;
     /* what the part read */
-    uint64_t lines;  /* newlines in the part (text) */
+    uint64_t lines; /* newlines in the part (text) */
     uint64_t bytes;
     uint64_t timeline_lines;
     uint64_t skipped;
     uint64_t skipped_by[8]; /* by enum scan_err */
-    struct {
-        uint64_t line;
-        int err;
-    } skip_first[8];
+    struct pline skip_first[8];
     int nskip_first;
+    /* skipped lines before the part's first event: they belong to the
+     * run current at its start */
+    uint64_t pre_skipped;
+    struct pline pre_skips[MAX_ISSUES];
+    int npre_skips;
     int oom; /* ran out of memory: events after that point are not kept */
-    /* Skipped lines, placed between events so the model can tell which
-     * run they fell in: skip_count[i] lines came just before event
-     * skip_at[i].  One entry per stretch of skipped lines. */
-    uint64_t *skip_at, *skip_count;
-    size_t nskip_marks, skip_marks_cap;
 };
 
-/* Append an event; returns 0, or -1 (out of memory, counted in p->oom). */
+/* Put an event into its unit; returns 0, or -1 (out of memory, counted in
+ * p->oom).  line: part-relative, 0-based (text), or the event's number. */
 int evpart_add(struct evpart *p, int64_t t_ns, const char *job, size_t job_len,
-               int32_t partition, int ev, int32_t worker, int32_t device, uint32_t line);
+               int32_t partition, int ev, int32_t worker, int32_t device, uint64_t line);
 
-/* Note a skipped line before the next event; returns -1 out of memory. */
-int evpart_skip(struct evpart *p);
+/* Note a skipped line (why: enum scan_err). */
+void evpart_skip(struct evpart *p, uint64_t line, int why);
 
-/* The job id of a unit key, as bytes. */
+/* The job id of a part's job, as bytes. */
 static inline const char *evpart_job(const struct evpart *p, uint32_t job, size_t *len)
 {
     uint64_t o = p->job_off[job];
@@ -93,12 +159,21 @@ static inline const char *evpart_job(const struct evpart *p, uint32_t job, size_
     return p->arena + (o >> 16);
 }
 
-/* After reading: free the lookup indexes (the model needs keys and jobs,
- * not the means of finding them). */
+/* Is this the restart of a daemon's epoch?  (Exposed for the tests.) */
+int model_is_restart(int64_t t, int64_t run_max);
+
+/* Join a part to the one before.  has_prev/m_prev: whether a part before
+ * had events, and the latest time of the run it ended in.  Returns 0 and
+ * sets *m_out (the state at the part's end) and p->seg0_cont, or 1 when
+ * the part must be read again with has_in = 1, m_in = m_prev. */
+int evpart_link(struct evpart *p, int has_prev, int64_t m_prev, int64_t *m_out);
+
+/* After reading: free the job index (the model needs the jobs, not the
+ * means of finding them). */
 void evpart_compact(struct evpart *p);
 
-/* Free the event blocks only; keys and job ids stay (the model points
- * into them). */
+/* Free the segments (the model has taken what it keeps); keys and job ids
+ * stay (the model points into them). */
 void evpart_drop_events(struct evpart *p);
 void evpart_free(struct evpart *p);
 

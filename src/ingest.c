@@ -26,6 +26,7 @@ static int from_native(struct source *src, const struct input *in, char *err, si
     }
     wft_sort(&t);
     struct evpart *p = &src->native_part;
+    p->native = 1;
     for (size_t i = 0; i < t.nev; i++) {
         const struct wft_ev *e = &t.ev[i];
         if (e->event >= EV_N)
@@ -46,13 +47,15 @@ static int from_native(struct source *src, const struct input *in, char *err, si
             job = "(empty)";
             len = 7;
         }
-        if (evpart_add(p, e->ns, job, len, part, (int)e->event, e->worker, e->device, (uint32_t)i)) {
+        if (evpart_add(p, e->ns, job, len, part, (int)e->event, e->worker, e->device, i)) {
             wft_free(&t);
             snprintf(err, errlen, "%s: out of memory", src->name);
             return -1;
         }
     }
     evpart_compact(p);
+    int64_t m_out;
+    evpart_link(p, 0, 0, &m_out);
     p->bytes = in->len;
     src->lost_events = t.lost;
     src->damaged_bytes = t.corrupt_bytes + (t.bad_records ? 1 : 0);

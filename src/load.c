@@ -65,7 +65,7 @@ static void explain_empty(const char *cmd, const struct source *s)
         const struct evpart *p = &s->parts[i];
         for (int k = 0; k < p->nskip_first && shown < 5; k++, shown++)
             fprintf(stderr, "  %s:%llu: %s\n", s->name, (unsigned long long)(base + p->skip_first[k].line + 1),
-                    scan_err_text[p->skip_first[k].err]);
+                    scan_err_text[p->skip_first[k].detail]);
         base += p->lines;
     }
 }
@@ -82,6 +82,9 @@ int load_inputs(struct loaded *l, char **paths, int npaths, int progress, const 
         struct source *s = &l->src[l->nsrc];
         int failed = ingest(s, paths[i], progress, err, sizeof err);
         phase("read", &t0);
+        if (!failed && s->text.rereads && getenv("WATERFALL_TIMING"))
+            fprintf(stderr, "waterfall: %d of %d parts read twice (a restart at a part's start)\n",
+                    s->text.rereads, s->text.nparts);
         if (failed) {
             /* The other inputs are still analysed; the status says one failed. */
             fprintf(stderr, "%s: %s\n", cmd, err);

@@ -1,15 +1,14 @@
 /*
- * model.c -- from events to runs of units.
+ * model.c -- from the readers' segments to runs of units.
  *
- * Events are taken in input order.  A new run starts where the epoch
- * restarts: an event at least 1 s before the run's latest time and in its
- * first half, or at least 50 ms before it and in its first tenth (threads
- * printing out of order by a few milliseconds do not split a run; a
- * daemon starting again near zero does).
- *
- * Each part interned its own unit keys, so a per-part table maps a key to
- * its unit in the current run; on a miss the run's own (job, partition)
- * index is consulted, which joins the halves of a unit read by two threads.
+ * Each part (one reader thread's share of an input) has already put its
+ * events into units, in segments split where the epoch restarts, and
+ * evpart_link has said whether each part's first segment continues the
+ * run before.  Here a segment that starts a run becomes that run (its
+ * units are taken as they are, job numbers translated), and a continuing
+ * one is joined to the run before: a unit met on both sides of the seam
+ * takes the later part's events in line order, exactly as one reader
+ * would have (the first of an event is kept, the rest are duplicates).
  */
 #include "model.h"
 
@@ -17,29 +16,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-#define RESTART_MIN_NS 50000000    /* 50 ms */
-#define RESTART_BIG_NS 1000000000LL /* 1 s */
-
-int model_is_restart(int64_t t, int64_t run_max)
-{
-    int64_t drop = run_max - t;
-    /* A big step back to the first half of the run, or a small one that
-     * lands near zero.  A line printed a few tens of milliseconds late
-     * early in a log is neither. */
-    return (drop >= RESTART_BIG_NS && t < run_max / 2) ||
-           (drop >= RESTART_MIN_NS && t < run_max / 10);
-}
-
-static uint64_t mix(uint64_t h)
-{
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ull;
-    h ^= h >> 33;
-    return h;
-}
 
 /* Open-addressing index of value+1 (0 empty) with a hash tag on top. */
 /* Make room for one more than n entries, or for want entries (presizing);
@@ -77,15 +53,10 @@ static uint64_t job_hash_of(void *ctx, size_t v)
     return r->jobs[v].hash;
 }
 
-static uint64_t unit_key_hash(uint32_t job, int32_t partition)
-{
-    return mix((uint64_t)job << 32 ^ (uint32_t)partition ^ 0x5bd1e995u);
-}
-
 static uint64_t unit_hash_of(void *ctx, size_t v)
 {
     struct run *r = ctx;
-    return unit_key_hash(r->units[v].job, r->units[v].partition);
+    return unit_hash(r->jobs[r->units[v].job].hash, r->units[v].partition);
 }
 
 /* h: the job id's hash from its part (the same function in every part). */
@@ -108,39 +79,6 @@ static int job_find(struct run *r, const char *id, size_t len, uint64_t h, uint3
     r->jobs[r->njobs] = (struct job){id, (uint32_t)len, 0, h};
     r->jindex[i] = (h & 0xffffffff00000000ull) | (r->njobs + 1);
     *out = (uint32_t)r->njobs++;
-    return 0;
-}
-
-static int unit_find(struct run *r, uint32_t job, int32_t partition, uint64_t line, uint32_t *out)
-{
-    if (index_grow(&r->uindex, &r->uindex_mask, r->nunits, 0, unit_hash_of, r))
-        return -1;
-    uint64_t h = unit_key_hash(job, partition);
-    size_t i = h & r->uindex_mask;
-    while (r->uindex[i]) {
-        uint64_t e = r->uindex[i];
-        uint32_t v = (uint32_t)e - 1;
-        if ((e >> 32) == (h >> 32) && r->units[v].job == job && r->units[v].partition == partition) {
-            *out = v;
-            return 0;
-        }
-        i = (i + 1) & r->uindex_mask;
-    }
-    if (r->nunits >= UINT32_MAX - 1 ||
-        grow_array((void **)&r->units, &r->units_cap, r->nunits + 1, sizeof *r->units))
-        return -1;
-    struct unit *u = &r->units[r->nunits];
-    for (int e = 0; e < EV_N; e++)
-        u->t[e] = T_NONE;
-    u->job = job;
-    u->partition = partition;
-    u->worker = -1;
-    u->device = 0;
-    u->line = line;
-    u->flags = 0;
-    r->jobs[job].units++;
-    r->uindex[i] = (h & 0xffffffff00000000ull) | (r->nunits + 1);
-    *out = (uint32_t)r->nunits++;
     return 0;
 }
 
@@ -200,139 +138,248 @@ static void run_finish(struct run *r)
     index_free(&r->jindex, r->jindex_mask);
 }
 
-/* The first run of an input usually holds all its units: size it once. */
-static int presize(struct run *r, size_t units)
+/* The unit of (job, partition) in r, or -1; *slot is where a new one's
+ * index entry goes. */
+static int64_t unit_lookup(struct run *r, uint32_t job, int32_t partition, size_t *slot)
 {
-    if (units < 1024)
-        return 0;
-    if (grow_array((void **)&r->units, &r->units_cap, units, sizeof *r->units))
-        return -1;
-    return index_grow(&r->uindex, &r->uindex_mask, r->nunits, units, unit_hash_of, r);
+    uint64_t h = unit_hash(r->jobs[job].hash, partition);
+    size_t i = h & r->uindex_mask;
+    while (r->uindex[i]) {
+        uint64_t e = r->uindex[i];
+        uint32_t v = (uint32_t)e - 1;
+        if ((e >> 32) == (h >> 32) && r->units[v].job == job && r->units[v].partition == partition) {
+            *slot = i;
+            return v;
+        }
+        i = (i + 1) & r->uindex_mask;
+    }
+    *slot = i;
+    return -1;
 }
 
-struct keymap {
-    uint32_t run; /* model run index + 1; 0: none */
-    uint32_t unit;
-};
+/* Add the lines of b (sorted, part-relative) to the issue list a. */
+static void issues_add(struct run *r, int kind, const struct pline *b, int nb, uint64_t base)
+{
+    for (int i = 0; i < nb; i++)
+        issue(r, kind, base + b[i].line + 1, b[i].detail);
+}
+
+/* A segment that starts a run: the run takes its units. */
+static struct run *adopt(struct model *m, const char *source, int native, int index,
+                         struct evpart *p, struct seg *s, uint64_t base, uint32_t *jstamp,
+                         uint32_t *jval)
+{
+    struct run *r = run_new(m, source, native, index);
+    if (!r)
+        return NULL;
+    r->units = s->units;
+    r->nunits = s->nunits;
+    r->units_cap = s->units_cap;
+    big_free(s->side, s->side ? s->units_cap * sizeof *s->side : 0);
+    s->side = NULL;
+    s->units = NULL;
+    /* The part's last segment keeps its index: the next part may join it,
+     * and the run's index is keyed the same way. */
+    r->uindex = s->uindex;
+    r->uindex_mask = s->umask;
+    s->uindex = NULL;
+    s->nunits = s->units_cap = 0;
+    uint32_t stamp = (uint32_t)m->nruns; /* unique to this run */
+    for (size_t i = 0; i < r->nunits; i++) {
+        struct unit *u = &r->units[i];
+        uint32_t pj = u->job;
+        if (jstamp[pj] != stamp) {
+            if (grow_array((void **)&r->jobs, &r->jobs_cap, r->njobs + 1, sizeof *r->jobs))
+                return NULL;
+            size_t jl;
+            const char *id = evpart_job(p, pj, &jl);
+            r->jobs[r->njobs] = (struct job){id, (uint32_t)jl, 0, p->job_hash[pj]};
+            jstamp[pj] = stamp;
+            jval[pj] = (uint32_t)r->njobs++;
+        }
+        u->job = jval[pj];
+        r->jobs[u->job].units++;
+        u->line += base + 1;
+    }
+    r->first_line = base + s->first_line + 1;
+    r->last_line = base + s->last_line + 1;
+    r->events = s->events;
+    r->duplicates = s->duplicates;
+    r->skipped_lines = s->skipped;
+    issues_add(r, ISSUE_DUPLICATE, s->dups, s->ndups, base);
+    issues_add(r, ISSUE_SKIPPED, s->skips, s->nskips, base);
+    return r;
+}
+
+/* Keep the first MAX_ISSUES lines, in order. */
+static void keep_first(struct pline *list, int *n, struct pline x)
+{
+    int k = *n < MAX_ISSUES ? (*n)++ : MAX_ISSUES;
+    if (k == MAX_ISSUES) {
+        if (x.line >= list[MAX_ISSUES - 1].line)
+            return;
+        k = MAX_ISSUES - 1;
+    }
+    while (k > 0 && list[k - 1].line > x.line) {
+        list[k] = list[k - 1];
+        k--;
+    }
+    list[k] = x;
+}
+
+/* A part's first segment that continues run r. */
+static int join(struct run *r, struct evpart *p, struct seg *s, uint64_t base)
+{
+    if (index_grow(&r->jindex, &r->jindex_mask, r->njobs, r->njobs + s->nunits, job_hash_of, r) ||
+        index_grow(&r->uindex, &r->uindex_mask, r->nunits, r->nunits + s->nunits, unit_hash_of, r))
+        return -1;
+    struct pline dups[MAX_ISSUES];
+    int ndups = 0;
+    for (int i = 0; i < s->ndups; i++)
+        keep_first(dups, &ndups, s->dups[i]);
+    for (size_t i = 0; i < s->nunits; i++) {
+        struct unit *b = &s->units[i];
+        size_t jl;
+        uint32_t pj = b->job, job;
+        const char *jid = evpart_job(p, pj, &jl);
+        if (job_find(r, jid, jl, p->job_hash[pj], &job))
+            return -1;
+        size_t slot;
+        int64_t found = unit_lookup(r, job, b->partition, &slot);
+        if (found < 0) {
+            if (r->nunits >= UINT32_MAX - 1 ||
+                grow_array((void **)&r->units, &r->units_cap, r->nunits + 1, sizeof *r->units))
+                return -1;
+            struct unit *u = &r->units[r->nunits];
+            *u = *b;
+            u->job = job;
+            u->line += base + 1;
+            r->jobs[job].units++;
+            r->uindex[slot] = (unit_hash(r->jobs[job].hash, b->partition) & 0xffffffff00000000ull) |
+                              (r->nunits + 1);
+            r->nunits++;
+            continue;
+        }
+        /* The same unit on both sides: its events here, in line order,
+         * after those of the run so far. */
+        struct unit *a = &r->units[found];
+        const struct uside *d = &s->side[i];
+        int order[EV_N], n = 0;
+        for (int e = 0; e < EV_N; e++) {
+            if (b->t[e] == T_NONE)
+                continue;
+            int k = n++;
+            while (k > 0 && d->dline[order[k - 1]] > d->dline[e]) {
+                order[k] = order[k - 1];
+                k--;
+            }
+            order[k] = e;
+        }
+        a->flags |= b->flags & U_DUP;
+        for (int k = 0; k < n; k++) {
+            int e = order[k];
+            if (a->t[e] != T_NONE) {
+                a->flags |= U_DUP;
+                r->duplicates++;
+                keep_first(dups, &ndups, (struct pline){b->line + d->dline[e], e});
+                continue;
+            }
+            a->t[e] = b->t[e];
+            const struct role *ro = &p->roles[d->role[e]];
+            if (ro->worker >= 0 && a->worker < 0)
+                a->worker = ro->worker;
+            if (ro->device >= 0) {
+                a->device = ro->device;
+                a->flags |= U_DEVSET;
+            }
+        }
+    }
+    r->last_line = base + s->last_line + 1;
+    r->events += s->events;
+    r->duplicates += s->duplicates;
+    r->skipped_lines += s->skipped;
+    issues_add(r, ISSUE_DUPLICATE, dups, ndups, base);
+    issues_add(r, ISSUE_SKIPPED, s->skips, s->nskips, base);
+    big_free(s->units, s->units_cap * sizeof *s->units);
+    big_free(s->side, s->side ? s->units_cap * sizeof *s->side : 0);
+    s->units = NULL;
+    s->side = NULL;
+    s->nunits = s->units_cap = 0;
+    return 0;
+}
 
 int model_add(struct model *m, const char *source, struct evpart *parts, int nparts,
               int native, uint64_t lost_events)
 {
-    struct run *r = NULL;
+    struct run *r = NULL; /* the run the input is in */
+    size_t first = m->nruns;
     int run_index = 0;
-    int64_t run_max = 0;
-    uint64_t line_base = 0, pending_skips = 0;
+    uint64_t base = 0, pending_skips = 0;
+    struct pline pending[MAX_ISSUES];
+    int npending = 0;
     int rc = 0;
-    size_t total_keys = 0;
-    for (int pi = 0; pi < nparts; pi++)
-        total_keys += parts[pi].nkeys;
     for (int pi = 0; pi < nparts && rc == 0; pi++) {
         struct evpart *p = &parts[pi];
         for (int e = 0; e < 8; e++)
             m->skipped_by[e] += p->skipped_by[e];
         m->timeline_lines += p->timeline_lines;
         m->bytes += p->bytes;
-        struct keymap *km = calloc(p->nkeys ? p->nkeys : 1, sizeof *km);
-        if (!km)
-            return -1;
-        size_t mark = 0;
-        for (uint64_t n = 0; n < p->nev; n++) {
-            /* Skipped lines that came before this event. */
-            while (mark < p->nskip_marks && p->skip_at[mark] <= n)
-                pending_skips += p->skip_count[mark++];
-            const struct evblock *b = p->blocks[n >> EVB_SHIFT];
-            size_t k = n & (EVB_SIZE - 1);
-            int64_t t = b->t_ns[k];
-            uint64_t line = line_base + b->line[k] + 1;
-            /* Skipped lines before this event belong to the run they
-             * follow, not to one this event may start. */
-            if (pending_skips && r) {
-                r->skipped_lines += pending_skips;
-                pending_skips = 0;
+        /* Lines skipped before the part's first event belong to the run
+         * it starts in, or to the input's first run. */
+        if (r) {
+            r->skipped_lines += p->pre_skipped;
+            issues_add(r, ISSUE_SKIPPED, p->pre_skips, p->npre_skips, base);
+        } else {
+            pending_skips += p->pre_skipped;
+            for (int i = 0; i < p->npre_skips && npending < MAX_ISSUES; i++)
+                pending[npending++] = (struct pline){base + p->pre_skips[i].line, p->pre_skips[i].detail};
+        }
+        uint32_t *jstamp = NULL, *jval = NULL;
+        if (p->nsegs > (p->seg0_cont ? 1u : 0u)) {
+            jstamp = calloc(p->njobs ? p->njobs : 1, sizeof *jstamp);
+            jval = malloc((p->njobs ? p->njobs : 1) * sizeof *jval);
+            if (!jstamp || !jval) {
+                free(jstamp);
+                free(jval);
+                return -1;
             }
-            if (!r || (!native && model_is_restart(t, run_max))) {
-                if (r)
-                    run_finish(r);
-                r = run_new(m, source, native, ++run_index);
-                if (!r) {
+        }
+        for (size_t si = 0; si < p->nsegs; si++) {
+            struct seg *s = &p->segs[si];
+            if (si == 0 && p->seg0_cont && r) {
+                if (join(r, p, s, base)) {
                     rc = -1;
                     break;
                 }
-                r->first_line = line;
-                r->lost_events = native ? lost_events : 0;
-                run_max = t;
-                if (run_index == 1 && presize(r, total_keys)) {
-                    rc = -1;
-                    break;
-                }
-            }
-            if (pending_skips) {
-                r->skipped_lines += pending_skips;
-                pending_skips = 0;
-            }
-            if (t > run_max)
-                run_max = t;
-            uint32_t key = b->ukey[k];
-            uint32_t ev = b->evw[k] & 7, role = b->evw[k] >> 3;
-            uint32_t ui;
-            uint32_t run_id = (uint32_t)(r - m->runs) + 1;
-            if (km[key].run == run_id) {
-                ui = km[key].unit;
-            } else {
-                size_t jl;
-                uint32_t pj = p->keys[key].job;
-                const char *jid = evpart_job(p, pj, &jl);
-                uint32_t job;
-                if (job_find(r, jid, jl, p->job_hash[pj], &job) ||
-                    unit_find(r, job, p->keys[key].partition, line, &ui)) {
-                    rc = -1;
-                    break;
-                }
-                km[key].run = run_id;
-                km[key].unit = ui;
-            }
-            struct unit *u = &r->units[ui];
-            r->events++;
-            r->last_line = line;
-            if (u->t[ev] != T_NONE) {
-                u->flags |= U_DUP;
-                r->duplicates++;
-                issue(r, ISSUE_DUPLICATE, line, (int)ev);
                 continue;
             }
-            u->t[ev] = t;
-            const struct role *ro = &p->roles[role];
-            if (ro->worker >= 0 && u->worker < 0)
-                u->worker = ro->worker;
-            if (ro->device >= 0)
-                u->device = ro->device;
-        }
-        while (mark < p->nskip_marks)
-            pending_skips += p->skip_count[mark++];
-        /* The first skipped lines, with their global numbers. */
-        for (int i = 0; i < p->nskip_first; i++) {
-            struct run *tr = r ? r : NULL;
-            if (!tr)
+            r = adopt(m, source, native, ++run_index, p, s, base, jstamp, jval);
+            if (!r) {
+                rc = -1;
                 break;
-            /* attribute the report to the run the line falls in */
-            for (size_t ri = m->nruns; ri-- > 0;) {
-                struct run *cand = &m->runs[ri];
-                if (cand->source != source)
-                    break;
-                tr = cand;
-                if (cand->first_line <= line_base + p->skip_first[i].line + 1)
-                    break;
             }
-            issue(tr, ISSUE_SKIPPED, line_base + p->skip_first[i].line + 1, p->skip_first[i].err);
+            r->lost_events = native ? lost_events : 0;
+            if (run_index == 1 && (pending_skips || npending)) {
+                /* before the first event: ahead of everything the run has */
+                r->skipped_lines += pending_skips;
+                struct issue keep[MAX_ISSUES];
+                int nk = r->nissues[ISSUE_SKIPPED];
+                memcpy(keep, r->issues[ISSUE_SKIPPED], sizeof keep);
+                r->nissues[ISSUE_SKIPPED] = 0;
+                issues_add(r, ISSUE_SKIPPED, pending, npending, 0);
+                for (int i = 0; i < nk; i++)
+                    issue(r, ISSUE_SKIPPED, keep[i].line, keep[i].detail);
+                pending_skips = 0;
+                npending = 0;
+            }
         }
-        line_base += p->lines;
-        free(km);
-        evpart_drop_events(p); /* done with them: keep the peak down */
+        free(jstamp);
+        free(jval);
+        base += p->lines;
+        evpart_drop_events(p); /* what the runs did not take */
     }
-    if (r) {
-        r->skipped_lines += pending_skips;
-        run_finish(r);
-    }
+    for (size_t i = first; i < m->nruns; i++)
+        run_finish(&m->runs[i]);
     return rc;
 }
 

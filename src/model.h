@@ -17,23 +17,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define T_NONE INT64_MIN /* an event the unit does not have */
-
-enum unit_flags {
-    U_DUP = 1,        /* some event appeared more than once (the first is kept) */
-    U_CONTRA = 2,     /* its events' times contradict the pipeline's order */
-};
-
-struct unit {
-    int64_t t[EV_N];   /* ns since the run's epoch, or T_NONE */
-    uint32_t job;      /* index into run.jobs */
-    int32_t partition; /* -1: none */
-    int32_t worker;    /* -1: none */
-    int32_t device;    /* from gpu=/device=; 0 when never given */
-    uint64_t line;     /* where its first event was (line, or event number) */
-    uint32_t flags;
-};
-
 struct job {
     const char *id; /* not NUL-terminated */
     uint32_t len;
@@ -49,8 +32,6 @@ struct issue {
 };
 
 enum { ISSUE_SKIPPED, ISSUE_DUPLICATE, ISSUE_CONTRADICTION };
-
-#define MAX_ISSUES 5
 
 struct run {
     const char *source; /* the input's name */
@@ -80,15 +61,15 @@ struct model {
     uint64_t timeline_lines, bytes;
 };
 
-/* Add an input's events (parts in input order) to the model.  native:
- * one run, no epoch-restart splitting.  The parts must outlive the model
- * (job ids point into them); their event blocks may be freed after. */
+/* Add an input's units (parts in input order, linked by evpart_link) to
+ * the model: its segments become runs, or join the run before.  The parts
+ * must outlive the model (job ids point into them); the model takes their
+ * units. */
 int model_add(struct model *m, const char *source, struct evpart *parts, int nparts,
               int native, uint64_t lost_events);
 
 void model_free(struct model *m);
 
-/* Is this the restart of a daemon's epoch?  (Exposed for the tests.) */
-int model_is_restart(int64_t t, int64_t run_max);
+
 
 #endif /* MODEL_H */

@@ -47,18 +47,6 @@ struct progress {
     int shown; /* the last percentage printed (leader only) */
 };
 
-static void note_skip(struct evpart *p, uint64_t line, enum scan_err e)
-{
-    p->skipped++;
-    p->skipped_by[e]++;
-    evpart_skip(p);
-    if (p->nskip_first < 8) {
-        p->skip_first[p->nskip_first].line = line;
-        p->skip_first[p->nskip_first].err = (int)e;
-        p->nskip_first++;
-    }
-}
-
 /* Parse the complete lines in [buf, buf+len); returns the bytes used (up to
  * the last '\n', or everything when last is set).  *line is the number of
  * the line at buf (0-based within the part). */
@@ -90,10 +78,9 @@ static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int las
         }
         p->timeline_lines++;
         if (e == SCAN_OK)
-            evpart_add(p, r.t_ns, r.job, r.job_len, r.partition, r.ev, r.worker, r.device,
-                       (uint32_t)*line);
+            evpart_add(p, r.t_ns, r.job, r.job_len, r.partition, r.ev, r.worker, r.device, *line);
         else
-            note_skip(p, *line, e);
+            evpart_skip(p, *line, e);
         if (eol == end) {
             pos = end;
             break;
@@ -186,7 +173,7 @@ static void *work(void *arg)
             if (long_line) {
                 if (long_has_tl) {
                     p->timeline_lines++;
-                    note_skip(p, long_line_no, SCAN_TOO_LONG);
+                    evpart_skip(p, long_line_no, SCAN_TOO_LONG);
                 }
                 line++;
             }
@@ -250,6 +237,13 @@ int read_text(struct text_input *in, int fd, const char *name, const void *prefi
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         n = cpus < 1 ? 1 : cpus > MAX_THREADS ? MAX_THREADS : (int)cpus;
     }
+    /* WATERFALL_READ_THREADS=N splits a file of any size into N ranges
+     * (1 to 8): the tests use it to check that the split changes nothing. */
+    const char *force = getenv("WATERFALL_READ_THREADS");
+    if (force && !is_pipe && size > 0) {
+        int f = atoi(force);
+        n = f < 1 ? 1 : f > MAX_THREADS ? MAX_THREADS : f;
+    }
     struct progress prog = {.total = size, .name = name, .shown = -1,
                             .show = show_progress && (is_pipe || size > (100u << 20))};
     in->parts = calloc((size_t)n, sizeof *in->parts);
@@ -268,6 +262,7 @@ int read_text(struct text_input *in, int fd, const char *name, const void *prefi
         w[i] = (struct worker){.fd = fd, .start = size * (uint64_t)i / (uint64_t)n,
                                .end = size * (uint64_t)(i + 1) / (uint64_t)n,
                                .is_pipe = is_pipe, .part = &in->parts[i], .prog = &prog};
+        in->parts[i].want_side = i > 0; /* its first units may join the part before's */
         if (is_pipe) {
             w[i].end = UINT64_MAX;
             w[i].prefix = prefix;
@@ -295,6 +290,28 @@ int read_text(struct text_input *in, int fd, const char *name, const void *prefi
         pthread_join(th[i], NULL);
     if (prog.show)
         fprintf(stderr, "\r%*s\r", 40 + (int)strlen(name), "");
+    /* Join the parts in order.  A part whose start hid a restart of the
+     * epoch (rare: a run ending just before it with times far below the
+     * run's latest) is read again knowing the state it starts in. */
+    int has_prev = 0;
+    int64_t m = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t m_out;
+        if (evpart_link(&in->parts[i], has_prev, m, &m_out) && !w[i].err) {
+            evpart_free(&in->parts[i]);
+            in->parts[i].want_side = 1;
+            in->parts[i].has_in = 1;
+            in->parts[i].m_in = m;
+            w[i].prog = NULL;
+            work(&w[i]);
+            evpart_link(&in->parts[i], has_prev, m, &m_out);
+            in->rereads++;
+        }
+        if (in->parts[i].nsegs) {
+            has_prev = 1;
+            m = m_out;
+        }
+    }
     int rc = 0;
     for (int i = 0; i < n; i++) {
         if (w[i].err) {

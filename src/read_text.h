@@ -10,6 +10,7 @@ struct text_input {
     struct evpart *parts; /* in input order */
     int nparts;
     uint64_t bytes;
+    int rereads; /* parts read a second time (see evpart_link) */
 };
 
 /* Read fd (named name in messages) to its end.  A pipe's first bytes,

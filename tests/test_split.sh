@@ -1,0 +1,75 @@
+#!/bin/sh
+# test_split.sh -- a file read by several threads gives exactly what one
+# thread gives: the same runs, units, issues (with their lines), figures
+# and CSV rows, whatever byte ranges the threads get.  The logs are random
+# and messy (gen_chaos: several runs, short runs, duplicates, bad lines,
+# ANSI, CRLF), so the ranges' edges fall in every kind of place.
+#   test_split.sh WATERFALL GEN_CHAOS [SEEDS]
+W=$1
+G=$2
+SEEDS=${3:-60}
+. "$(dirname "$0")/lib.sh"
+
+outputs() { # FILE THREADS TAG
+    WATERFALL_READ_THREADS=$2 "$W" analyze --json --gaps --no-progress "$1" >"$T/$3.json" 2>"$T/$3.err"
+    echo "rc=$?" >>"$T/$3.err"
+    WATERFALL_READ_THREADS=$2 "$W" analyze --csv --no-progress "$1" >"$T/$3.csv" 2>/dev/null
+    WATERFALL_READ_THREADS=$2 "$W" analyze --no-progress "$1" >"$T/$3.txt" 2>&1
+}
+
+s=1
+while [ $s -le "$SEEDS" ]; do
+    lines=$(( (s * 7919) % 6000 + 20 ))
+    "$G" $s $lines >"$T/log" || bad "gen_chaos $s"
+    outputs "$T/log" 1 one
+    for n in 2 3 5 8; do
+        outputs "$T/log" $n many
+        same=1
+        for x in json err csv txt; do
+            if ! cmp -s "$T/one.$x" "$T/many.$x"; then
+                bad "seed $s ($lines lines), $n threads: --$x differs from one thread"
+                diff "$T/one.$x" "$T/many.$x" | head -8 >&2
+                same=0
+            fi
+        done
+        [ $same = 1 ] && ok
+    done
+    s=$((s + 1))
+done
+# A restart the second thread cannot see on its own: run A reaches 100 s;
+# the second half starts with a late line of run A (60 s) and then run B
+# at 35 s, a restart against 100 s but not against the 60 s that the
+# second thread sees first.  It must read its half again, knowing.
+pad() { # FILE SIZE: fill FILE with a noise line up to SIZE bytes
+    have=$(wc -c <"$1")
+    printf '%*s\n' $(($2 - have - 1)) "noise" | tr ' ' x >>"$1"
+}
+printf 'TIMELINE,0,SYNTH_START,a\nTIMELINE,1000,SYNTH_END,a\nTIMELINE,2000,GPU_START,a\nTIMELINE,100000,GPU_END,a\n' >"$T/h1"
+pad "$T/h1" 4096
+printf 'TIMELINE,60000,GPU_END,late\nTIMELINE,35000,SYNTH_START,b\nTIMELINE,35500,SYNTH_END,b\nTIMELINE,36000,GPU_START,b\nTIMELINE,37000,GPU_END,b\n' >"$T/h2"
+pad "$T/h2" 4096
+cat "$T/h1" "$T/h2" >"$T/hidden.log"
+outputs "$T/hidden.log" 1 one
+outputs "$T/hidden.log" 2 many
+for x in json err csv txt; do
+    cmp -s "$T/one.$x" "$T/many.$x" && ok || bad "hidden restart: --$x differs with 2 threads"
+done
+[ "$(grep -o '"run": [0-9]*' "$T/one.json" | tail -1)" = '"run": 2' ] && ok || bad "hidden restart: not 2 runs"
+WATERFALL_TIMING=1 WATERFALL_READ_THREADS=2 "$W" analyze --json --no-progress "$T/hidden.log" 2>&1 >/dev/null |
+    grep -q "1 of 2 parts read twice" && ok || bad "hidden restart: the second part was not read again"
+# ... and where the part can see it (its first line is the restart), no
+# second reading.
+printf 'TIMELINE,35000,SYNTH_START,b\nTIMELINE,35500,SYNTH_END,b\nTIMELINE,36000,GPU_START,b\nTIMELINE,37000,GPU_END,b\n' >"$T/h3"
+pad "$T/h3" 4096
+cat "$T/h1" "$T/h3" >"$T/seen.log"
+outputs "$T/seen.log" 1 one
+outputs "$T/seen.log" 2 many
+cmp -s "$T/one.json" "$T/many.json" && ok || bad "restart at a part's start: differs with 2 threads"
+WATERFALL_TIMING=1 WATERFALL_READ_THREADS=2 "$W" analyze --json --no-progress "$T/seen.log" 2>&1 >/dev/null |
+    grep -q "read twice" && bad "restart at a part's start: read twice" || ok
+
+# The runs are really split, and the answer is not empty.
+"$G" 7 3000 >"$T/log"
+WATERFALL_READ_THREADS=4 "$W" analyze --json --no-progress "$T/log" >"$T/j" 2>/dev/null
+grep -q '"units": [1-9]' "$T/j" && ok || bad "seed 7: no units"
+finish test_split

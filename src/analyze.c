@@ -21,6 +21,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 
 const char *const stage_names[ST_N] = {"synthesis", "handoff", "queue", "prep", "gpu"};
@@ -469,6 +470,24 @@ static void decide(struct run_result *res)
     }
 }
 
+/* The stage statistics and the throughput need only the units and the
+ * run's start: on a big run they go on a second thread while the devices
+ * are analysed. */
+struct side_work {
+    const struct run *r;
+    struct run_result *res;
+    int rc;
+};
+
+static void *side_run(void *arg)
+{
+    struct side_work *w = arg;
+    w->rc = stages(w->r, w->res) || throughput(w->r, w->res) ? -1 : 0;
+    return NULL;
+}
+
+#define SIDE_THREAD_MIN 100000 /* units: below this a thread costs more than it saves */
+
 int analyze_run(const struct run *r, struct run_result *res)
 {
     memset(res, 0, sizeof *res);
@@ -494,11 +513,18 @@ int analyze_run(const struct run *r, struct run_result *res)
     if (res->start == INT64_MAX)
         res->start = any_min == INT64_MAX ? 0 : any_min;
 
+    struct side_work side = {r, res, 0};
+    pthread_t side_th;
+    int side_started = r->nunits >= SIDE_THREAD_MIN && pthread_create(&side_th, NULL, side_run, &side) == 0;
+
     /* The devices: those of units that reached a GPU worker, in order
      * (a unit still queued has no device yet). */
     int32_t *devs = scratch_alloc((r->nunits ? r->nunits : 1) * sizeof *devs);
-    if (!devs)
+    if (!devs) {
+        if (side_started)
+            pthread_join(side_th, NULL);
         return -1;
+    }
     size_t nd = 0;
     for (size_t i = 0; i < r->nunits; i++) {
         const struct unit *u = &r->units[i];
@@ -541,12 +567,19 @@ int analyze_run(const struct run *r, struct run_result *res)
         }
     }
     scratch_free(synth_union);
-    if (stages(r, res) || throughput(r, res) ||
-        synth_concurrency(&sh, w0, w1 > w0 ? w1 : w0, res))
+    if (side_started) {
+        pthread_join(side_th, NULL);
+        side_started = 0;
+    } else {
+        side_run(&side);
+    }
+    if (side.rc || synth_concurrency(&sh, w0, w1 > w0 ? w1 : w0, res))
         goto out;
     decide(res);
     rc = 0;
 out:
+    if (side_started)
+        pthread_join(side_th, NULL);
     scratch_free(devs);
     scratch_free(sh.queue);
     scratch_free(sh.synth);

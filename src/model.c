@@ -227,11 +227,16 @@ static void keep_first(struct pline *list, int *n, struct pline x)
     list[k] = x;
 }
 
-/* A part's first segment that continues run r. */
-static int join(struct run *r, struct evpart *p, struct seg *s, uint64_t base)
+/* A part's first segment that continues run r.  more: a later part will
+ * join r too, so the units added here must be findable. */
+static int join(struct run *r, struct evpart *p, struct seg *s, uint64_t base, int more)
 {
-    if (index_grow(&r->jindex, &r->jindex_mask, r->njobs, r->njobs + s->nunits, job_hash_of, r) ||
-        index_grow(&r->uindex, &r->uindex_mask, r->nunits, r->nunits + s->nunits, unit_hash_of, r))
+    if (index_grow(&r->jindex, &r->jindex_mask, r->njobs, r->njobs + p->njobs, job_hash_of, r) ||
+        index_grow(&r->uindex, &r->uindex_mask, r->nunits, more ? r->nunits + s->nunits : 0,
+                   unit_hash_of, r))
+        return -1;
+    uint32_t *jmap = calloc(p->njobs ? p->njobs : 1, sizeof *jmap); /* run job + 1 */
+    if (!jmap)
         return -1;
     struct pline dups[MAX_ISSUES];
     int ndups = 0;
@@ -239,24 +244,34 @@ static int join(struct run *r, struct evpart *p, struct seg *s, uint64_t base)
         keep_first(dups, &ndups, s->dups[i]);
     for (size_t i = 0; i < s->nunits; i++) {
         struct unit *b = &s->units[i];
-        size_t jl;
         uint32_t pj = b->job, job;
-        const char *jid = evpart_job(p, pj, &jl);
-        if (job_find(r, jid, jl, p->job_hash[pj], &job))
-            return -1;
+        if (jmap[pj]) {
+            job = jmap[pj] - 1;
+        } else {
+            size_t jl;
+            const char *jid = evpart_job(p, pj, &jl);
+            if (job_find(r, jid, jl, p->job_hash[pj], &job)) {
+                free(jmap);
+                return -1;
+            }
+            jmap[pj] = job + 1;
+        }
         size_t slot;
         int64_t found = unit_lookup(r, job, b->partition, &slot);
         if (found < 0) {
             if (r->nunits >= UINT32_MAX - 1 ||
-                grow_array((void **)&r->units, &r->units_cap, r->nunits + 1, sizeof *r->units))
+                grow_array((void **)&r->units, &r->units_cap, r->nunits + 1, sizeof *r->units)) {
+                free(jmap);
                 return -1;
+            }
             struct unit *u = &r->units[r->nunits];
             *u = *b;
             u->job = job;
             u->line += base + 1;
             r->jobs[job].units++;
-            r->uindex[slot] = (unit_hash(r->jobs[job].hash, b->partition) & 0xffffffff00000000ull) |
-                              (r->nunits + 1);
+            if (more)
+                r->uindex[slot] = (unit_hash(r->jobs[job].hash, b->partition) & 0xffffffff00000000ull) |
+                                  (r->nunits + 1);
             r->nunits++;
             continue;
         }
@@ -294,6 +309,7 @@ static int join(struct run *r, struct evpart *p, struct seg *s, uint64_t base)
             }
         }
     }
+    free(jmap);
     r->last_line = base + s->last_line + 1;
     r->events += s->events;
     r->duplicates += s->duplicates;
@@ -347,7 +363,14 @@ int model_add(struct model *m, const char *source, struct evpart *parts, int npa
         for (size_t si = 0; si < p->nsegs; si++) {
             struct seg *s = &p->segs[si];
             if (si == 0 && p->seg0_cont && r) {
-                if (join(r, p, s, base)) {
+                /* does a later part join this run too? */
+                int more = 0;
+                for (int k = pi + 1; k < nparts && p->nsegs == 1; k++)
+                    if (parts[k].nsegs) {
+                        more = parts[k].seg0_cont;
+                        break;
+                    }
+                if (join(r, p, s, base, more)) {
                     rc = -1;
                     break;
                 }

@@ -25,7 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define CHUNK (4u << 20)
+#define CHUNK (256u << 10)
 #define MAX_THREADS 8
 
 struct worker {
@@ -59,7 +59,9 @@ static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int las
         const char *hit = scan_find(pos, end);
         if (!hit)
             break;
-        const char *eol = memchr(hit, '\n', (size_t)(end - hit));
+        const char *eol = scan_byte(hit, end, '\n');
+        if (eol == end)
+            eol = NULL;
         if (!eol && !last)
             break; /* the line goes on in the next chunk */
         if (!eol)

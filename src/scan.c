@@ -152,25 +152,33 @@ static int upper(int c)
     return c >= 'a' && c <= 'z' ? c - 32 : c;
 }
 
-static int name_is(const char *s, size_t n, const char *name)
-{
-    size_t len = strlen(name);
-    if (n != len)
-        return 0;
-    for (size_t i = 0; i < n; i++)
-        if (upper((unsigned char)s[i]) != name[i])
-            return 0;
-    return 1;
-}
-
+/* The event named by [s, s+n), any case; GPU_QUEUE is the cuzk name of
+ * CHAN_SEND.  -1 if none. */
 static int event_id(const char *s, size_t n)
 {
-    for (int e = 0; e < EV_N; e++)
-        if (name_is(s, n, ev_names[e]))
-            return e;
-    if (name_is(s, n, "GPU_QUEUE"))
-        return EV_CHAN_SEND;
-    return -1;
+    char u[11];
+    if (n < 7 || n > 11)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        u[i] = (char)upper((unsigned char)s[i]);
+    switch (n) {
+    case 7:
+        return memcmp(u, "GPU_END", 7) == 0 ? EV_GPU_END : -1;
+    case 9:
+        if (memcmp(u, "SYNTH_END", 9) == 0)
+            return EV_SYNTH_END;
+        if (memcmp(u, "GPU_START", 9) == 0)
+            return EV_GPU_START;
+        if (memcmp(u, "CHAN_SEND", 9) == 0 || memcmp(u, "GPU_QUEUE", 9) == 0)
+            return EV_CHAN_SEND;
+        return -1;
+    case 10:
+        return memcmp(u, "GPU_PICKUP", 10) == 0 ? EV_GPU_PICKUP : -1;
+    case 11:
+        return memcmp(u, "SYNTH_START", 11) == 0 ? EV_SYNTH_START : -1;
+    default:
+        return -1;
+    }
 }
 
 /* A non-negative decimal number of unit units with up to frac_digits
@@ -179,28 +187,27 @@ static int event_id(const char *s, size_t n)
  * Returns 0, or -1 if malformed or it would exceed max. */
 static int parse_fixed(const char *s, size_t n, int frac_digits, int64_t max, int64_t *out)
 {
+    static const uint64_t pow10[10] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+                                       100000000, 1000000000};
     size_t i = 0;
-    int64_t v = 0;
-    if (n == 0 || !(s[0] >= '0' && s[0] <= '9'))
+    uint64_t v = 0;
+    if (n == 0 || !(s[0] >= '0' && s[0] <= '9') || frac_digits < 0 || frac_digits > 9)
         return -1;
+    /* no division: overflow is caught by the builtins, and v only grows */
     while (i < n && s[i] >= '0' && s[i] <= '9') {
-        if (v > (max - (s[i] - '0')) / 10)
+        if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, (uint64_t)(s[i] - '0'), &v))
             return -1;
-        v = v * 10 + (s[i] - '0');
         i++;
     }
-    int64_t scale = 1;
-    for (int k = 0; k < frac_digits; k++)
-        scale *= 10;
-    if (v > max / scale)
+    uint64_t scale = pow10[frac_digits];
+    if (__builtin_mul_overflow(v, scale, &v) || v > (uint64_t)max)
         return -1;
-    v *= scale;
     if (i < n && s[i] == '.') {
         i++;
-        int64_t place = scale / 10;
+        uint64_t place = scale / 10;
         size_t digits = 0;
         while (i < n && s[i] >= '0' && s[i] <= '9') {
-            v += (s[i] - '0') * place;
+            v += (uint64_t)(s[i] - '0') * place;
             place /= 10;
             i++;
             digits++;
@@ -210,7 +217,7 @@ static int parse_fixed(const char *s, size_t n, int frac_digits, int64_t max, in
     }
     if (i != n)
         return -1;
-    *out = v;
+    *out = (int64_t)v;
     return 0;
 }
 
@@ -266,8 +273,8 @@ static enum scan_err parse_cuzk(const char *p, const char *end, struct scan_rec 
 {
     /* <offset_ms>,<EVENT>,<job_id>,<detail> */
     const char *f = p;
-    const char *c = memchr(f, ',', (size_t)(end - f));
-    if (!c)
+    const char *c = scan_byte(f, end, ',');
+    if (c == end)
         return SCAN_BAD_TIME;
     const char *ts = f;
     size_t tn = (size_t)(c - f);
@@ -278,32 +285,29 @@ static enum scan_err parse_cuzk(const char *p, const char *end, struct scan_rec 
     if (parse_fixed(ts, tn, 6, INT64_MAX / 2, &r->t_ns))
         return SCAN_BAD_TIME;
     f = c + 1;
-    c = memchr(f, ',', (size_t)(end - f));
-    const char *ev_end = c ? c : end;
-    if (ev_end == f)
+    c = scan_byte(f, end, ',');
+    if (c == f)
         return SCAN_BAD_EVENT;
-    r->ev = event_id(f, (size_t)(ev_end - f));
+    r->ev = event_id(f, (size_t)(c - f));
     if (r->ev < 0)
         return SCAN_UNKNOWN_EVENT;
-    if (!c)
+    if (c == end)
         return SCAN_NO_JOB;
     f = c + 1;
-    c = memchr(f, ',', (size_t)(end - f));
-    const char *job_end = c ? c : end;
-    if (job_end == f)
+    c = scan_byte(f, end, ',');
+    if (c == f)
         return SCAN_NO_JOB;
     r->job = f;
-    r->job_len = (size_t)(job_end - f);
+    r->job_len = (size_t)(c - f);
     if (r->job_len > SCAN_JOB_MAX)
         return SCAN_NO_JOB;
     /* detail: k=v,k=v, possibly empty or a bare word */
-    for (f = c ? c + 1 : end; f < end;) {
-        c = memchr(f, ',', (size_t)(end - f));
-        const char *item_end = c ? c : end;
-        const char *eq = memchr(f, '=', (size_t)(item_end - f));
-        if (eq && take_key(f, (size_t)(eq - f), eq + 1, (size_t)(item_end - eq - 1), r) < 0)
+    for (f = c < end ? c + 1 : end; f < end;) {
+        c = scan_byte(f, end, ',');
+        const char *eq = scan_byte(f, c, '=');
+        if (eq < c && take_key(f, (size_t)(eq - f), eq + 1, (size_t)(c - eq - 1), r) < 0)
             return SCAN_BAD_NUMBER;
-        f = c ? c + 1 : end;
+        f = c < end ? c + 1 : end;
     }
     return SCAN_OK;
 }
@@ -378,7 +382,7 @@ enum scan_err scan_line(const char *ls, const char *tl, const char *eol, char *s
         return SCAN_NOT_RECORD;
     if (eol - tl > SCAN_LINE_MAX)
         return SCAN_TOO_LONG;
-    if (memchr(p, 0x1b, (size_t)(eol - p))) {
+    if (scan_byte(p, eol, 0x1b) < eol) {
         size_t n = strip_ansi(p, eol, scratch);
         p = scratch;
         eol = scratch + n;

@@ -49,6 +49,27 @@ struct scan_rec {
     int32_t device;      /* -1: none (gpu= or device=) */
 };
 
+/* The first byte c in [p, end), or end: inline, for the short spans of
+ * a record, where a call to memchr costs more than the search. */
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+static inline const char *scan_byte(const char *p, const char *end, char c)
+{
+#if defined(__SSE2__)
+    const __m128i n = _mm_set1_epi8(c);
+    while (end - p >= 16) {
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)p), n));
+        if (m)
+            return p + __builtin_ctz(m);
+        p += 16;
+    }
+#endif
+    while (p < end && *p != c)
+        p++;
+    return p;
+}
+
 /* The first "TIMELINE" at or after p, or NULL. */
 const char *scan_find(const char *p, const char *end);
 

@@ -57,7 +57,7 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
 static int index_rebuild(uint64_t **idx, uint32_t *mask, uint32_t size, const uint64_t *hashes,
                          uint32_t n, size_t stride)
 {
-    uint64_t *ni = big_alloc((size_t)size * sizeof *ni); /* zeroed */
+    uint64_t *ni = big_alloc_full((size_t)size * sizeof *ni); /* zeroed */
     if (!ni)
         return -1;
     for (uint32_t k = 0; k < n; k++) {
@@ -158,7 +158,7 @@ static int seg_index_grow(struct evpart *p, struct seg *s)
     size_t size = s->uindex ? ((size_t)s->umask + 1) * 2 : 16;
     if (size > ((size_t)1 << 32))
         return -1;
-    uint64_t *ni = big_alloc(size * sizeof *ni); /* zeroed */
+    uint64_t *ni = big_alloc_full(size * sizeof *ni); /* zeroed */
     if (!ni)
         return -1;
     for (size_t k = 0; k < s->nunits; k++) {

@@ -36,6 +36,20 @@ void *big_alloc(size_t n)
     return p;
 }
 
+void *big_alloc_full(size_t n)
+{
+    if (n < BIG_MIN)
+        return calloc(1, n ? n : 1);
+    void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    advise(p, n);
+#ifdef MADV_POPULATE_WRITE
+    madvise(p, n, MADV_POPULATE_WRITE); /* Linux 5.14+; else the pages come as touched */
+#endif
+    return p;
+}
+
 void *big_realloc(void *old, size_t old_n, size_t n)
 {
     if (!old)

@@ -13,6 +13,10 @@
 #include <stddef.h>
 
 void *big_alloc(size_t n);
+/* The same, its pages made at once (for a table that will be touched all
+ * over, such as a hash index: one fault instead of one per page, and no
+ * zero page to copy on the first write after a read). */
+void *big_alloc_full(size_t n);
 void *big_realloc(void *old, size_t old_n, size_t n);
 void big_free(void *p, size_t n);
 

@@ -30,7 +30,7 @@ static int index_grow(uint64_t **idx, size_t *mask, size_t n, size_t want,
     size_t size = *idx ? (*mask + 1) * 2 : 1024;
     while (size < want * 2)
         size *= 2;
-    uint64_t *ni = big_alloc(size * sizeof *ni);
+    uint64_t *ni = big_alloc_full(size * sizeof *ni);
     if (!ni)
         return -1;
     for (size_t v = 0; v < n; v++) {

@@ -312,6 +312,83 @@ static enum scan_err parse_cuzk(const char *p, const char *end, struct scan_rec 
     return SCAN_OK;
 }
 
+#if defined(__SSE2__)
+/* The cuzk form again, for a record of at most FAST_MAX bytes without ANSI
+ * codes (the common case): copied into buf and padded, its commas and '='
+ * found in one pass of 16-byte compares, so each field costs a bit scan
+ * instead of a search loop with a mispredicted exit.  Same results as
+ * parse_cuzk; -1 if the record has an ESC (the caller takes the slow way). */
+#define FAST_MAX 128
+
+static size_t next_set(const uint64_t m[2], size_t from, size_t n)
+{
+    while (from < FAST_MAX) {
+        size_t w = from >> 6;
+        uint64_t x = m[w] & (~0ull << (from & 63));
+        if (x) {
+            size_t pos = (w << 6) + (size_t)__builtin_ctzll(x);
+            return pos < n ? pos : n;
+        }
+        from = (w + 1) << 6;
+    }
+    return n;
+}
+
+static int parse_cuzk_fast(const char *p, size_t n, char *buf, struct scan_rec *r)
+{
+    memcpy(buf, p, n);
+    memset(buf + n, 0, FAST_MAX - n);
+    uint64_t cm[2] = {0, 0}, em[2] = {0, 0}, xm = 0;
+    const __m128i comma = _mm_set1_epi8(','), eq = _mm_set1_epi8('='), esc = _mm_set1_epi8(0x1b);
+    for (int k = 0; k < FAST_MAX / 16; k++) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(buf + 16 * k));
+        uint64_t c = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, comma));
+        uint64_t e = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, eq));
+        xm |= (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, esc));
+        cm[k >> 2] |= c << (16 * (k & 3));
+        em[k >> 2] |= e << (16 * (k & 3));
+    }
+    if (xm)
+        return -1;
+    r->job = NULL;
+    r->job_len = 0;
+    r->partition = r->worker = r->device = -1;
+    r->t_ns = 0;
+    size_t c0 = next_set(cm, 0, n);
+    if (c0 == n)
+        return SCAN_BAD_TIME;
+    const char *ts = buf;
+    size_t tn = c0;
+    while (tn && (*ts == ' ' || *ts == '\t'))
+        ts++, tn--;
+    while (tn && (ts[tn - 1] == ' ' || ts[tn - 1] == '\t'))
+        tn--;
+    if (parse_fixed(ts, tn, 6, INT64_MAX / 2, &r->t_ns))
+        return SCAN_BAD_TIME;
+    size_t c1 = next_set(cm, c0 + 1, n);
+    if (c1 == c0 + 1)
+        return SCAN_BAD_EVENT;
+    r->ev = event_id(buf + c0 + 1, c1 - c0 - 1);
+    if (r->ev < 0)
+        return SCAN_UNKNOWN_EVENT;
+    if (c1 == n)
+        return SCAN_NO_JOB;
+    size_t c2 = next_set(cm, c1 + 1, n);
+    if (c2 == c1 + 1)
+        return SCAN_NO_JOB;
+    r->job = buf + c1 + 1;
+    r->job_len = c2 - c1 - 1;
+    for (size_t f = c2 < n ? c2 + 1 : n; f < n;) {
+        size_t c = next_set(cm, f, n);
+        size_t e = next_set(em, f, c);
+        if (e < c && take_key(buf + f, e - f, buf + e + 1, c - e - 1, r) < 0)
+            return SCAN_BAD_NUMBER;
+        f = c < n ? c + 1 : n;
+    }
+    return SCAN_OK;
+}
+#endif
+
 static enum scan_err parse_seed(const char *p, const char *end, struct scan_rec *r)
 {
     /* <event> job=<job_id> ts=<seconds> [k=v ...], blank separated */
@@ -372,8 +449,8 @@ static int at_word_start(const char *ls, const char *tl)
     return q - ls >= 2 && q[-1] == '[' && q[-2] == 0x1b;
 }
 
-enum scan_err scan_line(const char *ls, const char *tl, const char *eol, char *scratch,
-                        struct scan_rec *r)
+static enum scan_err scan_line_impl(const char *ls, const char *tl, const char *eol, char *scratch,
+                                    struct scan_rec *r, int fast)
 {
     if (!at_word_start(ls, tl))
         return SCAN_NOT_RECORD;
@@ -382,6 +459,18 @@ enum scan_err scan_line(const char *ls, const char *tl, const char *eol, char *s
         return SCAN_NOT_RECORD;
     if (eol - tl > SCAN_LINE_MAX)
         return SCAN_TOO_LONG;
+#if defined(__SSE2__)
+    if (fast && *p == ',') {
+        const char *e = eol;
+        while (e > p && (e[-1] == '\r' || e[-1] == ' ' || e[-1] == '\t' || e[-1] == 0))
+            e--;
+        if (e > p && (size_t)(e - p - 1) <= FAST_MAX) {
+            int rc = parse_cuzk_fast(p + 1, (size_t)(e - p - 1), scratch, r);
+            if (rc >= 0)
+                return (enum scan_err)rc;
+        }
+    }
+#endif
     if (scan_byte(p, eol, 0x1b) < eol) {
         size_t n = strip_ansi(p, eol, scratch);
         p = scratch;
@@ -396,4 +485,16 @@ enum scan_err scan_line(const char *ls, const char *tl, const char *eol, char *s
     if (*p == ',')
         return parse_cuzk(p + 1, eol, r);
     return parse_seed(p, eol, r);
+}
+
+enum scan_err scan_line(const char *ls, const char *tl, const char *eol, char *scratch,
+                        struct scan_rec *r)
+{
+    return scan_line_impl(ls, tl, eol, scratch, r, 1);
+}
+
+enum scan_err scan_line_ref(const char *ls, const char *tl, const char *eol, char *scratch,
+                            struct scan_rec *r)
+{
+    return scan_line_impl(ls, tl, eol, scratch, r, 0);
 }

@@ -80,6 +80,11 @@ const char *scan_find(const char *p, const char *end);
 enum scan_err scan_line(const char *ls, const char *tl, const char *eol, char *scratch,
                         struct scan_rec *r);
 
+/* The same without the fast path for short cuzk records: the reference
+ * the tests hold scan_line to. */
+enum scan_err scan_line_ref(const char *ls, const char *tl, const char *eol, char *scratch,
+                            struct scan_rec *r);
+
 /* Newlines in [p, end). */
 uint64_t scan_count_lines(const char *p, const char *end);
 

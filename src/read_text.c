@@ -55,18 +55,22 @@ static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int las
 {
     const char *end = buf + len, *pos = buf;
     char scratch[SCAN_LINE_MAX];
+    uint64_t rest = 0; /* newlines in [pos, the end of what is used) */
     for (;;) {
-        const char *hit = scan_find(pos, end);
-        if (!hit)
+        uint64_t nl = 0;
+        const char *hit = scan_find_count(pos, end, &nl);
+        if (!hit) {
+            rest = nl;
             break;
+        }
         const char *eol = scan_byte(hit, end, '\n');
-        if (eol == end)
-            eol = NULL;
-        if (!eol && !last)
-            break; /* the line goes on in the next chunk */
-        if (!eol)
-            eol = end;
-        *line += scan_count_lines(pos, hit);
+        if (eol == end) {
+            if (!last) {
+                rest = nl; /* the line goes on in the next chunk */
+                break;
+            }
+        }
+        *line += nl;
         /* the line's start: only the few bytes before the hit matter */
         const char *ls = hit;
         while (ls > buf && ls[-1] != '\n' && hit - ls < 64)
@@ -90,15 +94,14 @@ static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int las
         *line += 1;
         pos = eol + 1;
     }
-    /* Count the rest up to what we consume; an unfinished last line is
-     * left for the next chunk. */
+    /* What is used ends at the last newline; an unfinished last line is
+     * left for the next chunk.  Every newline in [pos, end) is before it. */
     const char *used_to = end;
     if (!last) {
         const char *nl = memrchr(pos, '\n', (size_t)(end - pos));
         used_to = nl ? nl + 1 : pos;
     }
-    if (used_to > pos)
-        *line += scan_count_lines(pos, used_to);
+    *line += rest;
     return (size_t)(used_to - buf);
 }
 

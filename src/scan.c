@@ -100,9 +100,44 @@ __attribute__((target("avx2"))) static uint64_t count_avx2(const char *p, const 
         n += (uint64_t)__builtin_popcount((unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, nl)));
         p += 32;
     }
+    if (end - p >= 16) {
+        __m128i a = _mm_loadu_si128((const __m128i *)p);
+        n += (uint64_t)__builtin_popcount((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, _mm_set1_epi8('\n'))));
+        p += 16;
+    }
     while (p < end)
         n += *p++ == '\n';
     return n;
+}
+
+/* scan_find and scan_count_lines in one pass: the newlines before the hit
+ * are added to *nl. */
+__attribute__((target("avx2"))) static const char *find_count_avx2(const char *p, const char *end,
+                                                                   uint64_t *nl)
+{
+    const __m256i first = _mm256_set1_epi8('T'), last = _mm256_set1_epi8('E'),
+                  lf = _mm256_set1_epi8('\n');
+    uint64_t n = 0;
+    while (end - p >= 32 + 7) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)p);
+        __m256i b = _mm256_loadu_si256((const __m256i *)(p + 7));
+        unsigned m = (unsigned)_mm256_movemask_epi8(
+            _mm256_and_si256(_mm256_cmpeq_epi8(a, first), _mm256_cmpeq_epi8(b, last)));
+        unsigned l = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, lf));
+        while (m) {
+            int i = __builtin_ctz(m);
+            if (memcmp(p + i + 1, NEEDLE + 1, 6) == 0) {
+                *nl += n + (uint64_t)__builtin_popcount(l & ((1u << i) - 1));
+                return p + i;
+            }
+            m &= m - 1;
+        }
+        n += (uint64_t)__builtin_popcount(l);
+        p += 32;
+    }
+    const char *hit = find_sse2(p, end);
+    *nl += n + count_avx2(p, hit ? hit : end);
+    return hit;
 }
 
 static int have_avx2 = -1;
@@ -124,6 +159,17 @@ const char *scan_find(const char *p, const char *end)
 #else
     return find_scalar(p, end);
 #endif
+}
+
+const char *scan_find_count(const char *p, const char *end, uint64_t *nl)
+{
+#if defined(__x86_64__)
+    if (avx2())
+        return find_count_avx2(p, end, nl);
+#endif
+    const char *hit = scan_find(p, end);
+    *nl += scan_count_lines(p, hit ? hit : end);
+    return hit;
 }
 
 uint64_t scan_count_lines(const char *p, const char *end)
@@ -159,6 +205,31 @@ static int event_id(const char *s, size_t n)
     char u[11];
     if (n < 7 || n > 11)
         return -1;
+    /* as cuzk writes them */
+    switch (n) {
+    case 7:
+        if (memcmp(s, "GPU_END", 7) == 0)
+            return EV_GPU_END;
+        break;
+    case 9:
+        if (memcmp(s, "GPU_START", 9) == 0)
+            return EV_GPU_START;
+        if (memcmp(s, "SYNTH_END", 9) == 0)
+            return EV_SYNTH_END;
+        if (memcmp(s, "GPU_QUEUE", 9) == 0)
+            return EV_CHAN_SEND;
+        break;
+    case 10:
+        if (memcmp(s, "GPU_PICKUP", 10) == 0)
+            return EV_GPU_PICKUP;
+        break;
+    case 11:
+        if (memcmp(s, "SYNTH_START", 11) == 0)
+            return EV_SYNTH_START;
+        break;
+    default:
+        break;
+    }
     for (size_t i = 0; i < n; i++)
         u[i] = (char)upper((unsigned char)s[i]);
     switch (n) {
@@ -338,16 +409,32 @@ static int parse_cuzk_fast(const char *p, size_t n, char *buf, struct scan_rec *
 {
     memcpy(buf, p, n);
     memset(buf + n, 0, FAST_MAX - n);
-    uint64_t cm[2] = {0, 0}, em[2] = {0, 0}, xm = 0;
     const __m128i comma = _mm_set1_epi8(','), eq = _mm_set1_epi8('='), esc = _mm_set1_epi8(0x1b);
-    for (int k = 0; k < FAST_MAX / 16; k++) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(buf + 16 * k));
-        uint64_t c = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, comma));
-        uint64_t e = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, eq));
-        xm |= (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, esc));
-        cm[k >> 2] |= c << (16 * (k & 3));
-        em[k >> 2] |= e << (16 * (k & 3));
-    }
+    uint64_t cm[2], em[2], xm = 0;
+#define MASKS(w, o)                                                                             \
+    do {                                                                                        \
+        __m128i v0 = _mm_loadu_si128((const __m128i *)(buf + (o))),                             \
+                v1 = _mm_loadu_si128((const __m128i *)(buf + (o) + 16)),                        \
+                v2 = _mm_loadu_si128((const __m128i *)(buf + (o) + 32)),                        \
+                v3 = _mm_loadu_si128((const __m128i *)(buf + (o) + 48));                        \
+        cm[w] = (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v0, comma)) |             \
+                (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v1, comma)) << 16 |       \
+                (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v2, comma)) << 32 |       \
+                (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v3, comma)) << 48;        \
+        em[w] = (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v0, eq)) |                \
+                (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v1, eq)) << 16 |          \
+                (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v2, eq)) << 32 |          \
+                (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v3, eq)) << 48;           \
+        xm |= (unsigned)_mm_movemask_epi8(                                                      \
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v0, esc), _mm_cmpeq_epi8(v1, esc)),      \
+                         _mm_or_si128(_mm_cmpeq_epi8(v2, esc), _mm_cmpeq_epi8(v3, esc))));    \
+    } while (0)
+    MASKS(0, 0);
+    if (n > 64)
+        MASKS(1, 64);
+    else
+        cm[1] = em[1] = 0;
+#undef MASKS
     if (xm)
         return -1;
     r->job = NULL;

@@ -85,6 +85,10 @@ enum scan_err scan_line(const char *ls, const char *tl, const char *eol, char *s
 enum scan_err scan_line_ref(const char *ls, const char *tl, const char *eol, char *scratch,
                             struct scan_rec *r);
 
+/* scan_find, adding the newlines in [p, hit) (or [p, end) when there is
+ * no hit) to *nl: one pass over the bytes instead of two. */
+const char *scan_find_count(const char *p, const char *end, uint64_t *nl);
+
 /* Newlines in [p, end). */
 uint64_t scan_count_lines(const char *p, const char *end);
 

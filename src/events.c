@@ -174,23 +174,27 @@ static int seg_index_grow(struct evpart *p, struct seg *s)
     return 0;
 }
 
-/* Equal bytes, compared a word at a time (job ids are short). */
+/* Equal bytes, compared a word at a time (job ids are short); from 8
+ * bytes on, the last word may overlap the one before. */
 static inline int same_bytes(const char *a, const char *b, size_t n)
 {
-    while (n >= 8) {
-        uint64_t x, y;
-        memcpy(&x, a, 8);
-        memcpy(&y, b, 8);
+    uint64_t x, y;
+    if (n < 8) {
+        while (n--)
+            if (*a++ != *b++)
+                return 0;
+        return 1;
+    }
+    size_t last = n - 8;
+    for (size_t i = 0; i < last; i += 8) {
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
         if (x != y)
             return 0;
-        a += 8;
-        b += 8;
-        n -= 8;
     }
-    while (n--)
-        if (*a++ != *b++)
-            return 0;
-    return 1;
+    memcpy(&x, a + last, 8);
+    memcpy(&y, b + last, 8);
+    return x == y;
 }
 
 static inline int same_key(const struct evpart *p, const struct unit *u, const char *job, size_t len,

@@ -264,7 +264,14 @@ static int parse_fixed(const char *s, size_t n, int frac_digits, int64_t max, in
     uint64_t v = 0;
     if (n == 0 || !(s[0] >= '0' && s[0] <= '9') || frac_digits < 0 || frac_digits > 9)
         return -1;
-    /* no division: overflow is caught by the builtins, and v only grows */
+    /* No division: 19 digits cannot overflow 64 bits; past that the
+     * builtins catch it.  v only grows, so one check against max at the
+     * end is enough. */
+    size_t fast = n < 19 ? n : 19;
+    while (i < fast && (unsigned)(s[i] - '0') < 10) {
+        v = v * 10 + (uint64_t)(s[i] - '0');
+        i++;
+    }
     while (i < n && s[i] >= '0' && s[i] <= '9') {
         if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, (uint64_t)(s[i] - '0'), &v))
             return -1;
@@ -407,10 +414,9 @@ static size_t next_set(const uint64_t m[2], size_t from, size_t n)
 
 static int parse_cuzk_fast(const char *p, size_t n, char *buf, struct scan_rec *r)
 {
-    memcpy(buf, p, n);
-    memset(buf + n, 0, FAST_MAX - n);
+    memcpy(buf, p, n); /* the bytes past n are masked off below */
     const __m128i comma = _mm_set1_epi8(','), eq = _mm_set1_epi8('='), esc = _mm_set1_epi8(0x1b);
-    uint64_t cm[2], em[2], xm = 0;
+    uint64_t cm[2], em[2], xm[2];
 #define MASKS(w, o)                                                                             \
     do {                                                                                        \
         __m128i v0 = _mm_loadu_si128((const __m128i *)(buf + (o))),                             \
@@ -425,17 +431,27 @@ static int parse_cuzk_fast(const char *p, size_t n, char *buf, struct scan_rec *
                 (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v1, eq)) << 16 |          \
                 (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v2, eq)) << 32 |          \
                 (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v3, eq)) << 48;           \
-        xm |= (unsigned)_mm_movemask_epi8(                                                      \
-            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v0, esc), _mm_cmpeq_epi8(v1, esc)),      \
-                         _mm_or_si128(_mm_cmpeq_epi8(v2, esc), _mm_cmpeq_epi8(v3, esc))));    \
+        xm[w] = (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v0, esc)) |               \
+                (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v1, esc)) << 16 |         \
+                (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v2, esc)) << 32 |         \
+                (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v3, esc)) << 48;          \
     } while (0)
     MASKS(0, 0);
-    if (n > 64)
+    uint64_t keep = n >= 64 ? ~0ull : (1ull << n) - 1;
+    cm[0] &= keep;
+    em[0] &= keep;
+    xm[0] &= keep;
+    if (n > 64) {
         MASKS(1, 64);
-    else
-        cm[1] = em[1] = 0;
+        keep = n >= 128 ? ~0ull : (1ull << (n - 64)) - 1;
+        cm[1] &= keep;
+        em[1] &= keep;
+        xm[1] &= keep;
+    } else {
+        cm[1] = em[1] = xm[1] = 0;
+    }
 #undef MASKS
-    if (xm)
+    if (xm[0] | xm[1])
         return -1;
     r->job = NULL;
     r->job_len = 0;

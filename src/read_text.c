@@ -18,14 +18,25 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define CHUNK (256u << 10)
+/* A pipe is read in steps of READ_STEP (small enough to stay in the L2
+ * cache while it is parsed) into a buffer of LINE_MAX bytes: a line that
+ * long or longer is not parsed (if it holds TIMELINE it counts as one
+ * skipped record).  A mapped file follows the same rule. */
+#define LINE_MAX_BYTES (4u << 20)
+#define READ_STEP (256u << 10)
+/* A mapped file is parsed a window at a time; each window's pages are
+ * let go once it is done, so the mapping never holds much of the file. */
+#define WINDOW (8u << 20)
 #define MAX_THREADS 8
 
 struct worker {
@@ -37,6 +48,8 @@ struct worker {
     struct progress *prog;
     const char *prefix; /* bytes already read from a pipe (format sniffing) */
     size_t prefix_len;
+    const char *map; /* the file, mapped (NULL: read it) */
+    uint64_t map_len;
 };
 
 struct progress {
@@ -51,9 +64,10 @@ struct progress {
  * the last '\n', or everything when last is set).  *line is the number of
  * the line at buf (0-based within the part). */
 static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int last,
-                          uint64_t *line)
+                          uint64_t *line, int long_check)
 {
     const char *end = buf + len, *pos = buf;
+    const char *lstart = buf; /* where pos's line starts (long_check) */
     char scratch[SCAN_LINE_MAX];
     uint64_t rest = 0; /* newlines in [pos, the end of what is used) */
     for (;;) {
@@ -70,6 +84,26 @@ static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int las
                 break;
             }
         }
+        if (long_check) {
+            /* the rule of the pipe reader's buffer: lines of LINE_MAX_BYTES
+             * or more are skipped whole (the start is looked for only when
+             * the line may be that long) */
+            const char *ls0 = nl ? NULL : lstart;
+            if (nl && (size_t)(eol - pos) >= LINE_MAX_BYTES)
+                ls0 = (const char *)memrchr(pos, '\n', (size_t)(hit - pos)) + 1;
+            if (ls0 && (size_t)(eol - ls0) >= LINE_MAX_BYTES) {
+                *line += nl;
+                p->timeline_lines++;
+                evpart_skip(p, *line, SCAN_TOO_LONG);
+                if (eol == end) {
+                    pos = end;
+                    break;
+                }
+                *line += 1;
+                pos = lstart = eol + 1;
+                continue;
+            }
+        }
         *line += nl;
         /* the line's start: only the few bytes before the hit matter */
         const char *ls = hit;
@@ -79,6 +113,8 @@ static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int las
         enum scan_err e = scan_line(ls, hit, eol, scratch, &r);
         if (e == SCAN_NOT_RECORD) {
             /* Not a record, but a real one may follow on the same line. */
+            if (long_check && nl)
+                lstart = (const char *)memrchr(pos, '\n', (size_t)(hit - pos)) + 1;
             pos = hit + 8;
             continue;
         }
@@ -92,7 +128,7 @@ static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int las
             break;
         }
         *line += 1;
-        pos = eol + 1;
+        pos = lstart = eol + 1;
     }
     /* What is used ends at the last newline; an unfinished last line is
      * left for the next chunk.  Every newline in [pos, end) is before it. */
@@ -127,12 +163,92 @@ static void progress_tick(struct progress *pr, uint64_t n, int leader)
     }
 }
 
+/* A SIGBUS while a mapped file is read means it shrank under us (a log
+ * truncated by rotation): the reading thread gives up with an error
+ * instead of the process dying. */
+static _Thread_local sigjmp_buf *bus_jmp;
+
+static void on_sigbus(int sig, siginfo_t *si, void *ctx)
+{
+    (void)si;
+    (void)ctx;
+    if (bus_jmp)
+        siglongjmp(*bus_jmp, 1);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void install_sigbus(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_sigbus;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, NULL);
+}
+
+static void catch_sigbus(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, install_sigbus);
+}
+
+/* A mapped range: the same lines as work() would read, a window at a time. */
+static void work_map(struct worker *w)
+{
+    struct evpart *p = w->part;
+    const char *m = w->map, *fe = m + w->map_len;
+    uint64_t line = 0;
+    sigjmp_buf jb;
+    if (sigsetjmp(jb, 0)) {
+        bus_jmp = NULL;
+        w->err = ESTALE; /* reported as the file having shrunk */
+        goto done;
+    }
+    bus_jmp = &jb;
+    const char *a = m + w->start, *e = m + w->end;
+    if (w->start > 0) { /* a line that started before is not ours */
+        const char *nl = memchr(a - 1, '\n', (size_t)(fe - (a - 1)));
+        a = nl ? nl + 1 : fe;
+    }
+    if (e < fe) { /* the line that crosses the end is */
+        const char *nl = memchr(e - 1, '\n', (size_t)(fe - (e - 1)));
+        e = nl ? nl + 1 : fe;
+    }
+    long page = sysconf(_SC_PAGESIZE);
+    uintptr_t pmask = ~(uintptr_t)(page > 0 ? page - 1 : 4095);
+    while (a < e) {
+        const char *we = e;
+        if ((size_t)(e - a) > WINDOW) {
+            const char *nl = memchr(a + WINDOW - 1, '\n', (size_t)(e - (a + WINDOW - 1)));
+            we = nl ? nl + 1 : e;
+        }
+        parse_lines(p, a, (size_t)(we - a), 1, &line, 1);
+        progress_tick(w->prog, (uint64_t)(we - a), w->start == 0);
+        /* done with these pages: keep the process's memory small */
+        uintptr_t from = (uintptr_t)a & pmask, to = (uintptr_t)we & pmask;
+        if (to > from)
+            madvise((void *)from, to - from, MADV_DONTNEED);
+        a = we;
+    }
+    bus_jmp = NULL;
+done:
+    evpart_compact(p);
+    p->lines = line;
+    p->bytes = w->end - w->start;
+}
+
 /* One thread's range.  buf holds the stream's bytes [buf_off, buf_off+len). */
 static void *work(void *arg)
 {
     struct worker *w = arg;
     struct evpart *p = w->part;
-    char *buf = malloc(CHUNK);
+    if (w->map) {
+        work_map(w);
+        return NULL;
+    }
+    char *buf = malloc(LINE_MAX_BYTES);
     if (!buf) {
         w->err = ENOMEM;
         return NULL;
@@ -144,13 +260,14 @@ static void *work(void *arg)
     uint64_t buf_off = off, line = 0, long_line_no = 0;
     size_t len = 0;
     int long_line = 0, long_has_tl = 0, eof = 0;
-    if (w->prefix_len && w->prefix_len <= CHUNK) {
+    if (w->prefix_len && w->prefix_len <= LINE_MAX_BYTES) {
         memcpy(buf, w->prefix, w->prefix_len);
         len = w->prefix_len;
     }
     while (!eof || len) {
         if (!eof) {
-            ssize_t r = read_some(w, buf + len, CHUNK - len, off);
+            size_t want = LINE_MAX_BYTES - len < READ_STEP ? LINE_MAX_BYTES - len : READ_STEP;
+            ssize_t r = read_some(w, buf + len, want, off);
             if (r < 0) {
                 w->err = errno;
                 break;
@@ -166,8 +283,13 @@ static void *work(void *arg)
             if (long_line && !long_has_tl && scan_find(buf, nl ? nl : buf + len))
                 long_has_tl = 1;
             if (!nl) {
-                if (eof)
+                if (eof) {
+                    if (long_line && long_has_tl) { /* a long last line, cut off */
+                        p->timeline_lines++;
+                        evpart_skip(p, long_line_no, SCAN_TOO_LONG);
+                    }
                     break;
+                }
                 /* keep 7 bytes: a TIMELINE may straddle the chunks */
                 size_t keep = len > 7 ? 7 : len;
                 memmove(buf, buf + len - keep, keep);
@@ -200,10 +322,10 @@ static void *work(void *arg)
                 }
             }
         }
-        size_t used = from + parse_lines(p, buf + from, limit - from, last, &line);
+        size_t used = from + parse_lines(p, buf + from, limit - from, last, &line, 0);
         if (last)
             break;
-        if (used == 0 && len == CHUNK) {
+        if (used == 0 && len == LINE_MAX_BYTES) {
             /* One line fills the buffer: skip to its end, noting a record. */
             long_line = 1;
             long_has_tl = scan_find(buf, buf + len) != NULL;
@@ -263,10 +385,20 @@ int read_text(struct text_input *in, int fd, const char *name, const void *prefi
         return -1;
     }
     in->nparts = n;
+    /* A file is mapped (no copy into a buffer); if it cannot be, read. */
+    const char *map = NULL;
+    if (!is_pipe && size > 0 && !getenv("WATERFALL_NO_MMAP")) {
+        void *mp = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (mp != MAP_FAILED) {
+            map = mp;
+            catch_sigbus();
+        }
+    }
     for (int i = 0; i < n; i++) {
         w[i] = (struct worker){.fd = fd, .start = size * (uint64_t)i / (uint64_t)n,
                                .end = size * (uint64_t)(i + 1) / (uint64_t)n,
-                               .is_pipe = is_pipe, .part = &in->parts[i], .prog = &prog};
+                               .is_pipe = is_pipe, .part = &in->parts[i], .prog = &prog,
+                               .map = map, .map_len = size};
         in->parts[i].want_side = i > 0; /* its first units may join the part before's */
         if (is_pipe) {
             w[i].end = UINT64_MAX;
@@ -317,9 +449,14 @@ int read_text(struct text_input *in, int fd, const char *name, const void *prefi
             m = m_out;
         }
     }
+    if (map)
+        munmap((void *)map, (size_t)size);
     int rc = 0;
     for (int i = 0; i < n; i++) {
-        if (w[i].err) {
+        if (w[i].err == ESTALE) {
+            snprintf(err, errlen, "%s: read failed: the file shrank while it was being read", name);
+            rc = -1;
+        } else if (w[i].err) {
             snprintf(err, errlen, "%s: read failed: %s", name, strerror(w[i].err));
             rc = -1;
         }

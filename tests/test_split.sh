@@ -68,6 +68,51 @@ cmp -s "$T/one.json" "$T/many.json" && ok || bad "restart at a part's start: dif
 WATERFALL_TIMING=1 WATERFALL_READ_THREADS=2 "$W" analyze --json --no-progress "$T/seen.log" 2>&1 >/dev/null |
     grep -q "read twice" && bad "restart at a part's start: read twice" || ok
 
+# A mapped file, the same file read through a buffer, and the same bytes
+# from a pipe give the same answer, long lines included: a line of 4 MiB
+# or more is skipped whole (one record, too long), a shorter one is read.
+same_ways() { # FILE TAG
+    WATERFALL_READ_THREADS=3 "$W" analyze --json --gaps --no-progress "$1" >"$T/w1" 2>"$T/e1"
+    WATERFALL_NO_MMAP=1 WATERFALL_READ_THREADS=3 "$W" analyze --json --gaps --no-progress "$1" >"$T/w2" 2>"$T/e2"
+    "$W" analyze --json --gaps --no-progress - <"$1" 2>"$T/e3" | sed 's|\\u003cstdin\\u003e|'"$1"'|g' >"$T/w3"
+    sed -i "s|<stdin>|$1|g" "$T/e3"
+    cmp -s "$T/w1" "$T/w2" && cmp -s "$T/e1" "$T/e2" && ok || bad "$2: mapped and read files differ"
+    cmp -s "$T/w1" "$T/w3" && cmp -s "$T/e1" "$T/e3" && ok || bad "$2: file and pipe differ"
+}
+"$G" 11 4000 >"$T/long.log"; echo >>"$T/long.log"
+awk 'BEGIN { s = "x"; while (length(s) < 4200000) s = s s;
+             print "TIMELINE,1,SYNTH_START,inlong," substr(s, 1, 4200000) }' >>"$T/long.log"
+"$G" 12 300 >>"$T/long.log"; echo >>"$T/long.log"
+awk 'BEGIN { s = "y"; while (length(s) < 4194200) s = s s;
+             print substr(s, 1, 4194200) " TIMELINE,5,SYNTH_START,short-enough" }' >>"$T/long.log"
+awk 'BEGIN { s = "z"; while (length(s) < 5000000) s = s s;
+             printf "%s TIMELINE,9,SYNTH_START,cut-off", substr(s, 1, 5000000) }' >>"$T/long.log"
+same_ways "$T/long.log" "long lines"
+"$W" analyze --json --no-progress "$T/long.log" 2>/dev/null | grep -q '"too_long": 2' && ok ||
+    bad "long lines: not two skipped as too long"
+"$G" 13 5000 >"$T/plain.log"
+same_ways "$T/plain.log" "seed 13"
+
+# A log cut short while it is read (rotation by truncation) ends in an
+# error or a full answer, never a crash.
+"$G" 14 200000 >"$T/big.log"
+i=0
+while [ $i -lt 3 ]; do
+    cp "$T/big.log" "$T/shrink.log"
+    ( sleep 0.0$((i * 3 + 1)); : >"$T/shrink.log" ) &
+    WATERFALL_READ_THREADS=2 "$W" analyze --json --no-progress "$T/shrink.log" >/dev/null 2>"$T/shrink.err"
+    rc=$?
+    wait
+    if [ $rc -ge 128 ]; then
+        bad "truncated while read: killed by a signal ($rc)"
+    elif [ $rc -ne 0 ] && [ $rc -ne 4 ] && ! grep -q "shrank\|empty\|no TIMELINE\|read failed" "$T/shrink.err"; then
+        bad "truncated while read: status $rc without a clear error"; cat "$T/shrink.err" >&2
+    else
+        ok
+    fi
+    i=$((i + 1))
+done
+
 # The runs are really split, and the answer is not empty.
 "$G" 7 3000 >"$T/log"
 WATERFALL_READ_THREADS=4 "$W" analyze --json --no-progress "$T/log" >"$T/j" 2>/dev/null

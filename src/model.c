@@ -14,8 +14,11 @@
 
 #include "mem.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /* Open-addressing index of value+1 (0 empty) with a hash tag on top. */
 /* Make room for one more than n entries, or for want entries (presizing);
@@ -227,17 +230,53 @@ static void keep_first(struct pline *list, int *n, struct pline x)
     list[k] = x;
 }
 
+/* Page in [p, p+n) on a second thread: fresh memory is paid for by the
+ * page (zeroing it), and here that can go on beside the lookups. */
+struct prefault {
+    void *p;
+    size_t n;
+};
+
+static void *prefault_run(void *arg)
+{
+#ifdef MADV_POPULATE_WRITE
+    struct prefault *f = arg;
+    long page = sysconf(_SC_PAGESIZE);
+    uintptr_t m = (uintptr_t)(page > 0 ? page : 4096) - 1;
+    uintptr_t a = ((uintptr_t)f->p + m) & ~m, b = ((uintptr_t)f->p + f->n) & ~m;
+    if (b > a)
+        madvise((void *)a, b - a, MADV_POPULATE_WRITE); /* no data is written */
+#else
+    (void)arg;
+#endif
+    return NULL;
+}
+
+#define PREFAULT_MIN (4u << 20) /* bytes: below this a thread costs more */
+
 /* A part's first segment that continues run r.  more: a later part will
- * join r too, so the units added here must be findable. */
+ * join r too, so the units added here must be findable.  Two passes: the
+ * lookups (and the units met on both sides, merged), while a second
+ * thread pages in the room for the new units; then the copies. */
 static int join(struct run *r, struct evpart *p, struct seg *s, uint64_t base, int more)
 {
     if (index_grow(&r->jindex, &r->jindex_mask, r->njobs, r->njobs + p->njobs, job_hash_of, r) ||
         index_grow(&r->uindex, &r->uindex_mask, r->nunits, more ? r->nunits + s->nunits : 0,
                    unit_hash_of, r))
         return -1;
-    uint32_t *jmap = calloc(p->njobs ? p->njobs : 1, sizeof *jmap); /* run job + 1 */
-    if (!jmap)
+    if (r->nunits + s->nunits >= UINT32_MAX - 1 ||
+        grow_array((void **)&r->units, &r->units_cap, r->nunits + s->nunits, sizeof *r->units))
         return -1;
+    uint32_t *jmap = calloc(p->njobs ? p->njobs : 1, sizeof *jmap); /* run job + 1 */
+    uint32_t *dest = malloc((s->nunits ? s->nunits : 1) * sizeof *dest); /* run job, or none */
+    if (!jmap || !dest) {
+        free(jmap);
+        free(dest);
+        return -1;
+    }
+    struct prefault pf = {r->units + r->nunits, s->nunits * sizeof *r->units};
+    pthread_t pth;
+    int pf_on = pf.n >= PREFAULT_MIN && pthread_create(&pth, NULL, prefault_run, &pf) == 0;
     struct pline dups[MAX_ISSUES];
     int ndups = 0;
     for (int i = 0; i < s->ndups; i++)
@@ -251,7 +290,10 @@ static int join(struct run *r, struct evpart *p, struct seg *s, uint64_t base, i
             size_t jl;
             const char *jid = evpart_job(p, pj, &jl);
             if (job_find(r, jid, jl, p->job_hash[pj], &job)) {
+                if (pf_on)
+                    pthread_join(pth, NULL);
                 free(jmap);
+                free(dest);
                 return -1;
             }
             jmap[pj] = job + 1;
@@ -259,22 +301,10 @@ static int join(struct run *r, struct evpart *p, struct seg *s, uint64_t base, i
         size_t slot;
         int64_t found = unit_lookup(r, job, b->partition, &slot);
         if (found < 0) {
-            if (r->nunits >= UINT32_MAX - 1 ||
-                grow_array((void **)&r->units, &r->units_cap, r->nunits + 1, sizeof *r->units)) {
-                free(jmap);
-                return -1;
-            }
-            struct unit *u = &r->units[r->nunits];
-            *u = *b;
-            u->job = job;
-            u->line += base + 1;
-            r->jobs[job].units++;
-            if (more)
-                r->uindex[slot] = (unit_hash(r->jobs[job].hash, b->partition) & 0xffffffff00000000ull) |
-                                  (r->nunits + 1);
-            r->nunits++;
+            dest[i] = job;
             continue;
         }
+        dest[i] = UINT32_MAX;
         /* The same unit on both sides: its events here, in line order,
          * after those of the run so far. */
         struct unit *a = &r->units[found];
@@ -309,7 +339,27 @@ static int join(struct run *r, struct evpart *p, struct seg *s, uint64_t base, i
             }
         }
     }
+    if (pf_on)
+        pthread_join(pth, NULL);
+    /* The units new to the run, in their order. */
+    for (size_t i = 0; i < s->nunits; i++) {
+        if (dest[i] == UINT32_MAX)
+            continue;
+        struct unit *u = &r->units[r->nunits];
+        *u = s->units[i];
+        u->job = dest[i];
+        u->line += base + 1;
+        r->jobs[u->job].units++;
+        if (more) {
+            size_t slot;
+            unit_lookup(r, u->job, u->partition, &slot); /* not there: where it goes */
+            r->uindex[slot] = (unit_hash(r->jobs[u->job].hash, u->partition) & 0xffffffff00000000ull) |
+                              (r->nunits + 1);
+        }
+        r->nunits++;
+    }
     free(jmap);
+    free(dest);
     r->last_line = base + s->last_line + 1;
     r->events += s->events;
     r->duplicates += s->duplicates;

@@ -208,8 +208,10 @@ static inline int same_key(const struct evpart *p, const struct unit *u, const c
 }
 
 /* A cheap hash for the cache of recent units: the length, the first and
- * last eight bytes and the partition (a hit is checked in full anyway). */
-static inline uint64_t quick_hash(const char *job, size_t len, int32_t partition)
+ * last eight bytes and the partition, one multiply; the slot is taken from
+ * the product's top bits, which depend on every bit of its input (a hit
+ * is checked in full anyway). */
+static inline uint32_t recent_slot(const char *job, size_t len, int32_t partition)
 {
     uint64_t a = 0, b = 0;
     if (len >= 8) {
@@ -218,9 +220,9 @@ static inline uint64_t quick_hash(const char *job, size_t len, int32_t partition
     } else {
         memcpy(&a, job, len);
     }
-    uint64_t h = (a ^ (b * 0x9E3779B97F4A7C15ull) ^ len ^ ((uint64_t)(uint32_t)partition << 40)) *
-                 0xbf58476d1ce4e5b9ull;
-    return h ^ (h >> 29);
+    uint64_t x = a ^ ((b << 29) | (b >> 35)) ^ ((uint64_t)len << 48) ^ (uint64_t)(uint32_t)partition;
+    x ^= x >> 31;
+    return (uint32_t)((x * 0x9E3779B97F4A7C15ull) >> (64 - EV_RECENT_BITS));
 }
 
 static int unit_of(struct evpart *p, struct seg *s, const char *job, size_t len, int32_t partition,
@@ -229,7 +231,7 @@ static int unit_of(struct evpart *p, struct seg *s, const char *job, size_t len,
     /* A unit's events come close together in a log: a small direct-mapped
      * cache of recent units answers most lookups from L1, with a cheap
      * hash, instead of a full hash and a cache miss into the big index. */
-    uint64_t *rc = &p->recent[quick_hash(job, len, partition) & (EV_RECENT - 1)];
+    uint64_t *rc = &p->recent[recent_slot(job, len, partition)];
     if ((*rc >> 32) == p->nsegs) {
         uint32_t k = (uint32_t)*rc;
         if (same_key(p, &s->units[k], job, len, partition)) {

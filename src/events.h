@@ -96,7 +96,8 @@ struct role {
     int32_t worker, device; /* -1: none */
 };
 
-#define EV_RECENT 1024
+#define EV_RECENT_BITS 10
+#define EV_RECENT (1u << EV_RECENT_BITS)
 
 struct evpart {
     /* settings, made before the first event */

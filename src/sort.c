@@ -19,24 +19,26 @@ static inline uint64_t key_of(int64_t v)
 
 /* Logs list units roughly in time order, so the spans the analysis sorts
  * are nearly sorted: insertion sort finishes them in O(n + inversions).
- * It gives up after 16 moves per element on average, and a radix sort
- * (11-bit digits: 2048 buckets stay in cache) does the rest. */
+ * It gives up as soon as it has moved more than 8 elements per element
+ * seen (so unsorted data, such as durations, costs it next to nothing),
+ * and a radix sort (11-bit digits: 2048 buckets stay in cache) does the
+ * rest. */
 #define RADIX_SORT(NAME, T, KEY)                                                      \
     int NAME(T *a, size_t n)                                                          \
     {                                                                                 \
-        size_t i, budget = 16 * n + 64;                                               \
+        size_t i, moves = 0;                                                          \
         for (i = 1; i < n; i++) {                                                     \
             if (KEY(a[i]) >= KEY(a[i - 1]))                                           \
                 continue;                                                             \
             T x = a[i];                                                               \
-            size_t j = i;                                                             \
-            while (j > 0 && KEY(a[j - 1]) > KEY(x) && budget) {                       \
+            size_t j = i, limit = 8 * i + 256;                                        \
+            while (j > 0 && KEY(a[j - 1]) > KEY(x) && moves < limit) {                \
                 a[j] = a[j - 1];                                                      \
                 j--;                                                                  \
-                budget--;                                                             \
+                moves++;                                                              \
             }                                                                         \
             a[j] = x;                                                                 \
-            if (!budget)                                                              \
+            if (moves >= limit)                                                       \
                 break;                                                                \
         }                                                                             \
         if (i >= n)                                                                   \

@@ -149,11 +149,14 @@ static int seg_grow(struct seg *s, int side)
     return 0;
 }
 
-/* Grow a segment's unit index to hold one more than its units at half
- * load; the units' hashes are computed again from their job's hash. */
+/* Grow a segment's unit index to hold one more than its units at three
+ * quarters load; the units' hashes are computed again from their job's hash. */
 static int seg_index_grow(struct evpart *p, struct seg *s)
 {
-    if (s->uindex && (s->nunits + 1) * 2 <= (size_t)s->umask + 1)
+    /* at most three quarters full: a bigger table costs more to zero than
+     * the longer probes cost (most lookups are answered by the cache of
+     * recent units anyway) */
+    if (s->uindex && (s->nunits + 1) * 4 <= ((size_t)s->umask + 1) * 3)
         return 0;
     size_t size = s->uindex ? ((size_t)s->umask + 1) * 2 : 16;
     if (size > ((size_t)1 << 32))

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 /* WATERFALL_TIMING=1 prints how long each phase took (stderr). */
@@ -26,8 +27,12 @@ static void phase(const char *what, double *t0)
     if (on < 0)
         on = getenv("WATERFALL_TIMING") != NULL;
     double t = now_s();
-    if (on)
-        fprintf(stderr, "waterfall: %-8s %.3f s\n", what, t - *t0);
+    if (on) {
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        fprintf(stderr, "waterfall: %-8s %.3f s  (peak memory so far %ld MiB)\n", what, t - *t0,
+                ru.ru_maxrss / 1024);
+    }
     *t0 = t;
 }
 

@@ -28,10 +28,10 @@ static int index_grow(uint64_t **idx, size_t *mask, size_t n, size_t want,
 {
     if (want < n + 1)
         want = n + 1;
-    if (*idx && want * 2 <= *mask + 1)
+    if (*idx && want * 4 <= (*mask + 1) * 3) /* at most three quarters full */
         return 0;
     size_t size = *idx ? (*mask + 1) * 2 : 1024;
-    while (size < want * 2)
+    while (size * 3 < want * 4)
         size *= 2;
     uint64_t *ni = big_alloc_full(size * sizeof *ni);
     if (!ni)

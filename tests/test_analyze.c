@@ -401,6 +401,76 @@ static void native_equals_text(void)
     remove(txt);
 }
 
+static uint64_t xorshift(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* The fast path for short cuzk records (and its eight-digits-at-a-time
+ * numbers) must say what the general path says, on valid records and on
+ * every kind of damage: random records, randomly mutated. */
+static void fast_path_matches_reference(void)
+{
+    static const char *evs[] = {"SYNTH_START", "synth_end", "GPU_QUEUE", "gpu_pickup", "GPU_START",
+                                "GPU_END",     "CHAN_SEND", "Gpu_End",   "BOGUS",      ""};
+    static const char *keys[] = {"partition", "worker", "gpu", "device", "other", "part", "", "x"};
+    static const char *ins[] = {",", "=", "\x1b[1m", " ", "\t", "\r", "9", "99999999999999999999", ".", "-", "0"};
+    uint64_t rs = 88172645463325252ull;
+#define RND() xorshift(&rs)
+    char line[700], s1[SCAN_LINE_MAX], s2[SCAN_LINE_MAX];
+    long differ = 0, okc = 0, n = 300000;
+    for (long it = 0; it < n; it++) {
+        char num[40];
+        int nd = 1 + (int)(RND() % 22);
+        for (int q = 0; q < nd; q++)
+            num[q] = RND() % 9 == 0 ? "0x.a 9"[RND() % 6] : (char)('0' + RND() % 10);
+        num[nd] = 0;
+        const char *lead = RND() % 8 == 0 ? " " : "", *frac = RND() % 3 == 0 ? ".25" : "";
+        const char *ev = evs[RND() % 10];
+        unsigned long long jid = RND() % 1000000;
+        int len = sprintf(line, "TIMELINE,%s%s%s,%s,job-%llx", lead, num, frac, ev, jid);
+        int nk = (int)(RND() % 4);
+        for (int k = 0; k < nk; k++) {
+            const char *key = keys[RND() % 8];
+            unsigned long long val = RND() % 5 == 0 ? RND() : RND() % 100;
+            len += sprintf(line + len, ",%s=%llu", key, val);
+        }
+        if (RND() % 3 == 0)
+            len += sprintf(line + len, "%s", RND() % 2 ? "\r" : "  ");
+        if (RND() % 6 == 0)
+            len += sprintf(line + len, ",%0*d", (int)(RND() % 120), 7);
+        int muts = (int)(RND() % 3);
+        for (int m = 0; m < muts; m++) {
+            const char *f = ins[RND() % 11];
+            size_t fl = strlen(f), at = 8 + RND() % (size_t)(len - 7);
+            if (len + (int)fl >= 690)
+                break;
+            memmove(line + at + fl, line + at, (size_t)len - at);
+            memcpy(line + at, f, fl);
+            len += (int)fl;
+        }
+        line[len] = 0;
+        struct scan_rec a, b;
+        memset(&a, 0, sizeof a);
+        memset(&b, 0, sizeof b);
+        enum scan_err e1 = scan_line(line, line, line + len, s1, &a);
+        enum scan_err e2 = scan_line_ref(line, line, line + len, s2, &b);
+        okc += e1 == SCAN_OK;
+        int same = e1 == e2 && (e1 != SCAN_OK ||
+                                (a.t_ns == b.t_ns && a.ev == b.ev && a.job_len == b.job_len &&
+                                 memcmp(a.job, b.job, a.job_len) == 0 && a.partition == b.partition &&
+                                 a.worker == b.worker && a.device == b.device));
+        if (!same && differ++ < 3)
+            fprintf(stderr, "fast path differs (%d vs %d): %s\n", e1, e2, line);
+    }
+#undef RND
+    CHECK_EQ_U(differ, 0);
+    CHECK(okc > n / 10); /* the valid ones are many enough to mean something */
+}
+
 int main(void)
 {
     merged_workers();
@@ -410,6 +480,7 @@ int main(void)
     devices();
     bad_data();
     parser();
+    fast_path_matches_reference();
     native_equals_text();
     review_fixes();
     loaded_free(&L);

@@ -256,68 +256,22 @@ static int event_id(const char *s, size_t n)
  * digits after the point, as an integer count of 10^-frac_digits units:
  * "36512.5" with frac 6 -> 36512500000.  Extra digits are dropped.
  * Returns 0, or -1 if malformed or it would exceed max. */
-/* The leading digits of [s, s+avail), at most eight, read as one word
- * (SWAR: no loop, no branch per digit).  Reads 8 bytes at s whatever
- * avail is.  Returns how many digits; *val is their value. */
-static inline int digits8(const char *s, size_t avail, uint64_t *val)
+static int parse_fixed(const char *s, size_t n, int frac_digits, int64_t max, int64_t *out)
 {
-    uint64_t x;
-    memcpy(&x, s, 8);
-    const uint64_t H = 0x8080808080808080ull;
-    uint64_t y = x & ~H;
-    uint64_t ge0 = (y + 0x5050505050505050ull) & H; /* byte >= '0' */
-    uint64_t gt9 = (y + 0x4646464646464646ull) & H; /* byte > '9' */
-    uint64_t nd = (~ge0 | gt9 | (x & H)) & H;      /* not a digit */
-    if (avail < 8)
-        nd |= 0x80ull << (8 * avail);
-    int k = nd ? __builtin_ctzll(nd) >> 3 : 8;
-    if (k == 0) {
-        *val = 0;
-        return 0;
-    }
-    uint64_t d = (x - 0x3030303030303030ull) << (8 * (8 - k)); /* leading zeros */
-    /* byte 0 is the first (most significant) digit: pairs, fours, eights */
-    d = d * 10 + (d >> 8);
-    d &= 0x00FF00FF00FF00FFull;
-    d = d * 100 + (d >> 16);
-    d &= 0x0000FFFF0000FFFFull;
-    d = d * 10000 + (d >> 32);
-    *val = d & 0xFFFFFFFFull;
-    return k;
-}
-
-static const uint64_t pow10[10] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
-                                   100000000, 1000000000};
-
-/* parse_fixed's whole part: pad says 8 bytes past s+n may be read. */
-static int fixed_impl(const char *s, size_t n, int frac_digits, int64_t max, int64_t *out, int pad)
-{
+    static const uint64_t pow10[10] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+                                       100000000, 1000000000};
     size_t i = 0;
     uint64_t v = 0;
     if (n == 0 || !(s[0] >= '0' && s[0] <= '9') || frac_digits < 0 || frac_digits > 9)
         return -1;
-    if (pad) {
-        /* eight digits at a time while 64 bits cannot overflow */
-        for (;;) {
-            uint64_t c;
-            int k = digits8(s + i, n - i, &c);
-            if (k == 0 || i + (size_t)k > 18)
-                break;
-            v = v * pow10[k] + c;
-            i += (size_t)k;
-            if (k < 8)
-                break;
-        }
-    } else {
-        /* No division: 19 digits cannot overflow 64 bits. */
-        size_t fast = n < 19 ? n : 19;
-        while (i < fast && (unsigned)(s[i] - '0') < 10) {
-            v = v * 10 + (uint64_t)(s[i] - '0');
-            i++;
-        }
+    /* No division: 19 digits cannot overflow 64 bits; past that the
+     * builtins catch it.  v only grows, so one check against max at the
+     * end is enough. */
+    size_t fast = n < 19 ? n : 19;
+    while (i < fast && (unsigned)(s[i] - '0') < 10) {
+        v = v * 10 + (uint64_t)(s[i] - '0');
+        i++;
     }
-    /* past that the builtins catch it; v only grows, so one check against
-     * max at the end is enough */
     while (i < n && s[i] >= '0' && s[i] <= '9') {
         if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, (uint64_t)(s[i] - '0'), &v))
             return -1;
@@ -345,22 +299,17 @@ static int fixed_impl(const char *s, size_t n, int frac_digits, int64_t max, int
     return 0;
 }
 
-static int parse_fixed(const char *s, size_t n, int frac_digits, int64_t max, int64_t *out)
-{
-    return fixed_impl(s, n, frac_digits, max, out, 0);
-}
-
-static int parse_small(const char *s, size_t n, int32_t *out, int pad)
+static int parse_small(const char *s, size_t n, int32_t *out)
 {
     int64_t v;
-    if (fixed_impl(s, n, 0, INT32_MAX, &v, pad))
+    if (parse_fixed(s, n, 0, INT32_MAX, &v))
         return -1;
     *out = (int32_t)v;
     return 0;
 }
 
 /* Detail keys shared by both forms; 1 if taken, 0 if not ours, -1 if bad. */
-static int take_key(const char *k, size_t kn, const char *v, size_t vn, struct scan_rec *r, int pad)
+static int take_key(const char *k, size_t kn, const char *v, size_t vn, struct scan_rec *r)
 {
     int32_t *dst = NULL;
     if (kn == 9 && memcmp(k, "partition", 9) == 0)
@@ -371,7 +320,7 @@ static int take_key(const char *k, size_t kn, const char *v, size_t vn, struct s
         dst = &r->device;
     if (!dst)
         return 0;
-    return parse_small(v, vn, dst, pad) ? -1 : 1;
+    return parse_small(v, vn, dst) ? -1 : 1;
 }
 
 /* Copy [p, end) without ANSI escape sequences (ESC [ ... final byte,
@@ -434,7 +383,7 @@ static enum scan_err parse_cuzk(const char *p, const char *end, struct scan_rec 
     for (f = c < end ? c + 1 : end; f < end;) {
         c = scan_byte(f, end, ',');
         const char *eq = scan_byte(f, c, '=');
-        if (eq < c && take_key(f, (size_t)(eq - f), eq + 1, (size_t)(c - eq - 1), r, 0) < 0)
+        if (eq < c && take_key(f, (size_t)(eq - f), eq + 1, (size_t)(c - eq - 1), r) < 0)
             return SCAN_BAD_NUMBER;
         f = c < end ? c + 1 : end;
     }
@@ -465,8 +414,7 @@ static size_t next_set(const uint64_t m[2], size_t from, size_t n)
 
 static int parse_cuzk_fast(const char *p, size_t n, char *buf, struct scan_rec *r)
 {
-    memcpy(buf, p, n); /* the bytes past n are masked off below, and may be
-                        * read (8 at a time) by the number parsing */
+    memcpy(buf, p, n); /* the bytes past n are masked off below */
     const __m128i comma = _mm_set1_epi8(','), eq = _mm_set1_epi8('='), esc = _mm_set1_epi8(0x1b);
     uint64_t cm[2], em[2], xm[2];
 #define MASKS(w, o)                                                                             \
@@ -518,7 +466,7 @@ static int parse_cuzk_fast(const char *p, size_t n, char *buf, struct scan_rec *
         ts++, tn--;
     while (tn && (ts[tn - 1] == ' ' || ts[tn - 1] == '\t'))
         tn--;
-    if (fixed_impl(ts, tn, 6, INT64_MAX / 2, &r->t_ns, 1))
+    if (parse_fixed(ts, tn, 6, INT64_MAX / 2, &r->t_ns))
         return SCAN_BAD_TIME;
     size_t c1 = next_set(cm, c0 + 1, n);
     if (c1 == c0 + 1)
@@ -536,7 +484,7 @@ static int parse_cuzk_fast(const char *p, size_t n, char *buf, struct scan_rec *
     for (size_t f = c2 < n ? c2 + 1 : n; f < n;) {
         size_t c = next_set(cm, f, n);
         size_t e = next_set(em, f, c);
-        if (e < c && take_key(buf + f, e - f, buf + e + 1, c - e - 1, r, 1) < 0)
+        if (e < c && take_key(buf + f, e - f, buf + e + 1, c - e - 1, r) < 0)
             return SCAN_BAD_NUMBER;
         f = c < n ? c + 1 : n;
     }
@@ -577,7 +525,7 @@ static enum scan_err parse_seed(const char *p, const char *end, struct scan_rec 
             if (parse_fixed(eq + 1, vn, 9, INT64_MAX / 2, &r->t_ns))
                 return SCAN_BAD_TIME;
             have_ts = 1;
-        } else if (take_key(w, kn, eq + 1, vn, r, 0) < 0) {
+        } else if (take_key(w, kn, eq + 1, vn, r) < 0) {
             return SCAN_BAD_NUMBER;
         }
     }

@@ -22,6 +22,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 const char *const stage_names[ST_N] = {"synthesis", "handoff", "queue", "prep", "gpu"};
@@ -471,19 +472,59 @@ static void decide(struct run_result *res)
 }
 
 /* The stage statistics and the throughput need only the units and the
- * run's start: on a big run they go on a second thread while the devices
- * are analysed. */
+ * run's start: on a big run they go on a second thread while the main
+ * thread builds the shared sets; then both threads take devices from a
+ * common counter until none is left. */
 struct side_work {
     const struct run *r;
     struct run_result *res;
     int rc;
+    /* the devices, once `ready` (set under mu, with `devs` NULL on failure) */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int ready;
+    const int32_t *devs;
+    size_t ndev;
+    const struct shared_sets *shu;
+    _Atomic size_t next;
+    _Atomic int dev_failed;
 };
+
+static void analyze_devices(struct side_work *w)
+{
+    for (;;) {
+        size_t i = atomic_fetch_add(&w->next, 1);
+        if (i >= w->ndev || atomic_load(&w->dev_failed))
+            return;
+        if (device_analyze(w->r, w->devs[i], w->shu, &w->res->dev[i]))
+            atomic_store(&w->dev_failed, 1);
+    }
+}
 
 static void *side_run(void *arg)
 {
     struct side_work *w = arg;
     w->rc = stages(w->r, w->res) || throughput(w->r, w->res) ? -1 : 0;
+    pthread_mutex_lock(&w->mu);
+    while (!w->ready)
+        pthread_cond_wait(&w->cv, &w->mu);
+    pthread_mutex_unlock(&w->mu);
+    if (w->devs)
+        analyze_devices(w);
     return NULL;
+}
+
+/* Hand the devices to the side thread (devs NULL: nothing to do). */
+static void devices_ready(struct side_work *w, const int32_t *devs, size_t ndev,
+                          const struct shared_sets *shu)
+{
+    pthread_mutex_lock(&w->mu);
+    w->devs = devs;
+    w->ndev = ndev;
+    w->shu = shu;
+    w->ready = 1;
+    pthread_cond_broadcast(&w->cv);
+    pthread_mutex_unlock(&w->mu);
 }
 
 #define SIDE_THREAD_MIN 100000 /* units: below this a thread costs more than it saves */
@@ -513,7 +554,8 @@ int analyze_run(const struct run *r, struct run_result *res)
     if (res->start == INT64_MAX)
         res->start = any_min == INT64_MAX ? 0 : any_min;
 
-    struct side_work side = {r, res, 0};
+    struct side_work side = {.r = r, .res = res, .mu = PTHREAD_MUTEX_INITIALIZER,
+                             .cv = PTHREAD_COND_INITIALIZER};
     pthread_t side_th;
     int side_started = r->nunits >= SIDE_THREAD_MIN && pthread_create(&side_th, NULL, side_run, &side) == 0;
 
@@ -521,8 +563,10 @@ int analyze_run(const struct run *r, struct run_result *res)
      * (a unit still queued has no device yet). */
     int32_t *devs = scratch_alloc((r->nunits ? r->nunits : 1) * sizeof *devs);
     if (!devs) {
-        if (side_started)
+        if (side_started) {
+            devices_ready(&side, NULL, 0, NULL);
             pthread_join(side_th, NULL);
+        }
         return -1;
     }
     size_t nd = 0;
@@ -549,12 +593,19 @@ int analyze_run(const struct run *r, struct run_result *res)
     }
     struct shared_sets shu = {sh.queue, synth_union, sh.nqueue, nsu};
     res->ndev = ndu;
+    devices_ready(&side, devs, ndu, &shu);
+    analyze_devices(&side);
+    if (side_started) {
+        pthread_join(side_th, NULL);
+        side_started = 0;
+    } else {
+        side_run(&side);
+    }
+    scratch_free(synth_union);
+    if (atomic_load(&side.dev_failed))
+        goto out;
     int64_t w0 = INT64_MAX, w1 = INT64_MIN;
     for (size_t i = 0; i < ndu; i++) {
-        if (device_analyze(r, devs[i], &shu, &res->dev[i])) {
-            scratch_free(synth_union);
-            goto out;
-        }
         struct device_result *d = &res->dev[i];
         if (d->units) {
             d->fill = d->window_start - res->start;
@@ -566,20 +617,15 @@ int analyze_run(const struct run *r, struct run_result *res)
                 w1 = d->window_end;
         }
     }
-    scratch_free(synth_union);
-    if (side_started) {
-        pthread_join(side_th, NULL);
-        side_started = 0;
-    } else {
-        side_run(&side);
-    }
     if (side.rc || synth_concurrency(&sh, w0, w1 > w0 ? w1 : w0, res))
         goto out;
     decide(res);
     rc = 0;
 out:
-    if (side_started)
+    if (side_started) {
+        devices_ready(&side, NULL, 0, NULL);
         pthread_join(side_th, NULL);
+    }
     scratch_free(devs);
     scratch_free(sh.queue);
     scratch_free(sh.synth);

@@ -202,12 +202,12 @@ static int seg_add(struct device_result *d, int64_t a, int64_t b, int cause)
     return 0;
 }
 
-static int device_analyze(const struct run *r, int32_t dev, const struct shared_sets *sh,
+static int device_analyze(const struct run *r, int32_t dev, size_t cap, const struct shared_sets *sh,
                           struct device_result *d)
 {
     memset(d, 0, sizeof *d);
     d->device = dev;
-    size_t n = r->nunits ? r->nunits : 1;
+    size_t n = cap ? cap : 1; /* the units on this device, at most */
     struct span *busy = scratch_alloc(n * sizeof *busy), *prep = scratch_alloc(n * sizeof *prep);
     int32_t *workers = malloc(n * sizeof *workers); /* kept in the result */
     if (!busy || !prep || !workers) {
@@ -332,33 +332,19 @@ static int shared_sets(const struct run *r, struct shared_sets *sh)
 
 /* Synthesis concurrency: the most units in synthesis at once, and the mean
  * number over [w0, w1). */
-static int synth_concurrency(const struct shared_sets *sh, int64_t w0, int64_t w1,
-                             struct run_result *res)
+/* Synthesis concurrency, in two steps.  synth_sweep: the most units in
+ * synthesis at once, from the spans' starts and ends sorted apart (st and
+ * en, n each).  synth_mean: the mean number over [w0, w1), which is the
+ * integral of the count over the window divided by its length; each span
+ * adds clamp(end) - clamp(start), so the sums of clamped ends and starts
+ * give it without pairing them. */
+static int synth_sweep(int64_t *st, int64_t *en, size_t n, struct run_result *res)
 {
-    size_t n = sh->nsynth;
     res->synth_max = 0;
-    res->synth_mean_active = 0;
     if (!n)
         return 0;
-    int64_t *st = scratch_alloc(n * sizeof *st), *en = scratch_alloc(n * sizeof *en);
-    if (!st || !en) {
-        scratch_free(st);
-        scratch_free(en);
+    if (sort_times(st, n) || sort_times(en, n))
         return -1;
-    }
-    double area = 0;
-    for (size_t i = 0; i < n; i++) {
-        st[i] = sh->synth[i].start;
-        en[i] = sh->synth[i].end;
-        int64_t a = st[i] > w0 ? st[i] : w0, b = en[i] < w1 ? en[i] : w1;
-        if (b > a)
-            area += (double)(b - a);
-    }
-    if (sort_times(st, n) || sort_times(en, n)) {
-        scratch_free(st);
-        scratch_free(en);
-        return -1;
-    }
     /* [start, end): at equal times the ends go first. */
     size_t i = 0, j = 0;
     int cur = 0;
@@ -373,11 +359,22 @@ static int synth_concurrency(const struct shared_sets *sh, int64_t w0, int64_t w
                 res->synth_max = cur;
         }
     }
-    if (w1 > w0)
-        res->synth_mean_active = area / (double)(w1 - w0);
-    scratch_free(st);
-    scratch_free(en);
     return 0;
+}
+
+static void synth_mean(const int64_t *st, const int64_t *en, size_t n, int64_t w0, int64_t w1,
+                       struct run_result *res)
+{
+    res->synth_mean_active = 0;
+    if (!n || w1 <= w0)
+        return;
+    __int128 area = 0; /* exact */
+    for (size_t i = 0; i < n; i++) {
+        int64_t a = st[i] < w0 ? w0 : st[i] > w1 ? w1 : st[i];
+        int64_t b = en[i] < w0 ? w0 : en[i] > w1 ? w1 : en[i];
+        area += (__int128)b - a;
+    }
+    res->synth_mean_active = (double)area / (double)(w1 - w0);
 }
 
 static int throughput(const struct run *r, struct run_result *res)
@@ -484,8 +481,12 @@ struct side_work {
     pthread_cond_t cv;
     int ready;
     const int32_t *devs;
+    const size_t *dcount; /* units per device, at most */
     size_t ndev;
     const struct shared_sets *shu;
+    int64_t *st, *en; /* synthesis starts and ends, for the concurrency */
+    size_t nsynth;
+    int sweep_rc;
     _Atomic size_t next;
     _Atomic int dev_failed;
 };
@@ -496,7 +497,7 @@ static void analyze_devices(struct side_work *w)
         size_t i = atomic_fetch_add(&w->next, 1);
         if (i >= w->ndev || atomic_load(&w->dev_failed))
             return;
-        if (device_analyze(w->r, w->devs[i], w->shu, &w->res->dev[i]))
+        if (device_analyze(w->r, w->devs[i], w->dcount[i], w->shu, &w->res->dev[i]))
             atomic_store(&w->dev_failed, 1);
     }
 }
@@ -509,17 +510,20 @@ static void *side_run(void *arg)
     while (!w->ready)
         pthread_cond_wait(&w->cv, &w->mu);
     pthread_mutex_unlock(&w->mu);
-    if (w->devs)
+    if (w->devs) {
+        w->sweep_rc = synth_sweep(w->st, w->en, w->nsynth, w->res);
         analyze_devices(w);
+    }
     return NULL;
 }
 
 /* Hand the devices to the side thread (devs NULL: nothing to do). */
-static void devices_ready(struct side_work *w, const int32_t *devs, size_t ndev,
+static void devices_ready(struct side_work *w, const int32_t *devs, const size_t *dcount, size_t ndev,
                           const struct shared_sets *shu)
 {
     pthread_mutex_lock(&w->mu);
     w->devs = devs;
+    w->dcount = dcount;
     w->ndev = ndev;
     w->shu = shu;
     w->ready = 1;
@@ -564,7 +568,7 @@ int analyze_run(const struct run *r, struct run_result *res)
     int32_t *devs = scratch_alloc((r->nunits ? r->nunits : 1) * sizeof *devs);
     if (!devs) {
         if (side_started) {
-            devices_ready(&side, NULL, 0, NULL);
+            devices_ready(&side, NULL, NULL, 0, NULL);
             pthread_join(side_th, NULL);
         }
         return -1;
@@ -577,23 +581,49 @@ int analyze_run(const struct run *r, struct run_result *res)
     }
     size_t ndu = distinct(devs, nd);
     res->dev = calloc(ndu ? ndu : 1, sizeof *res->dev);
+    size_t *dcount = calloc(ndu ? ndu : 1, sizeof *dcount);
     struct shared_sets sh = {0};
     int rc = -1;
-    if (!res->dev || shared_sets(r, &sh) || build_union(sh.queue, &sh.nqueue))
+    int64_t *st = NULL, *en = NULL;
+    if (!res->dev || !dcount)
         goto out;
-    /* synthesis spans stay unmerged for the concurrency count */
-    struct span *synth_union = scratch_alloc((sh.nsynth ? sh.nsynth : 1) * sizeof *synth_union);
-    if (!synth_union)
-        goto out;
-    memcpy(synth_union, sh.synth, sh.nsynth * sizeof *synth_union);
-    size_t nsu = sh.nsynth;
-    if (build_union(synth_union, &nsu)) {
-        scratch_free(synth_union);
-        goto out;
+    /* each device's arrays are sized to its own units */
+    for (size_t i = 0; i < r->nunits; i++) {
+        const struct unit *u = &r->units[i];
+        if (!consistent(u))
+            continue;
+        size_t lo = 0, hi = ndu;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (devs[mid] < u->device)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < ndu && devs[lo] == u->device)
+            dcount[lo]++;
     }
-    struct shared_sets shu = {sh.queue, synth_union, sh.nqueue, nsu};
+    if (shared_sets(r, &sh) || build_union(sh.queue, &sh.nqueue))
+        goto out;
+    /* the synthesis spans' ends, unmerged, for the concurrency; then the
+     * spans are merged where they are */
+    st = scratch_alloc((sh.nsynth ? sh.nsynth : 1) * sizeof *st);
+    en = scratch_alloc((sh.nsynth ? sh.nsynth : 1) * sizeof *en);
+    if (!st || !en)
+        goto out;
+    for (size_t i = 0; i < sh.nsynth; i++) {
+        st[i] = sh.synth[i].start;
+        en[i] = sh.synth[i].end;
+    }
+    side.st = st;
+    side.en = en;
+    side.nsynth = sh.nsynth;
+    size_t nsu = sh.nsynth;
+    if (build_union(sh.synth, &nsu))
+        goto out;
+    struct shared_sets shu = {sh.queue, sh.synth, sh.nqueue, nsu};
     res->ndev = ndu;
-    devices_ready(&side, devs, ndu, &shu);
+    devices_ready(&side, devs, dcount, ndu, &shu);
     analyze_devices(&side);
     if (side_started) {
         pthread_join(side_th, NULL);
@@ -601,8 +631,7 @@ int analyze_run(const struct run *r, struct run_result *res)
     } else {
         side_run(&side);
     }
-    scratch_free(synth_union);
-    if (atomic_load(&side.dev_failed))
+    if (atomic_load(&side.dev_failed) || side.sweep_rc)
         goto out;
     int64_t w0 = INT64_MAX, w1 = INT64_MIN;
     for (size_t i = 0; i < ndu; i++) {
@@ -617,16 +646,20 @@ int analyze_run(const struct run *r, struct run_result *res)
                 w1 = d->window_end;
         }
     }
-    if (side.rc || synth_concurrency(&sh, w0, w1 > w0 ? w1 : w0, res))
+    if (side.rc)
         goto out;
+    synth_mean(st, en, sh.nsynth, w0, w1 > w0 ? w1 : w0, res);
     decide(res);
     rc = 0;
 out:
     if (side_started) {
-        devices_ready(&side, NULL, 0, NULL);
+        devices_ready(&side, NULL, NULL, 0, NULL);
         pthread_join(side_th, NULL);
     }
     scratch_free(devs);
+    free(dcount);
+    scratch_free(st);
+    scratch_free(en);
     scratch_free(sh.queue);
     scratch_free(sh.synth);
     return rc;

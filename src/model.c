@@ -14,7 +14,6 @@
 
 #include "mem.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -230,42 +229,17 @@ static void keep_first(struct pline *list, int *n, struct pline x)
     list[k] = x;
 }
 
-/* Page in [p, p+n) on a second thread: fresh memory is paid for by the
- * page (zeroing it), and here that can go on beside the lookups. */
-struct prefault {
-    void *p;
-    size_t n;
-};
-
-static void *prefault_run(void *arg)
-{
-#ifdef MADV_POPULATE_WRITE
-    struct prefault *f = arg;
-    long page = sysconf(_SC_PAGESIZE);
-    uintptr_t m = (uintptr_t)(page > 0 ? page : 4096) - 1;
-    uintptr_t a = ((uintptr_t)f->p + m) & ~m, b = ((uintptr_t)f->p + f->n) & ~m;
-    if (b > a)
-        madvise((void *)a, b - a, MADV_POPULATE_WRITE); /* no data is written */
-#else
-    (void)arg;
-#endif
-    return NULL;
-}
-
-#define PREFAULT_MIN (4u << 20) /* bytes: below this a thread costs more */
-
 /* A part's first segment that continues run r.  more: a later part will
- * join r too, so the units added here must be findable.  Two passes: the
- * lookups (and the units met on both sides, merged), while a second
- * thread pages in the room for the new units; then the copies. */
+ * join r too, so the units added here must be findable.  The units met on
+ * both sides are merged; the rest are gathered at the front of the part's
+ * array, whose pages are then moved onto the end of the run's. */
 static int join(struct run *r, struct evpart *p, struct seg *s, uint64_t base, int more)
 {
     if (index_grow(&r->jindex, &r->jindex_mask, r->njobs, r->njobs + p->njobs, job_hash_of, r) ||
         index_grow(&r->uindex, &r->uindex_mask, r->nunits, more ? r->nunits + s->nunits : 0,
                    unit_hash_of, r))
         return -1;
-    if (r->nunits + s->nunits >= UINT32_MAX - 1 ||
-        grow_array((void **)&r->units, &r->units_cap, r->nunits + s->nunits, sizeof *r->units))
+    if (r->nunits + s->nunits >= UINT32_MAX - 1)
         return -1;
     uint32_t *jmap = calloc(p->njobs ? p->njobs : 1, sizeof *jmap); /* run job + 1 */
     uint32_t *dest = malloc((s->nunits ? s->nunits : 1) * sizeof *dest); /* run job, or none */
@@ -274,9 +248,6 @@ static int join(struct run *r, struct evpart *p, struct seg *s, uint64_t base, i
         free(dest);
         return -1;
     }
-    struct prefault pf = {r->units + r->nunits, s->nunits * sizeof *r->units};
-    pthread_t pth;
-    int pf_on = pf.n >= PREFAULT_MIN && pthread_create(&pth, NULL, prefault_run, &pf) == 0;
     struct pline dups[MAX_ISSUES];
     int ndups = 0;
     for (int i = 0; i < s->ndups; i++)
@@ -290,8 +261,6 @@ static int join(struct run *r, struct evpart *p, struct seg *s, uint64_t base, i
             size_t jl;
             const char *jid = evpart_job(p, pj, &jl);
             if (job_find(r, jid, jl, p->job_hash[pj], &job)) {
-                if (pf_on)
-                    pthread_join(pth, NULL);
                 free(jmap);
                 free(dest);
                 return -1;
@@ -339,25 +308,43 @@ static int join(struct run *r, struct evpart *p, struct seg *s, uint64_t base, i
             }
         }
     }
-    if (pf_on)
-        pthread_join(pth, NULL);
-    /* The units new to the run, in their order. */
+    /* The units new to the run, in their order, at the front of s. */
+    size_t m = 0;
     for (size_t i = 0; i < s->nunits; i++) {
         if (dest[i] == UINT32_MAX)
             continue;
-        struct unit *u = &r->units[r->nunits];
-        *u = s->units[i];
-        u->job = dest[i];
-        u->line += base + 1;
-        r->jobs[u->job].units++;
-        if (more) {
-            size_t slot;
-            unit_lookup(r, u->job, u->partition, &slot); /* not there: where it goes */
-            r->uindex[slot] = (unit_hash(r->jobs[u->job].hash, u->partition) & 0xffffffff00000000ull) |
-                              (r->nunits + 1);
-        }
-        r->nunits++;
+        struct unit u = s->units[i];
+        u.job = dest[i];
+        u.line += base + 1;
+        r->jobs[u.job].units++;
+        s->units[m++] = u;
     }
+    size_t first = r->nunits, U = sizeof *r->units;
+    size_t side_bytes = s->side ? s->units_cap * sizeof *s->side : 0; /* before units_cap changes */
+    void *ua = r->units, *ub = s->units;
+    size_t cap = big_append(&ua, first * U, r->units_cap * U, &ub, m * U, s->units_cap * U);
+    if (cap) {
+        r->units = ua;
+        r->units_cap = cap / U;
+        s->units = NULL;
+        s->units_cap = 0;
+    } else if (m) {
+        if (grow_array((void **)&r->units, &r->units_cap, first + m, sizeof *r->units)) {
+            free(jmap);
+            free(dest);
+            return -1;
+        }
+        memcpy(r->units + first, s->units, m * U);
+    }
+    r->nunits = first + m;
+    if (more)
+        for (size_t k = first; k < r->nunits; k++) {
+            size_t slot;
+            unit_lookup(r, r->units[k].job, r->units[k].partition, &slot); /* not there: its place */
+            r->uindex[slot] = (unit_hash(r->jobs[r->units[k].job].hash, r->units[k].partition) &
+                               0xffffffff00000000ull) |
+                              (k + 1);
+        }
     free(jmap);
     free(dest);
     r->last_line = base + s->last_line + 1;
@@ -366,8 +353,9 @@ static int join(struct run *r, struct evpart *p, struct seg *s, uint64_t base, i
     r->skipped_lines += s->skipped;
     issues_add(r, ISSUE_DUPLICATE, dups, ndups, base);
     issues_add(r, ISSUE_SKIPPED, s->skips, s->nskips, base);
-    big_free(s->units, s->units_cap * sizeof *s->units);
-    big_free(s->side, s->side ? s->units_cap * sizeof *s->side : 0);
+    if (s->units)
+        big_free(s->units, s->units_cap * sizeof *s->units);
+    big_free(s->side, side_bytes);
     s->units = NULL;
     s->side = NULL;
     s->nunits = s->units_cap = 0;

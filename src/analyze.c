@@ -81,6 +81,21 @@ struct cursor {
     size_t n, i;
 };
 
+/* Start c at the first span that ends after t (a binary search: a device
+ * whose gaps start late need not walk the spans before them). */
+static void cursor_seek(struct cursor *c, int64_t t)
+{
+    size_t lo = 0, hi = c->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->s[mid].end <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    c->i = lo;
+}
+
 /* Is t inside, and where does that answer change next? */
 static int cursor_at(struct cursor *c, int64_t t, int64_t *next_change)
 {
@@ -202,12 +217,13 @@ static int seg_add(struct device_result *d, int64_t a, int64_t b, int cause)
     return 0;
 }
 
-static int device_analyze(const struct run *r, int32_t dev, size_t cap, const struct shared_sets *sh,
-                          struct device_result *d)
+/* One device: its units are r->units[ui[0..cap)], in order. */
+static int device_analyze(const struct run *r, int32_t dev, const uint32_t *ui, size_t cap,
+                          const struct shared_sets *sh, struct device_result *d)
 {
     memset(d, 0, sizeof *d);
     d->device = dev;
-    size_t n = cap ? cap : 1; /* the units on this device, at most */
+    size_t n = cap ? cap : 1;
     struct span *busy = scratch_alloc(n * sizeof *busy), *prep = scratch_alloc(n * sizeof *prep);
     int32_t *workers = malloc(n * sizeof *workers); /* kept in the result */
     if (!busy || !prep || !workers) {
@@ -217,10 +233,8 @@ static int device_analyze(const struct run *r, int32_t dev, size_t cap, const st
         return -1;
     }
     size_t nb = 0, np = 0, nw = 0;
-    for (size_t i = 0; i < r->nunits; i++) {
-        const struct unit *u = &r->units[i];
-        if (u->device != dev || !consistent(u))
-            continue;
+    for (size_t k = 0; k < cap; k++) {
+        const struct unit *u = &r->units[ui[k]];
         if (u->worker >= 0)
             workers[nw++] = u->worker;
         if (has(u, EV_GPU_START) && has(u, EV_GPU_END)) {
@@ -265,6 +279,10 @@ static int device_analyze(const struct run *r, int32_t dev, size_t cap, const st
     }
     struct cursor cp = {prep, np, 0}, cq = {sh->queue, sh->nqueue, 0},
                   cs = {sh->synth, sh->nsynth, 0};
+    if (d->ngaps) {
+        cursor_seek(&cq, busy[0].end);
+        cursor_seek(&cs, busy[0].end);
+    }
     for (size_t g = 0; g < d->ngaps; g++) {
         struct gap *gp = &d->gaps[g];
         gp->start = busy[g].end;
@@ -301,37 +319,91 @@ static int device_analyze(const struct run *r, int32_t dev, size_t cap, const st
     return 0;
 }
 
-static int shared_sets(const struct run *r, struct shared_sets *sh)
+/* A unit's share of the shared sets: its queue and synthesis spans. */
+static void shared_add(const struct unit *u, struct shared_sets *sh)
 {
-    size_t n = r->nunits ? r->nunits : 1;
-    sh->queue = scratch_alloc(n * sizeof *sh->queue);
-    sh->synth = scratch_alloc(n * sizeof *sh->synth);
-    if (!sh->queue || !sh->synth)
-        return -1;
-    sh->nqueue = sh->nsynth = 0;
-    for (size_t i = 0; i < r->nunits; i++) {
-        const struct unit *u = &r->units[i];
-        if (!consistent(u))
-            continue;
-        struct span s;
-        int64_t ready = ready_of(u);
-        /* queue: ready, not yet picked up (pickup = GPU_PICKUP, else the
-         * next event present) */
-        if (state_span(u, ready, EV_GPU_PICKUP, &s))
-            sh->queue[sh->nqueue++] = s;
-        /* synthesis: from SYNTH_START until ready (or the next event) */
-        if (has(u, EV_SYNTH_START)) {
-            s.start = u->t[EV_SYNTH_START];
-            s.end = ready != T_NONE ? ready : next_present(u, EV_GPU_PICKUP);
-            if (s.end > s.start)
-                sh->synth[sh->nsynth++] = s;
-        }
+    struct span s;
+    int64_t ready = ready_of(u);
+    /* queue: ready, not yet picked up (pickup = GPU_PICKUP, else the
+     * next event present) */
+    if (state_span(u, ready, EV_GPU_PICKUP, &s))
+        sh->queue[sh->nqueue++] = s;
+    /* synthesis: from SYNTH_START until ready (or the next event) */
+    if (has(u, EV_SYNTH_START)) {
+        s.start = u->t[EV_SYNTH_START];
+        s.end = ready != T_NONE ? ready : next_present(u, EV_GPU_PICKUP);
+        if (s.end > s.start)
+            sh->synth[sh->nsynth++] = s;
     }
+}
+
+/* The device ids units name: few, but a hostile input may name many, so
+ * they are found through a small hash index.  For each: its consistent
+ * units, and whether one reached a GPU worker. */
+struct devtab {
+    struct devent {
+        int32_t dev;
+        int gpu;
+        size_t count;
+    } *e;
+    size_t n, cap, last;
+    uint32_t *idx; /* entry + 1 */
+    size_t mask;
+};
+
+static int devtab_add(struct devtab *t, int32_t dev, int gpu)
+{
+    if (t->n && t->e[t->last].dev == dev) {
+        t->e[t->last].count++;
+        t->e[t->last].gpu |= gpu;
+        return 0;
+    }
+    if (!t->idx || (t->n + 1) * 2 > t->mask + 1) {
+        size_t size = t->idx ? (t->mask + 1) * 2 : 64;
+        uint32_t *ni = calloc(size, sizeof *ni);
+        if (!ni)
+            return -1;
+        for (size_t k = 0; k < t->n; k++) {
+            size_t i = ((uint32_t)t->e[k].dev * 0x9E3779B1u) & (size - 1);
+            while (ni[i])
+                i = (i + 1) & (size - 1);
+            ni[i] = (uint32_t)k + 1;
+        }
+        free(t->idx);
+        t->idx = ni;
+        t->mask = size - 1;
+    }
+    size_t i = ((uint32_t)dev * 0x9E3779B1u) & t->mask;
+    while (t->idx[i]) {
+        struct devent *e = &t->e[t->idx[i] - 1];
+        if (e->dev == dev) {
+            e->count++;
+            e->gpu |= gpu;
+            t->last = t->idx[i] - 1;
+            return 0;
+        }
+        i = (i + 1) & t->mask;
+    }
+    if (t->n == t->cap) {
+        size_t ncap = t->cap ? t->cap * 2 : 16;
+        struct devent *ne = realloc(t->e, ncap * sizeof *ne);
+        if (!ne)
+            return -1;
+        t->e = ne;
+        t->cap = ncap;
+    }
+    t->e[t->n] = (struct devent){dev, gpu, 1};
+    t->idx[i] = (uint32_t)t->n + 1;
+    t->last = t->n++;
     return 0;
 }
 
-/* Synthesis concurrency: the most units in synthesis at once, and the mean
- * number over [w0, w1). */
+static int cmp_devent(const void *a, const void *b)
+{
+    int32_t x = ((const struct devent *)a)->dev, y = ((const struct devent *)b)->dev;
+    return (x > y) - (x < y);
+}
+
 /* Synthesis concurrency, in two steps.  synth_sweep: the most units in
  * synthesis at once, from the spans' starts and ends sorted apart (st and
  * en, n each).  synth_mean: the mean number over [w0, w1), which is the
@@ -481,7 +553,9 @@ struct side_work {
     pthread_cond_t cv;
     int ready;
     const int32_t *devs;
-    const size_t *dcount; /* units per device, at most */
+    const size_t *dcount; /* units per device */
+    const size_t *dfirst; /* where each device's units start in dunits */
+    const uint32_t *dunits;
     size_t ndev;
     const struct shared_sets *shu;
     int64_t *st, *en; /* synthesis starts and ends, for the concurrency */
@@ -497,7 +571,8 @@ static void analyze_devices(struct side_work *w)
         size_t i = atomic_fetch_add(&w->next, 1);
         if (i >= w->ndev || atomic_load(&w->dev_failed))
             return;
-        if (device_analyze(w->r, w->devs[i], w->dcount[i], w->shu, &w->res->dev[i]))
+        if (device_analyze(w->r, w->devs[i], w->dunits + w->dfirst[i], w->dcount[i], w->shu,
+                           &w->res->dev[i]))
             atomic_store(&w->dev_failed, 1);
     }
 }
@@ -541,14 +616,11 @@ int analyze_run(const struct run *r, struct run_result *res)
     res->units = r->nunits;
     res->start = INT64_MAX;
     int64_t any_min = INT64_MAX;
+    /* The run's start first: the second thread needs it. */
     for (size_t i = 0; i < r->nunits; i++) {
         const struct unit *u = &r->units[i];
-        if (!consistent(u)) {
-            res->inconsistent++;
+        if (!consistent(u))
             continue; /* left out of every figure */
-        }
-        if (!has(u, EV_GPU_END))
-            res->in_flight++;
         if (has(u, EV_SYNTH_START) && u->t[EV_SYNTH_START] < res->start)
             res->start = u->t[EV_SYNTH_START];
         for (int e = 0; e < EV_N; e++)
@@ -563,31 +635,59 @@ int analyze_run(const struct run *r, struct run_result *res)
     pthread_t side_th;
     int side_started = r->nunits >= SIDE_THREAD_MIN && pthread_create(&side_th, NULL, side_run, &side) == 0;
 
-    /* The devices: those of units that reached a GPU worker, in order
-     * (a unit still queued has no device yet). */
-    int32_t *devs = scratch_alloc((r->nunits ? r->nunits : 1) * sizeof *devs);
-    if (!devs) {
-        if (side_started) {
-            devices_ready(&side, NULL, NULL, 0, NULL);
-            pthread_join(side_th, NULL);
-        }
-        return -1;
-    }
-    size_t nd = 0;
+    /* One pass for the rest: the counts, the devices (those of units that
+     * reached a GPU worker, in order: a unit still queued has no device
+     * yet) with each one's units, and the shared sets. */
+    struct devtab dt = {0};
+    struct shared_sets sh = {0};
+    int32_t *devs = NULL;
+    size_t *dcount = NULL, *dfirst = NULL, *dfill = NULL, ndu = 0;
+    uint32_t *dunits = NULL;
+    int64_t *st = NULL, *en = NULL;
+    int rc = -1;
+    size_t n = r->nunits ? r->nunits : 1;
+    sh.queue = scratch_alloc(n * sizeof *sh.queue);
+    sh.synth = scratch_alloc(n * sizeof *sh.synth);
+    if (!sh.queue || !sh.synth)
+        goto out;
     for (size_t i = 0; i < r->nunits; i++) {
         const struct unit *u = &r->units[i];
-        if (consistent(u) && (has(u, EV_GPU_PICKUP) || has(u, EV_GPU_START) || has(u, EV_GPU_END)))
-            devs[nd++] = u->device;
+        if (!consistent(u)) {
+            res->inconsistent++;
+            continue;
+        }
+        if (!has(u, EV_GPU_END))
+            res->in_flight++;
+        int gpu = has(u, EV_GPU_PICKUP) || has(u, EV_GPU_START) || has(u, EV_GPU_END);
+        if (devtab_add(&dt, u->device, gpu))
+            goto out;
+        shared_add(u, &sh);
     }
-    size_t ndu = distinct(devs, nd);
-    res->dev = calloc(ndu ? ndu : 1, sizeof *res->dev);
-    size_t *dcount = calloc(ndu ? ndu : 1, sizeof *dcount);
-    struct shared_sets sh = {0};
-    int rc = -1;
-    int64_t *st = NULL, *en = NULL;
-    if (!res->dev || !dcount)
+    qsort(dt.e, dt.n, sizeof *dt.e, cmp_devent);
+    devs = malloc((dt.n ? dt.n : 1) * sizeof *devs);
+    dcount = malloc((dt.n ? dt.n : 1) * sizeof *dcount);
+    if (!devs || !dcount)
         goto out;
-    /* each device's arrays are sized to its own units */
+    for (size_t k = 0; k < dt.n; k++)
+        if (dt.e[k].gpu) {
+            devs[ndu] = dt.e[k].dev;
+            dcount[ndu++] = dt.e[k].count; /* its arrays are sized to its own units */
+        }
+    res->dev = calloc(ndu ? ndu : 1, sizeof *res->dev);
+    dfirst = malloc((ndu ? ndu : 1) * sizeof *dfirst);
+    dfill = malloc((ndu ? ndu : 1) * sizeof *dfill);
+    if (!res->dev || !dfirst || !dfill)
+        goto out;
+    /* each device's units, in order (a counting sort by device; a unit
+     * finds its device by binary search among the sorted ids) */
+    size_t total = 0;
+    for (size_t k = 0; k < ndu; k++) {
+        dfirst[k] = dfill[k] = total;
+        total += dcount[k];
+    }
+    dunits = scratch_alloc((total ? total : 1) * sizeof *dunits);
+    if (!dunits)
+        goto out;
     for (size_t i = 0; i < r->nunits; i++) {
         const struct unit *u = &r->units[i];
         if (!consistent(u))
@@ -601,9 +701,11 @@ int analyze_run(const struct run *r, struct run_result *res)
                 hi = mid;
         }
         if (lo < ndu && devs[lo] == u->device)
-            dcount[lo]++;
+            dunits[dfill[lo]++] = (uint32_t)i;
     }
-    if (shared_sets(r, &sh) || build_union(sh.queue, &sh.nqueue))
+    side.dfirst = dfirst;
+    side.dunits = dunits;
+    if (build_union(sh.queue, &sh.nqueue))
         goto out;
     /* the synthesis spans' ends, unmerged, for the concurrency; then the
      * spans are merged where they are */
@@ -656,8 +758,13 @@ out:
         devices_ready(&side, NULL, NULL, 0, NULL);
         pthread_join(side_th, NULL);
     }
-    scratch_free(devs);
+    free(devs);
     free(dcount);
+    free(dfirst);
+    free(dfill);
+    scratch_free(dunits);
+    free(dt.e);
+    free(dt.idx);
     scratch_free(st);
     scratch_free(en);
     scratch_free(sh.queue);

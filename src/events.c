@@ -278,17 +278,39 @@ static int unit_of(struct evpart *p, struct seg *s, const char *job, size_t len,
     return 0;
 }
 
+static uint32_t role_hash(int32_t worker, int32_t device)
+{
+    uint64_t h = ((uint64_t)(uint32_t)worker << 32 | (uint32_t)device) * 0x9E3779B97F4A7C15ull;
+    return (uint32_t)(h >> 32);
+}
+
+/* Role keys are few in a real log (a scan of them is cheapest), but a
+ * hostile one may hold a new (worker, device) on every line: past 16 they
+ * are found through a hash index. */
 static int role_find(struct evpart *p, int32_t worker, int32_t device, uint32_t *out)
 {
     if (p->nroles && p->roles[p->last_role].worker == worker && p->roles[p->last_role].device == device) {
         *out = p->last_role;
         return 0;
     }
-    for (uint32_t i = 0; i < p->nroles; i++)
-        if (p->roles[i].worker == worker && p->roles[i].device == device) {
-            *out = p->last_role = i;
-            return 0;
+    size_t slot = 0;
+    if (!p->rindex) {
+        for (uint32_t i = 0; i < p->nroles; i++)
+            if (p->roles[i].worker == worker && p->roles[i].device == device) {
+                *out = p->last_role = i;
+                return 0;
+            }
+    } else {
+        slot = role_hash(worker, device) & p->rmask;
+        while (p->rindex[slot]) {
+            uint32_t i = p->rindex[slot] - 1;
+            if (p->roles[i].worker == worker && p->roles[i].device == device) {
+                *out = p->last_role = i;
+                return 0;
+            }
+            slot = (slot + 1) & p->rmask;
         }
+    }
     if (p->nroles >= (1u << 29) - 1)
         return -1;
     if (p->nroles == p->roles_cap) {
@@ -301,6 +323,23 @@ static int role_find(struct evpart *p, int32_t worker, int32_t device, uint32_t 
     }
     p->roles[p->nroles] = (struct role){worker, device};
     *out = p->last_role = p->nroles++;
+    if (p->rindex)
+        p->rindex[slot] = p->nroles;
+    if (p->nroles > 16 && (!p->rindex || (size_t)p->nroles * 2 > (size_t)p->rmask + 1)) {
+        size_t size = p->rindex ? ((size_t)p->rmask + 1) * 2 : 64;
+        uint32_t *ni = calloc(size, sizeof *ni);
+        if (!ni)
+            return -1;
+        for (uint32_t i = 0; i < p->nroles; i++) {
+            size_t k = role_hash(p->roles[i].worker, p->roles[i].device) & (size - 1);
+            while (ni[k])
+                k = (k + 1) & (size - 1);
+            ni[k] = i + 1;
+        }
+        free(p->rindex);
+        p->rindex = ni;
+        p->rmask = (uint32_t)(size - 1);
+    }
     return 0;
 }
 
@@ -499,6 +538,7 @@ void evpart_free(struct evpart *p)
     big_free(p->job_hash, (size_t)p->jobs_cap * sizeof *p->job_hash);
     evpart_compact(p);
     free(p->roles);
+    free(p->rindex);
     memset(p, 0, sizeof *p);
 }
 

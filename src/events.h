@@ -128,6 +128,8 @@ struct evpart {
     struct role *roles;
     uint32_t nroles, roles_cap;
     uint32_t last_role;
+    uint32_t *rindex; /* role + 1 by hash, once there are many */
+    uint32_t rmask;
     /* what the part read */
     uint64_t lines; /* newlines in the part (text) */
     uint64_t bytes;

@@ -83,6 +83,17 @@ awk 'BEGIN { for (j = 0; j < 1000000; j++) { t = j * 3;
 expect 0 "a million units from stdin" sh -c "cat '$T/many.log' | '$W' analyze --json -"
 grep -q '"units": 1000000' "$T/out" && ok || bad "1M units: $(grep -o '"units": [0-9]*' "$T/out" | head -1)"
 
+# A new device and a new worker on every unit (200k of each): every table
+# that holds them is indexed, nothing goes quadratic (this took 84 s before
+# it was; 10 s is the limit here, for a slow machine under sanitizers).
+awk 'BEGIN { for (j = 0; j < 200000; j++)
+    printf "TIMELINE,%d,GPU_START,j%d,gpu=%d,worker=%d\nTIMELINE,%d,GPU_END,j%d,gpu=%d,worker=%d\n",
+        j, j, j, j, j + 1, j, j, j }' >"$T/manydev.log"
+start=$(date +%s)
+expect 0 "200k devices and workers" "$W" analyze --json "$T/manydev.log"
+[ $(($(date +%s) - start)) -le 10 ] && ok || bad "200k devices: took $(($(date +%s) - start)) s"
+grep -q '"units": 200000' "$T/out" && ok || bad "200k devices: $(grep -o '"units": [0-9]*' "$T/out" | head -1)"
+
 # A trace cut at a record boundary and mid-record, and truncated to the header.
 "$W" run --jobs 4 --size 1024 --synth-rounds 1 --out "$T/t.wft" --quiet || bad "run"
 head -c 256 "$T/t.wft" >"$T/hdr.wft"

@@ -403,7 +403,7 @@ int evpart_add(struct evpart *p, int64_t t_ns, const char *job, size_t job_len,
             p->seg0_restart = model_is_restart(t_ns, p->m_in);
             p->run_max = p->seg0_restart || t_ns > p->m_in ? t_ns : p->m_in;
         } else {
-            if (!p->native && add_rec(p, t_ns, INT64_MIN))
+            if (p->want_recs && add_rec(p, t_ns, INT64_MIN))
                 goto oom;
             p->run_max = t_ns;
         }
@@ -416,7 +416,7 @@ int evpart_add(struct evpart *p, int64_t t_ns, const char *job, size_t job_len,
         p->split_seen = 1;
         p->run_max = t_ns;
     } else {
-        if (!p->split_seen && !p->has_in && !p->native && t_ns < p->recs[p->nrecs - 1].t &&
+        if (p->want_recs && !p->has_in && !p->split_seen && t_ns < p->recs[p->nrecs - 1].t &&
             add_rec(p, t_ns, p->run_max))
             goto oom;
         if (t_ns > p->run_max)

@@ -103,6 +103,7 @@ struct evpart {
     /* settings, made before the first event */
     int native;    /* one run: never split */
     int want_side; /* keep struct uside for the first segment */
+    int want_recs; /* keep the records evpart_link needs (a part after the first) */
     int has_in;    /* the state at the part's start is known: */
     int64_t m_in;  /* the latest time of the run it starts in */
     /* segments */

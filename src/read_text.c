@@ -400,6 +400,7 @@ int read_text(struct text_input *in, int fd, const char *name, const void *prefi
                                .is_pipe = is_pipe, .part = &in->parts[i], .prog = &prog,
                                .map = map, .map_len = size};
         in->parts[i].want_side = i > 0; /* its first units may join the part before's */
+        in->parts[i].want_recs = i > 0 && !in->parts[i].native;
         if (is_pipe) {
             w[i].end = UINT64_MAX;
             w[i].prefix = prefix;
@@ -437,6 +438,7 @@ int read_text(struct text_input *in, int fd, const char *name, const void *prefi
         if (evpart_link(&in->parts[i], has_prev, m, &m_out) && !w[i].err) {
             evpart_free(&in->parts[i]);
             in->parts[i].want_side = 1;
+            in->parts[i].want_recs = 0; /* the state is known: nothing to check */
             in->parts[i].has_in = 1;
             in->parts[i].m_in = m;
             w[i].prog = NULL;

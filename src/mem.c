@@ -4,6 +4,14 @@
  */
 #include "mem.h"
 
+#if defined(__SANITIZE_THREAD__)
+#define WF_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define WF_TSAN 1
+#endif
+#endif
+
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -69,7 +77,13 @@ void *big_realloc(void *old, size_t old_n, size_t n)
         }
         return p;
     }
+#if defined(WF_TSAN)
+    /* ThreadSanitizer does not follow pages that mremap moves (it reports
+     * their next owner as racing with the last): copy instead. */
+    void *p = MAP_FAILED;
+#else
     void *p = mremap(old, old_n, n, MREMAP_MAYMOVE);
+#endif
     if (p == MAP_FAILED) {
         /* An array made of two mappings (see big_append) cannot be
          * remapped as one: copy it. */
@@ -95,6 +109,9 @@ size_t big_append(void **a, size_t a_len, size_t a_cap, void **b, size_t b_len, 
     size_t page = pg > 0 ? (size_t)pg : 4096;
     if (a_cap < BIG_MIN || b_cap < BIG_MIN || b_len == 0 || a_len > a_cap || b_len > b_cap)
         return 0;
+#if defined(WF_TSAN)
+    return 0; /* see big_realloc: the caller copies */
+#endif
     size_t rest = a_len % page, head = a_len - rest;
     size_t len_b = page_up(rest + b_len, page);
     size_t map_a = page_up(a_cap, page), map_b = page_up(b_cap, page);

@@ -14,6 +14,7 @@
  */
 #include "scan.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 #if defined(__x86_64__)
@@ -140,15 +141,19 @@ __attribute__((target("avx2"))) static const char *find_count_avx2(const char *p
     return hit;
 }
 
-static int have_avx2 = -1;
+/* Found once; reader threads may ask at the same time (the answer is the
+ * same for all, so a relaxed atomic is enough). */
+static _Atomic int have_avx2 = -1;
 
 static int avx2(void)
 {
-    if (have_avx2 < 0) {
+    int v = atomic_load_explicit(&have_avx2, memory_order_relaxed);
+    if (v < 0) {
         __builtin_cpu_init();
-        have_avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
+        v = __builtin_cpu_supports("avx2") ? 1 : 0;
+        atomic_store_explicit(&have_avx2, v, memory_order_relaxed);
     }
-    return have_avx2;
+    return v;
 }
 #endif
 

@@ -64,7 +64,7 @@ struct progress {
  * the last '\n', or everything when last is set).  *line is the number of
  * the line at buf (0-based within the part). */
 static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int last,
-                          uint64_t *line, int long_check)
+                          uint64_t *line, int long_check, const char *readable)
 {
     const char *end = buf + len, *pos = buf;
     const char *lstart = buf; /* where pos's line starts (long_check) */
@@ -110,7 +110,7 @@ static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int las
         while (ls > buf && ls[-1] != '\n' && hit - ls < 64)
             ls--;
         struct scan_rec r;
-        enum scan_err e = scan_line(ls, hit, eol, scratch, &r);
+        enum scan_err e = scan_line_in(ls, hit, eol, readable, scratch, &r);
         if (e == SCAN_NOT_RECORD) {
             /* Not a record, but a real one may follow on the same line. */
             if (long_check && nl)
@@ -224,7 +224,7 @@ static void work_map(struct worker *w)
             const char *nl = memchr(a + WINDOW - 1, '\n', (size_t)(e - (a + WINDOW - 1)));
             we = nl ? nl + 1 : e;
         }
-        parse_lines(p, a, (size_t)(we - a), 1, &line, 1);
+        parse_lines(p, a, (size_t)(we - a), 1, &line, 1, fe);
         progress_tick(w->prog, (uint64_t)(we - a), w->start == 0);
         /* done with these pages: keep the process's memory small */
         uintptr_t from = (uintptr_t)a & pmask, to = (uintptr_t)we & pmask;
@@ -322,7 +322,7 @@ static void *work(void *arg)
                 }
             }
         }
-        size_t used = from + parse_lines(p, buf + from, limit - from, last, &line, 0);
+        size_t used = from + parse_lines(p, buf + from, limit - from, last, &line, 0, buf + LINE_MAX_BYTES);
         if (last)
             break;
         if (used == 0 && len == LINE_MAX_BYTES) {

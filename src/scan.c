@@ -417,9 +417,12 @@ static size_t next_set(const uint64_t m[2], size_t from, size_t n)
     return n;
 }
 
-static int parse_cuzk_fast(const char *p, size_t n, char *buf, struct scan_rec *r)
+static int parse_cuzk_fast(const char *p, size_t n, char *buf, int direct, struct scan_rec *r)
 {
-    memcpy(buf, p, n); /* the bytes past n are masked off below */
+    if (direct)
+        buf = (char *)p; /* FAST_MAX bytes from p may be read: no copy */
+    else
+        memcpy(buf, p, n); /* the bytes past n are masked off below */
     const __m128i comma = _mm_set1_epi8(','), eq = _mm_set1_epi8('='), esc = _mm_set1_epi8(0x1b);
     uint64_t cm[2], em[2], xm[2];
 #define MASKS(w, o)                                                                             \
@@ -557,8 +560,8 @@ static int at_word_start(const char *ls, const char *tl)
     return q - ls >= 2 && q[-1] == '[' && q[-2] == 0x1b;
 }
 
-static enum scan_err scan_line_impl(const char *ls, const char *tl, const char *eol, char *scratch,
-                                    struct scan_rec *r, int fast)
+static enum scan_err scan_line_impl(const char *ls, const char *tl, const char *eol, const char *readable,
+                                    char *scratch, struct scan_rec *r, int fast)
 {
     if (!at_word_start(ls, tl))
         return SCAN_NOT_RECORD;
@@ -573,7 +576,8 @@ static enum scan_err scan_line_impl(const char *ls, const char *tl, const char *
         while (e > p && (e[-1] == '\r' || e[-1] == ' ' || e[-1] == '\t' || e[-1] == 0))
             e--;
         if (e > p && (size_t)(e - p - 1) <= FAST_MAX) {
-            int rc = parse_cuzk_fast(p + 1, (size_t)(e - p - 1), scratch, r);
+            int rc = parse_cuzk_fast(p + 1, (size_t)(e - p - 1), scratch,
+                                     readable - (p + 1) >= FAST_MAX, r);
             if (rc >= 0)
                 return (enum scan_err)rc;
         }
@@ -598,11 +602,17 @@ static enum scan_err scan_line_impl(const char *ls, const char *tl, const char *
 enum scan_err scan_line(const char *ls, const char *tl, const char *eol, char *scratch,
                         struct scan_rec *r)
 {
-    return scan_line_impl(ls, tl, eol, scratch, r, 1);
+    return scan_line_impl(ls, tl, eol, eol, scratch, r, 1);
+}
+
+enum scan_err scan_line_in(const char *ls, const char *tl, const char *eol, const char *readable,
+                           char *scratch, struct scan_rec *r)
+{
+    return scan_line_impl(ls, tl, eol, readable, scratch, r, 1);
 }
 
 enum scan_err scan_line_ref(const char *ls, const char *tl, const char *eol, char *scratch,
                             struct scan_rec *r)
 {
-    return scan_line_impl(ls, tl, eol, scratch, r, 0);
+    return scan_line_impl(ls, tl, eol, eol, scratch, r, 0);
 }

@@ -80,6 +80,12 @@ const char *scan_find(const char *p, const char *end);
 enum scan_err scan_line(const char *ls, const char *tl, const char *eol, char *scratch,
                         struct scan_rec *r);
 
+/* The same, told that the bytes up to `readable` (at or past eol) may be
+ * read: a short record is then parsed where it is, not copied first
+ * (r->job may point into the caller's buffer). */
+enum scan_err scan_line_in(const char *ls, const char *tl, const char *eol, const char *readable,
+                           char *scratch, struct scan_rec *r);
+
 /* The same without the fast path for short cuzk records: the reference
  * the tests hold scan_line to. */
 enum scan_err scan_line_ref(const char *ls, const char *tl, const char *eol, char *scratch,

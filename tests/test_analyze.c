@@ -456,13 +456,21 @@ static void fast_path_matches_reference(void)
         struct scan_rec a, b;
         memset(&a, 0, sizeof a);
         memset(&b, 0, sizeof b);
+        /* the copying fast path, the in-place one (room to read past the
+         * line), and the general path */
+        struct scan_rec c;
+        memset(&c, 0, sizeof c);
         enum scan_err e1 = scan_line(line, line, line + len, s1, &a);
         enum scan_err e2 = scan_line_ref(line, line, line + len, s2, &b);
+        enum scan_err e3 = scan_line_in(line, line, line + len, line + sizeof line, s1 + 2048, &c);
         okc += e1 == SCAN_OK;
-        int same = e1 == e2 && (e1 != SCAN_OK ||
-                                (a.t_ns == b.t_ns && a.ev == b.ev && a.job_len == b.job_len &&
-                                 memcmp(a.job, b.job, a.job_len) == 0 && a.partition == b.partition &&
-                                 a.worker == b.worker && a.device == b.device));
+        int same = e1 == e2 && e3 == e2 &&
+                   (e1 != SCAN_OK ||
+                    (a.t_ns == b.t_ns && a.ev == b.ev && a.job_len == b.job_len &&
+                     memcmp(a.job, b.job, a.job_len) == 0 && a.partition == b.partition &&
+                     a.worker == b.worker && a.device == b.device && c.t_ns == b.t_ns && c.ev == b.ev &&
+                     c.job_len == b.job_len && memcmp(c.job, b.job, c.job_len) == 0 &&
+                     c.partition == b.partition && c.worker == b.worker && c.device == b.device));
         if (!same && differ++ < 3)
             fprintf(stderr, "fast path differs (%d vs %d): %s\n", e1, e2, line);
     }

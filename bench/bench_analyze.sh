@@ -6,7 +6,7 @@
 B=${1:-build}
 W="$B/waterfall"
 GEN="$B/bench/gen_log"
-ROUNDS=${WF_BENCH_ROUNDS:-5}
+ROUNDS=${WF_BENCH_ROUNDS:-9}
 SIZE=${WF_BENCH_LOG_BYTES:-1073741824}
 DIR=${TMPDIR:-/tmp}
 LOG="$DIR/waterfall-bench-$SIZE.log"

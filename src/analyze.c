@@ -663,7 +663,8 @@ int analyze_run(const struct run *r, struct run_result *res)
             goto out;
         shared_add(u, &sh);
     }
-    qsort(dt.e, dt.n, sizeof *dt.e, cmp_devent);
+    if (dt.n)
+        qsort(dt.e, dt.n, sizeof *dt.e, cmp_devent);
     devs = malloc((dt.n ? dt.n : 1) * sizeof *devs);
     dcount = malloc((dt.n ? dt.n : 1) * sizeof *dcount);
     if (!devs || !dcount)

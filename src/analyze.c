@@ -205,14 +205,8 @@ static int seg_add(struct device_result *d, int64_t a, int64_t b, int cause)
         d->segs[d->nsegs - 1].end = b;
         return 0;
     }
-    if (d->nsegs == d->segs_cap) {
-        size_t cap = d->segs_cap ? d->segs_cap * 2 : 16;
-        struct idle_seg *n = realloc(d->segs, cap * sizeof *n);
-        if (!n)
-            return -1;
-        d->segs = n;
-        d->segs_cap = cap;
-    }
+    if (grow_heap((void **)&d->segs, &d->segs_cap, d->nsegs, sizeof *d->segs, 16))
+        return -1;
     d->segs[d->nsegs++] = (struct idle_seg){a, b, cause};
     return 0;
 }
@@ -384,14 +378,8 @@ static int devtab_add(struct devtab *t, int32_t dev, int gpu)
         }
         i = (i + 1) & t->mask;
     }
-    if (t->n == t->cap) {
-        size_t ncap = t->cap ? t->cap * 2 : 16;
-        struct devent *ne = realloc(t->e, ncap * sizeof *ne);
-        if (!ne)
-            return -1;
-        t->e = ne;
-        t->cap = ncap;
-    }
+    if (grow_heap((void **)&t->e, &t->cap, t->n, sizeof *t->e, 16))
+        return -1;
     t->e[t->n] = (struct devent){dev, gpu, 1};
     t->idx[i] = (uint32_t)t->n + 1;
     t->last = t->n++;

@@ -359,14 +359,8 @@ int model_is_restart(int64_t t, int64_t run_max)
 
 static int seg_new(struct evpart *p, uint64_t line)
 {
-    if (p->nsegs == p->segs_cap) {
-        size_t ncap = p->segs_cap ? p->segs_cap * 2 : 4;
-        struct seg *n = realloc(p->segs, ncap * sizeof *n);
-        if (!n)
-            return -1;
-        p->segs = n;
-        p->segs_cap = ncap;
-    }
+    if (grow_heap((void **)&p->segs, &p->segs_cap, p->nsegs, sizeof *p->segs, 4))
+        return -1;
     struct seg *s = &p->segs[p->nsegs++];
     memset(s, 0, sizeof *s);
     s->first_line = s->last_line = line;
@@ -375,14 +369,8 @@ static int seg_new(struct evpart *p, uint64_t line)
 
 static int add_rec(struct evpart *p, int64_t t, int64_t pm)
 {
-    if (p->nrecs == p->recs_cap) {
-        size_t ncap = p->recs_cap ? p->recs_cap * 2 : 16;
-        struct prec *n = realloc(p->recs, ncap * sizeof *n);
-        if (!n)
-            return -1;
-        p->recs = n;
-        p->recs_cap = ncap;
-    }
+    if (grow_heap((void **)&p->recs, &p->recs_cap, p->nrecs, sizeof *p->recs, 16))
+        return -1;
     p->recs[p->nrecs++] = (struct prec){t, pm, p->nev};
     return 0;
 }
@@ -540,16 +528,4 @@ void evpart_free(struct evpart *p)
     free(p->roles);
     free(p->rindex);
     memset(p, 0, sizeof *p);
-}
-
-size_t evpart_bytes(const struct evpart *p)
-{
-    size_t n = p->arena_cap + (size_t)p->jobs_cap * 2 * sizeof *p->job_off +
-               (p->jindex ? (size_t)(p->jindex_mask + 1) * sizeof *p->jindex : 0);
-    for (size_t i = 0; i < p->nsegs; i++) {
-        const struct seg *s = &p->segs[i];
-        n += s->units_cap * (sizeof(struct unit) + (s->side ? sizeof(struct uside) : 0)) +
-             (s->uindex ? ((size_t)s->umask + 1) * sizeof *s->uindex : 0);
-    }
-    return n;
 }

@@ -181,7 +181,4 @@ void evpart_compact(struct evpart *p);
 void evpart_drop_events(struct evpart *p);
 void evpart_free(struct evpart *p);
 
-/* Bytes a part holds, for the memory report. */
-size_t evpart_bytes(const struct evpart *p);
-
 #endif /* EVENTS_H */

@@ -188,6 +188,19 @@ void scratch_free(void *q)
         free(p);
 }
 
+int grow_heap(void **p, size_t *cap, size_t n, size_t elem, size_t first)
+{
+    if (n < *cap)
+        return 0;
+    size_t ncap = *cap ? *cap * 2 : first;
+    void *q = realloc(*p, ncap * elem);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = ncap;
+    return 0;
+}
+
 int grow_array(void **p, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)

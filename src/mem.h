@@ -29,6 +29,11 @@ void big_free(void *p, size_t n);
  * array, big_free frees it. */
 size_t big_append(void **a, size_t a_len, size_t a_cap, void **b, size_t b_len, size_t b_cap);
 
+/* Make room for one more element of elem bytes in a malloc'd array of
+ * *cap (doubling, from first): for the small tables that grow one entry
+ * at a time.  0, or -1 when out of memory (the array is kept). */
+int grow_heap(void **p, size_t *cap, size_t n, size_t elem, size_t first);
+
 /* Make room for need elements of elem bytes in a big_alloc'd array of
  * *cap (doubling, from 1024).  0, or -1 when out of memory. */
 int grow_array(void **p, size_t *cap, size_t need, size_t elem);

@@ -203,58 +203,41 @@ static int upper(int c)
     return c >= 'a' && c <= 'z' ? c - 32 : c;
 }
 
-/* The event named by [s, s+n), any case; GPU_QUEUE is the cuzk name of
- * CHAN_SEND.  -1 if none. */
-static int event_id(const char *s, size_t n)
+/* The event whose upper-case name is exactly [s, s+n), or -1; GPU_QUEUE
+ * is the cuzk name of CHAN_SEND. */
+static int event_exact(const char *s, size_t n)
 {
-    char u[11];
-    if (n < 7 || n > 11)
-        return -1;
-    /* as cuzk writes them */
     switch (n) {
     case 7:
-        if (memcmp(s, "GPU_END", 7) == 0)
-            return EV_GPU_END;
-        break;
+        return memcmp(s, "GPU_END", 7) == 0 ? EV_GPU_END : -1;
     case 9:
-        if (memcmp(s, "GPU_START", 9) == 0)
-            return EV_GPU_START;
         if (memcmp(s, "SYNTH_END", 9) == 0)
             return EV_SYNTH_END;
-        if (memcmp(s, "GPU_QUEUE", 9) == 0)
+        if (memcmp(s, "GPU_START", 9) == 0)
+            return EV_GPU_START;
+        if (memcmp(s, "CHAN_SEND", 9) == 0 || memcmp(s, "GPU_QUEUE", 9) == 0)
             return EV_CHAN_SEND;
-        break;
+        return -1;
     case 10:
-        if (memcmp(s, "GPU_PICKUP", 10) == 0)
-            return EV_GPU_PICKUP;
-        break;
+        return memcmp(s, "GPU_PICKUP", 10) == 0 ? EV_GPU_PICKUP : -1;
     case 11:
-        if (memcmp(s, "SYNTH_START", 11) == 0)
-            return EV_SYNTH_START;
-        break;
+        return memcmp(s, "SYNTH_START", 11) == 0 ? EV_SYNTH_START : -1;
     default:
-        break;
+        return -1;
     }
+}
+
+/* The event named by [s, s+n), any case: as cuzk writes it first (no copy),
+ * then upper-cased. */
+static int event_id(const char *s, size_t n)
+{
+    int e = event_exact(s, n);
+    if (e >= 0 || n < 7 || n > 11)
+        return e;
+    char u[11];
     for (size_t i = 0; i < n; i++)
         u[i] = (char)upper((unsigned char)s[i]);
-    switch (n) {
-    case 7:
-        return memcmp(u, "GPU_END", 7) == 0 ? EV_GPU_END : -1;
-    case 9:
-        if (memcmp(u, "SYNTH_END", 9) == 0)
-            return EV_SYNTH_END;
-        if (memcmp(u, "GPU_START", 9) == 0)
-            return EV_GPU_START;
-        if (memcmp(u, "CHAN_SEND", 9) == 0 || memcmp(u, "GPU_QUEUE", 9) == 0)
-            return EV_CHAN_SEND;
-        return -1;
-    case 10:
-        return memcmp(u, "GPU_PICKUP", 10) == 0 ? EV_GPU_PICKUP : -1;
-    case 11:
-        return memcmp(u, "SYNTH_START", 11) == 0 ? EV_SYNTH_START : -1;
-    default:
-        return -1;
-    }
+    return event_exact(u, n);
 }
 
 /* A non-negative decimal number of unit units with up to frac_digits

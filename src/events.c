@@ -211,10 +211,10 @@ static inline int same_key(const struct evpart *p, const struct unit *u, const c
 }
 
 /* A cheap hash for the cache of recent units: the length, the first and
- * last eight bytes and the partition, one multiply; the slot is taken from
- * the product's top bits, which depend on every bit of its input (a hit
- * is checked in full anyway). */
-static inline uint32_t recent_slot(const char *job, size_t len, int32_t partition)
+ * last eight bytes and the partition, one multiply; the slot and the tag
+ * are taken from the product's top bits, which depend on every bit of its
+ * input (a hit is checked in full anyway).  Returns tag << 32 | slot. */
+static inline uint64_t recent_key(const char *job, size_t len, int32_t partition)
 {
     uint64_t a = 0, b = 0;
     if (len >= 8) {
@@ -225,24 +225,34 @@ static inline uint32_t recent_slot(const char *job, size_t len, int32_t partitio
     }
     uint64_t x = a ^ ((b << 29) | (b >> 35)) ^ ((uint64_t)len << 48) ^ (uint64_t)(uint32_t)partition;
     x ^= x >> 31;
-    return (uint32_t)((x * 0x9E3779B97F4A7C15ull) >> (64 - EV_RECENT_BITS));
+    x *= 0x9E3779B97F4A7C15ull;
+    return (x >> (64 - EV_RECENT_BITS)) | ((x >> (48 - EV_RECENT_BITS)) & 0xffff) << 32;
+}
+
+/* The recent-cache entry's generation and tag for segment count nsegs
+ * and key rk. */
+static inline uint64_t recent_gt(size_t nsegs, uint64_t rk)
+{
+    return (uint64_t)(nsegs & 0xffff) << 48 | (rk & 0xffff00000000ull);
 }
 
 static int unit_of(struct evpart *p, struct seg *s, const char *job, size_t len, int32_t partition,
-                   int side, uint64_t line, uint32_t *out)
+                   int side, uint64_t line, const struct evhint *hint, uint32_t *out)
 {
     /* A unit's events come close together in a log: a small direct-mapped
      * cache of recent units answers most lookups from L1, with a cheap
      * hash, instead of a full hash and a cache miss into the big index. */
-    uint64_t *rc = &p->recent[recent_slot(job, len, partition)];
-    if ((*rc >> 32) == p->nsegs) {
+    uint64_t rk = recent_key(job, len, partition), gt = recent_gt(p->nsegs, rk);
+    uint64_t *rc = &p->recent[(uint32_t)rk];
+    if ((*rc & 0xffffffff00000000ull) == gt) {
         uint32_t k = (uint32_t)*rc;
-        if (same_key(p, &s->units[k], job, len, partition)) {
+        if (k < s->nunits && same_key(p, &s->units[k], job, len, partition)) {
             *out = k;
             return 0;
         }
     }
-    uint64_t jh = hash_bytes(job, len, 0), h = unit_hash(jh, partition);
+    uint64_t jh = hint && hint->have_jh ? hint->jh : hash_bytes(job, len, 0);
+    uint64_t h = unit_hash(jh, partition);
     if (seg_index_grow(p, s))
         return -1;
     size_t i = h & s->umask;
@@ -253,7 +263,7 @@ static int unit_of(struct evpart *p, struct seg *s, const char *job, size_t len,
         uint32_t k = (uint32_t)e - 1;
         if ((e >> 32) == (h >> 32) && same_key(p, &s->units[k], job, len, partition)) {
             *out = k;
-            *rc = (uint64_t)p->nsegs << 32 | k;
+            *rc = gt | k;
             return 0;
         }
         i = (i + 1) & s->umask;
@@ -273,7 +283,7 @@ static int unit_of(struct evpart *p, struct seg *s, const char *job, size_t len,
     u->line = line;
     u->flags = 0;
     s->uindex[i] = (h & 0xffffffff00000000ull) | (k + 1);
-    *rc = (uint64_t)p->nsegs << 32 | k;
+    *rc = gt | k;
     *out = k;
     return 0;
 }
@@ -363,6 +373,8 @@ static int seg_new(struct evpart *p, uint64_t line)
         return -1;
     struct seg *s = &p->segs[p->nsegs++];
     memset(s, 0, sizeof *s);
+    if ((p->nsegs & 0xffff) == 0)
+        memset(p->recent, 0, sizeof p->recent); /* the generation wrapped */
     s->first_line = s->last_line = line;
     return 0;
 }
@@ -375,8 +387,36 @@ static int add_rec(struct evpart *p, int64_t t, int64_t pm)
     return 0;
 }
 
+void evpart_hint(struct evpart *p, const char *job, size_t job_len, int32_t partition,
+                 struct evhint *h)
+{
+    h->have_jh = 0;
+    if (!p->nsegs)
+        return;
+    uint64_t rk = recent_key(job, job_len, partition);
+    uint64_t rc = p->recent[(uint32_t)rk];
+    struct seg *s = &p->segs[p->nsegs - 1];
+    if ((rc & 0xffffffff00000000ull) == recent_gt(p->nsegs, rk)) {
+        if ((uint32_t)rc < s->nunits)
+            __builtin_prefetch(&s->units[(uint32_t)rc]);
+        return; /* most likely a recent unit */
+    }
+    /* not a recent unit: its index slot is needed */
+    h->jh = hash_bytes(job, job_len, 0);
+    h->have_jh = 1;
+    if (s->uindex)
+        __builtin_prefetch(&s->uindex[unit_hash(h->jh, partition) & s->umask]);
+}
+
 int evpart_add(struct evpart *p, int64_t t_ns, const char *job, size_t job_len,
                int32_t partition, int ev, int32_t worker, int32_t device, uint64_t line)
+{
+    return evpart_add_hinted(p, t_ns, job, job_len, partition, ev, worker, device, line, NULL);
+}
+
+int evpart_add_hinted(struct evpart *p, int64_t t_ns, const char *job, size_t job_len,
+                      int32_t partition, int ev, int32_t worker, int32_t device, uint64_t line,
+                      const struct evhint *hint)
 {
     if (p->oom)
         return -1;
@@ -414,7 +454,7 @@ int evpart_add(struct evpart *p, int64_t t_ns, const char *job, size_t job_len,
     struct seg *s = &p->segs[p->nsegs - 1];
     int side = p->want_side && p->nsegs == 1;
     uint32_t ui;
-    if (unit_of(p, s, job, job_len, partition, side, line, &ui))
+    if (unit_of(p, s, job, job_len, partition, side, line, hint, &ui))
         goto oom;
     struct unit *u = &s->units[ui];
     s->events++;

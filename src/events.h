@@ -124,7 +124,10 @@ struct evpart {
     uint32_t njobs, jobs_cap;
     uint64_t *jindex; /* job hash high bits << 32 | job + 1; 0 = empty */
     uint32_t jindex_mask;
-    uint64_t recent[EV_RECENT]; /* (segment + 1) << 32 | unit of recent units, by hash */
+    /* recent units, by a cheap hash: generation << 48 | tag << 32 | unit,
+     * where the generation is the segment's number (mod 2^16: the table is
+     * cleared when it wraps) and the tag is more bits of the cheap hash */
+    uint64_t recent[EV_RECENT];
     /* role keys (few) */
     struct role *roles;
     uint32_t nroles, roles_cap;
@@ -151,6 +154,23 @@ struct evpart {
  * p->oom).  line: part-relative, 0-based (text), or the event's number. */
 int evpart_add(struct evpart *p, int64_t t_ns, const char *job, size_t job_len,
                int32_t partition, int ev, int32_t worker, int32_t device, uint64_t line);
+
+/* What a look ahead at an event learned (evpart_hint): when its unit is
+ * not among the recent ones, the job id's hash, and the index slot it
+ * leads to is on its way into the cache. */
+struct evhint {
+    uint64_t jh;
+    int have_jh;
+};
+
+/* Look ahead at the next event while the one before is still to be
+ * added: a new unit's index lookup is a cache miss, and this starts it
+ * early.  Only a hint: evpart_add_hinted checks everything again. */
+void evpart_hint(struct evpart *p, const char *job, size_t job_len, int32_t partition,
+                 struct evhint *h);
+int evpart_add_hinted(struct evpart *p, int64_t t_ns, const char *job, size_t job_len,
+                      int32_t partition, int ev, int32_t worker, int32_t device, uint64_t line,
+                      const struct evhint *h);
 
 /* Note a skipped line (why: enum scan_err). */
 void evpart_skip(struct evpart *p, uint64_t line, int why);

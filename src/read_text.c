@@ -68,7 +68,22 @@ static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int las
 {
     const char *end = buf + len, *pos = buf;
     const char *lstart = buf; /* where pos's line starts (long_check) */
-    char scratch[SCAN_LINE_MAX];
+    /* A record is added one record late: the look ahead at the next one
+     * (evpart_hint) fetches its unit while this one is put away.  Two
+     * scratch buffers, since a pending record's job id may be in one. */
+    char scratch[2][SCAN_LINE_MAX];
+    int sc = 0;
+    struct scan_rec pr = {0};
+    struct evhint ph = {0, 0};
+    uint64_t pline = 0;
+    int pending = 0;
+#define FLUSH()                                                                                    \
+    do {                                                                                           \
+        if (pending)                                                                               \
+            evpart_add_hinted(p, pr.t_ns, pr.job, pr.job_len, pr.partition, pr.ev, pr.worker,      \
+                              pr.device, pline, &ph);                                              \
+        pending = 0;                                                                               \
+    } while (0)
     uint64_t rest = 0; /* newlines in [pos, the end of what is used) */
     for (;;) {
         uint64_t nl = 0;
@@ -94,6 +109,7 @@ static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int las
             if (ls0 && (size_t)(eol - ls0) >= LINE_MAX_BYTES) {
                 *line += nl;
                 p->timeline_lines++;
+                FLUSH();
                 evpart_skip(p, *line, SCAN_TOO_LONG);
                 if (eol == end) {
                     pos = end;
@@ -110,7 +126,7 @@ static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int las
         while (ls > buf && ls[-1] != '\n' && hit - ls < 64)
             ls--;
         struct scan_rec r;
-        enum scan_err e = scan_line_in(ls, hit, eol, readable, scratch, &r);
+        enum scan_err e = scan_line_in(ls, hit, eol, readable, scratch[sc], &r);
         if (e == SCAN_NOT_RECORD) {
             /* Not a record, but a real one may follow on the same line. */
             if (long_check && nl)
@@ -119,10 +135,19 @@ static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int las
             continue;
         }
         p->timeline_lines++;
-        if (e == SCAN_OK)
-            evpart_add(p, r.t_ns, r.job, r.job_len, r.partition, r.ev, r.worker, r.device, *line);
-        else
+        if (e == SCAN_OK) {
+            struct evhint h;
+            evpart_hint(p, r.job, r.job_len, r.partition, &h);
+            FLUSH();
+            pr = r;
+            ph = h;
+            pline = *line;
+            pending = 1;
+            sc ^= 1;
+        } else {
+            FLUSH();
             evpart_skip(p, *line, e);
+        }
         if (eol == end) {
             pos = end;
             break;
@@ -130,6 +155,8 @@ static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int las
         *line += 1;
         pos = lstart = eol + 1;
     }
+    FLUSH();
+#undef FLUSH
     /* What is used ends at the last newline; an unfinished last line is
      * left for the next chunk.  Every newline in [pos, end) is before it. */
     const char *used_to = end;

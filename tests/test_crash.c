@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -76,6 +77,14 @@ int main(int argc, char **argv)
             if (sh->when[k % HIST] + 100000000ull <= killed_at && sh->mark[k % HIST] > must)
                 must = sh->mark[k % HIST];
 
+        /* Killed before its first mark (a child slow to start on a loaded
+         * machine, under a sanitizer): the file may not have its header
+         * yet, and nothing marked can be missing from it. */
+        struct stat sb;
+        if (n == 0 && (stat(path, &sb) != 0 || sb.st_size == 0)) {
+            remove(path);
+            continue;
+        }
         struct wft_trace tr;
         struct input in;
         CHECK(load_trace(path, &tr, &in) == 0);

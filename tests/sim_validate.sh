@@ -3,49 +3,73 @@
 # the reference pipeline on this machine.  Usage: sim_validate.sh WATERFALL
 # [--markdown]
 #
-# For each device kind, one run is the calibration: `waterfall simulate
-# --from` that trace predicts the other concurrencies, which are then run
-# and measured (the same workload: the synthesis rounds and device time
-# are fixed).  A prediction passes (the table's last column) when its
-# utilization is within 5 points and its s per job within 10% of the
-# measured run.
-#  - emulated device (no CPU in the device): calibrated at concurrency 1,
-#    predicting 2 and 3;
-#  - cpu device (proofs on host threads; the contention is real):
-#    calibrated from a run at concurrency 3 whose jobs arrive a little
-#    slower than it can take them, so that its concurrency varies and the
-#    contention can be fitted, predicting backlogged runs at 1, 2 and 3.
-#    Synthesis threads are not pinned (--no-pin): the model shares the
-#    cores, it does not place threads.
-# Exits 1 when a prediction misses.  The runs are short (about 2 s each),
-# so a machine busy with other work moves the measurement: ctest runs this
-# test alone (RUN_SERIAL).
+# The same workload in every run (the synthesis rounds and device time
+# are fixed from a short first run).  Each concurrency is run REPS times
+# (default 5), interleaved (1, 2, 3, 1, 2, 3, ...): on this shared 2-vCPU
+# machine one cpu run's s per job moves by 7 to 11% from the next run's
+# (docs/simulate.md, "Validation"), as much as the tolerance, so a single
+# run proves little either way.  `waterfall simulate --from` each
+# concurrency-1 run predicts concurrencies 2 and 3; the median prediction
+# is set against the median measurement.  A prediction passes (the
+# table's last column) when its utilization is within 5 points and its s
+# per job within 10%.
+#  - emulated device (no CPU in the device): the pipeline model;
+#  - cpu device (proofs on host threads; the contention is real): the
+#    story's question, what would 2 or 3 do?;
+#  - cpu device, calibrated from one run at concurrency 3 whose jobs
+#    arrive a little slower than it can take them, so that its concurrency
+#    varies and the contention model can be fitted from it, predicting 1,
+#    2 and 3.  These rows are shown, not held to the tolerance: at
+#    concurrency 1 they run 2 to 15 points low (docs/simulate.md says why).
+# Synthesis threads are not pinned (--no-pin): the model shares the cores,
+# it does not place threads.  Exits 1 when a held prediction misses.  The
+# runs are short (1 to 5 s each), so a machine busy with other work moves
+# the measurement: ctest runs this test alone (RUN_SERIAL).
 W="$1"
 MD="$2"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 JOBS=${SIM_VALIDATE_JOBS:-60}
+REPS=${SIM_VALIDATE_REPS:-5}
 fail=0
-rows=""
 
-val() { # FILE KEY (a top-level number of the first run's JSON)
+# The median utilization and s per job of the first run of each trace.
+measured() { # FILE...
+    for f in "$@"; do "$W" analyze --json "$f" >"$f.json" || return 1; done
     python3 -c "
 import json,sys
-j=json.load(open(sys.argv[1]))
-if 'runs' in j:
-    r=j['runs'][0]
-    print(r['devices'][0]['utilization'] if sys.argv[2]=='utilization' else r['throughput']['s_per_job'])
-else:
-    print(j[sys.argv[2]])" "$1" "$2"
+u=[];s=[]
+for f in sys.argv[1:]:
+    r=json.load(open(f+'.json'))['runs'][0]
+    u.append(r['devices'][0]['utilization']); s.append(r['throughput']['s_per_job'])
+u.sort(); s.sort()
+print(u[len(u)//2], s[len(s)//2])" "$@"
 }
 
-row() { # DEVICE CALIB C GUARD_POINTS GUARD_PERCENT: prints the row; fails past the guard
-    dev=$1 cal=$2 c=$3 guard=$4 gs=$5
-    "$W" analyze --json "$T/$dev$c.wft" >"$T/m.json" || return 1
-    "$W" simulate --from "$T/$dev$cal.wft" --synth-concurrency "$c" --channel 6 --jobs "$JOBS" --rate 0 \
-        --json >"$T/s.json" || return 1
-    mu=$(val "$T/m.json" utilization) ms=$(val "$T/m.json" s_per_job)
-    pu=$(val "$T/s.json" utilization) ps=$(val "$T/s.json" s_per_job)
+predicted() { # C CALIB_FILE...: the median prediction, one per calibration trace
+    c=$1
+    shift
+    for f in "$@"; do
+        "$W" simulate --from "$f" --synth-concurrency "$c" --channel 6 --jobs "$JOBS" --rate 0 \
+            --json >"$f.sim$c.json" || return 1
+    done
+    python3 -c "
+import json,sys
+u=[];s=[]
+for f in sys.argv[2:]:
+    j=json.load(open(f+'.sim'+sys.argv[1]+'.json'))
+    u.append(j['utilization']); s.append(j['s_per_job'])
+u.sort(); s.sort()
+print(u[len(u)//2], s[len(s)//2])" "$c" "$@"
+}
+
+row() { # DEVICE CALIB_LABEL "CALIB_FILES" C GUARD_POINTS GUARD_PERCENT MEASURED_FILES...
+    dev=$1 cal=$2 calf=$3 c=$4 guard=$5 gs=$6
+    shift 6
+    set -- $(measured "$@") || return 1
+    mu=$1 ms=$2
+    set -- $(predicted "$c" $calf) || return 1
+    pu=$1 ps=$2
     out=$(python3 -c "
 mu,ms,pu,ps,guard,gs=map(float,'$mu $ms $pu $ps $guard $gs'.split())
 ok=abs(pu-mu)<=0.05 and abs(ps/ms-1)<=0.10
@@ -55,38 +79,47 @@ print('%.1f%% | %.1f%% | %+.1f | %.1f ms | %.1f ms | %+.1f%% | %s|%d' % (100*mu,
     [ "${out##*|}" = 1 ]
 }
 
-# The same workload in every run: rounds and device time from a first run.
-"$W" run --jobs "$JOBS" --synth-concurrency 1 --out "$T/emulated1.wft" --truth "$T/t.json" --quiet || exit 1
+files() { # PREFIX C: the measured runs' traces
+    i=1
+    while [ $i -le "$REPS" ]; do
+        printf '%s ' "$T/$1$2-$i.wft"
+        i=$((i + 1))
+    done
+}
+
+# emulated device: the same workload in every run (rounds and device time
+# from the calibration run)
+"$W" run --jobs 4 --synth-concurrency 1 --truth "$T/t.json" --quiet || exit 1
 ROUNDS=$(sed -n 's/.*"synth_rounds": \([0-9]*\).*/\1/p' "$T/t.json")
 DEVMS=$(sed -n 's/.*"device_unit_s": \([0-9.]*\).*/\1/p' "$T/t.json" | awk '{printf "%.6f", $1 * 1000}')
-for c in 2 3; do
-    "$W" run --jobs "$JOBS" --synth-concurrency $c --synth-rounds "$ROUNDS" --device-time "$DEVMS" \
-        --out "$T/emulated$c.wft" --quiet || exit 1
-done
-# cpu device: synthesis sized against the cpu proof (--synth-ratio); the
-# calibration trace has jobs arriving a little slower than the pipeline
-# can take them, so that its synthesis concurrency varies (0 to 3) and the
-# contention can be fitted from it.
-"$W" run --jobs "$JOBS" --device cpu --no-pin --synth-concurrency 2 --out "$T/cpu2.wft" --truth "$T/tc.json" \
-    --quiet || exit 1
+# cpu device: synthesis sized against the cpu proof (--synth-ratio)
+"$W" run --jobs 4 --device cpu --no-pin --synth-concurrency 1 --truth "$T/tc.json" --quiet || exit 1
 CROUNDS=$(sed -n 's/.*"synth_rounds": \([0-9]*\).*/\1/p' "$T/tc.json")
-"$W" analyze --json "$T/cpu2.wft" >"$T/m2.json" || exit 1
-RATE=$(val "$T/m2.json" s_per_job | awk '{printf "%.3f", 1 / (1.15 * $1)}')
+i=1
+while [ $i -le "$REPS" ]; do
+    for c in 1 2 3; do
+        "$W" run --jobs "$JOBS" --synth-concurrency $c --synth-rounds "$ROUNDS" --device-time "$DEVMS" \
+            --out "$T/e$c-$i.wft" --quiet || exit 1
+        "$W" run --jobs "$JOBS" --device cpu --no-pin --synth-concurrency $c --synth-rounds "$CROUNDS" \
+            --out "$T/c$c-$i.wft" --quiet || exit 1
+    done
+    i=$((i + 1))
+done
+# the calibration trace whose concurrency varies (0 to 3): jobs arrive a
+# little slower than the pipeline takes them at concurrency 2
+set -- $(measured $(files c 2)) || exit 1
+RATE=$(echo "$2" | awk '{printf "%.3f", 1 / (1.15 * $1)}')
 "$W" run --jobs $((JOBS + JOBS / 3)) --device cpu --no-pin --synth-concurrency 3 --synth-rounds "$CROUNDS" \
     --rate "$RATE" --out "$T/cpuvaried.wft" --quiet || exit 1
-for c in 1 3; do
-    "$W" run --jobs "$JOBS" --device cpu --no-pin --synth-concurrency $c --synth-rounds "$CROUNDS" \
-        --out "$T/cpu$c.wft" --quiet || exit 1
-done
 
-echo "| device | calibrated at | predicted at | measured utilization | predicted | points | measured s/job | predicted | error | |"
+echo "| device | calibrated at | predicted at | measured utilization (median of $REPS) | predicted | points | measured s/job (median of $REPS) | predicted | error | |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
-# The emulated rows must meet the issue's tolerance (5 points, 10%).  The
-# cpu rows do not, reliably: on this 2-vCPU machine the prediction at
-# concurrency 1 runs 5 to 20 points low and s per job moves by up to 13%
-# from run to run (docs/simulate.md, "Validation").  They are measured and
-# shown here, and fail the test only when the simulation cannot run.
-for c in 2 3; do row emulated 1 $c 5 10 || fail=1; done
-for c in 1 2 3; do row cpu varied $c 100 1000 || fail=1; done
-[ -n "$MD" ] && "$W" simulate --from "$T/cpuvaried.wft" --channel 6 | grep -E "calibration|contention"
+for c in 2 3; do row emulated 1 "$(files e 1)" $c 5 10 $(files e $c) || fail=1; done
+for c in 2 3; do row cpu 1 "$(files c 1)" $c 5 10 $(files c $c) || fail=1; done
+# shown, not held (see above); they fail the test only when the
+# simulation cannot run
+for c in 1 2 3; do row cpu varied "$T/cpuvaried.wft" $c 100 1000 $(files c $c) || fail=1; done
+[ -n "$MD" ] && for f in c1-1 cpuvaried; do
+    "$W" simulate --from "$T/$f.wft" --channel 6 | grep -E "^  (calibration|contention) "
+done
 exit $fail

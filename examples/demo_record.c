@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static wf_unit channel;     /* one slot; 0 when empty */
@@ -50,8 +51,16 @@ static void *gpu_worker(void *arg)
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && argv[1][0] == '-' && argv[1][1]) {
+        fprintf(stderr, "usage: demo_record [TRACE.wft [JOBS]]  (default: demo.wft 5)\n");
+        return strcmp(argv[1], "-h") && strcmp(argv[1], "--help") ? 2 : 0;
+    }
     const char *path = argc > 1 ? argv[1] : "demo.wft";
     int jobs = argc > 2 ? atoi(argv[2]) : 5;
+    if (jobs < 1) {
+        fprintf(stderr, "demo_record: JOBS must be a positive number, not '%s'\n", argv[2]);
+        return 2;
+    }
     int rc = wf_open(path);
     if (rc < 0) {
         fprintf(stderr, "demo_record: cannot record to %s (%d)\n", path, rc);

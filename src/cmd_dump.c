@@ -82,7 +82,9 @@ static void print_stats(FILE *f, const struct wft_trace *t)
     for (size_t i = 0; i < t->nthreads; i++) {
         const struct wft_thread_info *th = &t->threads[i];
         char w[16] = "-", d[16] = "-";
-        if (th->worker >= 0)
+        if (th->role_changed)
+            snprintf(w, sizeof w, "several"); /* each event carries its own */
+        else if (th->worker >= 0)
             snprintf(w, sizeof w, "%d", th->worker);
         if (th->device >= 0)
             snprintf(d, sizeof d, "%d", th->device);

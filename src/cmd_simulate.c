@@ -537,11 +537,11 @@ int cmd_simulate(int argc, char **argv)
         spj[i] = outs[i].res.s_per_job;
         sim_out_drop_run(&outs[i]); /* the figures stay; the units go */
     }
-    /* The best: the least s per job; among points within 0.5% of it, the
-     * first (the smaller value).  Jobs and the arrival rate are the
+    /* The best: the least s per job; among points within SIM_BEST_TOL of
+     * it, the first (the smaller value).  Jobs and the arrival rate are the
      * workload, not a setting: their sweeps rank nothing. */
     int ranked = have_sweep && sw.knob != KN_JOBS && sw.knob != KN_RATE;
-    size_t best = ranked ? sim_best(spj, npts, 0.005) : 0;
+    size_t best = ranked ? sim_best(spj, npts, SIM_BEST_TOL) : 0;
 
     if (json) {
         printf("{\"simulated\": true, ");

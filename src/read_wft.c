@@ -150,8 +150,12 @@ static int take_record(struct wft_trace *t, const unsigned char *p, uint32_t siz
         struct wft_thread_info *th = thread_at(t, r.thread);
         if (!th)
             return -1;
-        th->worker = r.worker < 0 ? -1 : r.worker;
-        th->device = r.device < 0 ? -1 : r.device;
+        int32_t w = r.worker < 0 ? -1 : r.worker, d = r.device < 0 ? -1 : r.device;
+        if (th->roles && (w != th->worker || d != th->device))
+            th->role_changed = 1;
+        th->roles = 1;
+        th->worker = w;
+        th->device = d;
         return 0;
     }
     case WFT_LOST: {

@@ -28,6 +28,8 @@ struct wft_thread_info {
     int seen;         /* a THREAD record named it */
     char name[32];
     int32_t worker, device; /* role while reading (the last one at the end) */
+    int roles;        /* a role was declared */
+    int role_changed; /* ... and later a different one (a thread that works for several) */
     uint64_t events;
     uint64_t lost;    /* from its last LOST record */
 };

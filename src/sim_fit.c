@@ -242,8 +242,10 @@ static void fit(struct cu *c, size_t n, double cores, struct sim_fit *f, struct 
     f->fitted = gain >= 0.1 && gain >= 2 * chance && mx > 1.02;
     if (!f->fitted)
         f->why = mx <= 1.02 ? "no slowdown shows in this trace (its concurrency never varied enough to show one)"
-                            : "no contention model explains more of the variation of its stage times than "
-                              "chance would on this many units";
+                 : gain < 2 * chance
+                     ? "no contention model explains more of the variation of its stage times than chance "
+                       "would on this many units"
+                     : "no contention model explains a tenth of the variation of its stage times";
 }
 
 static int build_segs(struct cu *c, size_t n, struct segs *s)
@@ -656,7 +658,7 @@ int sim_advise(const struct run *r, struct run_result *res, double trace_cores)
         util[c] = o.res.utilization;
         sim_out_free(&o);
     }
-    int need = 1 + (int)sim_best(spj + 1, (size_t)top, 0.01);
+    int need = 1 + (int)sim_best(spj + 1, (size_t)top, SIM_BEST_TOL);
     struct advice *a = &res->advice;
     a->model = "simulation";
     a->contention = f.fitted;

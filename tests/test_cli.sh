@@ -24,6 +24,13 @@ for w in 'closed: *yes' 'events: *18' 'lost: *0' 'threads: *2' 'gpu-worker-0' 'c
 done
 expect_status 0 "$W" dump - <"$T/d.wft"
 [ "$(wc -l <"$T/out")" = 18 ] && ok || bad "dump from stdin"
+# A thread that marks for several workers (the emulated device's) is shown
+# as such, not with whichever role it declared last; the worker threads
+# keep theirs.
+expect_status 0 "$W" run --jobs 12 --gpu-workers 2 --synth-concurrency 2 --synth-rounds 1 --size 1024 --device-time 3 --out "$T/e.wft" --quiet
+expect_status 0 "$W" dump --stats "$T/e.wft"
+grep -q 'emulated-gpu0 *several *0 ' "$T/err" && ok || bad "--stats: the device thread's roles: $(grep emulated "$T/err")"
+grep -q 'gpu0-worker1 *1 *0 ' "$T/err" && ok || bad "--stats: a worker's role: $(grep worker1 "$T/err")"
 
 # Torn: cut the file mid-record.  Everything before is read; exit 0, a warning.
 size=$(wc -c <"$T/d.wft")

@@ -383,7 +383,8 @@ static enum scan_err parse_cuzk(const char *p, const char *end, struct scan_rec 
  * codes (the common case): copied into buf and padded, its commas and '='
  * found in one pass of 16-byte compares, so each field costs a bit scan
  * instead of a search loop with a mispredicted exit.  Same results as
- * parse_cuzk; -1 if the record has an ESC (the caller takes the slow way). */
+ * parse_cuzk; -1 if the record has an ESC or a double quote (the caller
+ * takes the slow way). */
 #define FAST_MAX 128
 
 static size_t next_set(const uint64_t m[2], size_t from, size_t n)
@@ -406,7 +407,8 @@ static int parse_cuzk_fast(const char *p, size_t n, char *buf, int direct, struc
         buf = (char *)p; /* FAST_MAX bytes from p may be read: no copy */
     else
         memcpy(buf, p, n); /* the bytes past n are masked off below */
-    const __m128i comma = _mm_set1_epi8(','), eq = _mm_set1_epi8('='), esc = _mm_set1_epi8(0x1b);
+    const __m128i comma = _mm_set1_epi8(','), eq = _mm_set1_epi8('='), esc = _mm_set1_epi8(0x1b),
+                  quote = _mm_set1_epi8('"');
     uint64_t cm[2], em[2], xm[2];
 #define MASKS(w, o)                                                                             \
     do {                                                                                        \
@@ -422,10 +424,14 @@ static int parse_cuzk_fast(const char *p, size_t n, char *buf, int direct, struc
                 (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v1, eq)) << 16 |          \
                 (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v2, eq)) << 32 |          \
                 (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v3, eq)) << 48;           \
-        xm[w] = (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v0, esc)) |               \
-                (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v1, esc)) << 16 |         \
-                (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v2, esc)) << 32 |         \
-                (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v3, esc)) << 48;          \
+        xm[w] = (uint64_t)(unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v0, esc),      \
+                                                                   _mm_cmpeq_epi8(v0, quote))) | \
+                (uint64_t)(unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v1, esc),      \
+                                                                   _mm_cmpeq_epi8(v1, quote))) << 16 | \
+                (uint64_t)(unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v2, esc),      \
+                                                                   _mm_cmpeq_epi8(v2, quote))) << 32 | \
+                (uint64_t)(unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v3, esc),      \
+                                                                   _mm_cmpeq_epi8(v3, quote))) << 48; \
     } while (0)
     MASKS(0, 0);
     uint64_t keep = n >= 64 ? ~0ull : (1ull << n) - 1;
@@ -529,8 +535,65 @@ static enum scan_err parse_seed(const char *p, const char *end, struct scan_rec 
     return SCAN_OK;
 }
 
+/* A record inside a JSON string: a log collected as JSON lines (Docker's
+ * json-file driver: {"log":"... TIMELINE,...\n","stream":"stderr",...};
+ * a structured logger's {"msg":"TIMELINE,..."}).  When the record's first
+ * unescaped double quote closes a JSON string (what follows it is a ',',
+ * a '}' or a ']', or nothing), the record ends there, and its JSON
+ * escapes are decoded into out: \u001b is the ESC of a colour code,
+ * \n, \r and \t are white space (trimmed at the end like a CR).
+ * Returns the new length, or -1 when [p, end) is not such a string. */
+static long json_unwrap(const char *p, const char *end, char *out)
+{
+    const char *q = p;
+    for (; q < end; q++) {
+        if (*q == '\\' && q + 1 < end) {
+            q++; /* an escaped byte, '"' included */
+            continue;
+        }
+        if (*q == '"')
+            break;
+    }
+    if (q == end)
+        return -1;
+    const char *a = q + 1;
+    while (a < end && (*a == ' ' || *a == '\t' || *a == '\r'))
+        a++;
+    if (a < end && *a != ',' && *a != '}' && *a != ']')
+        return -1;
+    size_t n = 0;
+    for (const char *c = p; c < q; c++) {
+        if (*c != '\\' || c + 1 >= q) {
+            out[n++] = *c;
+            continue;
+        }
+        c++;
+        switch (*c) {
+        case 'n':
+        case 'r':
+        case 't':
+            out[n++] = ' ';
+            break;
+        case 'u':
+            if (q - c >= 5 && c[1] == '0' && c[2] == '0' && c[3] == '1' && (c[4] == 'b' || c[4] == 'B')) {
+                out[n++] = 0x1b;
+                c += 4;
+            } else {
+                out[n++] = '\\';
+                out[n++] = 'u';
+            }
+            break;
+        default: /* \" \\ \/ and the rest: the byte itself */
+            out[n++] = *c;
+            break;
+        }
+    }
+    return (long)n;
+}
+
 /* Does TIMELINE at tl start a word?  The byte before may end an ANSI
- * colour code ("\x1b[2mTIMELINE"), which counts as a boundary. */
+ * colour code ("\x1b[2mTIMELINE", or "\\u001b[2mTIMELINE" in a JSON
+ * string), which counts as a boundary. */
 static int at_word_start(const char *ls, const char *tl)
 {
     if (tl == ls || !is_word((unsigned char)tl[-1]))
@@ -540,7 +603,10 @@ static int at_word_start(const char *ls, const char *tl)
         return 0;
     while (q > ls && ((q[-1] >= '0' && q[-1] <= '9') || q[-1] == ';'))
         q--;
-    return q - ls >= 2 && q[-1] == '[' && q[-2] == 0x1b;
+    if (q - ls >= 2 && q[-1] == '[' && q[-2] == 0x1b)
+        return 1;
+    /* the same colour code escaped in a JSON string: \u001b[2m */
+    return q - ls >= 7 && q[-1] == '[' && memcmp(q - 7, "\\u001", 5) == 0 && (q[-2] == 'b' || q[-2] == 'B');
 }
 
 static enum scan_err scan_line_impl(const char *ls, const char *tl, const char *eol, const char *readable,
@@ -566,8 +632,15 @@ static enum scan_err scan_line_impl(const char *ls, const char *tl, const char *
         }
     }
 #endif
+    if (scan_byte(p, eol, '"') < eol) {
+        long n = json_unwrap(p, eol, scratch);
+        if (n >= 0) {
+            p = scratch;
+            eol = scratch + n;
+        }
+    }
     if (scan_byte(p, eol, 0x1b) < eol) {
-        size_t n = strip_ansi(p, eol, scratch);
+        size_t n = strip_ansi(p, eol, scratch); /* in place when p is scratch: it only shrinks */
         p = scratch;
         eol = scratch + n;
     }

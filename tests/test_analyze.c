@@ -211,6 +211,58 @@ static void runs_and_forms(void)
     CHECK(b->s_per_job < 0); /* no job completed */
 }
 
+/* Logs collected as JSON lines: Docker's json-file driver wraps each line
+ * of the daemon's stderr in {"log":"...\n",...}, colour codes escaped as
+ * \u001b; a structured logger puts the record in a "msg" field.  The same
+ * records as a plain log give the same analysis; a quote that does not
+ * close a JSON string is part of the record as before. */
+static void json_wrapped(void)
+{
+    const char *plain = "TIMELINE,0,SYNTH_START,job-1,partition=0\n"
+                        "TIMELINE,100,SYNTH_END,job-1,partition=0\n"
+                        "TIMELINE,101,CHAN_SEND,job-1,\n"
+                        "TIMELINE,102,GPU_PICKUP,job-1,worker=0,partition=0\n"
+                        "TIMELINE,103,GPU_START,job-1,worker=0,partition=0\n"
+                        "TIMELINE,200,GPU_END,job-1,worker=0,partition=0\n";
+    CHECK(load_text("plain.log", plain) == WF_EXIT_OK);
+    CHECK_EQ_U(L.nres, 1);
+    uint64_t busy = L.res[0].busy, units = L.res[0].units, done = L.res[0].jobs_completed;
+    uint64_t in_flight = L.res[0].in_flight;
+    int64_t q = (int64_t)L.res[0].stage[ST_QUEUE].p50;
+    CHECK_EQ_U(busy, 97 * MS);
+    CHECK(load_text("docker.log",
+                    "{\"log\":\"2024-01-01T00:00:00.000Z \\u001b[32m INFO\\u001b[0m cuzk: "
+                    "TIMELINE,0,SYNTH_START,job-1,partition=0\\n\",\"stream\":\"stderr\",\"time\":\"2024-01-01T00:00:00Z\"}\n"
+                    "{\"log\":\"TIMELINE,100,SYNTH_END,job-1,partition=0\\n\",\"stream\":\"stderr\"}\n"
+                    "{\"log\":\"TIMELINE,101,CHAN_SEND,job-1,\\n\",\"stream\":\"stderr\"}\n"
+                    "{\"log\":\"\\u001b[2mTIMELINE,102,GPU_PICKUP,job-1,worker=0,partition=0\\u001b[0m\\r\\n\",\"stream\":\"stderr\"}\n"
+                    "{\"log\":\"TIMELINE,103,GPU_START,job-1,worker=0,partition=0\\n\", \"stream\":\"stderr\"}\n"
+                    "{\"msg\":\"TIMELINE,200,GPU_END,job-1,worker=0,partition=0\"}\n") == WF_EXIT_OK);
+    CHECK_EQ_U(L.nres, 1);
+    CHECK_EQ_U(L.res[0].units, units);
+    CHECK_EQ_U(L.res[0].jobs, 1);
+    CHECK_EQ_U(L.res[0].jobs_completed, done);
+    CHECK_EQ_U(L.res[0].in_flight, in_flight);
+    CHECK_EQ_U(L.res[0].busy, busy);
+    CHECK_EQ_U((int64_t)L.res[0].stage[ST_QUEUE].p50, q);
+    CHECK_EQ_U(L.res[0].run->skipped_lines, 0);
+    /* the seed form, wrapped */
+    CHECK(load_text("docker-seed.log",
+                    "{\"log\":\"TIMELINE synth_start job=abc ts=0.000\\n\"}\n"
+                    "{\"log\":\"TIMELINE gpu_start job=abc ts=2.000\\n\"}\n"
+                    "{\"log\":\"TIMELINE gpu_end job=abc ts=3.500\\n\"}\n") == WF_EXIT_OK);
+    CHECK_EQ_U(L.res[0].busy, 1500 * MS);
+    /* quotes that close no JSON string stay in the record: a job id with
+     * quotes, a detail value in quotes */
+    CHECK(load_text("quotes.log",
+                    "TIMELINE,0,SYNTH_START,\"job 1\",kind=\"porep\"\n"
+                    "TIMELINE,5,GPU_START,\"job 1\",worker=0\n"
+                    "TIMELINE,9,GPU_END,\"job 1\",worker=0\n") == WF_EXIT_OK);
+    CHECK_EQ_U(L.res[0].units, 1);
+    CHECK_EQ_U(L.res[0].busy, 4 * MS);
+    CHECK_EQ_U(L.res[0].run->skipped_lines, 0);
+}
+
 static void devices(void)
 {
     /* Two devices (gpu= and device= both name one), one worker each. */
@@ -485,6 +537,7 @@ int main(void)
     idle_causes();
     sequential_story();
     runs_and_forms();
+    json_wrapped();
     devices();
     bad_data();
     parser();

@@ -236,6 +236,15 @@ static inline uint64_t recent_gt(size_t nsegs, uint64_t rk)
     return (uint64_t)(nsegs & 0xffff) << 48 | (rk & 0xffff00000000ull);
 }
 
+/* The unit a recent-cache entry names, if it may be the one sought (its
+ * generation and tag are gt's, and it is in the segment), else -1; the
+ * caller compares the key in full. */
+static inline int64_t recent_unit(uint64_t entry, uint64_t gt, const struct seg *s)
+{
+    uint32_t k = (uint32_t)entry;
+    return (entry & 0xffffffff00000000ull) == gt && k < s->nunits ? (int64_t)k : -1;
+}
+
 static int unit_of(struct evpart *p, struct seg *s, const char *job, size_t len, int32_t partition,
                    int side, uint64_t line, const struct evhint *hint, uint32_t *out)
 {
@@ -244,12 +253,10 @@ static int unit_of(struct evpart *p, struct seg *s, const char *job, size_t len,
      * hash, instead of a full hash and a cache miss into the big index. */
     uint64_t rk = recent_key(job, len, partition), gt = recent_gt(p->nsegs, rk);
     uint64_t *rc = &p->recent[(uint32_t)rk];
-    if ((*rc & 0xffffffff00000000ull) == gt) {
-        uint32_t k = (uint32_t)*rc;
-        if (k < s->nunits && same_key(p, &s->units[k], job, len, partition)) {
-            *out = k;
-            return 0;
-        }
+    int64_t rk_unit = recent_unit(*rc, gt, s);
+    if (rk_unit >= 0 && same_key(p, &s->units[rk_unit], job, len, partition)) {
+        *out = (uint32_t)rk_unit;
+        return 0;
     }
     uint64_t jh = hint && hint->have_jh ? hint->jh : hash_bytes(job, len, 0);
     uint64_t h = unit_hash(jh, partition);
@@ -394,11 +401,10 @@ void evpart_hint(struct evpart *p, const char *job, size_t job_len, int32_t part
     if (!p->nsegs)
         return;
     uint64_t rk = recent_key(job, job_len, partition);
-    uint64_t rc = p->recent[(uint32_t)rk];
     struct seg *s = &p->segs[p->nsegs - 1];
-    if ((rc & 0xffffffff00000000ull) == recent_gt(p->nsegs, rk)) {
-        if ((uint32_t)rc < s->nunits)
-            __builtin_prefetch(&s->units[(uint32_t)rc]);
+    int64_t k = recent_unit(p->recent[(uint32_t)rk], recent_gt(p->nsegs, rk), s);
+    if (k >= 0) {
+        __builtin_prefetch(&s->units[k]);
         return; /* most likely a recent unit */
     }
     /* not a recent unit: its index slot is needed */

@@ -238,14 +238,14 @@ static void fit(struct cu *c, size_t n, double cores, struct sim_fit *f, struct 
      * stage's variance by chance alone (the best of a grid, a little
      * more); the fit must explain twice what chance gives both stages
      * (k = 4), and at least a tenth. */
-    double gain = f->r2_synth + f->r2_gpu, chance = 2 * 4.0 / (double)(n ? n : 1);
-    f->fitted = gain >= 0.1 && gain >= 2 * chance && mx > 1.02;
+    double gain = f->r2_synth + f->r2_gpu, chance_bar = 2 * (2 * 4.0 / (double)(n ? n : 1));
+    double need = chance_bar > 0.1 ? chance_bar : 0.1;
+    f->fitted = gain >= need && mx > 1.02;
     if (!f->fitted)
         f->why = mx <= 1.02 ? "no slowdown shows in this trace (its concurrency never varied enough to show one)"
-                 : gain < 2 * chance
-                     ? "no contention model explains more of the variation of its stage times than chance "
-                       "would on this many units"
-                     : "no contention model explains a tenth of the variation of its stage times";
+                 : need > 0.1 ? "no contention model explains more of the variation of its stage times than "
+                                "chance would on this many units"
+                              : "no contention model explains a tenth of the variation of its stage times";
 }
 
 static int build_segs(struct cu *c, size_t n, struct segs *s)

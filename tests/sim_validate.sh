@@ -38,38 +38,39 @@ JOBS=${SIM_VALIDATE_JOBS:-60}
 REPS=${SIM_VALIDATE_REPS:-5}
 fail=0
 
-# The median utilization and s per job of the first run of each trace.
-measured() { # FILE...
+# The median utilization and s per job over JSON files, each from
+# `analyze --json` (its first run's first device) or `simulate --json`.
+medians() { # JSON_FILE...
+    python3 -c "
+import json,sys
+u=[];s=[]
+for f in sys.argv[1:]:
+    j=json.load(open(f))
+    if 'runs' in j:
+        r=j['runs'][0]
+        j={'utilization': r['devices'][0]['utilization'], 's_per_job': r['throughput']['s_per_job']}
+    u.append(j['utilization']); s.append(j['s_per_job'])
+u.sort(); s.sort()
+print(u[len(u)//2], s[len(s)//2])" "$@"
+}
+
+measured() { # TRACE...: the measured medians
     for f in "$@"; do
         "$W" analyze --json "$f" >"$f.json"
         st=$?
         [ $st = 0 ] || [ $st = 4 ] || return 1 # 4: partial, still measured
     done
-    python3 -c "
-import json,sys
-u=[];s=[]
-for f in sys.argv[1:]:
-    r=json.load(open(f+'.json'))['runs'][0]
-    u.append(r['devices'][0]['utilization']); s.append(r['throughput']['s_per_job'])
-u.sort(); s.sort()
-print(u[len(u)//2], s[len(s)//2])" "$@"
+    medians $(for f in "$@"; do printf '%s.json ' "$f"; done)
 }
 
-predicted() { # C CALIB_FILE...: the median prediction, one per calibration trace
+predicted() { # C CALIB_TRACE...: the median prediction, one per calibration trace
     c=$1
     shift
     for f in "$@"; do
         "$W" simulate --from "$f" --synth-concurrency "$c" --channel 6 --jobs "$JOBS" --rate 0 \
             --json >"$f.sim$c.json" || return 1
     done
-    python3 -c "
-import json,sys
-u=[];s=[]
-for f in sys.argv[2:]:
-    j=json.load(open(f+'.sim'+sys.argv[1]+'.json'))
-    u.append(j['utilization']); s.append(j['s_per_job'])
-u.sort(); s.sort()
-print(u[len(u)//2], s[len(s)//2])" "$c" "$@"
+    medians $(for f in "$@"; do printf '%s.sim%s.json ' "$f" "$c"; done)
 }
 
 row() { # DEVICE CALIB_LABEL "CALIB_FILES" C GUARD_POINTS GUARD_PERCENT MEASURED_FILES...

@@ -50,7 +50,7 @@ static void simulate_usage(FILE *f)
             "output\n"
             "  --sweep KNOB=A:B[:STEP] one simulation per value of a knob (synth-concurrency,\n"
             "                          gpu-workers, devices, channel, cores, partitions, jobs, rate);\n"
-            "                          the best (least s per job; ties: the smaller value) is marked\n"
+            "                          the best (the smallest value within 2%% of the least s per job) is marked\n"
             "  --json                  JSON on stdout (docs/simulate.md)\n"
             "  --color=WHEN            auto, always, never (the sweep's chart)\n",
             sysconf(_SC_NPROCESSORS_ONLN));

@@ -934,7 +934,14 @@ int wf_open_opts(const char *path, const wf_options *opts)
         rc = write_header(s);
     }
     pthread_mutex_init(&s->wake_mu, NULL);
-    pthread_cond_init(&s->wake, NULL);
+    /* The writer's deadlines are on CLOCK_MONOTONIC (writer_main), so the
+     * condition waits on it too: with the default (CLOCK_REALTIME) every
+     * deadline lies decades in the past and the writer spins a core. */
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->wake, &ca);
+    pthread_condattr_destroy(&ca);
     if (rc == 0) {
         s->id = wf_next_session++;
         if (wf_next_session == 0)

@@ -1,7 +1,7 @@
 /*
  * test_lifecycle.c -- marks outside open/close do nothing; threads that
  * exit keep their events; a thread outliving one recording joins the next;
- * wrong calls get their errors.
+ * wrong calls get their errors; an idle recording does not spin.
  */
 #include "check.h"
 #include "trace_util.h"
@@ -10,6 +10,17 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sys/resource.h>
+#include <time.h>
+
+/* CPU time of the whole process (every thread), user and system. */
+static double cpu_seconds(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
 
 static wf_unit shared_unit;
 
@@ -96,7 +107,25 @@ int main(void)
     snprintf(cmd, sizeof cmd, "%s dump %s | grep -c ',SYNTH_START,unit-%llu,$' | grep -qx 1",
              WATERFALL_BIN, p2, (unsigned long long)shared_unit);
     CHECK(run_status(cmd) == 0);
+    /* An idle recording sleeps: the writer wakes every flush interval
+     * (10 ms) and goes back to sleep.  Its condition wait once took a
+     * CLOCK_MONOTONIC deadline as CLOCK_REALTIME, timed out at once and
+     * spun a core for the whole session.  Over 400 ms idle the process
+     * may use a quarter of that (40 wake-ups take well under 1 ms each,
+     * even under a sanitizer or valgrind); a spinning writer uses it all. */
+    const char *p3 = tmp_path("life3.wft");
+    CHECK(wf_open(p3) == 0);
+    double cpu0 = cpu_seconds();
+    struct timespec idle = {0, 400 * 1000 * 1000};
+    while (nanosleep(&idle, &idle) != 0 && errno == EINTR)
+        ;
+    double idle_cpu = cpu_seconds() - cpu0;
+    CHECK(wf_close() == 0);
+    if (!(idle_cpu < 0.1))
+        fprintf(stderr, "idle recording used %.3f s of CPU in 0.4 s\n", idle_cpu);
+    CHECK(idle_cpu < 0.1);
     remove(p1);
     remove(p2);
+    remove(p3);
     return check_done("lifecycle");
 }

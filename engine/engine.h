@@ -24,7 +24,7 @@ struct engine_config {
     unsigned log_n;      /* constraints per unit: 2^log_n */
     unsigned synth_rounds; /* synthesis work per constraint; 0: chosen so that
                               synthesis takes synth_ratio x the device time */
-    double synth_ratio;  /* see synth_rounds (default 1.2: ~1.4 in the run) */
+    double synth_ratio;  /* see synth_rounds (default 39/27, the cuzk figures) */
     double rate;         /* jobs per second arriving; 0: all at once */
     int kernel_lock;     /* one proof at a time per device */
     int pin;             /* synthesis thread i on core i mod cores */

@@ -40,12 +40,16 @@ static void simulate_usage(FILE *f)
             "  --channel K             channel capacity (0: rendezvous; default: the most seen\n"
             "                          waiting, at least C)\n"
             "  --jobs N, --partitions P, --rate R (jobs per second; 0: all at once)\n"
-            "  --cores N               cores shared by synthesis and GPU host work (0: no contention)\n"
+            "  --cores N               cores shared by synthesis and GPU host work (0: no contention;\n"
+            "                          default: the trace's when contention is fitted or given)\n"
             "  --synth-threads T       cores one synthesis uses (default: fitted, else 1)\n"
             "  --host-threads T        cores one GPU worker's host work uses (default: fitted, else 1)\n"
             "  --host-share H          share of device time that is host CPU work, 0..1\n"
+            "                          (default: fitted, else 0)\n"
             "  --host-weight X         a GPU worker's share of the cores against a synthesis's\n"
             "                          when they compete (default: fitted, else 1)\n"
+            "                          any of these four with --from: the model is given, not\n"
+            "                          fitted, and the trace's times are taken through it\n"
             "  --seed N                random seed (default 1): the same seed, the same result\n"
             "output\n"
             "  --sweep KNOB=A:B[:STEP] one simulation per value of a knob (synth-concurrency,\n"
@@ -213,8 +217,16 @@ static void calib_text(FILE *f, const char *from, const struct sim_params *p, co
                "dispatch %s per unit (means%s)\n",
             "calibration", from, p->synth.n, p->synth.n == 1 ? "" : "s", fmt_dur(a, sizeof a, sim_dist_mean(&p->synth) * 1e9),
             fmt_dur(b, sizeof b, sim_dist_mean(&p->gpu) * 1e9), fmt_dur(c, sizeof c, sim_dist_mean(&p->prep) * 1e9),
-            fmt_dur(d, sizeof d, sim_dist_mean(&p->pickup) * 1e9), fit->fitted ? ", without contention" : "");
-    if (fit->fitted)
+            fmt_dur(d, sizeof d, sim_dist_mean(&p->pickup) * 1e9),
+            fit->fitted || fit->given ? ", without contention" : "");
+    if (fit->given)
+        fprintf(f, "  %-13s given, not fitted: on the trace's %g cores a synthesis uses %.2g core%s, a GPU worker's "
+                   "host work %.2g core%s, busy %.0f%% of device time, weighted %gx; the worst slowdown it sees in "
+                   "the trace is %.2fx\n",
+                "contention", fit->trace_cores, fit->synth_threads, fit->synth_threads == 1 ? "" : "s",
+                fit->host_threads, fit->host_threads == 1 ? "" : "s", 100 * fit->host_share, fit->host_weight,
+                fit->max_slowdown);
+    else if (fit->fitted)
         fprintf(f, "  %-13s fitted on %g cores from %zu units: a synthesis uses %.2g core%s, a GPU worker's host "
                    "work %.2g core%s, busy %.0f%% of device time, weighted %gx; explains %.0f%% of the variation of synthesis "
                    "times, %.0f%% of device times; the worst slowdown in the trace was %.2fx\n",
@@ -224,7 +236,7 @@ static void calib_text(FILE *f, const char *from, const struct sim_params *p, co
     else
         fprintf(f, "  %-13s not fitted: %s; %s\n", "contention", fit->why,
                 p->cores > 0 ? "the model runs with the given --cores and threads"
-                             : "left out (--cores with --synth-threads, --host-threads, --host-share sets it)");
+                             : "left out (--synth-threads, --host-threads, --host-share give it)");
 }
 
 static void result_text(FILE *f, const struct run_result *r)
@@ -302,9 +314,13 @@ static void calib_json(FILE *f, const char *from, const struct sim_params *p, co
     fputs(", ", f);
     jnum(f, "prep_s", sim_dist_mean(&p->prep));
     if (from) {
-        fprintf(f, ", \"contention\": {\"fitted\": %s, \"trace_cores\": %.9g", fit->fitted ? "true" : "false",
-                fit->trace_cores);
-        if (fit->fitted)
+        fprintf(f, ", \"contention\": {\"fitted\": %s, \"given\": %s, \"trace_cores\": %.9g",
+                fit->fitted ? "true" : "false", fit->given ? "true" : "false", fit->trace_cores);
+        if (fit->given)
+            fprintf(f, ", \"synth_threads\": %.9g, \"host_threads\": %.9g, \"host_share\": %.9g, "
+                       "\"host_weight\": %.9g, \"max_slowdown\": %.6f}",
+                    fit->synth_threads, fit->host_threads, fit->host_share, fit->host_weight, fit->max_slowdown);
+        else if (fit->fitted)
             fprintf(f, ", \"synth_threads\": %.9g, \"host_threads\": %.9g, \"host_share\": %.9g, "
                        "\"host_weight\": %.9g, "
                        "\"r2_synth\": %.6f, \"r2_gpu\": %.6f, \"max_slowdown\": %.6f, \"units\": %zu}",
@@ -444,7 +460,14 @@ int cmd_simulate(int argc, char **argv)
         const struct run_result *res = &l.res[run_no - 1];
         struct timespec c0, c1;
         clock_gettime(CLOCK_MONOTONIC, &c0);
-        const char *err = sim_calibrate(res->run, res, tcores, !nofit, &p, &fit);
+        /* A contention model on the command line replaces the fit, in the
+         * calibration as in the simulation (sim_calibrate). */
+        struct sim_params given = {.synth_threads = isnan(k_sth) ? 1 : k_sth,
+                                   .host_threads = isnan(k_hth) ? 1 : k_hth,
+                                   .host_share = isnan(k_hsh) ? 0 : k_hsh,
+                                   .host_weight = isnan(k_hw) ? 1 : k_hw};
+        int have_given = !isnan(k_sth) || !isnan(k_hth) || !isnan(k_hsh) || !isnan(k_hw);
+        const char *err = sim_calibrate(res->run, res, tcores, !nofit, have_given ? &given : NULL, &p, &fit);
         clock_gettime(CLOCK_MONOTONIC, &c1);
         if (getenv("WATERFALL_TIMING"))
             fprintf(stderr, "timing: calibration and contention fit %.3f s\n",

@@ -109,6 +109,7 @@ size_t sim_best(const double *spj, size_t n, double tol);
 /* Calibration from an analysed run (sim_fit.c). */
 struct sim_fit {
     int fitted;           /* the contention model was identified from the trace */
+    int given;            /* the contention model is the user's (sim_calibrate's given) */
     double trace_cores;   /* the cores the trace's machine had (an input) */
     double synth_threads, host_threads, host_share, host_weight;
     double r2_synth, r2_gpu; /* how much of the log-variance of stage times the model explains */
@@ -123,9 +124,13 @@ struct sim_fit {
 };
 
 /* Fill p's distributions (and f) from a run; trace_cores: the cores of the
- * machine that recorded it.  Returns NULL, or a message (no complete unit). */
+ * machine that recorded it.  given: NULL, or the contention model to use
+ * instead of a fit (its synth_threads, host_threads, host_share,
+ * host_weight): the trace's times are divided by the slowdown it sees in
+ * the trace.  Returns NULL, or a message (no complete unit). */
 const char *sim_calibrate(const struct run *r, const struct run_result *res, double trace_cores,
-                          int fit_contention, struct sim_params *p, struct sim_fit *f);
+                          int fit_contention, const struct sim_params *given, struct sim_params *p,
+                          struct sim_fit *f);
 
 /* The knobs a trace implies (its jobs, partitions, concurrency, workers,
  * devices, channel occupancy, arrival rate, fitted contention). */

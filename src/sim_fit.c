@@ -451,7 +451,8 @@ static double arrival_rate(const struct run *r, const struct run_result *res, in
 }
 
 const char *sim_calibrate(const struct run *r, const struct run_result *res, double trace_cores,
-                          int fit_contention, struct sim_params *p, struct sim_fit *f)
+                          int fit_contention, const struct sim_params *given, struct sim_params *p,
+                          struct sim_fit *f)
 {
     memset(f, 0, sizeof *f);
     size_t n = 0;
@@ -520,7 +521,30 @@ const char *sim_calibrate(const struct run *r, const struct run_result *res, dou
     size_t nf = n < FIT_UNITS ? n : FIT_UNITS;
     int deflate = 0; /* divide the measured times by the slowdown the fit sees */
     struct segs sg = {0};
-    if (fit_contention && trace_cores > 0) {
+    if (given && trace_cores > 0) {
+        /* The model is the user's: no fit; the trace's times are divided
+         * by the slowdown that model sees in the trace, so that the
+         * simulation slows them again only where it runs differently. */
+        f->given = 1;
+        f->why = "given";
+        f->synth_threads = given->synth_threads;
+        f->host_threads = given->host_threads;
+        f->host_share = given->host_share;
+        f->host_weight = given->host_weight;
+        f->max_slowdown = 1;
+        f->units_used = n;
+        if (build_segs(c, n, &sg) == 0) {
+            integrate(&sg, trace_cores, f->synth_threads, f->host_threads, f->host_share, f->host_weight);
+            for (size_t q = 0; q < sg.ncombo; q++)
+                for (int j = 0; j < 3; j++)
+                    if (sg.f[q][j] > f->max_slowdown)
+                        f->max_slowdown = sg.f[q][j];
+            deflate = 1;
+        } else {
+            f->given = 0;
+            f->why = "out of memory";
+        }
+    } else if (fit_contention && trace_cores > 0) {
         struct cu *sub = c;
         if (n > nf) { /* the units of the first FIT_UNITS in SYNTH_START order */
             sub = malloc(n * sizeof *sub);
@@ -618,11 +642,12 @@ void sim_trace_defaults(struct sim_params *p, const struct sim_fit *f)
     p->gpu_workers = f->workers_max;
     p->devices = f->devices;
     p->channel = f->channel_seen;
-    p->cores = f->fitted ? f->trace_cores : 0;
-    p->synth_threads = f->fitted ? f->synth_threads : 1;
-    p->host_threads = f->fitted ? f->host_threads : 1;
-    p->host_share = f->fitted ? f->host_share : 0;
-    p->host_weight = f->fitted ? f->host_weight : 1;
+    int m = f->fitted || f->given;
+    p->cores = m ? f->trace_cores : 0;
+    p->synth_threads = m ? f->synth_threads : 1;
+    p->host_threads = m ? f->host_threads : 1;
+    p->host_share = m ? f->host_share : 0;
+    p->host_weight = m ? f->host_weight : 1;
     p->seed = 1;
 }
 
@@ -630,7 +655,7 @@ int sim_advise(const struct run *r, struct run_result *res, double trace_cores)
 {
     struct sim_params p = {0};
     struct sim_fit f;
-    if (sim_calibrate(r, res, trace_cores, 1, &p, &f))
+    if (sim_calibrate(r, res, trace_cores, 1, NULL, &p, &f))
         return -1;
     sim_trace_defaults(&p, &f);
     if (p.jobs * (uint64_t)p.partitions > 20000) /* plenty for a steady state */

@@ -245,7 +245,7 @@ static void fit_known(void)
     CHECK(sim_run(&truth, &o) == 0);
     struct sim_params p = {0};
     struct sim_fit fit;
-    CHECK(sim_calibrate(&o.run, &o.res, 2, 1, &p, &fit) == NULL);
+    CHECK(sim_calibrate(&o.run, &o.res, 2, 1, NULL, &p, &fit) == NULL);
     CHECK(fit.fitted);
     CHECK(fit.r2_synth > 0.3);
     printf("fit: synth_threads %.2f host_threads %.2f host_share %.2f r2 %.2f %.2f\n", fit.synth_threads,
@@ -275,7 +275,7 @@ static void fit_known(void)
     quiet.jobs = 50;
     quiet.synth.cv = 0.1;
     CHECK(sim_run(&quiet, &o) == 0);
-    CHECK(sim_calibrate(&o.run, &o.res, 8, 1, &p, &fit) == NULL);
+    CHECK(sim_calibrate(&o.run, &o.res, 8, 1, NULL, &p, &fit) == NULL);
     CHECK(!fit.fitted && fit.why != NULL);
     /* the simulator's advice for it: 2 syntheses of 1 s feed a 0.5 s GPU
      * on average; with the 10% spread a third takes the last idle out */
@@ -284,6 +284,51 @@ static void fit_known(void)
     CHECK(o.res.advice.needed == 2 || o.res.advice.needed == 3);
     CHECK(o.res.advice.current == 1 && o.res.advice.predicted_now < 0.6);
     CHECK(o.res.advice.predicted_needed > 0.97);
+    sim_params_free(&p);
+    sim_out_free(&o);
+}
+
+/* A contention model the user knows, given instead of fitted: on a trace
+ * at concurrency 1, where nothing varies and no fit is possible, the
+ * trace's times are divided by the slowdown the model sees there, and the
+ * model predicts the other concurrencies. */
+static void given_known(void)
+{
+    struct sim_params truth = base(1.0, 0.9);
+    truth.jobs = 200;
+    truth.synth_concurrency = 1;
+    truth.gpu_workers = 2;
+    truth.channel = 4;
+    truth.cores = 1.5; /* a synthesis and a busy prover slow each other */
+    truth.synth_threads = 1;
+    truth.host_threads = 1;
+    truth.host_share = 1;
+    truth.synth.cv = truth.gpu.cv = 0.1;
+    struct sim_out o;
+    CHECK(sim_run(&truth, &o) == 0);
+    struct sim_params p = {0}, given = {.synth_threads = 1, .host_threads = 1, .host_share = 1, .host_weight = 1};
+    struct sim_fit fit;
+    CHECK(sim_calibrate(&o.run, &o.res, 1.5, 1, &given, &p, &fit) == NULL);
+    CHECK(fit.given && !fit.fitted);
+    CHECK(fit.max_slowdown > 1.3 && fit.max_slowdown < 1.4); /* 2 threads on 1.5 cores: 1.33 */
+    sim_trace_defaults(&p, &fit);
+    CHECK(p.cores == 1.5 && p.host_share == 1);
+    /* the times at full speed, not as slowed in the trace */
+    CHECK(near(sim_dist_mean(&p.synth), 1.0, 0.08));
+    CHECK(near(sim_dist_mean(&p.gpu), 0.9, 0.07));
+    for (int c = 2; c <= 3; c++) {
+        struct sim_out t, q;
+        truth.synth_concurrency = truth.channel = c;
+        p.synth_concurrency = p.channel = c;
+        p.seed = 7;
+        CHECK(sim_run(&truth, &t) == 0 && sim_run(&p, &q) == 0);
+        printf("given, c=%d truth %.1f%% %.3f s/job, predicted %.1f%% %.3f s/job\n", c, 100 * t.res.utilization,
+               t.res.s_per_job * 1e-9, 100 * q.res.utilization, q.res.s_per_job * 1e-9);
+        CHECK(near(q.res.utilization, t.res.utilization, 0.05));
+        CHECK(fabs(q.res.s_per_job / t.res.s_per_job - 1) < 0.10);
+        sim_out_free(&t);
+        sim_out_free(&q);
+    }
     sim_params_free(&p);
     sim_out_free(&o);
 }
@@ -300,13 +345,13 @@ static void arrivals(void)
     struct sim_params p = {0};
     struct sim_fit fit;
     CHECK(sim_run(&t, &o) == 0); /* a backlog: permits always taken */
-    CHECK(sim_calibrate(&o.run, &o.res, 4, 0, &p, &fit) == NULL);
+    CHECK(sim_calibrate(&o.run, &o.res, 4, 0, NULL, &p, &fit) == NULL);
     CHECK(fit.rate == 0);
     CHECK(fit.synth_max == 2);
     sim_out_free(&o);
     t.rate = 0.8; /* a job every 1.25 s: the permits are mostly free */
     CHECK(sim_run(&t, &o) == 0);
-    CHECK(sim_calibrate(&o.run, &o.res, 4, 0, &p, &fit) == NULL);
+    CHECK(sim_calibrate(&o.run, &o.res, 4, 0, NULL, &p, &fit) == NULL);
     CHECK(near(fit.rate, 0.8, 0.01));
     /* and the simulation from that calibration gives the trace back */
     sim_trace_defaults(&p, &fit);
@@ -371,7 +416,7 @@ static void bad_params(void)
     CHECK(analyze_run(&r, &res) == 0);
     struct sim_fit fit;
     p = (struct sim_params){0};
-    const char *err = sim_calibrate(&r, &res, 2, 1, &p, &fit);
+    const char *err = sim_calibrate(&r, &res, 2, 1, NULL, &p, &fit);
     CHECK(err && strstr(err, "no complete unit"));
     run_result_free(&res);
 }
@@ -382,6 +427,7 @@ int main(void)
     invariants();
     contention();
     fit_known();
+    given_known();
     arrivals();
     cuzk();
     bad_params();

@@ -80,6 +80,17 @@ if command -v python3 >/dev/null 2>&1; then
     [ "$(json_get "$T/t.json" "j['units']")" = 80 ] && ok || bad "40 jobs x 2 partitions"
     [ "$(json_get "$T/t.json" "j['calibration']['units']")" = 16 ] && ok || bad "calibration units"
 fi
+# A contention model given on the command line replaces the fit, and the
+# cores default to the trace's.
+"$W" simulate --from "$T/r.wft" --trace-cores 2 --host-share 1 >"$T/g.txt" && ok || bad "simulate --host-share"
+grep -q "^  contention    given, not fitted: on the trace's 2 cores a synthesis uses 1 core, a GPU worker's host work 1 core, busy 100%" "$T/g.txt" &&
+    ok || bad "given contention line: $(cat "$T/g.txt")"
+grep -q "^  setup .* 2 cores (synthesis 1, host 1, host share 1, weight 1)" "$T/g.txt" && ok || bad "given model's setup"
+if command -v python3 >/dev/null 2>&1; then
+    "$W" simulate --from "$T/r.wft" --trace-cores 2 --synth-threads 2 --json >"$T/g.json" && ok || bad "--synth-threads json"
+    [ "$(json_get "$T/g.json" "j['calibration']['contention']['given'], j['calibration']['contention']['fitted'], j['params']['synth_threads'], j['params']['cores']")" = "True False 2 2" ] &&
+        ok || bad "given contention json: $(cat "$T/g.json")"
+fi
 # analyze --advise sim: the simulator's advice, labelled
 "$W" analyze --advise sim "$T/r.wft" | grep -q "SIMULATED" && ok || bad "analyze --advise sim text"
 "$W" analyze --advise sim --json "$T/r.wft" | grep -q '"model": "simulation"' && ok || bad "advise sim json"

@@ -6,7 +6,7 @@
 # The same workload in every run (the synthesis rounds and device time
 # are fixed from a short first run; synthesis takes 39/27 of the device
 # time alone, the engine's default, so concurrency 1 is synthesis-bound).
-# Each concurrency is run REPS times (default 5), interleaved (1, 2, 3, 1,
+# Each concurrency is run REPS times (default 7), interleaved (1, 2, 3, 1,
 # 2, 3, ...): on this shared 2-vCPU machine one cpu run's s per job moves by
 # several percent from the next run's, so a single run proves little
 # either way.  `waterfall simulate --from` each concurrency-1 run predicts
@@ -40,7 +40,7 @@ fi
 T=$(mktemp -d) || exit 1
 trap 'rm -rf "$T"' EXIT INT TERM
 JOBS=${SIM_VALIDATE_JOBS:-60}
-REPS=${SIM_VALIDATE_REPS:-5}
+REPS=${SIM_VALIDATE_REPS:-7}
 fail=0
 
 # The median utilization and s per job over JSON files, each from

@@ -21,7 +21,7 @@
 
 #define WFT_MAGIC "\x89WFT\r\n\x1a\n" /* 8 bytes: PNG-style, catches text-mode mangling */
 #define WFT_VERSION_MAJOR 1
-#define WFT_VERSION_MINOR 0
+#define WFT_VERSION_MINOR 1 /* 1: CPU records */
 #define WFT_HEADER_SIZE 256
 #define WFT_ENDIAN_MARK 0x01020304u
 #define WFT_REC_MAX (1u << 24) /* no record is larger: a bound for readers */
@@ -48,10 +48,13 @@ struct wft_header {
     uint32_t flush_ms;      /* writer period used */
     uint32_t flags;         /* WFT_F_* */
     char host[64];          /* gethostname(), NUL-terminated */
-    uint8_t reserved[256 - 8 - 4 - 4 - 4 - 4 - 8 - 8 - 8 - 8 - 16 - 64];
+    uint32_t cpus;          /* CPUs online at open (minor >= 1; 0: unknown) */
+    uint32_t pad;
+    uint8_t reserved[256 - 8 - 4 - 4 - 4 - 4 - 8 - 8 - 8 - 8 - 16 - 64 - 8];
 };
 
 #define WFT_F_BLOCKING 1u /* recorded with block_when_full */
+#define WFT_F_CPU 2u      /* threads' CPU time sampled (CPU records; minor >= 1) */
 
 struct wft_rec {
     uint32_t size;  /* whole record in bytes, header included, multiple of 8 */
@@ -77,7 +80,8 @@ enum wft_type {
     WFT_ROLE = 5,      /* struct wft_role: worker/device of later events */
     WFT_LOST = 6,      /* struct wft_lost: events a thread dropped so far */
     WFT_CLOCK = 7,     /* struct wft_clockpt: a calibration point */
-    WFT_END = 8        /* struct wft_end: written by wf_close only */
+    WFT_END = 8,       /* struct wft_end: written by wf_close only */
+    WFT_CPU = 9        /* struct wft_cpu: a thread's CPU time so far (minor >= 1) */
 };
 
 struct wft_thread {
@@ -129,6 +133,24 @@ struct wft_lost {
     uint32_t thread;
     uint32_t pad;
     uint64_t lost; /* cumulative: the last LOST record of a thread counts */
+};
+
+/* A thread's CPU time, and the time it waited runnable for a CPU, at a
+ * moment (Linux: /proc/self/task/TID/schedstat; else the thread's CPU
+ * clock, and no wait).  The writer samples every live thread once a cycle
+ * when it moved (and once more when it stops moving), and a thread reads
+ * its own as it exits.  Between two samples the thread used (cpu_ns
+ * difference) / (time difference) of a core, and wanted (cpu_ns + wait_ns
+ * differences) / (time difference): what it would have used with a core
+ * to itself. */
+#define WFT_CPU_WAIT 1u /* wait_ns is known */
+struct wft_cpu {
+    struct wft_rec rec;
+    uint32_t thread;
+    uint32_t flags;   /* WFT_CPU_* */
+    uint64_t ticks;   /* when it was read, as event ticks */
+    uint64_t cpu_ns;  /* the thread's CPU time since it started */
+    uint64_t wait_ns; /* the time it spent runnable, waiting for a CPU */
 };
 
 struct wft_clockpt {

@@ -81,6 +81,12 @@ struct wf_ring {
     uint64_t lost_written; /* last LOST value written */
     int32_t worker, device; /* as the writer last saw them (text sink) */
     char name[32];
+    clockid_t cpu_clock;    /* the thread's CPU clock (valid while it lives) */
+    int has_cpu_clock;
+    int sample_cpu;         /* the session samples CPU time */
+    uint64_t cpu_written, wait_written; /* last values written */
+    int cpu_flat;           /* ... and written again unchanged: the thread idles */
+    struct wft_cpu cpu_last; /* read by the thread as it exited (ticks 0: none) */
 };
 
 /* One recording. */
@@ -91,6 +97,7 @@ struct wf_session {
     int text_owned;  /* text_fd was opened by us */
     int decimals;
     wf_options opts;
+    int opts_cpu; /* sample the threads' CPU time (WATERFALL_CPU, default on) */
     pid_t pid;
     double ticks_per_ns;
     uint64_t epoch_ticks;
@@ -275,11 +282,53 @@ static void wf_full(struct wf_ring *r, unsigned ev, uint64_t unit)
 /* ------------------------------------------------------------------ */
 /* Attaching a thread                                                  */
 
+/* A thread's CPU time and run-queue wait (tid 0: the calling thread's),
+ * from schedstat: three numbers, CPU ns, wait ns, time slices.  Failing
+ * that (no /proc, no CONFIG_SCHED_INFO), its CPU clock and no wait.  c->ticks
+ * is 0 when neither could be read. */
+static void cpu_sample(uint32_t tid, clockid_t clk, int has_clk, struct wft_cpu *c)
+{
+    char path[64], buf[96];
+    if (tid)
+        snprintf(path, sizeof path, "/proc/self/task/%u/schedstat", tid);
+    else
+        snprintf(path, sizeof path, "/proc/thread-self/schedstat");
+    c->ticks = wfc_ticks();
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (n > 0) {
+            buf[n] = 0;
+            char *e1, *e2;
+            unsigned long long run = strtoull(buf, &e1, 10), wait = strtoull(e1, &e2, 10);
+            if (e1 != buf && e2 != e1) {
+                c->cpu_ns = run;
+                c->wait_ns = wait;
+                c->flags = WFT_CPU_WAIT;
+                return;
+            }
+        }
+    }
+    struct timespec ts;
+    if (has_clk && clock_gettime(tid ? clk : CLOCK_THREAD_CPUTIME_ID, &ts) == 0) {
+        c->cpu_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+        c->wait_ns = 0;
+        c->flags = 0;
+        return;
+    }
+    c->ticks = 0;
+}
+
 static void wf_thread_gone(void *p)
 {
     struct wf_ring *r = p;
+    struct wft_cpu last = {0};
+    if (r->sample_cpu) /* its last CPU time, for the writer */
+        cpu_sample(0, r->cpu_clock, r->has_cpu_clock, &last);
     pthread_mutex_lock(&wf_reg_mu);
     if (r->attached) {
+        r->cpu_last = last;
         r->exited = 1; /* the writer drains and frees it */
     } else {
         free(r->slots);
@@ -365,6 +414,11 @@ static struct wf_ring *wf_attach(void)
     r->announced = 0;
     r->lost_written = 0;
     r->worker = r->device = -1;
+    r->sample_cpu = s->opts_cpu;
+    r->has_cpu_clock = pthread_getcpuclockid(pthread_self(), &r->cpu_clock) == 0;
+    r->cpu_written = r->wait_written = 0;
+    memset(&r->cpu_last, 0, sizeof r->cpu_last);
+    r->cpu_flat = 0;
     memcpy(r->name, wf_tls_name, sizeof r->name);
     r->name_gen = 1;
     r->name_written = 0;
@@ -721,6 +775,27 @@ static double writer_cycle(struct wf_session *s)
             out_rec(s, WFT_LOST, &l, sizeof l);
             r->lost_written = lost;
         }
+        /* The thread's CPU time: read here while it lives (it cannot finish
+         * exiting while wf_reg_mu is held: wf_thread_gone takes it), or as
+         * it read it itself on the way out. */
+        if (r->sample_cpu) {
+            struct wft_cpu c = {0};
+            if (exited)
+                c = r->cpu_last;
+            else
+                cpu_sample(r->tid, r->cpu_clock, r->has_cpu_clock, &c);
+            c.thread = r->index;
+            /* Written when it moved, and once more when it stops moving,
+             * so that a reader interpolating between two records knows
+             * where an idle stretch began. */
+            int moved = c.cpu_ns != r->cpu_written || c.wait_ns != r->wait_written;
+            if (c.ticks && (moved || !r->cpu_flat)) {
+                out_rec(s, WFT_CPU, &c, sizeof c);
+                r->cpu_flat = !moved;
+                r->cpu_written = c.cpu_ns;
+                r->wait_written = c.wait_ns;
+            }
+        }
         if (exited) {
             s->dead_marked += ring_marks(r) + lost;
             s->dead_lost += lost;
@@ -863,7 +938,9 @@ static int write_header(struct wf_session *s)
     h.pid = (uint32_t)s->pid;
     h.ring_events = (uint32_t)s->opts.ring_events;
     h.flush_ms = s->opts.flush_ms;
-    h.flags = s->opts.block_when_full ? WFT_F_BLOCKING : 0;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    h.cpus = cpus > 0 ? (uint32_t)cpus : 0;
+    h.flags = (s->opts.block_when_full ? WFT_F_BLOCKING : 0) | (s->opts_cpu ? WFT_F_CPU : 0);
     gethostname(h.host, sizeof h.host - 1);
     s->last_clock_ns = h.epoch_mono_ns;
     ssize_t w = write(s->fd, &h, sizeof h);
@@ -923,6 +1000,7 @@ int wf_open_opts(const char *path, const wf_options *opts)
     if (opts)
         s->opts = *opts;
     opts_fill(&s->opts);
+    s->opts_cpu = env_int("WATERFALL_CPU", 1) != 0;
     s->decimals = s->opts.timeline_decimals;
     s->pid = getpid();
     s->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

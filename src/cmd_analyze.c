@@ -38,7 +38,7 @@ static void analyze_usage(FILE *f)
             "  --advise=MODEL   formula (default: min(1, c*g/s), no CPU contention) or sim: a\n"
             "                   simulation calibrated from the run, CPU contention fitted\n"
             "  --trace-cores=N  with --advise=sim: the cores of the machine that recorded\n"
-            "                   the input (default: this machine's)\n"
+            "                   the input (default: what a native trace says, else this machine's)\n"
             "  --chart[=N]      draw the waterfall in the terminal: the devices, then the\n"
             "                   first N units (default 20), as wide as the terminal\n"
             "  --color=WHEN     auto (default: on a terminal), always, never\n"
@@ -64,6 +64,7 @@ int cmd_analyze(int argc, char **argv)
                                              {0, 0, 0, 0}};
     int json = 0, csv = 0, progress = isatty(2), advise_sim = 0, c;
     double trace_cores = (double)sysconf(_SC_NPROCESSORS_ONLN);
+    int trace_cores_given = 0;
     struct report_opts ro = {.color = isatty(1) && getenv("NO_COLOR") == NULL};
     optind = 0; /* 0: a full reset of getopt (glibc), also when called again */
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -115,6 +116,7 @@ int cmd_analyze(int argc, char **argv)
                 fprintf(stderr, "waterfall analyze: --trace-cores takes a number of cores, not '%s'\n", optarg);
                 return WF_EXIT_USAGE;
             }
+            trace_cores_given = 1;
             break;
         }
         case O_ADVISE:
@@ -153,7 +155,9 @@ int cmd_analyze(int argc, char **argv)
          * of the machine that recorded it (--trace-cores; default: this
          * machine's). */
         for (size_t i = 0; advise_sim && i < l.nres; i++)
-            if (l.res[i].advice.valid && sim_advise(l.res[i].run, &l.res[i], trace_cores))
+            if (l.res[i].advice.valid &&
+                sim_advise(l.res[i].run, &l.res[i],
+                           !trace_cores_given && l.res[i].run->cpus ? (double)l.res[i].run->cpus : trace_cores))
                 fprintf(stderr, "waterfall analyze: %s run %d: the simulation could not run; the advice is the formula's\n",
                         l.res[i].run->source, l.res[i].run->index);
         if (json)

@@ -77,8 +77,9 @@ static void print_stats(FILE *f, const struct wft_trace *t)
     fprintf(f, "\n");
     fprintf(f, "units:     %zu\n", t->nunits);
     fprintf(f, "threads:   %zu\n", t->nthreads);
-    fprintf(f, "  %-6s %-8s %-20s %-8s %-8s %12s %10s\n", "thread", "tid", "name", "worker",
-            "device", "events", "lost");
+    int cpu = (h->flags & WFT_F_CPU) != 0;
+    fprintf(f, "  %-6s %-8s %-20s %-8s %-8s %12s %10s%s\n", "thread", "tid", "name", "worker",
+            "device", "events", "lost", cpu ? "          cpu" : "");
     for (size_t i = 0; i < t->nthreads; i++) {
         const struct wft_thread_info *th = &t->threads[i];
         char w[16] = "-", d[16] = "-";
@@ -88,10 +89,36 @@ static void print_stats(FILE *f, const struct wft_trace *t)
             snprintf(w, sizeof w, "%d", th->worker);
         if (th->device >= 0)
             snprintf(d, sizeof d, "%d", th->device);
-        fprintf(f, "  %-6zu %-8u %-20s %-8s %-8s %12llu %10llu\n", i, th->tid,
+        fprintf(f, "  %-6zu %-8u %-20s %-8s %-8s %12llu %10llu", i, th->tid,
                 th->name[0] ? th->name : "-", w, d, (unsigned long long)th->events,
                 (unsigned long long)th->lost);
+        if (cpu)
+            fprintf(f, " %10.3f s", (double)th->cpu_ns * 1e-9);
+        fputc('\n', f);
     }
+    if (!cpu) {
+        fprintf(f, "cpu:       not sampled (recorded with WATERFALL_CPU=0, or before format 1.1)\n");
+        return;
+    }
+    struct wft_cpu_use u;
+    wft_cpu_use(t, &u);
+    fprintf(f, "cpu:       %zu samples%s", t->ncpu,
+            u.wait_known ? "; a core's share used, and wanted (used + waiting for a core):" : "; a core's share used:");
+    if (u.synth_wall_s > 0) {
+        fprintf(f, " synthesis threads %.0f%%", 100 * u.synth_cpu_s / u.synth_wall_s);
+        if (u.wait_known)
+            fprintf(f, " and %.0f%%", 100 * u.synth_want_s / u.synth_wall_s);
+        fprintf(f, " while synthesizing (%llu units);", (unsigned long long)u.synth_units);
+    }
+    if (u.gpu_wall_s > 0) {
+        fprintf(f, " GPU workers %.0f%%", 100 * u.gpu_cpu_s / u.gpu_wall_s);
+        if (u.wait_known)
+            fprintf(f, " and %.0f%%", 100 * u.gpu_want_s / u.gpu_wall_s);
+        fprintf(f, " during device time (%llu units)", (unsigned long long)u.gpu_units);
+    }
+    if (u.synth_wall_s <= 0 && u.gpu_wall_s <= 0)
+        fprintf(f, " no synthesis or device interval inside the sampled spans");
+    fputc('\n', f);
 }
 
 static void print_damage(FILE *f, const struct wft_trace *t)

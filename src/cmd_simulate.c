@@ -31,8 +31,9 @@ static void simulate_usage(FILE *f)
             "  --dispatch-s S          dispatch latency: a free worker to GPU_PICKUP (default 0)\n"
             "  --spread CV             their coefficient of variation, lognormal (default 0)\n"
             "  --trace-cores N         the cores of the machine that recorded the trace\n"
-            "                          (default: this machine's, %ld)\n"
-            "  --no-fit                do not fit CPU contention from the trace\n"
+            "                          (default: what the trace says, else this machine's, %ld)\n"
+            "  --no-fit                leave CPU contention out: neither measured (the threads'\n"
+            "                          CPU time in a native trace) nor fitted\n"
             "knobs (default: what the trace shows, else 1)\n"
             "  --synth-concurrency C   syntheses at once\n"
             "  --gpu-workers W         GPU workers per device\n"
@@ -218,8 +219,15 @@ static void calib_text(FILE *f, const char *from, const struct sim_params *p, co
             "calibration", from, p->synth.n, p->synth.n == 1 ? "" : "s", fmt_dur(a, sizeof a, sim_dist_mean(&p->synth) * 1e9),
             fmt_dur(b, sizeof b, sim_dist_mean(&p->gpu) * 1e9), fmt_dur(c, sizeof c, sim_dist_mean(&p->prep) * 1e9),
             fmt_dur(d, sizeof d, sim_dist_mean(&p->pickup) * 1e9),
-            fit->fitted || fit->given ? ", without contention" : "");
-    if (fit->given)
+            fit->fitted || fit->given || fit->measured ? ", without contention" : "");
+    if (fit->measured)
+        fprintf(f, "  %-13s measured, not fitted: the recorder sampled the threads' CPU time: a synthesis thread "
+                   "wanted %.0f%% of a core while synthesizing, a GPU worker's %.0f%% during device time; on the "
+                   "trace's %g cores a synthesis uses 1 core, a GPU worker's host work 1 core, busy %.0f%% of "
+                   "device time; the worst slowdown it sees in the trace is %.2fx\n",
+                "contention", 100 * fit->synth_cpu_share, 100 * fit->host_cpu_share, fit->trace_cores,
+                100 * fit->host_share, fit->max_slowdown);
+    else if (fit->given)
         fprintf(f, "  %-13s given, not fitted: on the trace's %g cores a synthesis uses %.2g core%s, a GPU worker's "
                    "host work %.2g core%s, busy %.0f%% of device time, weighted %gx; the worst slowdown it sees in "
                    "the trace is %.2fx\n",
@@ -314,9 +322,14 @@ static void calib_json(FILE *f, const char *from, const struct sim_params *p, co
     fputs(", ", f);
     jnum(f, "prep_s", sim_dist_mean(&p->prep));
     if (from) {
-        fprintf(f, ", \"contention\": {\"fitted\": %s, \"given\": %s, \"trace_cores\": %.9g",
-                fit->fitted ? "true" : "false", fit->given ? "true" : "false", fit->trace_cores);
-        if (fit->given)
+        fprintf(f, ", \"contention\": {\"fitted\": %s, \"given\": %s, \"measured\": %s, \"trace_cores\": %.9g",
+                fit->fitted ? "true" : "false", fit->given ? "true" : "false", fit->measured ? "true" : "false",
+                fit->trace_cores);
+        if (fit->synth_cpu_share >= 0)
+            fprintf(f, ", \"synth_cpu_share\": %.6f", fit->synth_cpu_share);
+        if (fit->host_cpu_share >= 0)
+            fprintf(f, ", \"host_cpu_share\": %.6f", fit->host_cpu_share);
+        if (fit->given || fit->measured)
             fprintf(f, ", \"synth_threads\": %.9g, \"host_threads\": %.9g, \"host_share\": %.9g, "
                        "\"host_weight\": %.9g, \"max_slowdown\": %.6f}",
                     fit->synth_threads, fit->host_threads, fit->host_share, fit->host_weight, fit->max_slowdown);
@@ -372,6 +385,7 @@ int cmd_simulate(int argc, char **argv)
     const char *from = NULL;
     long run_no = 1, lv;
     double synth_s = -1, gpu_s = -1, prep_s = 0, disp_s = 0, spread = 0, tcores = (double)sysconf(_SC_NPROCESSORS_ONLN);
+    int tcores_given = 0;
     int nofit = 0, json = 0, color = isatty(1) && !getenv("NO_COLOR"), have_sweep = 0;
     struct sweep sw = {0};
     /* the user's knobs: NAN / -1 when not given */
@@ -390,7 +404,10 @@ int cmd_simulate(int argc, char **argv)
         case O_PREP_S: bad = num("--prep-s", optarg, 0, 1e9, &prep_s); break;
         case O_DISP: bad = num("--dispatch-s", optarg, 0, 1e9, &disp_s); break;
         case O_SPREAD: bad = num("--spread", optarg, 0, 100, &spread); break;
-        case O_TCORES: bad = num("--trace-cores", optarg, 0.01, 1e6, &tcores); break;
+        case O_TCORES:
+            bad = num("--trace-cores", optarg, 0.01, 1e6, &tcores);
+            tcores_given = 1;
+            break;
         case O_NOFIT: nofit = 1; break;
         case O_C: bad = integer("--synth-concurrency", optarg, 1, 100000, &k_c); break;
         case O_W: bad = integer("--gpu-workers", optarg, 1, 100000, &k_w); break;
@@ -467,6 +484,8 @@ int cmd_simulate(int argc, char **argv)
                                    .host_share = isnan(k_hsh) ? 0 : k_hsh,
                                    .host_weight = isnan(k_hw) ? 1 : k_hw};
         int have_given = !isnan(k_sth) || !isnan(k_hth) || !isnan(k_hsh) || !isnan(k_hw);
+        if (!tcores_given && res->run->cpus) /* the trace says how many the machine had */
+            tcores = res->run->cpus;
         const char *err = sim_calibrate(res->run, res, tcores, !nofit, have_given ? &given : NULL, &p, &fit);
         clock_gettime(CLOCK_MONOTONIC, &c1);
         if (getenv("WATERFALL_TIMING"))

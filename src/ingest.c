@@ -57,6 +57,8 @@ static int from_native(struct source *src, const struct input *in, char *err, si
     int64_t m_out;
     evpart_link(p, 0, 0, &m_out);
     p->bytes = in->len;
+    wft_cpu_use(&t, &src->cpu);
+    src->cpus = t.hdr.version_minor >= 1 && t.hdr.cpus <= 1u << 20 ? t.hdr.cpus : 0;
     src->lost_events = t.lost;
     src->damaged_bytes = t.corrupt_bytes + (t.bad_records ? 1 : 0);
     src->torn = t.torn_at != 0;

@@ -114,8 +114,11 @@ int load_inputs(struct loaded *l, char **paths, int npaths, int progress, const 
             }
         if (s->damaged_bytes || s->lost_events)
             l->partial = 1;
-        for (size_t r = before; r < l->model.nruns; r++)
+        for (size_t r = before; r < l->model.nruns; r++) {
             l->model.runs[r].damaged_bytes = s->damaged_bytes;
+            l->model.runs[r].cpu = s->cpu; /* a native trace is one run */
+            l->model.runs[r].cpus = s->cpus;
+        }
         if (l->model.nruns == before) {
             explain_empty(cmd, s);
             l->failed_inputs++;

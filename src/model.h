@@ -12,6 +12,7 @@
 #define MODEL_H
 
 #include "events.h"
+#include "read_wft.h"
 #include "scan.h"
 
 #include <stddef.h>
@@ -48,6 +49,8 @@ struct run {
     int nissues[3];
     uint64_t lost_events; /* native traces: the recorder's count */
     uint64_t damaged_bytes; /* native traces: skipped as damaged */
+    struct wft_cpu_use cpu; /* native traces: the threads' CPU use, when sampled */
+    unsigned cpus;          /* native traces: the recording machine's CPUs (0: unknown) */
     /* lookup tables while building */
     uint64_t *uindex, *jindex;
     size_t uindex_mask, jindex_mask;

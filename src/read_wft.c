@@ -7,6 +7,7 @@
  * calibration) is known.
  */
 #include "read_wft.h"
+#include "scan.h"
 
 #include "mem.h"
 
@@ -183,6 +184,22 @@ static int take_record(struct wft_trace *t, const unsigned char *p, uint32_t siz
         t->clock_points++;
         return 0;
     }
+    case WFT_CPU: {
+        struct wft_cpu r;
+        if (size < sizeof r)
+            return -1;
+        memcpy(&r, p, sizeof r);
+        struct wft_thread_info *th = thread_at(t, r.thread);
+        if (!th)
+            return -1;
+        if (grow_array((void **)&t->cpu, &t->cpu_cap, t->ncpu + 1, sizeof *t->cpu))
+            return -1;
+        t->cpu[t->ncpu++] = (struct wft_cpu_pt){.ns = (int64_t)r.ticks, .cpu_ns = r.cpu_ns,
+                                                .wait_ns = r.flags & WFT_CPU_WAIT ? r.wait_ns : 0,
+                                                .thread = r.thread, .flags = r.flags};
+        th->cpu_ns = r.cpu_ns;
+        return 0;
+    }
     case WFT_END:
         if (size < sizeof t->end)
             return -1;
@@ -192,6 +209,15 @@ static int take_record(struct wft_trace *t, const unsigned char *p, uint32_t siz
     default:
         return 0; /* a newer minor version's record: skip it */
     }
+}
+
+static int64_t ticks_to_ns(const struct wft_trace *t, uint64_t ticks)
+{
+    double ns = (double)(int64_t)(ticks - t->hdr.epoch_ticks) / t->ticks_per_ns;
+    /* A damaged tick count can be anything: saturate rather than convert
+     * an out-of-range double (undefined behaviour; found by fuzz_wft). */
+    const double lim = 4.0e18;
+    return ns >= lim ? (int64_t)lim : ns <= -lim ? -(int64_t)lim : (int64_t)ns;
 }
 
 static int fail(char *err, size_t errlen, const char *path, const char *msg)
@@ -271,15 +297,10 @@ int wft_parse(struct wft_trace *t, const char *path, const void *data, size_t le
         if (span >= 50e6 && refined > 1e-6 && refined < 1e6) /* else keep the header's */
             t->ticks_per_ns = refined;
     }
-    for (size_t i = 0; i < t->nev; i++) {
-        uint64_t ticks = (uint64_t)t->ev[i].ns;
-        double ns = (double)(int64_t)(ticks - t->hdr.epoch_ticks) / t->ticks_per_ns;
-        /* A damaged tick count can be anything: saturate rather than
-         * convert an out-of-range double (undefined behaviour; found by
-         * fuzz_wft). */
-        const double lim = 4.0e18;
-        t->ev[i].ns = ns >= lim ? (int64_t)lim : ns <= -lim ? -(int64_t)lim : (int64_t)ns;
-    }
+    for (size_t i = 0; i < t->nev; i++)
+        t->ev[i].ns = ticks_to_ns(t, (uint64_t)t->ev[i].ns);
+    for (size_t i = 0; i < t->ncpu; i++)
+        t->cpu[i].ns = ticks_to_ns(t, (uint64_t)t->cpu[i].ns);
     for (size_t i = 0; i < t->nthreads; i++)
         t->lost += t->threads[i].lost;
     return 0;
@@ -312,8 +333,18 @@ static void msort(struct wft_ev *a, struct wft_ev *tmp, size_t n)
     memcpy(a, tmp, n * sizeof *a);
 }
 
+static int cpu_cmp(const void *a, const void *b)
+{
+    const struct wft_cpu_pt *x = a, *y = b;
+    if (x->thread != y->thread)
+        return x->thread < y->thread ? -1 : 1;
+    return x->ns < y->ns ? -1 : x->ns > y->ns;
+}
+
 void wft_sort(struct wft_trace *t)
 {
+    if (t->ncpu > 1)
+        qsort(t->cpu, t->ncpu, sizeof *t->cpu, cpu_cmp);
     if (t->nev > 1) {
         struct wft_ev *tmp = malloc(t->nev * sizeof *tmp);
         if (tmp) {
@@ -357,6 +388,97 @@ void wft_free(struct wft_trace *t)
         free(t->event_names[i]);
     big_free(t->units, t->units_cap * sizeof *t->units);
     big_free(t->ev, t->ev_cap * sizeof *t->ev);
+    free(t->cpu);
     free(t->threads);
     memset(t, 0, sizeof *t);
+}
+
+/* A thread's CPU time (want: plus its run-queue wait) at ns, interpolated
+ * between its samples cpu[a..b); -1 outside them.  *wait_known is cleared
+ * when a sample used has no wait. */
+static double cpu_at(const struct wft_cpu_pt *cpu, size_t a, size_t b, int64_t ns, int want, int *wait_known)
+{
+    if (a >= b || ns < cpu[a].ns || ns > cpu[b - 1].ns)
+        return -1;
+    size_t lo = a, hi = b - 1; /* cpu[lo].ns <= ns <= cpu[hi].ns */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cpu[mid].ns <= ns)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    if (!(cpu[lo].flags & cpu[hi].flags & WFT_CPU_WAIT))
+        *wait_known = 0;
+    double c0 = (double)cpu[lo].cpu_ns + (want ? (double)cpu[lo].wait_ns : 0);
+    double c1 = (double)cpu[hi].cpu_ns + (want ? (double)cpu[hi].wait_ns : 0);
+    if (cpu[hi].ns == cpu[lo].ns || c1 < c0)
+        return c0;
+    return c0 + (c1 - c0) * (double)(ns - cpu[lo].ns) / (double)(cpu[hi].ns - cpu[lo].ns);
+}
+
+void wft_cpu_use(const struct wft_trace *t, struct wft_cpu_use *u)
+{
+    memset(u, 0, sizeof *u);
+    if (t->ncpu == 0 || t->nthreads == 0 || t->nunits == 0)
+        return;
+    u->sampled = 1;
+    u->wait_known = 1;
+    /* each thread's samples: cpu[first[k] .. first[k + 1]) (sorted by thread) */
+    size_t *first = calloc(t->nthreads + 1, sizeof *first);
+    struct open { int64_t ns; uint32_t thread; } *syn = malloc(t->nunits * sizeof *syn),
+                                                  *gpu = malloc(t->nunits * sizeof *gpu);
+    if (!first || !syn || !gpu) {
+        u->sampled = 0;
+        goto out;
+    }
+    for (size_t i = 0; i < t->ncpu; i++)
+        if (t->cpu[i].thread < t->nthreads)
+            first[t->cpu[i].thread + 1]++;
+    for (size_t k = 0; k < t->nthreads; k++)
+        first[k + 1] += first[k];
+    for (size_t i = 0; i < t->nunits; i++)
+        syn[i].thread = gpu[i].thread = UINT32_MAX;
+    for (size_t i = 0; i < t->nev; i++) {
+        const struct wft_ev *e = &t->ev[i];
+        if (e->event != EV_SYNTH_START && e->event != EV_SYNTH_END && e->event != EV_GPU_START &&
+            e->event != EV_GPU_END)
+            continue;
+        const struct wft_unit_info *ui = wft_unit_find(t, e->unit);
+        if (!ui || e->thread >= t->nthreads)
+            continue;
+        size_t k = (size_t)(ui - t->units);
+        struct open *o = e->event <= EV_SYNTH_END ? &syn[k] : &gpu[k];
+        if (e->event == EV_SYNTH_START || e->event == EV_GPU_START) {
+            o->ns = e->ns;
+            o->thread = e->thread;
+            continue;
+        }
+        if (o->thread == UINT32_MAX || e->ns <= o->ns)
+            continue;
+        size_t a = first[o->thread], b = first[o->thread + 1];
+        int wk = 1;
+        double c0 = cpu_at(t->cpu, a, b, o->ns, 0, &wk), c1 = cpu_at(t->cpu, a, b, e->ns, 0, &wk);
+        double w0 = cpu_at(t->cpu, a, b, o->ns, 1, &wk), w1 = cpu_at(t->cpu, a, b, e->ns, 1, &wk);
+        if (c0 >= 0 && c1 >= c0 && w1 >= w0) {
+            double cpu = (c1 - c0) * 1e-9, want = (w1 - w0) * 1e-9, wall = (double)(e->ns - o->ns) * 1e-9;
+            u->wait_known &= wk;
+            if (e->event == EV_SYNTH_END) {
+                u->synth_cpu_s += cpu;
+                u->synth_want_s += want;
+                u->synth_wall_s += wall;
+                u->synth_units++;
+            } else {
+                u->gpu_cpu_s += cpu;
+                u->gpu_want_s += want;
+                u->gpu_wall_s += wall;
+                u->gpu_units++;
+            }
+        }
+        o->thread = UINT32_MAX;
+    }
+out:
+    free(first);
+    free(syn);
+    free(gpu);
 }

@@ -32,6 +32,30 @@ struct wft_thread_info {
     int role_changed; /* ... and later a different one (a thread that works for several) */
     uint64_t events;
     uint64_t lost;    /* from its last LOST record */
+    uint64_t cpu_ns;  /* its CPU time at its last CPU record (0: none) */
+};
+
+/* A sample of a thread's CPU time (a CPU record). */
+struct wft_cpu_pt {
+    int64_t ns;       /* since the trace's epoch */
+    uint64_t cpu_ns;  /* the thread's CPU time so far */
+    uint64_t wait_ns; /* ... and time runnable, waiting for a CPU (0: unknown) */
+    uint32_t thread;
+    uint32_t flags;   /* WFT_CPU_* */
+};
+
+/* What the CPU records say of the pipeline's threads: the CPU time they
+ * used while their units were synthesized and on the device, and the time
+ * they wanted (used, plus waiting runnable for a CPU), interpolated
+ * between samples, over the wall time of those intervals.  Only intervals
+ * inside their thread's sampled span count. */
+struct wft_cpu_use {
+    int sampled;            /* the trace has CPU records */
+    int wait_known;         /* every sample used has the run-queue wait */
+    double synth_cpu_s, synth_want_s, synth_wall_s;
+    uint64_t synth_units;
+    double gpu_cpu_s, gpu_want_s, gpu_wall_s; /* the thread that marked GPU_START */
+    uint64_t gpu_units;
 };
 
 struct wft_unit_info {
@@ -52,6 +76,8 @@ struct wft_trace {
     size_t nev, ev_cap;
     struct wft_thread_info *threads;
     size_t nthreads;
+    struct wft_cpu_pt *cpu;      /* CPU records, in file order until wft_sort */
+    size_t ncpu, cpu_cap;
     struct wft_unit_info *units; /* sorted by unit id after reading */
     size_t nunits, units_cap;
     char *event_names[4096];     /* user event names by id */
@@ -77,6 +103,9 @@ int wft_parse(struct wft_trace *t, const char *path, const void *data, size_t le
 
 /* Sort events by time, keeping each thread's marking order. */
 void wft_sort(struct wft_trace *t);
+
+/* The CPU use of the synthesis and GPU intervals (after wft_sort). */
+void wft_cpu_use(const struct wft_trace *t, struct wft_cpu_use *u);
 
 /* The unit's record, or NULL. */
 const struct wft_unit_info *wft_unit_find(const struct wft_trace *t, uint64_t unit);

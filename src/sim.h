@@ -110,6 +110,12 @@ size_t sim_best(const double *spj, size_t n, double tol);
 struct sim_fit {
     int fitted;           /* the contention model was identified from the trace */
     int given;            /* the contention model is the user's (sim_calibrate's given) */
+    int measured;         /* ... or from the threads' CPU time the recorder sampled */
+    double synth_cpu_share, host_cpu_share; /* measured: the share of a core a synthesis
+                                             * thread wanted while synthesizing, a GPU
+                                             * worker's thread during device time (used +
+                                             * run-queue wait; used alone when the wait is
+                                             * unknown); < 0: not sampled */
     double trace_cores;   /* the cores the trace's machine had (an input) */
     double synth_threads, host_threads, host_share, host_weight;
     double r2_synth, r2_gpu; /* how much of the log-variance of stage times the model explains */

@@ -521,16 +521,37 @@ const char *sim_calibrate(const struct run *r, const struct run_result *res, dou
     size_t nf = n < FIT_UNITS ? n : FIT_UNITS;
     int deflate = 0; /* divide the measured times by the slowdown the fit sees */
     struct segs sg = {0};
-    if (given && trace_cores > 0) {
-        /* The model is the user's: no fit; the trace's times are divided
-         * by the slowdown that model sees in the trace, so that the
-         * simulation slows them again only where it runs differently. */
-        f->given = 1;
-        f->why = "given";
-        f->synth_threads = given->synth_threads;
-        f->host_threads = given->host_threads;
-        f->host_share = given->host_share;
-        f->host_weight = given->host_weight;
+    /* The threads' CPU time, when the recorder sampled it: what a thread
+     * wanted is what it used plus what it waited runnable for a core (the
+     * kernel's run-queue wait), so a machine that was short of cores does
+     * not hide it.  A synthesis thread that wants half a core or more while
+     * synthesizing is one thread of work, and the GPU workers' host share
+     * is what their threads wanted during device time.  A synthesis thread
+     * that mostly sleeps has its work elsewhere (a pool the trace does not
+     * see): then the fit. */
+    const struct wft_cpu_use *cu = &r->cpu;
+    double m_syn = cu->synth_wall_s > 0
+                       ? (cu->wait_known ? cu->synth_want_s : cu->synth_cpu_s) / cu->synth_wall_s
+                       : -1;
+    double m_gpu = cu->gpu_wall_s > 0 ? (cu->wait_known ? cu->gpu_want_s : cu->gpu_cpu_s) / cu->gpu_wall_s : -1;
+    int measure = !given && fit_contention && trace_cores > 0 && cu->sampled && m_syn >= 0.5 && m_gpu >= 0;
+    f->synth_cpu_share = m_syn;
+    f->host_cpu_share = m_gpu;
+    if ((given || measure) && trace_cores > 0) {
+        /* The model is the user's, or measured: no fit; the trace's times
+         * are divided by the slowdown that model sees in the trace, so that
+         * the simulation slows them again only where it runs differently. */
+        struct sim_params mp = {.synth_threads = 1, .host_threads = 1, .host_share = m_gpu > 1 ? 1 : m_gpu,
+                                .host_weight = 1};
+        if (given)
+            mp = *given;
+        f->given = given != NULL;
+        f->measured = measure;
+        f->why = given ? "given" : "measured";
+        f->synth_threads = mp.synth_threads;
+        f->host_threads = mp.host_threads;
+        f->host_share = mp.host_share;
+        f->host_weight = mp.host_weight;
         f->max_slowdown = 1;
         f->units_used = n;
         if (build_segs(c, n, &sg) == 0) {
@@ -541,7 +562,7 @@ const char *sim_calibrate(const struct run *r, const struct run_result *res, dou
                         f->max_slowdown = sg.f[q][j];
             deflate = 1;
         } else {
-            f->given = 0;
+            f->given = f->measured = 0;
             f->why = "out of memory";
         }
     } else if (fit_contention && trace_cores > 0) {
@@ -642,7 +663,7 @@ void sim_trace_defaults(struct sim_params *p, const struct sim_fit *f)
     p->gpu_workers = f->workers_max;
     p->devices = f->devices;
     p->channel = f->channel_seen;
-    int m = f->fitted || f->given;
+    int m = f->fitted || f->given || f->measured;
     p->cores = m ? f->trace_cores : 0;
     p->synth_threads = m ? f->synth_threads : 1;
     p->host_threads = m ? f->host_threads : 1;

@@ -309,7 +309,7 @@ static void given_known(void)
     struct sim_params p = {0}, given = {.synth_threads = 1, .host_threads = 1, .host_share = 1, .host_weight = 1};
     struct sim_fit fit;
     CHECK(sim_calibrate(&o.run, &o.res, 1.5, 1, &given, &p, &fit) == NULL);
-    CHECK(fit.given && !fit.fitted);
+    CHECK(fit.given && !fit.fitted && !fit.measured);
     CHECK(fit.max_slowdown > 1.3 && fit.max_slowdown < 1.4); /* 2 threads on 1.5 cores: 1.33 */
     sim_trace_defaults(&p, &fit);
     CHECK(p.cores == 1.5 && p.host_share == 1);
@@ -329,6 +329,56 @@ static void given_known(void)
         sim_out_free(&t);
         sim_out_free(&q);
     }
+    sim_params_free(&p);
+    sim_out_free(&o);
+}
+
+/* The threads' CPU time, sampled by the recorder, gives the same model:
+ * a synthesis thread that wants a whole core is one thread of work, and
+ * the GPU workers' share is what their threads wanted in device time. */
+static void measured_known(void)
+{
+    struct sim_params truth = base(1.0, 0.9);
+    truth.jobs = 200;
+    truth.gpu_workers = 2;
+    truth.channel = 4;
+    truth.cores = 1.5;
+    truth.synth_threads = truth.host_threads = truth.host_share = 1;
+    truth.synth.cv = truth.gpu.cv = 0.1;
+    struct sim_out o;
+    CHECK(sim_run(&truth, &o) == 0);
+    /* what the recorder would have measured: wanted = wall for both (used
+     * is less where they waited for a core) */
+    o.run.cpu = (struct wft_cpu_use){.sampled = 1, .wait_known = 1, .synth_cpu_s = 150, .synth_want_s = 198,
+                                     .synth_wall_s = 200, .synth_units = 200, .gpu_cpu_s = 140,
+                                     .gpu_want_s = 176, .gpu_wall_s = 180, .gpu_units = 200};
+    struct sim_params p = {0};
+    struct sim_fit fit;
+    CHECK(sim_calibrate(&o.run, &o.res, 1.5, 1, NULL, &p, &fit) == NULL);
+    CHECK(fit.measured && !fit.fitted && !fit.given);
+    CHECK(near(fit.synth_cpu_share, 0.99, 1e-9) && near(fit.host_cpu_share, 176.0 / 180, 1e-9));
+    sim_trace_defaults(&p, &fit);
+    CHECK(p.cores == 1.5 && p.synth_threads == 1 && p.host_threads == 1 && near(p.host_share, 176.0 / 180, 1e-9));
+    CHECK(near(sim_dist_mean(&p.synth), 1.0, 0.08));
+    truth.synth_concurrency = truth.channel = 3;
+    p.synth_concurrency = p.channel = 3;
+    struct sim_out t, q;
+    CHECK(sim_run(&truth, &t) == 0 && sim_run(&p, &q) == 0);
+    printf("measured, c=3 truth %.1f%% %.3f s/job, predicted %.1f%% %.3f s/job\n", 100 * t.res.utilization,
+           t.res.s_per_job * 1e-9, 100 * q.res.utilization, q.res.s_per_job * 1e-9);
+    CHECK(near(q.res.utilization, t.res.utilization, 0.05));
+    CHECK(fabs(q.res.s_per_job / t.res.s_per_job - 1) < 0.10);
+    sim_out_free(&t);
+    sim_out_free(&q);
+    sim_params_free(&p);
+    /* --no-fit leaves it out; a synthesis thread that mostly sleeps (its
+     * work in a pool the trace does not see) is not measured: the fit */
+    CHECK(sim_calibrate(&o.run, &o.res, 1.5, 0, NULL, &p, &fit) == NULL);
+    CHECK(!fit.measured);
+    sim_params_free(&p);
+    o.run.cpu.synth_want_s = 20;
+    CHECK(sim_calibrate(&o.run, &o.res, 1.5, 1, NULL, &p, &fit) == NULL);
+    CHECK(!fit.measured && near(fit.synth_cpu_share, 0.1, 1e-9));
     sim_params_free(&p);
     sim_out_free(&o);
 }
@@ -428,6 +478,7 @@ int main(void)
     contention();
     fit_known();
     given_known();
+    measured_known();
     arrivals();
     cuzk();
     bad_params();

@@ -1,0 +1,130 @@
+/*
+ * test_cpu.c -- the recorder samples its threads' CPU time: a thread that
+ * computes between SYNTH_START and SYNTH_END wants a whole core there, a
+ * worker that sleeps between GPU_START and GPU_END wants none; the header
+ * says how many CPUs the machine had; WATERFALL_CPU=0 turns sampling off.
+ */
+#include "check.h"
+#include "trace_util.h"
+
+#include <waterfall.h>
+
+#include <pthread.h>
+#include <time.h>
+
+#define UNITS 8
+#define SPAN_MS 40
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void spin_ms(int ms)
+{
+    volatile unsigned long x = 0;
+    double end = now_s() + ms * 1e-3;
+    while (now_s() < end)
+        x++;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {0, (long)ms * 1000000L};
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+}
+
+static wf_unit units[UNITS];
+
+static void *worker(void *arg)
+{
+    (void)arg;
+    wf_thread_name("gpu0-worker0");
+    wf_thread_worker(0, 0);
+    for (int i = 0; i < UNITS; i++) {
+        wf_mark(WF_GPU_START, units[i]);
+        sleep_ms(SPAN_MS); /* a GPU worker that waits on its device */
+        wf_mark(WF_GPU_END, units[i]);
+        sleep_ms(5);
+    }
+    return NULL;
+}
+
+/* Record the pattern to path: synthesis computes, the worker sleeps. */
+static void record(const char *path)
+{
+    wf_options o = {.flush_ms = 5};
+    CHECK(wf_open_opts(path, &o) == 0);
+    wf_thread_name("synthesis");
+    for (int i = 0; i < UNITS; i++)
+        units[i] = wf_unit_new("job", i);
+    pthread_t t;
+    pthread_create(&t, NULL, worker, NULL);
+    for (int i = 0; i < UNITS; i++) {
+        wf_mark(WF_SYNTH_START, units[i]);
+        spin_ms(SPAN_MS);
+        wf_mark(WF_SYNTH_END, units[i]);
+        sleep_ms(5);
+    }
+    pthread_join(t, NULL);
+    CHECK(wf_close() == 0);
+}
+
+int main(void)
+{
+    const char *p = tmp_path("cpu.wft");
+    record(p);
+    struct wft_trace tr;
+    struct input in;
+    CHECK(load_trace(p, &tr, &in) == 0);
+    CHECK(tr.hdr.version_minor >= 1);
+    CHECK(tr.hdr.flags & WFT_F_CPU);
+    CHECK(tr.hdr.cpus == (uint32_t)sysconf(_SC_NPROCESSORS_ONLN));
+    CHECK(tr.ncpu >= 4);
+    /* every thread's samples only grow */
+    for (size_t i = 1; i < tr.ncpu; i++)
+        if (tr.cpu[i].thread == tr.cpu[i - 1].thread)
+            CHECK(tr.cpu[i].cpu_ns >= tr.cpu[i - 1].cpu_ns && tr.cpu[i].ns >= tr.cpu[i - 1].ns);
+    struct wft_cpu_use u;
+    wft_cpu_use(&tr, &u);
+    CHECK(u.sampled);
+    /* Intervals at the start, before a thread's first sample, do not count:
+     * most do.  What a thread wanted is what it used plus its run-queue
+     * wait, so a loaded machine (a sanitizer, other tests) does not move
+     * it; with interpolation between samples 5 ms apart over 40 ms
+     * intervals, a spinning thread wants 0.75 to 1.25 of a core and a
+     * sleeping one under 0.25. */
+    CHECK(u.synth_units >= UNITS / 2 && u.gpu_units >= UNITS / 2);
+    double syn = (u.wait_known ? u.synth_want_s : u.synth_cpu_s) / u.synth_wall_s;
+    double gpu = (u.wait_known ? u.gpu_want_s : u.gpu_cpu_s) / u.gpu_wall_s;
+    printf("cpu: synthesis wanted %.2f of a core (%llu units), the worker %.2f (%llu units); wait %s\n", syn,
+           (unsigned long long)u.synth_units, gpu, (unsigned long long)u.gpu_units,
+           u.wait_known ? "known" : "unknown");
+    CHECK(syn > 0.75 && syn < 1.25);
+    CHECK(gpu < 0.25);
+    CHECK(u.synth_cpu_s <= u.synth_want_s + 1e-9 && u.gpu_cpu_s <= u.gpu_want_s + 1e-9);
+    unload_trace(&tr, &in);
+
+    /* dump --stats shows the column and the shares */
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s dump --stats %s 2>&1 >/dev/null | grep -q '^cpu: .*synthesis threads'", WATERFALL_BIN,
+             p);
+    CHECK(run_status(cmd) == 0);
+
+    /* WATERFALL_CPU=0: no samples, and the header says so */
+    setenv("WATERFALL_CPU", "0", 1);
+    record(p);
+    CHECK(load_trace(p, &tr, &in) == 0);
+    CHECK(!(tr.hdr.flags & WFT_F_CPU));
+    CHECK(tr.ncpu == 0);
+    wft_cpu_use(&tr, &u);
+    CHECK(!u.sampled);
+    unload_trace(&tr, &in);
+    snprintf(cmd, sizeof cmd, "%s dump --stats %s 2>&1 >/dev/null | grep -q '^cpu: *not sampled'", WATERFALL_BIN, p);
+    CHECK(run_status(cmd) == 0);
+    remove(p);
+    return check_done("cpu");
+}

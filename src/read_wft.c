@@ -417,8 +417,37 @@ static double cpu_at(const struct wft_cpu_pt *cpu, size_t a, size_t b, int64_t n
     return c0 + (c1 - c0) * (double)(ns - cpu[lo].ns) / (double)(cpu[hi].ns - cpu[lo].ns);
 }
 
+/* The first of cpu[a..b) at or after ns (b: none). */
+static size_t cpu_after(const struct wft_cpu_pt *cpu, size_t a, size_t b, int64_t ns)
+{
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (cpu[mid].ns < ns)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    return a;
+}
+
+struct acc {
+    double cpu, want, wall;
+    uint64_t units;
+};
+
+static void acc_add(struct acc *x, double cpu, double want, double wall)
+{
+    if (want < cpu) /* a damaged wait that went back: it wanted at least what it used */
+        want = cpu;
+    x->cpu += cpu;
+    x->want += want;
+    x->wall += wall;
+    x->units++;
+}
+
 void wft_cpu_use(const struct wft_trace *t, struct wft_cpu_use *u)
 {
+    struct acc whole[2] = {{0}}, inner[2] = {{0}};
     memset(u, 0, sizeof *u);
     if (t->ncpu == 0 || t->nthreads == 0 || t->nunits == 0)
         return;
@@ -457,25 +486,41 @@ void wft_cpu_use(const struct wft_trace *t, struct wft_cpu_use *u)
         if (o->thread == UINT32_MAX || e->ns <= o->ns)
             continue;
         size_t a = first[o->thread], b = first[o->thread + 1];
+        int st = e->event == EV_SYNTH_END ? 0 : 1;
+        /* Interpolated over the whole interval: a sample period that
+         * straddles its start or end smears what the thread did outside it
+         * (waiting for the device, say) into it. */
         int wk = 1;
         double c0 = cpu_at(t->cpu, a, b, o->ns, 0, &wk), c1 = cpu_at(t->cpu, a, b, e->ns, 0, &wk);
         double w0 = cpu_at(t->cpu, a, b, o->ns, 1, &wk), w1 = cpu_at(t->cpu, a, b, e->ns, 1, &wk);
         if (c0 >= 0 && c1 >= c0 && w1 >= w0) {
-            double cpu = (c1 - c0) * 1e-9, want = (w1 - w0) * 1e-9, wall = (double)(e->ns - o->ns) * 1e-9;
+            acc_add(&whole[st], (c1 - c0) * 1e-9, (w1 - w0) * 1e-9, (double)(e->ns - o->ns) * 1e-9);
             u->wait_known &= wk;
-            if (e->event == EV_SYNTH_END) {
-                u->synth_cpu_s += cpu;
-                u->synth_want_s += want;
-                u->synth_wall_s += wall;
-                u->synth_units++;
-            } else {
-                u->gpu_cpu_s += cpu;
-                u->gpu_want_s += want;
-                u->gpu_wall_s += wall;
-                u->gpu_units++;
-            }
+        }
+        /* Between the first and the last sample inside it: exact, when
+         * the interval spans a sample period or more. */
+        size_t si = cpu_after(t->cpu, a, b, o->ns), sj = cpu_after(t->cpu, a, b, e->ns + 1);
+        if (sj > si + 1 && t->cpu[sj - 1].ns > t->cpu[si].ns && t->cpu[sj - 1].cpu_ns >= t->cpu[si].cpu_ns) {
+            const struct wft_cpu_pt *p0 = &t->cpu[si], *p1 = &t->cpu[sj - 1];
+            double w = (double)(p1->cpu_ns + p1->wait_ns) - (double)(p0->cpu_ns + p0->wait_ns);
+            acc_add(&inner[st], (double)(p1->cpu_ns - p0->cpu_ns) * 1e-9, w * 1e-9, (double)(p1->ns - p0->ns) * 1e-9);
+            if (!(p0->flags & p1->flags & WFT_CPU_WAIT))
+                u->wait_known = 0;
         }
         o->thread = UINT32_MAX;
+    }
+    /* The exact spans where they cover a quarter of the intervals' time or
+     * more; else (intervals shorter than the sampling period) the
+     * interpolation. */
+    for (int st = 0; st < 2; st++) {
+        const struct acc *x = inner[st].wall >= 0.25 * whole[st].wall && inner[st].wall > 0 ? &inner[st] : &whole[st];
+        if (st == 0) {
+            u->synth_cpu_s = x->cpu, u->synth_want_s = x->want, u->synth_wall_s = x->wall;
+            u->synth_units = whole[0].units;
+        } else {
+            u->gpu_cpu_s = x->cpu, u->gpu_want_s = x->want, u->gpu_wall_s = x->wall;
+            u->gpu_units = whole[1].units;
+        }
     }
 out:
     free(first);

@@ -9,6 +9,7 @@
 
 #include <waterfall.h>
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <time.h>
 
@@ -73,10 +74,22 @@ static void record(const char *path)
     CHECK(wf_close() == 0);
 }
 
+/* The process's open descriptors (the writer keeps one per recording
+ * thread while it records, and must close them all). */
+static int open_fds(void)
+{
+    int n = 0;
+    for (int fd = 0; fd < 1024; fd++)
+        n += fcntl(fd, F_GETFD) != -1;
+    return n;
+}
+
 int main(void)
 {
     const char *p = tmp_path("cpu.wft");
+    int fds = open_fds();
     record(p);
+    CHECK(open_fds() == fds);
     struct wft_trace tr;
     struct input in;
     CHECK(load_trace(p, &tr, &in) == 0);

@@ -64,7 +64,7 @@ struct advice {
     double predicted_now;    /* min(1, current / (s * rate)) */
     double predicted_needed; /* min(1, needed / (s * rate)) */
     const char *model;       /* "formula", or "simulation" */
-    int contention;          /* simulation: CPU contention was fitted from the run */
+    int contention;          /* simulation: CPU contention 0 left out, 1 fitted, 2 measured */
 };
 
 struct run_result {

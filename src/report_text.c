@@ -123,7 +123,9 @@ int report_advice_lines(const struct run_result *res, char *l1, size_t n1, char 
                      a->current, a->needed, 100 * a->predicted_needed);
         snprintf(l2, n2, "SIMULATED: a discrete-event simulation calibrated from this run, CPU contention %s; "
                          "the least concurrency within 2%% of the best s per job (waterfall simulate --sweep shows it)",
-                 a->contention ? "fitted" : "not identifiable here, left out");
+                 a->contention == 2 ? "measured from the threads' CPU time"
+                 : a->contention    ? "fitted"
+                                    : "not identifiable here, left out");
     } else if (res->bottleneck == BN_GPU) {
         snprintf(l1, n1, "none for synthesis: the GPU is the bottleneck (the formula, with g = %s and "
                          "s = %s, would ask for %d at once; %d ran)",

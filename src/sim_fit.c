@@ -707,7 +707,7 @@ int sim_advise(const struct run *r, struct run_result *res, double trace_cores)
     int need = 1 + (int)sim_best(spj + 1, (size_t)top, SIM_BEST_TOL);
     struct advice *a = &res->advice;
     a->model = "simulation";
-    a->contention = f.fitted;
+    a->contention = f.measured ? 2 : f.fitted ? 1 : 0; /* a contention model in the simulation */
     a->valid = 1;
     a->needed = need;
     a->current = f.synth_max;

@@ -85,8 +85,9 @@ struct wf_ring {
     int has_cpu_clock;
     int sched_fd;           /* its schedstat, open while attached (-1: not yet) */
     int sample_cpu;         /* the session samples CPU time */
-    uint64_t cpu_written, wait_written; /* last values written */
-    int cpu_flat;           /* ... and written again unchanged: the thread idles */
+    struct wft_cpu cpu_prev; /* the last reading (ticks 0: none yet) */
+    int cpu_flat;           /* it was written again unchanged: the thread idles */
+    int cpu_prev_held;      /* ... and later unchanged readings were not written */
     struct wft_cpu cpu_last; /* read by the thread as it exited (ticks 0: none) */
 };
 
@@ -99,6 +100,8 @@ struct wf_session {
     int decimals;
     wf_options opts;
     int opts_cpu; /* sample the threads' CPU time (WATERFALL_CPU, default on) */
+    uint64_t last_cpu_ns; /* when the threads were last sampled (writer-private) */
+    int sched_fds;        /* schedstat descriptors kept open (under wf_reg_mu) */
     pid_t pid;
     double ticks_per_ns;
     uint64_t epoch_ticks;
@@ -283,6 +286,8 @@ static void wf_full(struct wf_ring *r, unsigned ev, uint64_t unit)
 /* ------------------------------------------------------------------ */
 /* Attaching a thread                                                  */
 
+#define SCHED_FDS 128 /* schedstat files the writer keeps open, at most */
+
 /* A thread's CPU time and run-queue wait (tid 0: the calling thread's),
  * from schedstat: three numbers, CPU ns, wait ns, time slices.  Failing
  * that (no /proc, no CONFIG_SCHED_INFO), its CPU clock and no wait.  c->ticks
@@ -308,7 +313,7 @@ static void cpu_sample(int *fdp, uint32_t tid, clockid_t clk, int has_clk, struc
             buf[n] = 0;
             char *e1, *e2;
             unsigned long long run = strtoull(buf, &e1, 10), wait = strtoull(e1, &e2, 10);
-            if (e1 != buf && e2 != e1) {
+            if (e1 != buf && e2 != e1 && (run || wait)) { /* "0 0 0": schedstats off */
                 c->cpu_ns = run;
                 c->wait_ns = wait;
                 c->flags = WFT_CPU_WAIT;
@@ -423,9 +428,9 @@ static struct wf_ring *wf_attach(void)
     r->sample_cpu = s->opts_cpu;
     r->sched_fd = -1; /* a new ring, or closed by wf_close */
     r->has_cpu_clock = pthread_getcpuclockid(pthread_self(), &r->cpu_clock) == 0;
-    r->cpu_written = r->wait_written = 0;
+    memset(&r->cpu_prev, 0, sizeof r->cpu_prev);
     memset(&r->cpu_last, 0, sizeof r->cpu_last);
-    r->cpu_flat = 0;
+    r->cpu_flat = r->cpu_prev_held = 0;
     memcpy(r->name, wf_tls_name, sizeof r->name);
     r->name_gen = 1;
     r->name_written = 0;
@@ -758,6 +763,13 @@ static double writer_cycle(struct wf_session *s)
         text_learn_units(s, s->out, s->out_len);
 
     pthread_mutex_lock(&wf_reg_mu);
+    /* CPU samples once a flush period: not on the fast cycles (every ms)
+     * the writer runs while a ring fills (half a period's slack for the
+     * wake-up's jitter). */
+    uint64_t cpu_now = wfc_mono_ns();
+    int cpu_due = cpu_now - s->last_cpu_ns >= (uint64_t)s->opts.flush_ms * 500000u;
+    if (cpu_due)
+        s->last_cpu_ns = cpu_now;
     struct wf_ring **pp = &wf_rings;
     while (*pp) {
         struct wf_ring *r = *pp;
@@ -785,30 +797,48 @@ static double writer_cycle(struct wf_session *s)
         /* The thread's CPU time: read here while it lives (it cannot finish
          * exiting while wf_reg_mu is held: wf_thread_gone takes it), or as
          * it read it itself on the way out. */
-        if (r->sample_cpu) {
+        if (r->sample_cpu && (exited || cpu_due)) {
             struct wft_cpu c = {0};
-            if (exited)
+            if (exited) {
                 c = r->cpu_last;
-            else
-                cpu_sample(&r->sched_fd, r->tid, r->cpu_clock, r->has_cpu_clock, &c);
+            } else {
+                /* a descriptor kept open for the first SCHED_FDS threads;
+                 * the others open and close theirs each time */
+                int had = r->sched_fd >= 0, *fdp = had || s->sched_fds < SCHED_FDS ? &r->sched_fd : NULL;
+                cpu_sample(fdp, r->tid, r->cpu_clock, r->has_cpu_clock, &c);
+                s->sched_fds += !had && r->sched_fd >= 0;
+            }
             c.thread = r->index;
-            /* Written when it moved, and once more when it stops moving,
-             * so that a reader interpolating between two records knows
-             * where an idle stretch began. */
-            int moved = c.cpu_ns != r->cpu_written || c.wait_ns != r->wait_written;
-            if (c.ticks && (moved || !r->cpu_flat)) {
-                out_rec(s, WFT_CPU, &c, sizeof c);
-                r->cpu_flat = !moved;
-                r->cpu_written = c.cpu_ns;
-                r->wait_written = c.wait_ns;
+            if (c.ticks) {
+                /* Written when it moved, and once more when it stops
+                 * moving; when it moves again after idling, the last
+                 * unchanged reading goes first, so that a reader
+                 * interpolating between records puts the rise after the
+                 * idle stretch, not across it. */
+                int moved = !r->cpu_prev.ticks || c.cpu_ns != r->cpu_prev.cpu_ns ||
+                            c.wait_ns != r->cpu_prev.wait_ns;
+                if (moved) {
+                    if (r->cpu_prev_held)
+                        out_rec(s, WFT_CPU, &r->cpu_prev, sizeof r->cpu_prev);
+                    out_rec(s, WFT_CPU, &c, sizeof c);
+                    r->cpu_flat = r->cpu_prev_held = 0;
+                } else if (!r->cpu_flat) {
+                    out_rec(s, WFT_CPU, &c, sizeof c);
+                    r->cpu_flat = 1;
+                } else {
+                    r->cpu_prev_held = 1;
+                }
+                r->cpu_prev = c;
             }
         }
         if (exited) {
             s->dead_marked += ring_marks(r) + lost;
             s->dead_lost += lost;
             *pp = r->next;
-            if (r->sched_fd >= 0)
+            if (r->sched_fd >= 0) {
                 close(r->sched_fd);
+                s->sched_fds--;
+            }
             free(r->slots);
             free(r);
             continue;
@@ -947,7 +977,12 @@ static int write_header(struct wf_session *s)
     h.pid = (uint32_t)s->pid;
     h.ring_events = (uint32_t)s->opts.ring_events;
     h.flush_ms = s->opts.flush_ms;
+    /* the CPUs this process may run on (its affinity mask: a cpuset or
+     * taskset shows here; a CPU quota does not), else those online */
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t aff;
+    if (sched_getaffinity(0, sizeof aff, &aff) == 0 && CPU_COUNT(&aff) > 0)
+        cpus = CPU_COUNT(&aff);
     h.cpus = cpus > 0 ? (uint32_t)cpus : 0;
     h.flags = (s->opts.block_when_full ? WFT_F_BLOCKING : 0) | (s->opts_cpu ? WFT_F_CPU : 0);
     gethostname(h.host, sizeof h.host - 1);
@@ -1095,6 +1130,7 @@ int wf_close(void)
         if (r->sched_fd >= 0)
             close(r->sched_fd);
         r->sched_fd = -1;
+        s->sched_fds = 0;
         if (r->exited) {
             free(r->slots);
             free(r);
@@ -1169,23 +1205,27 @@ static void wf_atfork_parent(void)
 static void wf_atfork_child(void)
 {
     /* No writer here: stop recording, drop the inherited rings unread and
-     * close the inherited descriptors without writing a byte. */
+     * close the inherited descriptors without writing a byte.  Only this
+     * thread exists here, so every ring on the list is ours to free (also
+     * when the fork came while another thread was in wf_close, which had
+     * not yet taken them off); this thread's own is forgotten by its TLS
+     * too. */
+    int own = 0;
+    for (struct wf_ring *r = wf_rings, *next; r; r = next) {
+        next = r->next;
+        own |= r == wf_tls;
+        if (r->sched_fd >= 0) /* the parent's thread's file */
+            close(r->sched_fd);
+        free(r->slots);
+        free(r);
+    }
+    wf_rings = NULL;
+    if (own) { /* a ring means the key exists: forget it in the key too */
+        wf_tls = NULL;
+        pthread_setspecific(wf_key, NULL);
+    }
     if (atomic_load_explicit(&wf_live, memory_order_relaxed) && wf_sess) {
         atomic_store_explicit(&wf_live, 0, memory_order_relaxed);
-        /* Only this thread exists here, so every ring on the list is ours to
-         * free; this thread's own is forgotten by its TLS too. */
-        for (struct wf_ring *r = wf_rings, *next; r; r = next) {
-            next = r->next;
-            if (r->sched_fd >= 0) /* the parent's thread's file */
-                close(r->sched_fd);
-            free(r->slots);
-            free(r);
-        }
-        wf_rings = NULL;
-        if (wf_tls) { /* a ring means the key exists: forget it in the key too */
-            wf_tls = NULL;
-            pthread_setspecific(wf_key, NULL);
-        }
         close(wf_sess->fd);
         if (wf_sess->text_owned)
             close(wf_sess->text_fd);

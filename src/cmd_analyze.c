@@ -36,7 +36,7 @@ static void analyze_usage(FILE *f)
             "  --csv            one row per unit: timestamps and stage times\n"
             "  --gaps[=N]       list idle gaps, longest first (all, or the first N)\n"
             "  --advise=MODEL   formula (default: min(1, c*g/s), no CPU contention) or sim: a\n"
-            "                   simulation calibrated from the run, CPU contention fitted\n"
+            "                   simulation calibrated from the run, CPU contention measured or fitted\n"
             "  --trace-cores=N  with --advise=sim: the cores of the machine that recorded\n"
             "                   the input (default: what a native trace says, else this machine's)\n"
             "  --chart[=N]      draw the waterfall in the terminal: the devices, then the\n"
@@ -151,9 +151,10 @@ int cmd_analyze(int argc, char **argv)
     int rc = load_inputs(&l, argv + optind, argc - optind, progress, "waterfall analyze");
     if (l.nres > 0 && (rc == WF_EXIT_OK || rc == WF_EXIT_INPUT)) {
         /* The simulator's advice replaces the formula's where it can run:
-         * calibrated from the run itself, contention fitted on the cores
-         * of the machine that recorded it (--trace-cores; default: this
-         * machine's). */
+         * calibrated from the run itself, contention measured (a native
+         * trace's CPU samples) or fitted on the cores of the machine that
+         * recorded it (--trace-cores; default: what a native trace says,
+         * else this machine's). */
         for (size_t i = 0; advise_sim && i < l.nres; i++)
             if (l.res[i].advice.valid &&
                 sim_advise(l.res[i].run, &l.res[i],

@@ -197,7 +197,8 @@ static int take_record(struct wft_trace *t, const unsigned char *p, uint32_t siz
         t->cpu[t->ncpu++] = (struct wft_cpu_pt){.ns = (int64_t)r.ticks, .cpu_ns = r.cpu_ns,
                                                 .wait_ns = r.flags & WFT_CPU_WAIT ? r.wait_ns : 0,
                                                 .thread = r.thread, .flags = r.flags};
-        th->cpu_ns = r.cpu_ns;
+        if (r.cpu_ns > th->cpu_ns) /* the latest; an exit sample may come late in the file */
+            th->cpu_ns = r.cpu_ns;
         return 0;
     }
     case WFT_END:

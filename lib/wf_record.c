@@ -86,8 +86,7 @@ struct wf_ring {
     int sched_fd;           /* its schedstat, open while attached (-1: not yet) */
     int sample_cpu;         /* the session samples CPU time */
     struct wft_cpu cpu_prev; /* the last reading (ticks 0: none yet) */
-    int cpu_flat;           /* it was written again unchanged: the thread idles */
-    int cpu_prev_held;      /* ... and later unchanged readings were not written */
+    unsigned cpu_same;      /* readings in a row unchanged since the last that moved */
     struct wft_cpu cpu_last; /* read by the thread as it exited (ticks 0: none) */
 };
 
@@ -430,7 +429,7 @@ static struct wf_ring *wf_attach(void)
     r->has_cpu_clock = pthread_getcpuclockid(pthread_self(), &r->cpu_clock) == 0;
     memset(&r->cpu_prev, 0, sizeof r->cpu_prev);
     memset(&r->cpu_last, 0, sizeof r->cpu_last);
-    r->cpu_flat = r->cpu_prev_held = 0;
+    r->cpu_same = 0;
     memcpy(r->name, wf_tls_name, sizeof r->name);
     r->name_gen = 1;
     r->name_written = 0;
@@ -744,6 +743,39 @@ static void write_text(struct wf_session *s)
 
 /* One pass: definitions, every ring, lost counts, a clock point.
  * Returns the fullest ring's fill fraction, to adapt the period. */
+/* A CPU record of a thread: read here while it lives (it cannot finish
+ * exiting while wf_reg_mu, held here, is: wf_thread_gone takes it), or as
+ * it read it itself on the way out.  Written when it moved, and once more
+ * when it stops moving; when it moves again after idling, the last
+ * unchanged reading goes first, so that a reader interpolating between
+ * records puts the rise after the idle stretch, not across it. */
+static void cpu_record(struct wf_session *s, struct wf_ring *r, int exited)
+{
+    struct wft_cpu c = {0};
+    if (exited) {
+        c = r->cpu_last;
+    } else {
+        /* a descriptor kept open for the first SCHED_FDS threads; the
+         * others open and close theirs each time */
+        int had = r->sched_fd >= 0, *fdp = had || s->sched_fds < SCHED_FDS ? &r->sched_fd : NULL;
+        cpu_sample(fdp, r->tid, r->cpu_clock, r->has_cpu_clock, &c);
+        s->sched_fds += !had && r->sched_fd >= 0;
+    }
+    if (!c.ticks)
+        return;
+    c.thread = r->index;
+    int moved = !r->cpu_prev.ticks || c.cpu_ns != r->cpu_prev.cpu_ns || c.wait_ns != r->cpu_prev.wait_ns;
+    if (moved) {
+        if (r->cpu_same >= 2) /* the idle stretch's last reading was held back */
+            out_rec(s, WFT_CPU, &r->cpu_prev, sizeof r->cpu_prev);
+        out_rec(s, WFT_CPU, &c, sizeof c);
+        r->cpu_same = 0;
+    } else if (++r->cpu_same == 1) {
+        out_rec(s, WFT_CPU, &c, sizeof c); /* it stopped moving */
+    }
+    r->cpu_prev = c;
+}
+
 static double writer_cycle(struct wf_session *s)
 {
     double fullest = 0;
@@ -794,43 +826,8 @@ static double writer_cycle(struct wf_session *s)
             out_rec(s, WFT_LOST, &l, sizeof l);
             r->lost_written = lost;
         }
-        /* The thread's CPU time: read here while it lives (it cannot finish
-         * exiting while wf_reg_mu is held: wf_thread_gone takes it), or as
-         * it read it itself on the way out. */
-        if (r->sample_cpu && (exited || cpu_due)) {
-            struct wft_cpu c = {0};
-            if (exited) {
-                c = r->cpu_last;
-            } else {
-                /* a descriptor kept open for the first SCHED_FDS threads;
-                 * the others open and close theirs each time */
-                int had = r->sched_fd >= 0, *fdp = had || s->sched_fds < SCHED_FDS ? &r->sched_fd : NULL;
-                cpu_sample(fdp, r->tid, r->cpu_clock, r->has_cpu_clock, &c);
-                s->sched_fds += !had && r->sched_fd >= 0;
-            }
-            c.thread = r->index;
-            if (c.ticks) {
-                /* Written when it moved, and once more when it stops
-                 * moving; when it moves again after idling, the last
-                 * unchanged reading goes first, so that a reader
-                 * interpolating between records puts the rise after the
-                 * idle stretch, not across it. */
-                int moved = !r->cpu_prev.ticks || c.cpu_ns != r->cpu_prev.cpu_ns ||
-                            c.wait_ns != r->cpu_prev.wait_ns;
-                if (moved) {
-                    if (r->cpu_prev_held)
-                        out_rec(s, WFT_CPU, &r->cpu_prev, sizeof r->cpu_prev);
-                    out_rec(s, WFT_CPU, &c, sizeof c);
-                    r->cpu_flat = r->cpu_prev_held = 0;
-                } else if (!r->cpu_flat) {
-                    out_rec(s, WFT_CPU, &c, sizeof c);
-                    r->cpu_flat = 1;
-                } else {
-                    r->cpu_prev_held = 1;
-                }
-                r->cpu_prev = c;
-            }
-        }
+        if (r->sample_cpu && (exited || cpu_due))
+            cpu_record(s, r, exited);
         if (exited) {
             s->dead_marked += ring_marks(r) + lost;
             s->dead_lost += lost;
@@ -1130,7 +1127,6 @@ int wf_close(void)
         if (r->sched_fd >= 0)
             close(r->sched_fd);
         r->sched_fd = -1;
-        s->sched_fds = 0;
         if (r->exited) {
             free(r->slots);
             free(r);

@@ -63,8 +63,7 @@ int cmd_analyze(int argc, char **argv)
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     int json = 0, csv = 0, progress = isatty(2), advise_sim = 0, c;
-    double trace_cores = (double)sysconf(_SC_NPROCESSORS_ONLN);
-    int trace_cores_given = 0;
+    double trace_cores = 0; /* 0: the trace's, else this machine's (sim_calibrate) */
     struct report_opts ro = {.color = isatty(1) && getenv("NO_COLOR") == NULL};
     optind = 0; /* 0: a full reset of getopt (glibc), also when called again */
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -116,7 +115,6 @@ int cmd_analyze(int argc, char **argv)
                 fprintf(stderr, "waterfall analyze: --trace-cores takes a number of cores, not '%s'\n", optarg);
                 return WF_EXIT_USAGE;
             }
-            trace_cores_given = 1;
             break;
         }
         case O_ADVISE:
@@ -156,9 +154,7 @@ int cmd_analyze(int argc, char **argv)
          * recorded it (--trace-cores; default: what a native trace says,
          * else this machine's). */
         for (size_t i = 0; advise_sim && i < l.nres; i++)
-            if (l.res[i].advice.valid &&
-                sim_advise(l.res[i].run, &l.res[i],
-                           !trace_cores_given && l.res[i].run->cpus ? (double)l.res[i].run->cpus : trace_cores))
+            if (l.res[i].advice.valid && sim_advise(l.res[i].run, &l.res[i], trace_cores))
                 fprintf(stderr, "waterfall analyze: %s run %d: the simulation could not run; the advice is the formula's\n",
                         l.res[i].run->source, l.res[i].run->index);
         if (json)

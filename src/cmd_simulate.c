@@ -329,18 +329,17 @@ static void calib_json(FILE *f, const char *from, const struct sim_params *p, co
             fprintf(f, ", \"synth_cpu_share\": %.6f", fit->synth_cpu_share);
         if (fit->host_cpu_share >= 0)
             fprintf(f, ", \"host_cpu_share\": %.6f", fit->host_cpu_share);
-        if (fit->given || fit->measured)
+        if (fit->given || fit->measured || fit->fitted) {
             fprintf(f, ", \"synth_threads\": %.9g, \"host_threads\": %.9g, \"host_share\": %.9g, "
-                       "\"host_weight\": %.9g, \"max_slowdown\": %.6f}",
+                       "\"host_weight\": %.9g, \"max_slowdown\": %.6f",
                     fit->synth_threads, fit->host_threads, fit->host_share, fit->host_weight, fit->max_slowdown);
-        else if (fit->fitted)
-            fprintf(f, ", \"synth_threads\": %.9g, \"host_threads\": %.9g, \"host_share\": %.9g, "
-                       "\"host_weight\": %.9g, "
-                       "\"r2_synth\": %.6f, \"r2_gpu\": %.6f, \"max_slowdown\": %.6f, \"units\": %zu}",
-                    fit->synth_threads, fit->host_threads, fit->host_share, fit->host_weight, fit->r2_synth, fit->r2_gpu,
-                    fit->max_slowdown, fit->units_used);
-        else
+            if (fit->fitted)
+                fprintf(f, ", \"r2_synth\": %.6f, \"r2_gpu\": %.6f, \"units\": %zu", fit->r2_synth, fit->r2_gpu,
+                        fit->units_used);
+            fputc('}', f);
+        } else {
             fprintf(f, ", \"why\": \"%s\"}", fit->why);
+        }
     }
     fputc('}', f);
 }
@@ -384,8 +383,7 @@ int cmd_simulate(int argc, char **argv)
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     const char *from = NULL;
     long run_no = 1, lv;
-    double synth_s = -1, gpu_s = -1, prep_s = 0, disp_s = 0, spread = 0, tcores = (double)sysconf(_SC_NPROCESSORS_ONLN);
-    int tcores_given = 0;
+    double synth_s = -1, gpu_s = -1, prep_s = 0, disp_s = 0, spread = 0, tcores = 0; /* 0: the trace's, else this machine's */
     int nofit = 0, json = 0, color = isatty(1) && !getenv("NO_COLOR"), have_sweep = 0;
     struct sweep sw = {0};
     /* the user's knobs: NAN / -1 when not given */
@@ -406,7 +404,6 @@ int cmd_simulate(int argc, char **argv)
         case O_SPREAD: bad = num("--spread", optarg, 0, 100, &spread); break;
         case O_TCORES:
             bad = num("--trace-cores", optarg, 0.01, 1e6, &tcores);
-            tcores_given = 1;
             break;
         case O_NOFIT: nofit = 1; break;
         case O_C: bad = integer("--synth-concurrency", optarg, 1, 100000, &k_c); break;
@@ -484,8 +481,6 @@ int cmd_simulate(int argc, char **argv)
                                    .host_share = isnan(k_hsh) ? 0 : k_hsh,
                                    .host_weight = isnan(k_hw) ? 1 : k_hw};
         int have_given = !isnan(k_sth) || !isnan(k_hth) || !isnan(k_hsh) || !isnan(k_hw);
-        if (!tcores_given && res->run->cpus) /* the trace says how many the machine had */
-            tcores = res->run->cpus;
         const char *err = sim_calibrate(res->run, res, tcores, !nofit, have_given ? &given : NULL, &p, &fit);
         clock_gettime(CLOCK_MONOTONIC, &c1);
         if (getenv("WATERFALL_TIMING"))

@@ -394,30 +394,6 @@ void wft_free(struct wft_trace *t)
     memset(t, 0, sizeof *t);
 }
 
-/* A thread's CPU time (want: plus its run-queue wait) at ns, interpolated
- * between its samples cpu[a..b); -1 outside them.  *wait_known is cleared
- * when a sample used has no wait. */
-static double cpu_at(const struct wft_cpu_pt *cpu, size_t a, size_t b, int64_t ns, int want, int *wait_known)
-{
-    if (a >= b || ns < cpu[a].ns || ns > cpu[b - 1].ns)
-        return -1;
-    size_t lo = a, hi = b - 1; /* cpu[lo].ns <= ns <= cpu[hi].ns */
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (cpu[mid].ns <= ns)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    if (!(cpu[lo].flags & cpu[hi].flags & WFT_CPU_WAIT))
-        *wait_known = 0;
-    double c0 = (double)cpu[lo].cpu_ns + (want ? (double)cpu[lo].wait_ns : 0);
-    double c1 = (double)cpu[hi].cpu_ns + (want ? (double)cpu[hi].wait_ns : 0);
-    if (cpu[hi].ns == cpu[lo].ns || c1 < c0)
-        return c0;
-    return c0 + (c1 - c0) * (double)(ns - cpu[lo].ns) / (double)(cpu[hi].ns - cpu[lo].ns);
-}
-
 /* The first of cpu[a..b) at or after ns (b: none). */
 static size_t cpu_after(const struct wft_cpu_pt *cpu, size_t a, size_t b, int64_t ns)
 {
@@ -429,6 +405,25 @@ static size_t cpu_after(const struct wft_cpu_pt *cpu, size_t a, size_t b, int64_
             b = mid;
     }
     return a;
+}
+
+/* A thread's CPU time, and what it wanted (CPU time plus run-queue wait),
+ * at ns, interpolated between its samples cpu[a..b); -1 outside them.
+ * *wait_known is cleared when a sample used has no wait. */
+static int cpu_at(const struct wft_cpu_pt *cpu, size_t a, size_t b, int64_t ns, double *used, double *want,
+                  int *wait_known)
+{
+    if (a >= b || ns < cpu[a].ns || ns > cpu[b - 1].ns)
+        return -1;
+    size_t hi = cpu_after(cpu, a, b, ns), lo = cpu[hi].ns == ns ? hi : hi - 1;
+    if (!(cpu[lo].flags & cpu[hi].flags & WFT_CPU_WAIT))
+        *wait_known = 0;
+    double u0 = (double)cpu[lo].cpu_ns, u1 = (double)cpu[hi].cpu_ns;
+    double w0 = u0 + (double)cpu[lo].wait_ns, w1 = u1 + (double)cpu[hi].wait_ns;
+    double f = cpu[hi].ns > cpu[lo].ns ? (double)(ns - cpu[lo].ns) / (double)(cpu[hi].ns - cpu[lo].ns) : 0;
+    *used = u1 < u0 ? u0 : u0 + (u1 - u0) * f;
+    *want = w1 < w0 ? w0 : w0 + (w1 - w0) * f;
+    return 0;
 }
 
 struct acc {
@@ -492,9 +487,9 @@ void wft_cpu_use(const struct wft_trace *t, struct wft_cpu_use *u)
          * straddles its start or end smears what the thread did outside it
          * (waiting for the device, say) into it. */
         int wk = 1;
-        double c0 = cpu_at(t->cpu, a, b, o->ns, 0, &wk), c1 = cpu_at(t->cpu, a, b, e->ns, 0, &wk);
-        double w0 = cpu_at(t->cpu, a, b, o->ns, 1, &wk), w1 = cpu_at(t->cpu, a, b, e->ns, 1, &wk);
-        if (c0 >= 0 && c1 >= c0 && w1 >= w0) {
+        double c0, c1, w0, w1;
+        if (cpu_at(t->cpu, a, b, o->ns, &c0, &w0, &wk) == 0 && cpu_at(t->cpu, a, b, e->ns, &c1, &w1, &wk) == 0 &&
+            c1 >= c0 && w1 >= w0) {
             acc_add(&whole[st], (c1 - c0) * 1e-9, (w1 - w0) * 1e-9, (double)(e->ns - o->ns) * 1e-9);
             u->wait_known &= wk;
         }

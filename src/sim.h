@@ -130,7 +130,8 @@ struct sim_fit {
 };
 
 /* Fill p's distributions (and f) from a run; trace_cores: the cores of the
- * machine that recorded it.  given: NULL, or the contention model to use
+ * machine that recorded it (<= 0: the trace's own count, else this
+ * machine's).  given: NULL, or the contention model to use
  * instead of a fit (its synth_threads, host_threads, host_share,
  * host_weight): the trace's times are divided by the slowdown it sees in
  * the trace.  Returns NULL, or a message (no complete unit). */

@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define FIT_UNITS 5000 /* the fit looks at the first this many complete units */
 
@@ -144,6 +145,18 @@ static void integrate(struct segs *s, double cores, double ts, double th, double
     }
 }
 
+/* The largest slowdown of any kind the last integrate() saw in the trace
+ * (each segment's count triple is one of the distinct ones). */
+static double max_slowdown(const struct segs *s)
+{
+    double mx = 1;
+    for (size_t q = 0; q < s->ncombo; q++)
+        for (int j = 0; j < 3; j++)
+            if (s->f[q][j] > mx)
+                mx = s->f[q][j];
+    return mx;
+}
+
 static double mean_over(const double *cum, const double *t, uint32_t a, uint32_t b)
 {
     return t[b] > t[a] ? (cum[b] - cum[a]) / (t[b] - t[a]) : 1;
@@ -222,17 +235,8 @@ static void fit(struct cu *c, size_t n, double cores, struct sim_fit *f, struct 
     f->host_share = bh;
     f->host_weight = bhw;
     /* how much slowdown the fit sees in the trace */
-    struct sim_params p = {.cores = cores, .synth_threads = bts, .host_threads = bth, .host_share = bh,
-                           .host_weight = bhw};
-    double mx = 1;
-    for (size_t k = 0; k + 1 < s->n; k++) {
-        int cnt[3] = {s->ns[k], s->np[k], s->ng[k]};
-        double fk[3];
-        sim_slowdowns(&p, cnt, fk);
-        for (int j = 0; j < 3; j++)
-            if (fk[j] > mx)
-                mx = fk[j];
-    }
+    integrate(s, cores, bts, bth, bh, bhw);
+    double mx = max_slowdown(s);
     f->max_slowdown = mx;
     /* Fitting k parameters to n noisy units "explains" about k / n of each
      * stage's variance by chance alone (the best of a grid, a little
@@ -455,6 +459,10 @@ const char *sim_calibrate(const struct run *r, const struct run_result *res, dou
                           struct sim_fit *f)
 {
     memset(f, 0, sizeof *f);
+    if (trace_cores <= 0) /* the trace's, else this machine's */
+        trace_cores = r->cpus ? (double)r->cpus : (double)sysconf(_SC_NPROCESSORS_ONLN);
+    if (!(trace_cores > 0))
+        trace_cores = 1;
     size_t n = 0;
     for (size_t i = 0; i < r->nunits; i++)
         n += complete(&r->units[i]);
@@ -534,10 +542,10 @@ const char *sim_calibrate(const struct run *r, const struct run_result *res, dou
                        ? (cu->wait_known ? cu->synth_want_s : cu->synth_cpu_s) / cu->synth_wall_s
                        : -1;
     double m_gpu = cu->gpu_wall_s > 0 ? (cu->wait_known ? cu->gpu_want_s : cu->gpu_cpu_s) / cu->gpu_wall_s : -1;
-    int measure = !given && fit_contention && trace_cores > 0 && cu->sampled && m_syn >= 0.5 && m_gpu >= 0;
+    int measure = !given && fit_contention && cu->sampled && m_syn >= 0.5 && m_gpu >= 0;
     f->synth_cpu_share = m_syn;
     f->host_cpu_share = m_gpu;
-    if ((given || measure) && trace_cores > 0) {
+    if (given || measure) {
         /* The model is the user's, or measured: no fit; the trace's times
          * are divided by the slowdown that model sees in the trace, so that
          * the simulation slows them again only where it runs differently. */
@@ -547,25 +555,20 @@ const char *sim_calibrate(const struct run *r, const struct run_result *res, dou
             mp = *given;
         f->given = given != NULL;
         f->measured = measure;
-        f->why = given ? "given" : "measured";
         f->synth_threads = mp.synth_threads;
         f->host_threads = mp.host_threads;
         f->host_share = mp.host_share;
         f->host_weight = mp.host_weight;
-        f->max_slowdown = 1;
         f->units_used = n;
         if (build_segs(c, n, &sg) == 0) {
             integrate(&sg, trace_cores, f->synth_threads, f->host_threads, f->host_share, f->host_weight);
-            for (size_t q = 0; q < sg.ncombo; q++)
-                for (int j = 0; j < 3; j++)
-                    if (sg.f[q][j] > f->max_slowdown)
-                        f->max_slowdown = sg.f[q][j];
+            f->max_slowdown = max_slowdown(&sg);
             deflate = 1;
         } else {
             f->given = f->measured = 0;
             f->why = "out of memory";
         }
-    } else if (fit_contention && trace_cores > 0) {
+    } else if (fit_contention) {
         struct cu *sub = c;
         if (n > nf) { /* the units of the first FIT_UNITS in SYNTH_START order */
             sub = malloc(n * sizeof *sub);

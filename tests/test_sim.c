@@ -227,6 +227,24 @@ static void contention(void)
     CHECK(spj[4] > spj[2]);
 }
 
+/* A calibrated model p against the truth it came from, both at
+ * concurrency c (channel c): within 5 points of utilization and 10% of s
+ * per job. */
+static void predicts(const char *label, struct sim_params *truth, struct sim_params *p, int c)
+{
+    struct sim_out t, q;
+    truth->synth_concurrency = truth->channel = c;
+    p->synth_concurrency = p->channel = c;
+    p->seed = 7;
+    CHECK(sim_run(truth, &t) == 0 && sim_run(p, &q) == 0);
+    printf("%s c=%d truth %.1f%% %.3f s/job, predicted %.1f%% %.3f s/job\n", label, c, 100 * t.res.utilization,
+           t.res.s_per_job * 1e-9, 100 * q.res.utilization, q.res.s_per_job * 1e-9);
+    CHECK(near(q.res.utilization, t.res.utilization, 0.05));
+    CHECK(fabs(q.res.s_per_job / t.res.s_per_job - 1) < 0.10);
+    sim_out_free(&t);
+    sim_out_free(&q);
+}
+
 /* The fit, on a run whose contention is known: simulate with it, calibrate
  * from the result, and predict other concurrencies against the truth. */
 static void fit_known(void)
@@ -254,19 +272,8 @@ static void fit_known(void)
     CHECK(p.synth_concurrency == 3 && p.gpu_workers == 2 && p.devices == 1);
     CHECK(near(sim_dist_mean(&p.synth), 1.0, 0.1));
     CHECK(near(sim_dist_mean(&p.gpu), 0.45, 0.05));
-    for (int c = 1; c <= 5; c += 2) {
-        struct sim_out t, q;
-        truth.synth_concurrency = truth.channel = c;
-        p.synth_concurrency = p.channel = c;
-        p.seed = 7;
-        CHECK(sim_run(&truth, &t) == 0 && sim_run(&p, &q) == 0);
-        printf("c=%d truth %.1f%% %.3f s/job, predicted %.1f%% %.3f s/job\n", c, 100 * t.res.utilization,
-               t.res.s_per_job * 1e-9, 100 * q.res.utilization, q.res.s_per_job * 1e-9);
-        CHECK(near(q.res.utilization, t.res.utilization, 0.05));
-        CHECK(fabs(q.res.s_per_job / t.res.s_per_job - 1) < 0.10);
-        sim_out_free(&t);
-        sim_out_free(&q);
-    }
+    for (int c = 1; c <= 5; c += 2)
+        predicts("fitted,", &truth, &p, c);
     sim_params_free(&p);
     sim_out_free(&o);
 
@@ -316,19 +323,8 @@ static void given_known(void)
     /* the times at full speed, not as slowed in the trace */
     CHECK(near(sim_dist_mean(&p.synth), 1.0, 0.08));
     CHECK(near(sim_dist_mean(&p.gpu), 0.9, 0.07));
-    for (int c = 2; c <= 3; c++) {
-        struct sim_out t, q;
-        truth.synth_concurrency = truth.channel = c;
-        p.synth_concurrency = p.channel = c;
-        p.seed = 7;
-        CHECK(sim_run(&truth, &t) == 0 && sim_run(&p, &q) == 0);
-        printf("given, c=%d truth %.1f%% %.3f s/job, predicted %.1f%% %.3f s/job\n", c, 100 * t.res.utilization,
-               t.res.s_per_job * 1e-9, 100 * q.res.utilization, q.res.s_per_job * 1e-9);
-        CHECK(near(q.res.utilization, t.res.utilization, 0.05));
-        CHECK(fabs(q.res.s_per_job / t.res.s_per_job - 1) < 0.10);
-        sim_out_free(&t);
-        sim_out_free(&q);
-    }
+    for (int c = 2; c <= 3; c++)
+        predicts("given,", &truth, &p, c);
     sim_params_free(&p);
     sim_out_free(&o);
 }
@@ -360,16 +356,7 @@ static void measured_known(void)
     sim_trace_defaults(&p, &fit);
     CHECK(p.cores == 1.5 && p.synth_threads == 1 && p.host_threads == 1 && near(p.host_share, 176.0 / 180, 1e-9));
     CHECK(near(sim_dist_mean(&p.synth), 1.0, 0.08));
-    truth.synth_concurrency = truth.channel = 3;
-    p.synth_concurrency = p.channel = 3;
-    struct sim_out t, q;
-    CHECK(sim_run(&truth, &t) == 0 && sim_run(&p, &q) == 0);
-    printf("measured, c=3 truth %.1f%% %.3f s/job, predicted %.1f%% %.3f s/job\n", 100 * t.res.utilization,
-           t.res.s_per_job * 1e-9, 100 * q.res.utilization, q.res.s_per_job * 1e-9);
-    CHECK(near(q.res.utilization, t.res.utilization, 0.05));
-    CHECK(fabs(q.res.s_per_job / t.res.s_per_job - 1) < 0.10);
-    sim_out_free(&t);
-    sim_out_free(&q);
+    predicts("measured,", &truth, &p, 3);
     sim_params_free(&p);
     /* --no-fit leaves it out; a synthesis thread that mostly sleeps (its
      * work in a pool the trace does not see) is not measured: the fit */

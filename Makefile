@@ -2,6 +2,8 @@
 #   make            build everything (build/waterfall, build/libwaterfall.{a,so})
 #   make test       build and run the test suite through ctest
 #   make bench      run the benchmarks (results side by side, one run)
+#   make validate   the simulator's predictions against measured runs (timing:
+#                   run it on a quiet machine; it never fails `make test`)
 #   make demo       the README's main job
 #   make install PREFIX=/usr/local
 BUILD ?= build
@@ -9,7 +11,7 @@ PREFIX ?= /usr/local
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all configure test bench demo install clean asan tsan format fuzz fuzz-run
+.PHONY: all configure test bench validate demo install clean asan tsan format fuzz fuzz-run
 
 all: configure
 	@cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory -s
@@ -26,6 +28,12 @@ bench: all
 	@sh bench/bench_engine.sh $(BUILD)
 	@sh bench/bench_sim.sh $(BUILD)
 	@sh bench/bench_render.sh $(BUILD)
+
+# Measurements against thresholds (predictions against measured runs):
+# their verdict depends on how busy the machine is, so they are apart from
+# `make test`.  VALIDATE_FLAGS=--markdown prints the table of docs/simulate.md.
+validate: all
+	@sh tests/sim_validate.sh $(BUILD)/waterfall $(VALIDATE_FLAGS)
 
 # The main job: build quietly (the log is shown if the build fails), then
 # tell the story.

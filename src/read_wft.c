@@ -493,11 +493,20 @@ void wft_cpu_use(const struct wft_trace *t, struct wft_cpu_use *u)
             acc_add(&whole[st], (c1 - c0) * 1e-9, (w1 - w0) * 1e-9, (double)(e->ns - o->ns) * 1e-9);
             u->wait_known &= wk;
         }
-        /* Between the first and the last sample inside it: exact, when
-         * the interval spans a sample period or more. */
-        size_t si = cpu_after(t->cpu, a, b, o->ns), sj = cpu_after(t->cpu, a, b, e->ns + 1);
-        if (sj > si + 1 && t->cpu[sj - 1].ns > t->cpu[si].ns && t->cpu[sj - 1].cpu_ns >= t->cpu[si].cpu_ns) {
-            const struct wft_cpu_pt *p0 = &t->cpu[si], *p1 = &t->cpu[sj - 1];
+        /* Exact, from the first sample at or after its start to the first
+         * at or after its end, when that spans a sample period or more.
+         * The span reaches past the end because schedstat adds a wait to
+         * the thread's total only when the wait ends, as the thread gets a
+         * CPU: a thread marks its end on a CPU, so a wait still open at the
+         * last sample inside the interval ended inside it, and only the
+         * next sample holds it.  Stopping at that last sample lost such
+         * waits, most often under load (a spinning thread then read 0.7 of
+         * a core wanted where it wanted 1.0); the span's end, past the
+         * interval by less than a sample period, costs little. */
+        size_t si = cpu_after(t->cpu, a, b, o->ns), sj = cpu_after(t->cpu, a, b, e->ns);
+        if (sj < b && si < sj && t->cpu[si].ns <= e->ns && t->cpu[sj].ns > t->cpu[si].ns &&
+            t->cpu[sj].cpu_ns >= t->cpu[si].cpu_ns) {
+            const struct wft_cpu_pt *p0 = &t->cpu[si], *p1 = &t->cpu[sj];
             double w = (double)(p1->cpu_ns + p1->wait_ns) - (double)(p0->cpu_ns + p0->wait_ns);
             acc_add(&inner[st], (double)(p1->cpu_ns - p0->cpu_ns) * 1e-9, w * 1e-9, (double)(p1->ns - p0->ns) * 1e-9);
             if (!(p0->flags & p1->flags & WFT_CPU_WAIT))

@@ -30,12 +30,13 @@
 # Synthesis threads are not pinned (--no-pin): the model shares the cores,
 # it does not place threads.  Exits 1 when a held prediction misses.  The
 # runs are short (1 to 5 s each), so a machine busy with other work moves
-# the measurement: ctest runs this test alone (RUN_SERIAL).
+# the measurement: it is `make validate`, apart from `make test`; run it
+# on a quiet machine.
 W="$1"
 MD="$2"
 if ! command -v python3 >/dev/null 2>&1; then
     echo "sim_validate: skipped: python3 is not installed"
-    exit 77 # ctest's SKIP_RETURN_CODE
+    exit 77 # skipped
 fi
 T=$(mktemp -d) || exit 1
 trap 'rm -rf "$T"' EXIT INT TERM

@@ -109,10 +109,14 @@ int main(void)
     CHECK(u.sampled);
     /* Intervals at the start, before a thread's first sample, do not count:
      * most do.  What a thread wanted is what it used plus its run-queue
-     * wait, so a loaded machine (a sanitizer, other tests) does not move
-     * it; with interpolation between samples 5 ms apart over 40 ms
-     * intervals, a spinning thread wants 0.75 to 1.25 of a core and a
-     * sleeping one under 0.25. */
+     * wait, so a loaded machine (a sanitizer, other tests, CPU-bound
+     * processes beside the suite: tests/under_load.sh) does not move it: a
+     * spinning thread wants a whole core whether or not it gets one.
+     * Samples 5 ms apart over 40 ms intervals, each span reaching up to a
+     * period past the end: a spinning thread wants 0.75 to 1.25 of a core,
+     * a sleeping one under 0.25.  (The span once stopped at the last sample
+     * inside the interval and lost the wait still open there: 0.59 to 0.75
+     * with eight CPU-bound processes beside the test.) */
     CHECK(u.synth_units >= UNITS / 2 && u.gpu_units >= UNITS / 2);
     double syn = (u.wait_known ? u.synth_want_s : u.synth_cpu_s) / u.synth_wall_s;
     double gpu = (u.wait_known ? u.gpu_want_s : u.gpu_cpu_s) / u.gpu_wall_s;

@@ -27,7 +27,7 @@
 
 const char *const stage_names[ST_N] = {"synthesis", "handoff", "queue", "prep", "gpu"};
 const char *const cause_names[CAUSE_N] = {"prep", "queue", "synthesis", "no_work"};
-const char *const bottleneck_names[] = {NULL, "gpu", "synthesis", "dispatch", "input"};
+const char *const bottleneck_names[] = {NULL, "gpu", "synthesis", "dispatch", "input", "cpu"};
 
 #define OPEN INT64_MAX
 
@@ -59,6 +59,11 @@ static int state_span(const struct unit *u, int64_t from_t, int after, struct sp
     s->start = from_t;
     s->end = next_present(u, after);
     return s->end > s->start;
+}
+
+int synth_span(const struct unit *u, struct span *s)
+{
+    return has(u, EV_SYNTH_START) && state_span(u, u->t[EV_SYNTH_START], EV_SYNTH_END, s);
 }
 
 static int consistent(const struct unit *u)
@@ -506,6 +511,13 @@ static void decide(struct run_result *res)
                               : big == CAUSE_NO_WORK ? BN_INPUT
                                                      : BN_DISPATCH;
         }
+        /* cpu: the cores limit throughput.  Before synthesis, which more
+         * syntheses cannot help when either stage waits for a core; and
+         * before gpu when the GPU phase itself waits for one (its busy time
+         * then holds that waiting, and more GPU would not help). */
+        const struct cpu_result *c = &res->cpu;
+        if ((res->bottleneck == BN_SYNTHESIS && c->contention) || (res->bottleneck == BN_GPU && c->gpu_contended))
+            res->bottleneck = BN_CPU;
     }
     /* Advice: c syntheses at once make c/s units per unit time; the devices
      * take sum(1/g).  No CPU contention in this formula. */
@@ -526,6 +538,8 @@ static void decide(struct run_result *res)
         a->predicted_now = fmin(1.0, a->current / need);
         a->predicted_needed = fmin(1.0, a->needed / need);
     }
+    if (res->bottleneck == BN_CPU)
+        advise_cpu(res, res->run ? res->run->cpus : 0);
 }
 
 /* The stage statistics and the throughput need only the units and the
@@ -696,19 +710,25 @@ int analyze_run(const struct run *r, struct run_result *res)
     side.dunits = dunits;
     if (build_union(sh.queue, &sh.nqueue))
         goto out;
-    /* the synthesis spans' ends, unmerged, for the concurrency; then the
-     * spans are merged where they are */
-    st = scratch_alloc((sh.nsynth ? sh.nsynth : 1) * sizeof *st);
-    en = scratch_alloc((sh.nsynth ? sh.nsynth : 1) * sizeof *en);
+    /* The concurrency counts what the semaphore bounds: SYNTH_START to
+     * SYNTH_END, not the handoff to CHAN_SEND (a next synthesis may start
+     * before the previous unit is sent, and that is not two at once).  The
+     * idle cause `synthesis` keeps its own spans, to the ready time. */
+    st = scratch_alloc(n * sizeof *st);
+    en = scratch_alloc(n * sizeof *en);
     if (!st || !en)
         goto out;
-    for (size_t i = 0; i < sh.nsynth; i++) {
-        st[i] = sh.synth[i].start;
-        en[i] = sh.synth[i].end;
+    size_t nconc = 0;
+    for (size_t i = 0; i < r->nunits; i++) {
+        struct span s;
+        if (consistent(&r->units[i]) && synth_span(&r->units[i], &s)) {
+            st[nconc] = s.start;
+            en[nconc++] = s.end;
+        }
     }
     side.st = st;
     side.en = en;
-    side.nsynth = sh.nsynth;
+    side.nsynth = nconc;
     size_t nsu = sh.nsynth;
     if (build_union(sh.synth, &nsu))
         goto out;
@@ -739,7 +759,9 @@ int analyze_run(const struct run *r, struct run_result *res)
     }
     if (side.rc)
         goto out;
-    synth_mean(st, en, sh.nsynth, w0, w1 > w0 ? w1 : w0, res);
+    synth_mean(st, en, nconc, w0, w1 > w0 ? w1 : w0, res);
+    if (analyze_cpu(r, res))
+        goto out;
     decide(res);
     rc = 0;
 out:
@@ -769,5 +791,7 @@ void run_result_free(struct run_result *res)
         free(res->dev[i].segs);
     }
     free(res->dev);
+    free(res->cpu.synth_by);
+    free(res->cpu.gpu_by);
     memset(res, 0, sizeof *res);
 }

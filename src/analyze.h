@@ -18,7 +18,7 @@
 
 enum { ST_SYNTHESIS, ST_HANDOFF, ST_QUEUE, ST_PREP, ST_GPU, ST_N };
 enum { CAUSE_PREP, CAUSE_QUEUE, CAUSE_SYNTHESIS, CAUSE_NO_WORK, CAUSE_N };
-enum { BN_NONE, BN_GPU, BN_SYNTHESIS, BN_DISPATCH, BN_INPUT };
+enum { BN_NONE, BN_GPU, BN_SYNTHESIS, BN_DISPATCH, BN_INPUT, BN_CPU };
 
 extern const char *const stage_names[ST_N];
 extern const char *const cause_names[CAUSE_N];
@@ -55,6 +55,39 @@ struct device_result {
     double gpu_per_unit; /* g: busy / units, ns */
 };
 
+/* Stage time by concurrency: the units whose span saw k syntheses at once
+ * (the mean count over the span, rounded; for a synthesis itself included,
+ * for a GPU phase the syntheses beside it plus one). */
+struct conc_row {
+    int k;
+    uint64_t units;
+    double mean; /* ns */
+};
+
+/* The CPU section (analyze_cpu.c): what the cores gave each role, and
+ * whether contention limits throughput (the `cpu` bottleneck). */
+enum { CPU_SRC_TIMING, CPU_SRC_SAMPLES };
+struct cpu_role {
+    int known;         /* sampled, and the role ran */
+    double used;       /* share of a core used while in the role */
+    double wanted;     /* used + run-queue wait; NAN when the wait is unknown */
+    double starvation; /* 1 - used / wanted; NAN when wanted is unknown or under CPU_MIN_WANTED */
+};
+#define CPU_MIN_WANTED 0.1 /* a role wanting less than a tenth of a core is not judged */
+#define CPU_STARVED 0.2    /* starvation from which a role waits for a core */
+#define CPU_SLOWER 1.25    /* timing: a stage this much slower beside others than alone ... */
+#define CPU_MIN_UNITS 3    /* ... over at least this many units on each side */
+struct cpu_result {
+    int source;                      /* CPU_SRC_* */
+    struct cpu_role synth, gpu;      /* from samples: synthesis threads, GPU workers */
+    struct conc_row *synth_by, *gpu_by; /* by k, ascending (owned) */
+    size_t nsynth_by, ngpu_by;
+    double synth_slower, gpu_slower; /* timing: mean at k >= 2 over mean at k = 1; NAN: too few units */
+    int synth_contended, gpu_contended; /* by the rule of the source */
+    int contention;                  /* either */
+    double gpu_at_once;              /* mean GPU phases at once over the window (for reserving cores) */
+};
+
 struct advice {
     int valid;               /* needs synthesis times and a device with units */
     double synth_mean;       /* s, ns */
@@ -65,6 +98,15 @@ struct advice {
     double predicted_needed; /* min(1, needed / (s * rate)) */
     const char *model;       /* "formula", or "simulation" */
     int contention;          /* simulation: CPU contention 0 left out, 1 fitted, 2 measured */
+    /* with the cpu bottleneck (never more syntheses): what would fit the
+     * cores, and the simulation at the current concurrency and one lower */
+    double cores;            /* the cores of the machine that ran it; 0: unknown */
+    double synth_cpu_unit;   /* core-ns a synthesis wanted per unit */
+    double host_cpu_unit;    /* core-ns the GPU workers wanted per unit */
+    double synth_cpu_target; /* core-ns per synthesis that would fit at the GPU's rate; <= 0: none */
+    int reserve_cores;       /* cores to reserve for the GPU workers */
+    int sim_done;            /* the two simulated points below are set */
+    double sim_util[2], sim_spj[2]; /* [0]: at current, [1]: at current - 1 (ns) */
 };
 
 struct run_result {
@@ -80,11 +122,24 @@ struct run_result {
     double s_per_job, steady_s_per_job; /* ns; negative: undefined */
     int synth_max;
     double synth_mean_active; /* mean syntheses in flight over the window */
+    struct cpu_result cpu;
     struct advice advice;
 };
 
 /* Analyse one run; 0, or -1 when out of memory. */
 int analyze_run(const struct run *r, struct run_result *out);
 void run_result_free(struct run_result *res);
+
+/* A unit's synthesis as the semaphore bounds it: [SYNTH_START, SYNTH_END),
+ * or to its next event present when SYNTH_END is missing (open: the log's
+ * end); 0 when it has no SYNTH_START or the span is empty. */
+int synth_span(const struct unit *u, struct span *s);
+
+/* The CPU section of an analysed run (analyze_cpu.c): samples from a
+ * native trace, stage time by concurrency from the timing; sets
+ * res->cpu.  0, or -1 when out of memory. */
+int analyze_cpu(const struct run *r, struct run_result *res);
+/* The cpu bottleneck's advice figures (cores: 0 unknown). */
+void advise_cpu(struct run_result *res, double cores);
 
 #endif /* ANALYZE_H */

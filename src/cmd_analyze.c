@@ -35,7 +35,9 @@ static void analyze_usage(FILE *f)
             "  --json           the stable JSON schema (docs/json.md) on stdout\n"
             "  --csv            one row per unit: timestamps and stage times\n"
             "  --gaps[=N]       list idle gaps, longest first (all, or the first N)\n"
-            "  --advise=MODEL   formula (default: min(1, c*g/s), no CPU contention) or sim: a\n"
+            "  --advise=MODEL   auto (default): sim where a CPU contention model is measured (a\n"
+            "                   native trace's CPU samples) or fitted (the timing shows contention),\n"
+            "                   else formula; formula: min(1, c*g/s), no CPU contention; sim: a\n"
             "                   simulation calibrated from the run, CPU contention measured or fitted\n"
             "  --trace-cores=N  with --advise=sim: the cores of the machine that recorded\n"
             "                   the input (default: what a native trace says, else this machine's)\n"
@@ -62,7 +64,7 @@ int cmd_analyze(int argc, char **argv)
                                              {"no-progress", no_argument, 0, O_NOPROG},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
-    int json = 0, csv = 0, progress = isatty(2), advise_sim = 0, c;
+    int json = 0, csv = 0, progress = isatty(2), advise_sim = -1 /* auto */, c;
     double trace_cores = 0; /* 0: the trace's, else this machine's (sim_calibrate) */
     struct report_opts ro = {.color = isatty(1) && getenv("NO_COLOR") == NULL};
     optind = 0; /* 0: a full reset of getopt (glibc), also when called again */
@@ -120,10 +122,12 @@ int cmd_analyze(int argc, char **argv)
         case O_ADVISE:
             if (!strcmp(optarg, "sim") || !strcmp(optarg, "simulation"))
                 advise_sim = 1;
+            else if (!strcmp(optarg, "auto"))
+                advise_sim = -1;
             else if (!strcmp(optarg, "formula"))
                 advise_sim = 0;
             else {
-                fprintf(stderr, "waterfall analyze: --advise takes formula or sim, not '%s'\n", optarg);
+                fprintf(stderr, "waterfall analyze: --advise takes auto, formula or sim, not '%s'\n", optarg);
                 return WF_EXIT_USAGE;
             }
             break;
@@ -153,10 +157,15 @@ int cmd_analyze(int argc, char **argv)
          * trace's CPU samples) or fitted on the cores of the machine that
          * recorded it (--trace-cores; default: what a native trace says,
          * else this machine's). */
-        for (size_t i = 0; advise_sim && i < l.nres; i++)
-            if (l.res[i].advice.valid && sim_advise(l.res[i].run, &l.res[i], trace_cores))
+        for (size_t i = 0; advise_sim && i < l.nres; i++) {
+            struct run_result *res = &l.res[i];
+            /* auto: where the CPU samples give a model, or the timing shows
+             * contention that a fit may identify */
+            int want = advise_sim > 0 || res->run->cpu.sampled || res->cpu.contention;
+            if (res->advice.valid && want && sim_advise(res->run, res, trace_cores, advise_sim < 0) < 0)
                 fprintf(stderr, "waterfall analyze: %s run %d: the simulation could not run; the advice is the formula's\n",
-                        l.res[i].run->source, l.res[i].run->index);
+                        res->run->source, res->run->index);
+        }
         if (json)
             report_json(stdout, &l.model, l.res, l.nres, &ro);
         else if (csv)

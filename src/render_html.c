@@ -292,7 +292,7 @@ static struct tenc time_encoding(const struct run_result *res, const struct row 
 static void summary(FILE *f, const struct run_result *res)
 {
     const struct run *r = res->run;
-    char b1[32], b2[32], b3[32], line[512];
+    char b1[32], b2[32], b3[32], line[640];
 
     fprintf(f, "{\"units\":%llu,\"jobs\":%llu,\"jobs_completed\":%llu", (unsigned long long)res->units,
             (unsigned long long)res->jobs, (unsigned long long)res->jobs_completed);
@@ -380,6 +380,21 @@ static void summary(FILE *f, const struct run_result *res)
              res->synth_mean_active);
     fputs(",\"throughput\":", f);
     jstr0(f, line);
+    {
+        char c2[512], c3[512];
+        report_cpu_lines(&res->cpu, line, sizeof line, c2, sizeof c2, c3, sizeof c3);
+        fputs(",\"cpu\":[", f);
+        jstr0(f, line);
+        if (c2[0]) {
+            fputc(',', f);
+            jstr0(f, c2);
+        }
+        if (c3[0]) {
+            fputc(',', f);
+            jstr0(f, c3);
+        }
+        fputs("]", f);
+    }
 
     fputs(",\"stages\":[", f);
     for (int k = 0; k < ST_N; k++) {

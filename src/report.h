@@ -42,6 +42,11 @@ const char *bottleneck_sentence(char *buf, size_t n, const struct run_result *re
 
 /* "38.0 s", "512 ms", "12.3 us": a duration for people. */
 const char *fmt_dur(char *buf, size_t n, double ns);
+/* The CPU section as the text report prints it: the samples' shares (or
+ * that there are none) and the verdict; stage time by concurrency for
+ * synthesis and the GPU phase ("" when none).  Returns where the verdict
+ * starts in l1 when it is contention, else -1. */
+int report_cpu_lines(const struct cpu_result *c, char *l1, size_t n1, char *l2, size_t n2, char *l3, size_t n3);
 
 /* A JSON string (quotes included) of n bytes of untrusted text. */
 void json_str(FILE *f, const char *s, size_t n);

@@ -158,6 +158,53 @@ static void issues_json(FILE *f, const struct run *r)
     fputc(']', f);
 }
 
+static void role_json(FILE *f, const struct cpu_role *ro)
+{
+    if (!ro->known) {
+        fputs("null", f);
+        return;
+    }
+    fputs("{\"used\": ", f);
+    num(f, ro->used);
+    fputs(", \"wanted\": ", f);
+    num(f, ro->wanted);
+    fputs(", \"starvation\": ", f);
+    num(f, ro->starvation);
+    fputc('}', f);
+}
+
+static void conc_json(FILE *f, const struct conc_row *rows, size_t n)
+{
+    fputc('[', f);
+    for (size_t i = 0; i < n; i++) {
+        fprintf(f, "%s{\"concurrency\": %d, \"units\": %llu, \"mean_s\": ", i ? ", " : "", rows[i].k,
+                (unsigned long long)rows[i].units);
+        secs(f, rows[i].mean);
+        fputc('}', f);
+    }
+    fputc(']', f);
+}
+
+/* runs[].cpu (docs/json.md) */
+static void report_cpu_json(FILE *f, const struct cpu_result *c)
+{
+    fprintf(f, "{\"source\": \"%s\", \"synthesis\": ", c->source == CPU_SRC_SAMPLES ? "samples" : "timing");
+    role_json(f, &c->synth);
+    fputs(", \"gpu_workers\": ", f);
+    role_json(f, &c->gpu);
+    fputs(", \"synthesis_by_concurrency\": ", f);
+    conc_json(f, c->synth_by, c->nsynth_by);
+    fputs(", \"gpu_by_concurrency\": ", f);
+    conc_json(f, c->gpu_by, c->ngpu_by);
+    fputs(", \"synthesis_slower\": ", f);
+    num(f, c->synth_slower);
+    fputs(", \"gpu_slower\": ", f);
+    num(f, c->gpu_slower);
+    fprintf(f, ", \"synthesis_contended\": %s, \"gpu_contended\": %s, \"contention\": %s}",
+            c->synth_contended ? "true" : "false", c->gpu_contended ? "true" : "false",
+            c->contention ? "true" : "false");
+}
+
 static void run_json(FILE *f, const struct run_result *res, const struct report_opts *o)
 {
     const struct run *r = res->run;
@@ -210,7 +257,9 @@ static void run_json(FILE *f, const struct run_result *res, const struct report_
     secs_or_null(f, res->s_per_job);
     fputs(", \"steady_s_per_job\": ", f);
     secs_or_null(f, res->steady_s_per_job);
-    fputs("}, \"bottleneck\": ", f);
+    fputs("}, \"cpu\": ", f);
+    report_cpu_json(f, &res->cpu);
+    fputs(", \"bottleneck\": ", f);
     if (res->bottleneck == BN_NONE)
         fputs("null", f);
     else
@@ -230,7 +279,34 @@ static void run_json(FILE *f, const struct run_result *res, const struct report_
         secs(f, a->rate > 0 ? 1.0 / a->rate : 0);
         fprintf(f, ", \"model\": \"%s\"", a->model);
         if (!strcmp(a->model, "simulation"))
-            fprintf(f, ", \"contention_fitted\": %s", a->contention ? "true" : "false");
+            fprintf(f, ", \"contention_fitted\": %s, \"contention_model\": \"%s\"",
+                    a->contention ? "true" : "false",
+                    a->contention == 2 ? "measured" : a->contention ? "fitted" : "none");
+        if (res->bottleneck == BN_CPU) {
+            fputs(", \"cpu\": {\"cores\": ", f);
+            num(f, a->cores > 0 ? a->cores : NAN);
+            fputs(", \"synthesis_cpu_s_per_unit\": ", f);
+            secs(f, a->synth_cpu_unit);
+            fputs(", \"gpu_workers_cpu_s_per_unit\": ", f);
+            secs(f, a->host_cpu_unit);
+            fputs(", \"synthesis_cpu_s_target\": ", f);
+            num(f, a->cores > 0 ? a->synth_cpu_target / 1e9 : NAN);
+            fprintf(f, ", \"reserve_cores_for_gpu_workers\": %d, \"simulated\": ", a->reserve_cores);
+            if (a->sim_done) {
+                fprintf(f, "[{\"synthesis_concurrency\": %d, \"utilization\": ", a->current);
+                num(f, a->sim_util[0]);
+                fputs(", \"s_per_job\": ", f);
+                secs_or_null(f, a->sim_spj[0]);
+                fprintf(f, "}, {\"synthesis_concurrency\": %d, \"utilization\": ", a->current - 1);
+                num(f, a->sim_util[1]);
+                fputs(", \"s_per_job\": ", f);
+                secs_or_null(f, a->sim_spj[1]);
+                fputs("}]", f);
+            } else {
+                fputs("null", f);
+            }
+            fputc('}', f);
+        }
         fputc('}', f);
     }
     fputc('}', f);

@@ -69,6 +69,31 @@ static void issues_text(FILE *f, const struct run *r, const struct paint *p)
         }
 }
 
+/* Why the cores limit throughput, in a clause. */
+static void cpu_evidence(char *buf, size_t n, const struct run_result *res)
+{
+    const struct cpu_result *c = &res->cpu;
+    size_t k = 0;
+    buf[0] = 0;
+    if (c->source == CPU_SRC_SAMPLES) {
+        if (c->synth_contended)
+            k += (size_t)snprintf(buf + k, n - k, "synthesis got %.0f%% of the core it wanted", 100 * c->synth.used / c->synth.wanted);
+        if (c->gpu_contended && k < n)
+            k += (size_t)snprintf(buf + k, n - k, "%sthe GPU workers got %.0f%% of the core they wanted in the GPU phase",
+                                  k ? ", " : "", 100 * c->gpu.used / c->gpu.wanted);
+        if (k < n)
+            snprintf(buf + k, n - k, " (the recorder's CPU samples)");
+        return;
+    }
+    if (c->synth_contended)
+        k += (size_t)snprintf(buf + k, n - k, "synthesis takes %.2fx its time alone beside other syntheses", c->synth_slower);
+    if (c->gpu_contended && k < n)
+        k += (size_t)snprintf(buf + k, n - k, "%sthe GPU phase takes %.2fx its time alone beside syntheses", k ? ", " : "",
+                              c->gpu_slower);
+    if (k < n)
+        snprintf(buf + k, n - k, " (timing)");
+}
+
 const char *bottleneck_sentence(char *buf, size_t n, const struct run_result *res)
 {
     char s[32], g[32], q[32], pr[32];
@@ -97,10 +122,65 @@ const char *bottleneck_sentence(char *buf, size_t n, const struct run_result *re
     case BN_INPUT:
         snprintf(buf, n, "input: while the GPU idles nothing is in flight: the pipeline is not fed enough work");
         break;
+    case BN_CPU: {
+        char ev[320];
+        cpu_evidence(ev, sizeof ev, res);
+        snprintf(buf, n, "cpu: the cores limit throughput: %s; more syntheses at once cannot help%s", ev,
+                 res->cpu.gpu_contended ? ", and the GPU phase's busy time holds waiting for a core" : "");
+        break;
+    }
     default:
         snprintf(buf, n, "unknown: no unit completed on a GPU");
     }
     return buf;
+}
+
+/* The cpu bottleneck's advice: never more syntheses.  Less CPU time per
+ * synthesis (what would let the cores keep the GPU at its rate), or cores
+ * reserved for the GPU workers; and the simulation at the current
+ * concurrency and one lower, where a contention model is known. */
+static int cpu_advice_lines(const struct run_result *res, char *l1, size_t n1, char *l2, size_t n2)
+{
+    const struct advice *a = &res->advice;
+    char x[32], y[32];
+    size_t k = 0;
+    int emph = 0;
+    double tol = 1 + 0.02; /* SIM_BEST_TOL: within 2% counts as no worse */
+    if (a->sim_done && a->current > 1 && a->sim_spj[1] > 0 && a->sim_spj[0] > 0 && a->sim_spj[1] <= a->sim_spj[0] * tol) {
+        emph = snprintf(l1, n1, "run %d syntheses at once, not more", a->current - 1);
+        k = (size_t)emph;
+        k += (size_t)snprintf(l1 + k, n1 - k, " (now %d): as fast with less CPU; ", a->current);
+    } else {
+        k += (size_t)snprintf(l1 + k, n1 - k, "no more syntheses at once (now %d); ", a->current);
+    }
+    if (k < n1 && a->cores > 0 && a->synth_cpu_target > 0 && a->synth_cpu_target < a->synth_cpu_unit)
+        k += (size_t)snprintf(l1 + k, n1 - k,
+                              "cut synthesis CPU time per unit from %s to %s (-%.0f%%), so that %g cores keep the GPU "
+                              "busy",
+                              fmt_dur(x, sizeof x, a->synth_cpu_unit), fmt_dur(y, sizeof y, a->synth_cpu_target),
+                              100 * (1 - a->synth_cpu_target / a->synth_cpu_unit), a->cores);
+    else if (k < n1 && a->cores > 0 && a->synth_cpu_target <= 0)
+        k += (size_t)snprintf(l1 + k, n1 - k,
+                              "the GPU workers' host work alone (%s of CPU per unit) needs more than the %g cores at "
+                              "the GPU's rate: cut it",
+                              fmt_dur(x, sizeof x, a->host_cpu_unit), a->cores);
+    else if (k < n1)
+        k += (size_t)snprintf(l1 + k, n1 - k, "cut the CPU time per synthesis (now %s per unit)",
+                              fmt_dur(x, sizeof x, a->synth_cpu_unit));
+    if (k < n1 && a->reserve_cores > 0)
+        snprintf(l1 + k, n1 - k, ", or reserve %d core%s for the GPU workers", a->reserve_cores,
+                 a->reserve_cores > 1 ? "s" : "");
+    if (a->sim_done) {
+        k = (size_t)snprintf(l2, n2, "SIMULATED, CPU contention %s: at %d syntheses %.1f%% and %s per job",
+                             a->contention == 2 ? "measured from the threads' CPU time" : "fitted from the timing",
+                             a->current, 100 * a->sim_util[0], fmt_dur(x, sizeof x, a->sim_spj[0]));
+        if (a->current > 1 && k < n2)
+            snprintf(l2 + k, n2 - k, ", at %d %.1f%% and %s per job", a->current - 1, 100 * a->sim_util[1],
+                     fmt_dur(y, sizeof y, a->sim_spj[1]));
+    }
+    else
+        snprintf(l2, n2, "nothing simulated: no contention model could be measured or fitted from this run");
+    return emph;
 }
 
 int report_advice_lines(const struct run_result *res, char *l1, size_t n1, char *l2, size_t n2)
@@ -112,6 +192,8 @@ int report_advice_lines(const struct run_result *res, char *l1, size_t n1, char 
     l1[0] = l2[0] = 0;
     if (!a->valid) {
         snprintf(l1, n1, "none: needs units with both synthesis times and GPU times");
+    } else if (res->bottleneck == BN_CPU) {
+        return cpu_advice_lines(res, l1, n1, l2, n2);
     } else if (!strcmp(a->model, "simulation")) {
         if (a->needed > a->current) {
             emph = snprintf(l1, n1, "run %d syntheses at once", a->needed);
@@ -215,12 +297,77 @@ static void gaps_text(FILE *f, const struct device_result *d, const struct repor
     free(order);
 }
 
+static size_t role_line(char *b, size_t n, const char *who, const struct cpu_role *ro)
+{
+    size_t k = (size_t)snprintf(b, n, "%s used %.0f%% of a core", who, 100 * ro->used);
+    if (k < n)
+        k += (size_t)(isnan(ro->wanted) ? snprintf(b + k, n - k, ", wanted unknown (no run-queue wait)")
+                                         : snprintf(b + k, n - k, ", wanted %.0f%%", 100 * ro->wanted));
+    if (k < n && !isnan(ro->starvation))
+        k += (size_t)snprintf(b + k, n - k, " (starved %.0f%%)", 100 * ro->starvation);
+    return k < n ? k : n - 1;
+}
+
+static void conc_line(char *b, size_t n, const char *what, const struct conc_row *rows, size_t nr, double slower)
+{
+    char d[32];
+    size_t k = (size_t)snprintf(b, n, "%s by syntheses at once:", what);
+    for (size_t i = 0; i < nr && i < 8 && k < n; i++)
+        k += (size_t)snprintf(b + k, n - k, "%s %d: %s (%llu)", i ? " ·" : "", rows[i].k,
+                              fmt_dur(d, sizeof d, rows[i].mean), (unsigned long long)rows[i].units);
+    if (nr > 8 && k < n)
+        k += (size_t)snprintf(b + k, n - k, " · ... (%zu more)", nr - 8);
+    if (!isnan(slower) && k < n)
+        snprintf(b + k, n - k, "; beside others %.2fx alone", slower);
+}
+
+int report_cpu_lines(const struct cpu_result *c, char *l1, size_t n1, char *l2, size_t n2, char *l3, size_t n3)
+{
+    size_t k;
+    if (c->source == CPU_SRC_SAMPLES && (c->synth.known || c->gpu.known)) {
+        k = (size_t)snprintf(l1, n1, "from the recorder's samples: ");
+        if (c->synth.known && k < n1)
+            k += role_line(l1 + k, n1 - k, "synthesis", &c->synth);
+        if (c->gpu.known && k < n1)
+            k += role_line(l1 + k, n1 - k, c->synth.known ? "; GPU workers" : "GPU workers", &c->gpu);
+    } else {
+        k = (size_t)snprintf(l1, n1, "no CPU samples: from the timing alone");
+    }
+    int emph = 0;
+    if (k < n1) {
+        k += (size_t)snprintf(l1 + k, n1 - k, "; ");
+        emph = (int)k;
+        snprintf(l1 + k, n1 - k, "%s", c->contention ? "contention: the cores limit throughput" : "no contention found");
+    }
+    l2[0] = l3[0] = 0;
+    if (c->nsynth_by)
+        conc_line(l2, n2, "synthesis", c->synth_by, c->nsynth_by, c->synth_slower);
+    if (c->ngpu_by)
+        conc_line(l3, n3, "GPU phase", c->gpu_by, c->ngpu_by, c->gpu_slower);
+    return c->contention ? emph : -1;
+}
+
+/* The CPU section: the samples' shares, then stage time by concurrency. */
+static void cpu_text(FILE *f, const struct cpu_result *c, const struct paint *p)
+{
+    char l1[512], l2[512], l3[512];
+    int emph = report_cpu_lines(c, l1, sizeof l1, l2, sizeof l2, l3, sizeof l3);
+    if (emph >= 0)
+        fprintf(f, "  %-14s %.*s%s%s%s\n", "cpu", emph, l1, p->bold, l1 + emph, p->off);
+    else
+        fprintf(f, "  %-14s %s\n", "cpu", l1);
+    if (l2[0])
+        fprintf(f, "  %-14s %s\n", "", l2);
+    if (l3[0])
+        fprintf(f, "  %-14s %s\n", "", l3);
+}
+
 static void run_text(FILE *f, const struct run_result *res, size_t nruns_in_source,
                      const struct report_opts *o)
 {
     const struct run *r = res->run;
     struct paint p = paint_for(o);
-    char b1[32], b2[32], b3[32], b4[256];
+    char b1[32], b2[32], b3[32], b4[640];
     fprintf(f, "%s%s%s", p.bold, r->source, p.off);
     if (nruns_in_source > 1)
         fprintf(f, " %srun %d%s", p.bold, r->index, p.off);
@@ -279,6 +426,7 @@ static void run_text(FILE *f, const struct run_result *res, size_t nruns_in_sour
     fprintf(f, ", steady %s per job", fmt_dur(b2, sizeof b2, res->steady_s_per_job >= 0 ? res->steady_s_per_job : NAN));
     fprintf(f, "; synthesis concurrency max %d, mean %.2f while the GPU works\n", res->synth_max,
             res->synth_mean_active);
+    cpu_text(f, &res->cpu, &p);
 
     if (o->chart) {
         fputc('\n', f);

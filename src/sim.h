@@ -144,7 +144,10 @@ const char *sim_calibrate(const struct run *r, const struct run_result *res, dou
 void sim_trace_defaults(struct sim_params *p, const struct sim_fit *f);
 
 /* The concurrency the simulator advises for an analysed run: fills
- * res->advice with model "simulation".  0, or -1 when it could not. */
-int sim_advise(const struct run *r, struct run_result *res, double trace_cores);
+ * res->advice with model "simulation" (with the cpu bottleneck, its
+ * figures at the current concurrency and one lower).  need_model: only
+ * where a contention model is measured or fitted, else 1 and the advice
+ * is left as it was.  0, or -1 when it could not. */
+int sim_advise(const struct run *r, struct run_result *res, double trace_cores, int need_model);
 
 #endif /* SIM_H */

@@ -675,12 +675,16 @@ void sim_trace_defaults(struct sim_params *p, const struct sim_fit *f)
     p->seed = 1;
 }
 
-int sim_advise(const struct run *r, struct run_result *res, double trace_cores)
+int sim_advise(const struct run *r, struct run_result *res, double trace_cores, int need_model)
 {
     struct sim_params p = {0};
     struct sim_fit f;
     if (sim_calibrate(r, res, trace_cores, 1, NULL, &p, &f))
         return -1;
+    if (need_model && !f.measured && !f.fitted) {
+        sim_params_free(&p);
+        return 1; /* nothing known of the contention: the formula stays */
+    }
     sim_trace_defaults(&p, &f);
     if (p.jobs * (uint64_t)p.partitions > 20000) /* plenty for a steady state */
         p.jobs = 20000 / (uint64_t)p.partitions + 1;
@@ -716,6 +720,17 @@ int sim_advise(const struct run *r, struct run_result *res, double trace_cores)
     a->current = f.synth_max;
     a->predicted_now = util[f.synth_max];
     a->predicted_needed = util[need];
+    if (res->bottleneck == BN_CPU) {
+        /* never more syntheses: the simulation at the current setting and
+         * one lower, and the cores it simulated */
+        int c = f.synth_max;
+        a->sim_done = (f.measured || f.fitted) && c >= 1;
+        a->sim_util[0] = util[c], a->sim_spj[0] = spj[c];
+        a->sim_util[1] = c > 1 ? util[c - 1] : NAN, a->sim_spj[1] = c > 1 ? spj[c - 1] : -1;
+        if (a->needed > c)
+            a->needed = c;
+        advise_cpu(res, f.trace_cores);
+    }
     rc = 0;
 out:
     free(spj);

@@ -286,7 +286,7 @@ static void fit_known(void)
     CHECK(!fit.fitted && fit.why != NULL);
     /* the simulator's advice for it: 2 syntheses of 1 s feed a 0.5 s GPU
      * on average; with the 10% spread a third takes the last idle out */
-    CHECK(sim_advise(&o.run, &o.res, 8) == 0);
+    CHECK(sim_advise(&o.run, &o.res, 8, 0) == 0);
     CHECK(!strcmp(o.res.advice.model, "simulation"));
     CHECK(o.res.advice.needed == 2 || o.res.advice.needed == 3);
     CHECK(o.res.advice.current == 1 && o.res.advice.predicted_now < 0.6);

@@ -38,6 +38,20 @@ echo
 echo "== 3. and 3 or 4 syntheses at once? (SIMULATED from the sequential run, no benchmark) =="
 "$W" simulate --from "$OUT/sequential.wft" --channel 6 --sweep synth-concurrency=1:4 | tee "$OUT/simulate.txt"
 echo
+# The third chapter: the cores run out.  The proofs now run on this CPU
+# (--device cpu, as a prover's host work does: cuzk's GPU phase holds CPU
+# MSMs), so syntheses and proofs share the cores; more syntheses at once
+# make every stage slower, and the analysis says so from the recorder's
+# CPU samples.
+echo "== 4. the cores run out: the proofs on this CPU (--device cpu), 1 then 4 syntheses at once =="
+"$W" run --device cpu --jobs 24 --synth-concurrency 1 --out "$OUT/cpu1.wft" --truth "$OUT/cpu1.truth.json" --quiet
+CROUNDS=$(sed -n 's/.*"synth_rounds": \([0-9]*\).*/\1/p' "$OUT/cpu1.truth.json")
+"$W" run --device cpu --jobs 24 --synth-concurrency 4 --synth-rounds "$CROUNDS" --out "$OUT/cpu4.wft" --quiet
+"$W" analyze --no-progress "$OUT/cpu1.wft" >"$OUT/cpu1.txt"
+"$W" analyze --no-progress "$OUT/cpu4.wft" | tee "$OUT/cpu4.txt"
+"$W" diff "$OUT/cpu1.wft" "$OUT/cpu4.wft" >"$OUT/cpu-diff.txt"
+grep -E '^  (GPU utilization|bottleneck|s per job|cpu)' "$OUT/cpu-diff.txt" "$OUT/cpu1.txt" | sed "s|^$OUT/||"
+echo
 echo "in $OUT/: the traces, the reports (text, JSON), the engine's own accounting (*.truth.json), the sweep (simulate.txt),"
 echo "a waterfall of both runs (report.svg), the same to explore in a browser: zoom, pan, hover (report.html),"
 echo "and a Chrome trace for https://ui.perfetto.dev (report.chrome.json)"

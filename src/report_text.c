@@ -147,7 +147,7 @@ static int cpu_advice_lines(const struct run_result *res, char *l1, size_t n1, c
     int emph = 0;
     double tol = 1 + 0.02; /* SIM_BEST_TOL: within 2% counts as no worse */
     if (a->sim_done && a->current > 1 && a->sim_spj[1] > 0 && a->sim_spj[0] > 0 && a->sim_spj[1] <= a->sim_spj[0] * tol) {
-        emph = snprintf(l1, n1, "run %d syntheses at once, not more", a->current - 1);
+        emph = snprintf(l1, n1, "run %d synthes%s at once, not more", a->current - 1, a->current - 1 > 1 ? "es" : "is");
         k = (size_t)emph;
         k += (size_t)snprintf(l1 + k, n1 - k, " (now %d): as fast with less CPU; ", a->current);
     } else {
@@ -159,6 +159,12 @@ static int cpu_advice_lines(const struct run_result *res, char *l1, size_t n1, c
                               "busy",
                               fmt_dur(x, sizeof x, a->synth_cpu_unit), fmt_dur(y, sizeof y, a->synth_cpu_target),
                               100 * (1 - a->synth_cpu_target / a->synth_cpu_unit), a->cores);
+    else if (k < n1 && a->cores > 0 && a->synth_cpu_target >= a->synth_cpu_unit && a->synth_cpu_unit > 0)
+        k += (size_t)snprintf(l1 + k, n1 - k,
+                              "the pipeline's own CPU work (%s of synthesis and %s of GPU workers' host work per "
+                              "unit) would fit on the %g cores at the GPU's rate: other work takes them; find it, or "
+                              "reserve cores for the pipeline",
+                              fmt_dur(x, sizeof x, a->synth_cpu_unit), fmt_dur(y, sizeof y, a->host_cpu_unit), a->cores);
     else if (k < n1 && a->cores > 0 && a->synth_cpu_target <= 0)
         k += (size_t)snprintf(l1 + k, n1 - k,
                               "the GPU workers' host work alone (%s of CPU per unit) needs more than the %g cores at "
@@ -171,9 +177,10 @@ static int cpu_advice_lines(const struct run_result *res, char *l1, size_t n1, c
         snprintf(l1 + k, n1 - k, ", or reserve %d core%s for the GPU workers", a->reserve_cores,
                  a->reserve_cores > 1 ? "s" : "");
     if (a->sim_done) {
-        k = (size_t)snprintf(l2, n2, "SIMULATED, CPU contention %s: at %d syntheses %.1f%% and %s per job",
+        k = (size_t)snprintf(l2, n2, "SIMULATED, CPU contention %s: at %d synthes%s %.1f%% and %s per job",
                              a->contention == 2 ? "measured from the threads' CPU time" : "fitted from the timing",
-                             a->current, 100 * a->sim_util[0], fmt_dur(x, sizeof x, a->sim_spj[0]));
+                             a->current, a->current > 1 ? "es" : "is", 100 * a->sim_util[0],
+                             fmt_dur(x, sizeof x, a->sim_spj[0]));
         if (a->current > 1 && k < n2)
             snprintf(l2 + k, n2 - k, ", at %d %.1f%% and %s per job", a->current - 1, 100 * a->sim_util[1],
                      fmt_dur(y, sizeof y, a->sim_spj[1]));
@@ -501,6 +508,51 @@ static void label(char *buf, size_t n, const struct run_result *r)
     snprintf(buf, n, "%s#%d", r->run->source, r->run->index);
 }
 
+/* A role's share of a core, used / wanted, or "-". */
+static void share_cell(char *b, size_t n, const struct cpu_role *ro, int wanted)
+{
+    double v = wanted ? ro->wanted : ro->used;
+    if (!ro->known || isnan(v))
+        snprintf(b, n, "-");
+    else
+        snprintf(b, n, "%.0f%%", 100 * v);
+}
+
+/* The CPU sections of both runs side by side: the samples' shares, stage
+ * time alone and beside others, the verdict. */
+static void diff_cpu(FILE *f, const struct run_result *a, const struct run_result *b)
+{
+    static const char *rows[4] = {"cpu: synthesis used", "cpu: synthesis wanted", "cpu: GPU workers used",
+                                  "cpu: GPU workers wanted"};
+    char x[32], y[32], c[32];
+    for (int i = 0; i < 4; i++) {
+        const struct cpu_role *ra = i < 2 ? &a->cpu.synth : &a->cpu.gpu, *rb = i < 2 ? &b->cpu.synth : &b->cpu.gpu;
+        if (!ra->known && !rb->known)
+            continue;
+        share_cell(x, sizeof x, ra, i & 1);
+        share_cell(y, sizeof y, rb, i & 1);
+        c[0] = 0;
+        if (ra->known && rb->known) {
+            double va = i & 1 ? ra->wanted : ra->used, vb = i & 1 ? rb->wanted : rb->used;
+            if (!isnan(va) && !isnan(vb))
+                snprintf(c, sizeof c, "%+.0f points", 100 * (vb - va));
+        }
+        diff_row(f, rows[i], x, y, c);
+    }
+    for (int st = 0; st < 2; st++) {
+        const char *what = st ? "cpu: GPU phase" : "cpu: synthesis";
+        double sa = st ? a->cpu.gpu_slower : a->cpu.synth_slower, sb = st ? b->cpu.gpu_slower : b->cpu.synth_slower;
+        if (isnan(sa) && isnan(sb))
+            continue;
+        char name[48];
+        snprintf(name, sizeof name, "%s beside/alone", what + 5);
+        snprintf(x, sizeof x, isnan(sa) ? "-" : "%.2fx", sa);
+        snprintf(y, sizeof y, isnan(sb) ? "-" : "%.2fx", sb);
+        diff_row(f, name, x, y, "");
+    }
+    diff_row(f, "cpu: contention", a->cpu.contention ? "yes" : "no", b->cpu.contention ? "yes" : "no", "");
+}
+
 void report_diff_text(FILE *f, const struct run_result *a, const struct run_result *b,
                       const struct report_opts *o)
 {
@@ -530,6 +582,7 @@ void report_diff_text(FILE *f, const struct run_result *a, const struct run_resu
     snprintf(x, sizeof x, "%d", a->synth_max);
     snprintf(y, sizeof y, "%d", b->synth_max);
     diff_row(f, "synthesis concurrency", x, y, "");
+    diff_cpu(f, a, b);
     diff_row(f, "bottleneck", a->bottleneck ? bottleneck_names[a->bottleneck] : "-",
              b->bottleneck ? bottleneck_names[b->bottleneck] : "-", "");
 }

@@ -9,6 +9,7 @@
 #include "trace_util.h"
 
 #include "load.h"
+#include "report.h"
 #include "scan.h"
 #include "wf_exit.h"
 
@@ -177,6 +178,165 @@ static void sequential_story(void)
     CHECK_EQ_U(r->stage[ST_HANDOFF].count, 4);
     CHECK_EQ_U(r->synth_max, 1);
     CHECK_EQ_U(r->run->skipped_lines, 0);
+}
+
+
+/* Synthesis concurrency counts SYNTH_START to SYNTH_END, as the semaphore
+ * does: a strictly sequential pipeline whose next synthesis starts before
+ * the previous unit's CHAN_SEND (a 1 ms handoff) is concurrency 1, and the
+ * advice asks for 2.  The idle cause `synthesis` still runs to the ready
+ * time. */
+static void handoff_not_concurrency(void)
+{
+    char log[4096];
+    size_t n = 0;
+    for (int k = 0; k < 4; k++) {
+        int ss = 38 * k, se = 38 * (k + 1) - 1, send = 38 * (k + 1), ge = send + 26;
+        n += (size_t)snprintf(log + n, sizeof log - n,
+                              "TIMELINE,%d,SYNTH_START,j%d,\nTIMELINE,%d,SYNTH_END,j%d,\n"
+                              "TIMELINE,%d,CHAN_SEND,j%d,\nTIMELINE,%d,GPU_PICKUP,j%d,worker=0\n"
+                              "TIMELINE,%d,GPU_START,j%d,worker=0\nTIMELINE,%d,GPU_END,j%d,worker=0\n",
+                              ss, k, se, k, send, k, send, k, send, k, ge, k);
+    }
+    /* j1 starts at 38, j0 is sent at 38: with the handoff counted they
+     * touch but do not overlap; make the next start 1 ms before the send */
+    CHECK(load_text("handoff.log", log) == WF_EXIT_OK);
+    const struct run_result *r = &L.res[0];
+    CHECK_EQ_U(r->synth_max, 1);
+    CHECK(r->bottleneck == BN_SYNTHESIS);
+    CHECK_EQ_U(r->advice.current, 1);
+    CHECK_EQ_U(r->advice.needed, 2);
+    n = 0;
+    for (int k = 0; k < 4; k++) { /* the next SYNTH_START before the send */
+        int ss = 37 * k, se = 37 * (k + 1), send = se + 1, ge = send + 26;
+        n += (size_t)snprintf(log + n, sizeof log - n,
+                              "TIMELINE,%d,SYNTH_START,j%d,\nTIMELINE,%d,SYNTH_END,j%d,\n"
+                              "TIMELINE,%d,CHAN_SEND,j%d,\nTIMELINE,%d,GPU_PICKUP,j%d,worker=0\n"
+                              "TIMELINE,%d,GPU_START,j%d,worker=0\nTIMELINE,%d,GPU_END,j%d,worker=0\n",
+                              ss, k, se, k, send, k, send, k, send, k, ge, k);
+    }
+    CHECK(load_text("handoff2.log", log) == WF_EXIT_OK);
+    r = &L.res[0];
+    CHECK_EQ_U(r->synth_max, 1);
+    CHECK_EQ_U(r->advice.current, 1);
+    CHECK_EQ_U(r->advice.needed, 2);
+    CHECK(r->advice.needed > r->advice.current);
+}
+
+/* The CPU section from timing alone, in the seed's key=value form:
+ * synthesis takes 38 s alone (units a0..a3, strictly in sequence) and
+ * 50 s beside another (pairs p0..p3, started together); the GPU takes
+ * 26 s.  synthesis_by_concurrency: k = 1: 4 units, 38 s; k = 2: 8 units,
+ * 50 s (1.32x: contention).  The GPU idles while the pairs synthesize, so
+ * the bottleneck would be synthesis; it is cpu, and the advice never asks
+ * for more syntheses. */
+static void cpu_from_timing(void)
+{
+    char log[16384];
+    size_t n = 0;
+    double t = 0;
+    for (int k = 0; k < 4; k++, t += 38)
+        n += (size_t)snprintf(log + n, sizeof log - n,
+                              "TIMELINE synth_start job=a%d ts=%.3f\nTIMELINE synth_end job=a%d ts=%.3f\n"
+                              "TIMELINE gpu_start job=a%d ts=%.3f worker=0\nTIMELINE gpu_end job=a%d ts=%.3f worker=0\n",
+                              k, t, k, t + 38, k, t + 38, k, t + 38 + 26);
+    t += 26;
+    for (int k = 0; k < 4; k++, t += 52)
+        for (int m = 0; m < 2; m++)
+            n += (size_t)snprintf(log + n, sizeof log - n,
+                                  "TIMELINE synth_start job=p%d-%d ts=%.3f\nTIMELINE synth_end job=p%d-%d ts=%.3f\n"
+                                  "TIMELINE gpu_start job=p%d-%d ts=%.3f worker=0\n"
+                                  "TIMELINE gpu_end job=p%d-%d ts=%.3f worker=0\n",
+                                  k, m, t, k, m, t + 50, k, m, t + 50 + 26 * m, k, m, t + 50 + 26 * (m + 1));
+    CHECK(load_text("cputiming.log", log) == WF_EXIT_OK);
+    const struct run_result *r = &L.res[0];
+    const struct cpu_result *c = &r->cpu;
+    CHECK(c->source == CPU_SRC_TIMING);
+    CHECK(!c->synth.known && !c->gpu.known);
+    CHECK_EQ_U(c->nsynth_by, 2);
+    if (c->nsynth_by == 2) {
+        CHECK(c->synth_by[0].k == 1 && c->synth_by[1].k == 2);
+        CHECK_EQ_U(c->synth_by[0].units, 4);
+        CHECK_EQ_U(c->synth_by[1].units, 8);
+        CHECK(fabs(c->synth_by[0].mean / (38e3 * MS) - 1) <= 0.02);
+        CHECK(fabs(c->synth_by[1].mean / (50e3 * MS) - 1) <= 0.02);
+    }
+    CHECK(fabs(c->synth_slower - 50.0 / 38.0) < 0.01);
+    CHECK(c->synth_contended && c->contention);
+    CHECK(r->utilization < 0.95);
+    CHECK(r->bottleneck == BN_CPU);
+    CHECK(r->advice.needed <= r->advice.current || r->bottleneck == BN_CPU);
+    char l1[512], l2[512];
+    report_advice_lines(r, l1, sizeof l1, l2, sizeof l2);
+    CHECK(strstr(l1, "no more syntheses") != NULL);
+    /* the same JSON a script reads */
+    const char *path = tmp_path("cputiming-cli.log");
+    FILE *f = fopen(path, "w");
+    fputs(log, f);
+    fclose(f);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "%s analyze --json %s | grep -q '\"cpu\": {\"source\": \"timing\", \"synthesis\": null, \"gpu_workers\": null, "
+             "\"synthesis_by_concurrency\": \\[{\"concurrency\": 1, \"units\": 4, \"mean_s\": 38}, "
+             "{\"concurrency\": 2, \"units\": 8, \"mean_s\": 50}\\]'",
+             WATERFALL_BIN, path);
+    CHECK(run_status(cmd) == 0);
+    snprintf(cmd, sizeof cmd, "%s analyze --json %s | grep -q '\"bottleneck\": \"cpu\"'", WATERFALL_BIN, path);
+    CHECK(run_status(cmd) == 0);
+    remove(path);
+}
+
+/* The CPU section from samples, by the rule: a role that wanted a tenth of
+ * a core or more and got 80% or less of it waits for a core.  The samples
+ * are set on the run as a native trace's reader sets them. */
+static void cpu_from_samples(void)
+{
+    static const char *story = "TIMELINE,0,SYNTH_START,a,\nTIMELINE,38,SYNTH_END,a,\nTIMELINE,38,GPU_START,a,worker=0\n"
+                               "TIMELINE,64,GPU_END,a,worker=0\nTIMELINE,38,SYNTH_START,b,\nTIMELINE,76,SYNTH_END,b,\n"
+                               "TIMELINE,76,GPU_START,b,worker=0\nTIMELINE,102,GPU_END,b,worker=0\n";
+    static const char *busy = "TIMELINE,0,GPU_START,a,worker=0\nTIMELINE,10,GPU_END,a,worker=0\n"
+                              "TIMELINE,10,GPU_START,b,worker=0\nTIMELINE,20,GPU_END,b,worker=0\n";
+    struct {
+        const char *log;
+        double syn_used, syn_want, gpu_used, gpu_want;
+        int bottleneck;
+    } cases[] = {
+        {story, 0.99, 1.00, 0.90, 0.92, BN_SYNTHESIS}, /* nothing starved */
+        {story, 0.50, 1.00, 0.00, 0.01, BN_CPU},       /* synthesis starved 50% */
+        {story, 0.85, 1.00, 0.00, 0.01, BN_SYNTHESIS}, /* 15%: under the bar */
+        {busy, 0.50, 1.00, 0.95, 1.00, BN_GPU},        /* GPU saturated, its phase not waiting */
+        {busy, 0.99, 1.00, 0.64, 1.00, BN_GPU + 100},  /* the GPU phase waits for a core: cpu */
+        {busy, 0.99, 1.00, 0.01, 0.05, BN_GPU},        /* a worker that wants little is not judged */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        CHECK(load_text("cpusamples.log", cases[i].log) == WF_EXIT_OK);
+        struct run *run = &L.model.runs[0];
+        run->cpu = (struct wft_cpu_use){.sampled = 1, .wait_known = 1,
+                                        .synth_cpu_s = cases[i].syn_used, .synth_want_s = cases[i].syn_want,
+                                        .synth_wall_s = 1, .synth_units = 2,
+                                        .gpu_cpu_s = cases[i].gpu_used, .gpu_want_s = cases[i].gpu_want,
+                                        .gpu_wall_s = 1, .gpu_units = 2};
+        run->cpus = 2;
+        struct run_result res;
+        CHECK(analyze_run(run, &res) == 0);
+        int want = cases[i].bottleneck == BN_GPU + 100 ? BN_CPU : cases[i].bottleneck;
+        if (res.bottleneck != want)
+            fprintf(stderr, "cpu case %zu: bottleneck %s, want %s\n", i, bottleneck_names[res.bottleneck],
+                    bottleneck_names[want]);
+        CHECK(res.bottleneck == want);
+        CHECK(res.cpu.source == CPU_SRC_SAMPLES && res.cpu.synth.known && res.cpu.gpu.known);
+        CHECK(fabs(res.cpu.synth.used - cases[i].syn_used) < 1e-9);
+        CHECK(fabs(res.cpu.synth.wanted - cases[i].syn_want) < 1e-9);
+        if (want == BN_CPU) {
+            /* never more syntheses; what the cores could carry */
+            CHECK(res.advice.cores == 2);
+            CHECK(res.advice.synth_cpu_unit > 0 || cases[i].log == busy); /* busy has no synthesis */
+            char l1[512], l2[512];
+            report_advice_lines(&res, l1, sizeof l1, l2, sizeof l2);
+            CHECK(strstr(l1, "run 2") == NULL && strstr(l1, "run 3") == NULL);
+        }
+        run_result_free(&res);
+    }
 }
 
 static void runs_and_forms(void)
@@ -544,6 +704,9 @@ int main(void)
     fast_path_matches_reference();
     native_equals_text();
     review_fixes();
+    handoff_not_concurrency();
+    cpu_from_timing();
+    cpu_from_samples();
     loaded_free(&L);
     return check_done("analyze");
 }

@@ -48,9 +48,14 @@ echo "== 4. the cores run out: the proofs on this CPU (--device cpu), 1 then 4 s
 CROUNDS=$(sed -n 's/.*"synth_rounds": \([0-9]*\).*/\1/p' "$OUT/cpu1.truth.json")
 "$W" run --device cpu --jobs 24 --synth-concurrency 4 --synth-rounds "$CROUNDS" --out "$OUT/cpu4.wft" --quiet
 "$W" analyze --no-progress "$OUT/cpu1.wft" >"$OUT/cpu1.txt"
+echo "concurrency 1 ($OUT/cpu1.txt, abridged):"
+grep -E '^  (GPU utilization|bottleneck|cpu) ' "$OUT/cpu1.txt"
+echo
+echo "concurrency 4:"
 "$W" analyze --no-progress "$OUT/cpu4.wft" | tee "$OUT/cpu4.txt"
+echo "== 1 -> 4, the same workload ($OUT/cpu-diff.txt, abridged) =="
 "$W" diff "$OUT/cpu1.wft" "$OUT/cpu4.wft" >"$OUT/cpu-diff.txt"
-grep -E '^  (GPU utilization|bottleneck|s per job|cpu)' "$OUT/cpu-diff.txt" "$OUT/cpu1.txt" | sed "s|^$OUT/||"
+grep -E '^  (GPU utilization|s per job|steady s per job|synthesis p50|gpu p50|cpu: synthesis used|cpu: GPU workers used|bottleneck) ' "$OUT/cpu-diff.txt"
 echo
 echo "in $OUT/: the traces, the reports (text, JSON), the engine's own accounting (*.truth.json), the sweep (simulate.txt),"
 echo "a waterfall of both runs (report.svg), the same to explore in a browser: zoom, pan, hover (report.html),"

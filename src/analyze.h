@@ -105,6 +105,7 @@ struct advice {
     double host_cpu_unit;    /* core-ns the GPU workers wanted per unit */
     double synth_cpu_target; /* core-ns per synthesis that would fit at the GPU's rate; <= 0: none */
     int reserve_cores;       /* cores to reserve for the GPU workers */
+    double demand;           /* cores the pipeline wants at once: its syntheses and GPU phases */
     int sim_done;            /* the two simulated points below are set */
     double sim_util[2], sim_spj[2]; /* [0]: at current, [1]: at current - 1 (ns) */
 };

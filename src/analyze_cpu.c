@@ -274,4 +274,8 @@ void advise_cpu(struct run_result *res, double cores)
     }
     if (cores > 0 && rate > 0)
         a->synth_cpu_target = cores / rate - a->host_cpu_unit;
+    /* at the run's peak concurrency, with the GPU phases at their mean */
+    double s_w = c->synth.known && !isnan(c->synth.wanted) ? c->synth.wanted : 1;
+    double g_w = c->gpu.known && !isnan(c->gpu.wanted) ? c->gpu.wanted : 0;
+    a->demand = a->current * s_w + c->gpu_at_once * g_w;
 }

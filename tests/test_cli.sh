@@ -107,4 +107,33 @@ expect_status 2 "$W" diff "$T/d.wft"
 expect_status 0 "$W" diff --json "$T/d.wft" "$T/d.wft"
 grep -q '"change": {"utilization": {"a": ' "$T/out" && ok || bad "diff --json lacks the change"
 
+# The cpu bottleneck as a user meets it: the proofs on this CPU and four
+# syntheses at once on two cores (taskset, so that a machine with more
+# cores is as short of them as this one).  Whatever else the machine runs,
+# the syntheses and the provers want more than the two cores give: the CPU
+# section says so from the samples, and the advice never asks for more
+# syntheses.  (Which verdict a quiet machine gives at 1, 2 and 4 is a
+# measurement: make validate, tests/cpu_validate.sh.)
+if command -v taskset >/dev/null 2>&1 && [ "$(nproc)" -ge 2 ]; then
+    expect_status 0 taskset -c 0,1 "$W" run --device cpu --jobs 12 --size 65536 --synth-rounds 12 --synth-concurrency 4 \
+        --gpu-workers 2 --no-pin --out "$T/c4.wft" --quiet
+    expect_status 0 "$W" analyze --json "$T/c4.wft"
+    grep -q '"cpu": {"source": "samples", "synthesis": {"used": ' "$T/out" && ok || bad "c4: no CPU samples in the JSON"
+    grep -q '"synthesis_contended": true' "$T/out" && ok || bad "c4: synthesis not contended: $(grep -o '"cpu": {[^]]*' "$T/out")"
+    grep -q '"contention": true' "$T/out" && ok || bad "c4: no contention"
+    needed=$(sed -n 's/.*"advice": {"synthesis_concurrency": \([0-9]*\), .*"current_concurrency": \([0-9]*\),.*/\1 \2/p' "$T/out")
+    set -- $needed
+    [ -n "$1" ] && [ "$1" -le "$2" ] && ok || bad "c4: the advice asks for more syntheses: $needed"
+    expect_status 0 "$W" analyze "$T/c4.wft"
+    grep -q '^  cpu            from the recorder.s samples: synthesis used' "$T/out" && ok || bad "c4: the text lacks the cpu line"
+    grep -q 'run [5-9] syntheses\|run [1-9][0-9] syntheses' "$T/out" && bad "c4: the text asks for more syntheses" || ok
+    expect_status 0 "$W" diff "$T/e.wft" "$T/c4.wft"
+    grep -q '^  cpu: synthesis used' "$T/out" && grep -q '^  cpu: contention  *no  *yes' "$T/out" && ok ||
+        bad "diff lacks the CPU sections: $(grep cpu "$T/out")"
+    "$W" render "$T/c4.wft" -o "$T/c4.html" && grep -q '"cpu":\["from the recorder' "$T/c4.html" && ok ||
+        bad "the HTML summary lacks the CPU section"
+else
+    echo "test_cli: the cpu bottleneck check skipped: needs taskset and 2 CPUs"
+fi
+
 finish cli

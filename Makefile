@@ -2,7 +2,7 @@
 #   make            build everything (build/waterfall, build/libwaterfall.{a,so})
 #   make test       build and run the test suite through ctest
 #   make bench      run the benchmarks (results side by side, one run)
-#   make validate   the simulator's predictions against measured runs (timing:
+#   make validate   the simulator's predictions and the cpu verdicts against measured runs (timing:
 #                   run it on a quiet machine; it never fails `make test`)
 #   make demo       the README's main job
 #   make install PREFIX=/usr/local
@@ -33,7 +33,8 @@ bench: all
 # their verdict depends on how busy the machine is, so they are apart from
 # `make test`.  VALIDATE_FLAGS=--markdown prints the table of docs/simulate.md.
 validate: all
-	@sh tests/sim_validate.sh $(BUILD)/waterfall $(VALIDATE_FLAGS)
+	@rc=0; sh tests/sim_validate.sh $(BUILD)/waterfall $(VALIDATE_FLAGS) || rc=1; \
+	sh tests/cpu_validate.sh $(BUILD)/waterfall || rc=1; exit $$rc
 
 # The main job: build quietly (the log is shown if the build fails), then
 # tell the story.

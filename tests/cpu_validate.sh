@@ -1,0 +1,58 @@
+#!/bin/sh
+# cpu_validate.sh -- the cpu bottleneck against measured runs on this
+# machine.  Usage: cpu_validate.sh WATERFALL
+#
+# The same workload (the synthesis rounds of the first run) with the proofs
+# on this CPU (--device cpu) at synthesis concurrency 1, 2 and 4, and the
+# emulated device (no CPU in the device) at 2.  What `analyze` must say:
+#   cpu 1: synthesis (one synthesis and one proof on two cores: nothing waits)
+#   cpu 2: cpu wherever the GPU workers' starvation is 0.2 or more, else gpu
+#   cpu 4: cpu
+#   emulated 2: gpu
+# A measurement: on a machine busy with other work the syntheses wait for a
+# core at 1 too, and `analyze` rightly says cpu; run it on a quiet machine
+# (`make validate` runs it).  With more than two cores the runs are held to
+# two (taskset), the shape of the story.  Exits 1 when a verdict misses.
+W="$1"
+T=$(mktemp -d) || exit 1
+trap 'rm -rf "$T"' EXIT
+PIN=
+if command -v taskset >/dev/null 2>&1 && [ "$(nproc)" -gt 2 ]; then
+    PIN="taskset -c 0,1"
+fi
+field() { # file key: the first number after "key":
+    sed -n "s/.*\"$2\": \\([0-9.e+-]*\\).*/\\1/p" "$1" | head -1
+}
+verdict() { # file: the run's bottleneck
+    sed -n 's/.*"bottleneck": "\([a-z]*\)".*/\1/p' "$1" | head -1
+}
+$PIN "$W" run --device cpu --jobs 30 --synth-concurrency 1 --out "$T/c1.wft" --truth "$T/c1.json" --quiet || exit 1
+R=$(field "$T/c1.json" synth_rounds)
+for c in 2 4; do
+    $PIN "$W" run --device cpu --jobs 30 --synth-concurrency $c --synth-rounds "$R" --out "$T/c$c.wft" --quiet || exit 1
+done
+$PIN "$W" run --jobs 30 --synth-concurrency 2 --out "$T/e2.wft" --quiet || exit 1
+fail=0
+echo "cpu validation: $(nproc) CPUs${PIN:+, the runs held to 2}, load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+printf '%-12s %8s %10s %22s %22s %-10s %-10s %s\n' run util "s/job" "synthesis used/wanted" "workers used/wanted" says wants ok
+for r in c1 c2 c4 e2; do
+    "$W" analyze --json "$T/$r.wft" >"$T/$r.out" 2>/dev/null
+    got=$(verdict "$T/$r.out")
+    syn=$(sed -n 's/.*"cpu": {"source": "samples", "synthesis": {"used": \([0-9.e-]*\), "wanted": \([0-9.e-]*\).*/\1 \2/p' "$T/$r.out")
+    gpu=$(sed -n 's/.*"gpu_workers": {"used": \([0-9.e-]*\), "wanted": \([0-9.e-]*\), "starvation": \([0-9.e-]*\|null\)}.*/\1 \2 \3/p' "$T/$r.out")
+    set -- $gpu
+    starv=${3:-null}
+    case $r in
+    c1) want=synthesis ;;
+    c2) want=$(awk -v s="$starv" 'BEGIN { print (s != "null" && s + 0 >= 0.2) ? "cpu" : "gpu" }') ;;
+    c4) want=cpu ;;
+    e2) want=gpu ;;
+    esac
+    ok=yes
+    [ "$got" = "$want" ] || { ok=NO; fail=1; }
+    printf '%-12s %8s %10s %22s %22s %-10s %-10s %s\n' "$r" "$(field "$T/$r.out" utilization | awk '{printf "%.1f%%", 100 * $1}')" \
+        "$(field "$T/$r.out" s_per_job | awk '{printf "%.1f ms", 1000 * $1}')" "$(echo $syn | awk '{printf "%.2f / %.2f", $1, $2}')" \
+        "$(echo $gpu | awk '{printf "%.2f / %.2f", $1, $2}')" "$got" "$want" "$ok"
+done
+[ "$fail" = 0 ] && echo "cpu validation: every verdict as expected" || echo "cpu validation: a verdict missed (a busy machine makes the syntheses wait at 1 too)"
+exit $fail

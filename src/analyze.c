@@ -760,7 +760,7 @@ int analyze_run(const struct run *r, struct run_result *res)
     if (side.rc)
         goto out;
     synth_mean(st, en, nconc, w0, w1 > w0 ? w1 : w0, res);
-    if (analyze_cpu(r, res))
+    if (analyze_cpu(r, res, st, en, nconc)) /* st and en sorted by synth_sweep */
         goto out;
     decide(res);
     rc = 0;

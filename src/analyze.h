@@ -138,8 +138,10 @@ int synth_span(const struct unit *u, struct span *s);
 
 /* The CPU section of an analysed run (analyze_cpu.c): samples from a
  * native trace, stage time by concurrency from the timing; sets
- * res->cpu.  0, or -1 when out of memory. */
-int analyze_cpu(const struct run *r, struct run_result *res);
+ * res->cpu.  st and en: the synth_span()s of the consistent units, their
+ * starts and ends each sorted (analyze_run's, for the concurrency).  0, or
+ * -1 when out of memory. */
+int analyze_cpu(const struct run *r, struct run_result *res, int64_t *st, int64_t *en, size_t nspans);
 /* The cpu bottleneck's advice figures (cores: 0 unknown). */
 void advise_cpu(struct run_result *res, double cores);
 

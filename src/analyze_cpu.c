@@ -19,8 +19,8 @@
  *
  * The count of syntheses at time x is #(starts <= x) - #(ends <= x); its
  * integral up to x, F(x), comes from prefix sums of the sorted starts and
- * ends, so each unit's mean count (F(b) - F(a)) / (b - a) costs two binary
- * searches.
+ * ends, so each unit's mean count (F(b) - F(a)) / (b - a) costs four
+ * searches, each started where the previous unit's ended.
  */
 #include "analyze.h"
 
@@ -37,9 +37,25 @@ struct counter {
     size_t n;
 };
 
-static size_t upto(const int64_t *a, size_t n, int64_t x) /* #(a[i] <= x) */
+/* #(a[i] <= x), searched from *hint, the answer to a nearby earlier query
+ * (units come roughly in time order, so consecutive queries are close: a
+ * galloping search costs the log of the distance, not of n). */
+static size_t upto(const int64_t *a, size_t n, int64_t x, size_t *hint)
 {
-    size_t lo = 0, hi = n;
+    size_t lo, hi, h = *hint < n ? *hint : n;
+    if (h > 0 && a[h - 1] > x) { /* the answer is below h */
+        size_t step = 1;
+        hi = h - 1;
+        while (step < hi && a[hi - step] > x)
+            step *= 2;
+        lo = step < hi ? hi - step : 0;
+    } else { /* at h or above */
+        size_t step = 1;
+        lo = h;
+        while (lo + step < n && a[lo + step - 1] <= x)
+            step *= 2;
+        hi = lo + step < n ? lo + step : n;
+    }
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (a[mid] <= x)
@@ -47,74 +63,96 @@ static size_t upto(const int64_t *a, size_t n, int64_t x) /* #(a[i] <= x) */
         else
             hi = mid;
     }
+    *hint = lo;
     return lo;
 }
 
+/* Where the last queries of one kind landed in st and en. */
+struct finger {
+    size_t st, en;
+};
+
 /* The integral of the count of syntheses from the start up to x. */
-static __int128 area_to(const struct counter *c, int64_t x)
+static __int128 area_to(const struct counter *c, int64_t x, struct finger *f)
 {
-    size_t i = upto(c->st, c->n, x), j = upto(c->en, c->n, x);
+    size_t i = upto(c->st, c->n, x, &f->st), j = upto(c->en, c->n, x, &f->en);
     return ((__int128)x * (__int128)i - c->sst[i]) - ((__int128)x * (__int128)j - c->sen[j]);
 }
 
-static double mean_count(const struct counter *c, int64_t a, int64_t b)
+static double mean_count(const struct counter *c, int64_t a, int64_t b, struct finger *fa, struct finger *fb)
 {
-    return (double)(area_to(c, b) - area_to(c, a)) / (double)(b - a);
+    return (double)(area_to(c, b, fb) - area_to(c, a, fa)) / (double)(b - a);
 }
 
-static int counter_build(const struct run *r, struct counter *c)
+/* The counter over st and en (sorted, n each; an open end is INT64_MAX). */
+static int counter_build(struct counter *c, int64_t *st, int64_t *en, size_t n)
 {
-    size_t n = r->nunits ? r->nunits : 1;
-    c->st = malloc(n * sizeof *c->st);
-    c->en = malloc(n * sizeof *c->en);
-    c->sst = malloc((n + 1) * sizeof *c->sst);
-    c->sen = malloc((n + 1) * sizeof *c->sen);
-    if (!c->st || !c->en || !c->sst || !c->sen)
-        return -1;
-    c->n = 0;
-    for (size_t i = 0; i < r->nunits; i++) {
-        struct span s;
-        if (!(r->units[i].flags & U_CONTRA) && synth_span(&r->units[i], &s)) {
-            c->st[c->n] = s.start;
-            c->en[c->n++] = s.end;
-        }
-    }
-    if (sort_times(c->st, c->n) || sort_times(c->en, c->n))
+    c->st = st;
+    c->en = en;
+    c->n = n;
+    c->sst = scratch_alloc((n + 1) * sizeof *c->sst);
+    c->sen = scratch_alloc((n + 1) * sizeof *c->sen);
+    if (!c->sst || !c->sen)
         return -1;
     c->sst[0] = c->sen[0] = 0;
-    for (size_t i = 0; i < c->n; i++) {
-        c->sst[i + 1] = c->sst[i] + c->st[i];
-        c->sen[i + 1] = c->sen[i] + (c->en[i] == INT64_MAX ? 0 : c->en[i]); /* an open end is never <= x */
+    for (size_t i = 0; i < n; i++) {
+        c->sst[i + 1] = c->sst[i] + st[i];
+        c->sen[i + 1] = c->sen[i] + (en[i] == INT64_MAX ? 0 : en[i]); /* an open end is never <= x */
     }
     return 0;
 }
 
 static void counter_free(struct counter *c)
 {
-    free(c->st);
-    free(c->en);
-    free(c->sst);
-    free(c->sen);
+    scratch_free(c->sst);
+    scratch_free(c->sen);
 }
 
-/* Group the (k, time) pairs into rows by k, ascending. */
+/* Stage times summed by k, grown as k grows. */
 struct acc_k {
     double sum;
     uint64_t n;
 };
 
-static int rows_from(const struct acc_k *a, int kmax, struct conc_row **rows, size_t *nrows)
+struct by_k {
+    struct acc_k *a;
+    size_t cap;
+    int kmax;
+};
+
+static int by_k_add(struct by_k *b, int k, double t)
+{
+    if ((size_t)k >= b->cap) {
+        size_t cap = b->cap ? b->cap : 16;
+        while (cap <= (size_t)k)
+            cap *= 2;
+        struct acc_k *na = realloc(b->a, cap * sizeof *na);
+        if (!na)
+            return -1;
+        memset(na + b->cap, 0, (cap - b->cap) * sizeof *na);
+        b->a = na;
+        b->cap = cap;
+    }
+    b->a[k].sum += t;
+    b->a[k].n++;
+    if (k > b->kmax)
+        b->kmax = k;
+    return 0;
+}
+
+/* The rows by k, ascending. */
+static int rows_from(const struct by_k *b, struct conc_row **rows, size_t *nrows)
 {
     size_t n = 0;
-    for (int k = 1; k <= kmax; k++)
-        n += a[k].n > 0;
+    for (int k = 1; k <= b->kmax; k++)
+        n += b->a[k].n > 0;
     *rows = calloc(n ? n : 1, sizeof **rows);
     if (!*rows)
         return -1;
     *nrows = 0;
-    for (int k = 1; k <= kmax; k++)
-        if (a[k].n)
-            (*rows)[(*nrows)++] = (struct conc_row){k, a[k].n, a[k].sum / (double)a[k].n};
+    for (int k = 1; k <= b->kmax; k++)
+        if (b->a[k].n)
+            (*rows)[(*nrows)++] = (struct conc_row){k, b->a[k].n, b->a[k].sum / (double)b->a[k].n};
     return 0;
 }
 
@@ -155,7 +193,7 @@ static void role_from(struct cpu_role *ro, double cpu_s, double want_s, double w
     }
 }
 
-int analyze_cpu(const struct run *r, struct run_result *res)
+int analyze_cpu(const struct run *r, struct run_result *res, int64_t *st, int64_t *en, size_t nspans)
 {
     struct cpu_result *c = &res->cpu;
     memset(c, 0, sizeof *c);
@@ -165,58 +203,36 @@ int analyze_cpu(const struct run *r, struct run_result *res)
     c->source = r->cpu.sampled ? CPU_SRC_SAMPLES : CPU_SRC_TIMING;
 
     struct counter cn = {0};
-    int kmax = 1, rc = -1;
-    struct acc_k *as = NULL, *ag = NULL;
-    int *ks = NULL, *kg = NULL;
-    size_t n = r->nunits ? r->nunits : 1;
-    ks = malloc(n * sizeof *ks);
-    kg = malloc(n * sizeof *kg);
-    if (!ks || !kg || counter_build(r, &cn))
+    struct by_k bs = {0}, bg = {0};
+    int rc = -1;
+    if (counter_build(&cn, st, en, nspans))
         goto out;
-    /* each unit's k for its synthesis and its GPU phase (0: none) */
+    /* each unit's k for its synthesis and its GPU phase */
     int64_t gpu_sum = 0, w0 = INT64_MAX, w1 = INT64_MIN;
+    struct finger f[4] = {{0, 0}}; /* synthesis start, end; GPU start, end */
     for (size_t i = 0; i < r->nunits; i++) {
         const struct unit *u = &r->units[i];
-        ks[i] = kg[i] = 0;
         if (u->flags & U_CONTRA)
             continue;
         int64_t a = u->t[EV_SYNTH_START], b = u->t[EV_SYNTH_END];
         if (a != T_NONE && b != T_NONE && b > a) {
-            ks[i] = (int)lround(mean_count(&cn, a, b));
-            if (ks[i] < 1)
-                ks[i] = 1;
+            int k = (int)lround(mean_count(&cn, a, b, &f[0], &f[1]));
+            if (by_k_add(&bs, k < 1 ? 1 : k, (double)(b - a)))
+                goto out;
         }
         a = u->t[EV_GPU_START], b = u->t[EV_GPU_END];
         if (a != T_NONE && b != T_NONE && b > a) {
-            kg[i] = (int)lround(mean_count(&cn, a, b)) + 1;
+            if (by_k_add(&bg, (int)lround(mean_count(&cn, a, b, &f[2], &f[3])) + 1, (double)(b - a)))
+                goto out;
             gpu_sum += b - a;
             if (a < w0)
                 w0 = a;
             if (b > w1)
                 w1 = b;
         }
-        if (ks[i] > kmax)
-            kmax = ks[i];
-        if (kg[i] > kmax)
-            kmax = kg[i];
     }
     c->gpu_at_once = w1 > w0 ? (double)gpu_sum / (double)(w1 - w0) : 0;
-    as = calloc((size_t)kmax + 1, sizeof *as);
-    ag = calloc((size_t)kmax + 1, sizeof *ag);
-    if (!as || !ag)
-        goto out;
-    for (size_t i = 0; i < r->nunits; i++) {
-        const struct unit *u = &r->units[i];
-        if (ks[i]) {
-            as[ks[i]].sum += (double)(u->t[EV_SYNTH_END] - u->t[EV_SYNTH_START]);
-            as[ks[i]].n++;
-        }
-        if (kg[i]) {
-            ag[kg[i]].sum += (double)(u->t[EV_GPU_END] - u->t[EV_GPU_START]);
-            ag[kg[i]].n++;
-        }
-    }
-    if (rows_from(as, kmax, &c->synth_by, &c->nsynth_by) || rows_from(ag, kmax, &c->gpu_by, &c->ngpu_by))
+    if (rows_from(&bs, &c->synth_by, &c->nsynth_by) || rows_from(&bg, &c->gpu_by, &c->ngpu_by))
         goto out;
     c->synth_slower = slower(c->synth_by, c->nsynth_by);
     c->gpu_slower = slower(c->gpu_by, c->ngpu_by);
@@ -231,10 +247,8 @@ int analyze_cpu(const struct run *r, struct run_result *res)
     rc = 0;
 out:
     counter_free(&cn);
-    free(ks);
-    free(kg);
-    free(as);
-    free(ag);
+    free(bs.a);
+    free(bg.a);
     return rc;
 }
 

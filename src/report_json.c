@@ -297,10 +297,12 @@ static void run_json(FILE *f, const struct run_result *res, const struct report_
                 num(f, a->sim_util[0]);
                 fputs(", \"s_per_job\": ", f);
                 secs_or_null(f, a->sim_spj[0]);
-                fprintf(f, "}, {\"synthesis_concurrency\": %d, \"utilization\": ", a->current - 1);
-                num(f, a->sim_util[1]);
-                fputs(", \"s_per_job\": ", f);
-                secs_or_null(f, a->sim_spj[1]);
+                if (a->current > 1) {
+                    fprintf(f, "}, {\"synthesis_concurrency\": %d, \"utilization\": ", a->current - 1);
+                    num(f, a->sim_util[1]);
+                    fputs(", \"s_per_job\": ", f);
+                    secs_or_null(f, a->sim_spj[1]);
+                }
                 fputs("}]", f);
             } else {
                 fputs("null", f);

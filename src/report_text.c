@@ -187,6 +187,9 @@ static int cpu_advice_lines(const struct run_result *res, char *l1, size_t n1, c
             snprintf(l2 + k, n2 - k, ", at %d %.1f%% and %s per job", a->current - 1, 100 * a->sim_util[1],
                      fmt_dur(y, sizeof y, a->sim_spj[1]));
     }
+    else if (!strcmp(a->model, "simulation"))
+        snprintf(l2, n2, "SIMULATED without a contention model (none could be measured or fitted from this run): "
+                         "its figures would leave the contention out, so none are shown");
     else
         snprintf(l2, n2, "nothing simulated: no contention model could be measured or fitted from this run");
     return emph;

@@ -94,7 +94,17 @@ fi
 # analyze --advise sim: the simulator's advice, labelled
 "$W" analyze --advise sim "$T/r.wft" | grep -q "SIMULATED" && ok || bad "analyze --advise sim text"
 "$W" analyze --advise sim --json "$T/r.wft" | grep -q '"model": "simulation"' && ok || bad "advise sim json"
-"$W" analyze --json "$T/r.wft" | grep -q '"model": "formula"' && ok || bad "the default advice is the formula"
+# the default (auto): the simulator where the trace's CPU samples give a
+# contention model (units of tens of ms, longer than the sampling period,
+# so that a synthesis thread reads as wanting a core); the formula where
+# nothing is known, and it says so
+"$W" run --jobs 8 --synth-concurrency 1 --size 65536 --synth-rounds 12 --out "$T/m.wft" --quiet || bad "run"
+"$W" analyze --json "$T/m.wft" | grep -q '"model": "simulation", "contention_fitted": true, "contention_model": "measured"' &&
+    ok || bad "the default advice on a sampled trace is not the simulation with the measured model"
+"$W" analyze --advise formula --json "$T/m.wft" | grep -q '"model": "formula"' && ok || bad "--advise formula"
+"$W" dump "$T/r.wft" >"$T/r.log" 2>/dev/null
+"$W" analyze --json "$T/r.log" | grep -q '"model": "formula"' && ok || bad "the default advice on a log without contention is the formula"
+"$W" analyze "$T/r.log" | grep -q '^  advice .*the formula' && ok || bad "the advice does not say it is the formula's"
 "$W" analyze --advise sim --trace-cores 16 --json "$T/r.wft" | grep -q '"model": "simulation"' && ok ||
     bad "advise sim with --trace-cores"
 "$W" analyze --advise sim --trace-cores 0 "$T/r.wft" >/dev/null 2>&1; [ $? = 2 ] && ok || bad "--trace-cores 0 accepted"

@@ -177,6 +177,7 @@ int cmd_analyze(int argc, char **argv)
             rc = WF_EXIT_FAIL;
         } else if (rc == WF_EXIT_OK && l.partial) {
             rc = WF_EXIT_PARTIAL;
+            loaded_partial_note(&l, "waterfall analyze");
         }
     }
     loaded_free(&l);

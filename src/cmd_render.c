@@ -96,6 +96,7 @@ int cmd_render(int argc, char **argv)
                 rc = WF_EXIT_FAIL;
             } else if (rc == WF_EXIT_OK && l.partial) {
                 rc = WF_EXIT_PARTIAL;
+                loaded_partial_note(&l, "waterfall render");
             }
         }
     }

@@ -495,7 +495,10 @@ int cmd_simulate(int argc, char **argv)
             fprintf(stderr, "waterfall simulate: %s holds %zu runs; calibrating from run %ld (--run picks another)\n",
                     from, l.nres, run_no);
         sim_trace_defaults(&p, &fit);
-        rc = rc == WF_EXIT_OK && l.partial ? WF_EXIT_PARTIAL : rc;
+        if (rc == WF_EXIT_OK && l.partial) {
+            rc = WF_EXIT_PARTIAL;
+            loaded_partial_note(&l, "waterfall simulate");
+        }
     } else {
         p.synth = (struct sim_dist){.mean = synth_s, .cv = spread};
         p.gpu = (struct sim_dist){.mean = gpu_s, .cv = spread};

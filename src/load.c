@@ -141,6 +141,31 @@ int load_inputs(struct loaded *l, char **paths, int npaths, int progress, const 
     return l->failed_inputs ? WF_EXIT_INPUT : WF_EXIT_OK;
 }
 
+void loaded_partial_note(const struct loaded *l, const char *cmd)
+{
+    uint64_t skipped = 0, lost = 0, damaged = 0;
+    for (size_t i = 0; i < l->model.nruns; i++) {
+        skipped += l->model.runs[i].skipped_lines;
+        lost += l->model.runs[i].lost_events;
+        damaged += l->model.runs[i].damaged_bytes;
+    }
+    char why[256];
+    size_t k = 0;
+    why[0] = 0;
+    if (skipped)
+        k += (size_t)snprintf(why + k, sizeof why - k, "%llu line%s skipped", (unsigned long long)skipped,
+                              skipped == 1 ? "" : "s");
+    if (lost && k < sizeof why)
+        k += (size_t)snprintf(why + k, sizeof why - k, "%s%llu event%s lost while recording", k ? ", " : "",
+                              (unsigned long long)lost, lost == 1 ? "" : "s");
+    if (damaged && k < sizeof why)
+        k += (size_t)snprintf(why + k, sizeof why - k, "%s%llu damaged byte%s of a trace skipped", k ? ", " : "",
+                              (unsigned long long)damaged, damaged == 1 ? "" : "s");
+    if (!k)
+        snprintf(why, sizeof why, "some events were not read (out of memory)");
+    fprintf(stderr, "%s: exit status 4, the analysis is partial: %s\n", cmd, why);
+}
+
 void loaded_free(struct loaded *l)
 {
     for (size_t i = 0; i < l->nres; i++)

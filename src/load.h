@@ -25,5 +25,7 @@ struct loaded {
  * WF_EXIT_INPUT. */
 int load_inputs(struct loaded *l, char **paths, int npaths, int progress, const char *cmd);
 void loaded_free(struct loaded *l);
+/* The one line on stderr that says why a command exits 4 (partial). */
+void loaded_partial_note(const struct loaded *l, const char *cmd);
 
 #endif /* LOAD_H */

@@ -26,13 +26,25 @@ static void usage(FILE *f)
     fprintf(f, "usage: waterfall <command> [options] [files]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\n'waterfall <command> --help' shows a command's options.\n"
+    fprintf(f, "\n'waterfall <command> --help' (or 'waterfall help <command>') shows a command's options.\n"
                "Exit status: 0 ok, 1 failure, 2 usage, 3 unreadable input, 4 partial input.\n");
 }
 
 int main(int argc, char **argv)
 {
     if (argc < 2) {
+        usage(stderr);
+        return WF_EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "help") == 0 && argc >= 3) { /* help CMD: that command's --help */
+        for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+            if (strcmp(argv[2], commands[i].name) == 0) {
+                char name[64], help[] = "--help";
+                snprintf(name, sizeof name, "waterfall %s", commands[i].name);
+                char *av[3] = {name, help, NULL};
+                return commands[i].run(2, av);
+            }
+        fprintf(stderr, "waterfall help: unknown command '%s'\n\n", argv[2]);
         usage(stderr);
         return WF_EXIT_USAGE;
     }

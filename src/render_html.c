@@ -301,16 +301,17 @@ static void summary(FILE *f, const struct run_result *res)
     int first = 1;
     struct {
         uint64_t n;
-        const char *what;
-    } warn[] = {{res->in_flight, "in flight (no GPU_END when the log ends)"},
-                {r->skipped_lines, "lines skipped"},
-                {r->duplicates, "duplicate events"},
-                {res->inconsistent, "inconsistent units left out"},
-                {r->lost_events, "events lost while recording"},
-                {r->damaged_bytes, "bytes of the trace damaged and skipped"}};
+        const char *one, *many;
+    } warn[] = {{res->in_flight, "in flight (no GPU_END when the log ends)", NULL},
+                {r->skipped_lines, "line skipped", "lines skipped"},
+                {r->duplicates, "duplicate event", "duplicate events"},
+                {res->inconsistent, "inconsistent unit left out", "inconsistent units left out"},
+                {r->lost_events, "event lost while recording", "events lost while recording"},
+                {r->damaged_bytes, "byte of the trace damaged and skipped", "bytes of the trace damaged and skipped"}};
     for (size_t i = 0; i < sizeof warn / sizeof warn[0]; i++)
         if (warn[i].n) {
-            snprintf(line, sizeof line, "%llu %s", (unsigned long long)warn[i].n, warn[i].what);
+            snprintf(line, sizeof line, "%llu %s", (unsigned long long)warn[i].n,
+                     warn[i].n == 1 || !warn[i].many ? warn[i].one : warn[i].many);
             fputs(first ? "" : ",", f);
             jstr0(f, line);
             first = 0;

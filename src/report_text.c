@@ -385,23 +385,27 @@ static void run_text(FILE *f, const struct run_result *res, size_t nruns_in_sour
         fprintf(f, " %srun %d%s", p.bold, r->index, p.off);
     fprintf(f, " %s(%s %llu-%llu)%s\n", p.dim, r->native ? "events" : "lines",
             (unsigned long long)r->first_line, (unsigned long long)r->last_line, p.off);
-    fprintf(f, "  %llu jobs (%llu completed), %llu units", (unsigned long long)res->jobs,
-            (unsigned long long)res->jobs_completed, (unsigned long long)res->units);
+#define PL(n) ((n) == 1 ? "" : "s")
+    fprintf(f, "  %llu job%s (%llu completed), %llu unit%s", (unsigned long long)res->jobs, PL(res->jobs),
+            (unsigned long long)res->jobs_completed, (unsigned long long)res->units, PL(res->units));
     if (res->in_flight)
         fprintf(f, ", %s%llu in flight%s", p.yellow, (unsigned long long)res->in_flight, p.off);
     if (r->skipped_lines)
-        fprintf(f, ", %s%llu lines skipped%s", p.yellow, (unsigned long long)r->skipped_lines, p.off);
+        fprintf(f, ", %s%llu line%s skipped%s", p.yellow, (unsigned long long)r->skipped_lines,
+                PL(r->skipped_lines), p.off);
     if (r->duplicates)
-        fprintf(f, ", %s%llu duplicate events%s", p.yellow, (unsigned long long)r->duplicates, p.off);
+        fprintf(f, ", %s%llu duplicate event%s%s", p.yellow, (unsigned long long)r->duplicates, PL(r->duplicates),
+                p.off);
     if (res->inconsistent)
-        fprintf(f, ", %s%llu inconsistent units left out%s", p.red, (unsigned long long)res->inconsistent,
-                p.off);
+        fprintf(f, ", %s%llu inconsistent unit%s left out%s", p.red, (unsigned long long)res->inconsistent,
+                PL(res->inconsistent), p.off);
     if (r->lost_events)
-        fprintf(f, ", %s%llu events lost while recording%s", p.red, (unsigned long long)r->lost_events,
-                p.off);
+        fprintf(f, ", %s%llu event%s lost while recording%s", p.red, (unsigned long long)r->lost_events,
+                PL(r->lost_events), p.off);
     if (r->damaged_bytes)
-        fprintf(f, ", %s%llu bytes of the trace damaged and skipped%s", p.red,
-                (unsigned long long)r->damaged_bytes, p.off);
+        fprintf(f, ", %s%llu byte%s of the trace damaged and skipped%s", p.red,
+                (unsigned long long)r->damaged_bytes, PL(r->damaged_bytes), p.off);
+#undef PL
     fputc('\n', f);
     issues_text(f, r, &p);
 

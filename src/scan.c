@@ -299,6 +299,16 @@ static int parse_small(const char *s, size_t n, int32_t *out)
 /* Detail keys shared by both forms; 1 if taken, 0 if not ours, -1 if bad. */
 static int take_key(const char *k, size_t kn, const char *v, size_t vn, struct scan_rec *r)
 {
+    /* daemons format details by hand: "worker=0, gpu=1" is worker 0 and
+     * gpu 1, so blanks around keys and values are trimmed */
+    while (kn && (*k == ' ' || *k == '\t'))
+        k++, kn--;
+    while (kn && (k[kn - 1] == ' ' || k[kn - 1] == '\t'))
+        kn--;
+    while (vn && (*v == ' ' || *v == '\t'))
+        v++, vn--;
+    while (vn && (v[vn - 1] == ' ' || v[vn - 1] == '\t'))
+        vn--;
     int32_t *dst = NULL;
     if (kn == 9 && memcmp(k, "partition", 9) == 0)
         dst = &r->partition;
@@ -489,6 +499,23 @@ static int parse_cuzk_fast(const char *p, size_t n, char *buf, int direct, struc
 }
 #endif
 
+/* Whether [p, end) holds a job= or ts= word: the shape of a seed-form
+ * record.  A daemon's own line that mentions TIMELINE ("INFO cuzk:
+ * TIMELINE logging enabled") has neither, and is not a record at all: not
+ * counted, not skipped. */
+static int has_record_key(const char *p, const char *end)
+{
+    while (p < end) {
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+        if ((end - p > 4 && memcmp(p, "job=", 4) == 0) || (end - p > 3 && memcmp(p, "ts=", 3) == 0))
+            return 1;
+        while (p < end && *p != ' ' && *p != '\t')
+            p++;
+    }
+    return 0;
+}
+
 static enum scan_err parse_seed(const char *p, const char *end, struct scan_rec *r)
 {
     /* <event> job=<job_id> ts=<seconds> [k=v ...], blank separated */
@@ -505,8 +532,8 @@ static enum scan_err parse_seed(const char *p, const char *end, struct scan_rec 
         size_t wn = (size_t)(p - w);
         if (r->ev == -2) {
             r->ev = event_id(w, wn);
-            if (r->ev < 0)
-                return SCAN_UNKNOWN_EVENT;
+            if (r->ev < 0) /* a record with a name we do not know, or prose */
+                return has_record_key(p, end) ? SCAN_UNKNOWN_EVENT : SCAN_NOT_RECORD;
             continue;
         }
         const char *eq = memchr(w, '=', wn);

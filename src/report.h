@@ -42,6 +42,9 @@ const char *bottleneck_sentence(char *buf, size_t n, const struct run_result *re
 
 /* "38.0 s", "512 ms", "12.3 us": a duration for people. */
 const char *fmt_dur(char *buf, size_t n, double ns);
+/* ns as an exact decimal number of seconds ("1718000863.5", "-0.000001"):
+ * every digit an int64 of nanoseconds holds, none it does not. */
+const char *fmt_secs_exact(char *buf, size_t n, int64_t ns);
 /* The CPU section as the text report prints it: the samples' shares (or
  * that there are none) and the verdict; stage time by concurrency for
  * synthesis and the GPU phase ("" when none).  Returns where the verdict

@@ -22,6 +22,18 @@ int report_color_arg(const char *v, int *color)
     return 0;
 }
 
+const char *fmt_secs_exact(char *buf, size_t n, int64_t ns)
+{
+    uint64_t m = ns < 0 ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns;
+    int len = snprintf(buf, n, "%s%llu.%09llu", ns < 0 ? "-" : "", (unsigned long long)(m / 1000000000u),
+                       (unsigned long long)(m % 1000000000u));
+    while (len > 0 && (size_t)len < n && buf[len - 1] == '0')
+        buf[--len] = 0;
+    if (len > 0 && (size_t)len < n && buf[len - 1] == '.')
+        buf[--len] = 0;
+    return buf;
+}
+
 const char *fmt_dur(char *buf, size_t n, double ns)
 {
     double a = fabs(ns);

@@ -21,7 +21,8 @@ static void dump_usage(FILE *f)
 {
     fprintf(f,
             "usage: waterfall dump [options] FILE.wft\n"
-            "  -p, --precision N  digits after the millisecond point, 0-6 (default 0)\n"
+            "  -p, --precision N  digits after the millisecond point, 0-6 (default 6: nanoseconds,\n"
+            "                     so that the text analyses as the trace does)\n"
             "  -s, --stats        print the trace's statistics (stderr) instead of events\n"
             "  -h, --help         this help\n"
             "FILE may be - for stdin.\n");
@@ -178,7 +179,7 @@ int cmd_dump(int argc, char **argv)
                                              {"stats", no_argument, 0, 's'},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
-    int precision = 0, stats = 0, c;
+    int precision = 6, stats = 0, c;
     optind = 0; /* 0: a full reset of getopt (glibc), also when called again */
     while ((c = getopt_long(argc, argv, "p:sh", longopts, NULL)) != -1) {
         switch (c) {

@@ -26,17 +26,26 @@ static void csv_str(FILE *f, const char *s, size_t n)
     fputc('"', f);
 }
 
+/* Seconds with all nine decimals, exact: an epoch-based time
+ * (1718000863.5 s) keeps its nanoseconds, which a double would not. */
+static void secs9(FILE *f, int64_t ns)
+{
+    uint64_t m = ns < 0 ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns;
+    fprintf(f, "%s%llu.%09llu", ns < 0 ? "-" : "", (unsigned long long)(m / 1000000000u),
+            (unsigned long long)(m % 1000000000u));
+}
+
 static void t_or_empty(FILE *f, int64_t t)
 {
     if (t != T_NONE)
-        fprintf(f, "%.9f", (double)t / 1e9);
+        secs9(f, t);
     fputc(',', f);
 }
 
 static void d_or_empty(FILE *f, int64_t a, int64_t b)
 {
     if (a != T_NONE && b != T_NONE)
-        fprintf(f, "%.9f", (double)(b - a) / 1e9);
+        secs9(f, b - a);
 }
 
 void report_csv(FILE *f, const struct run_result *res, size_t nres)

@@ -104,7 +104,10 @@ fi
 "$W" analyze --advise formula --json "$T/m.wft" | grep -q '"model": "formula"' && ok || bad "--advise formula"
 "$W" dump "$T/r.wft" >"$T/r.log" 2>/dev/null
 "$W" analyze --json "$T/r.log" | grep -q '"model": "formula"' && ok || bad "the default advice on a log without contention is the formula"
-"$W" analyze "$T/r.log" | grep -q '^  advice .*the formula' && ok || bad "the advice does not say it is the formula's"
+# (the advice's two lines name the formula; with the cpu bottleneck, which a
+# busy machine can give these tiny units, they say nothing was simulated)
+"$W" analyze "$T/r.log" | grep -A1 '^  advice' | grep -q 'formula\|nothing simulated' && ok ||
+    bad "the advice does not say it is the formula's"
 "$W" analyze --advise sim --trace-cores 16 --json "$T/r.wft" | grep -q '"model": "simulation"' && ok ||
     bad "advise sim with --trace-cores"
 "$W" analyze --advise sim --trace-cores 0 "$T/r.wft" >/dev/null 2>&1; [ $? = 2 ] && ok || bad "--trace-cores 0 accepted"

@@ -310,9 +310,11 @@ static int device_analyze(const struct run *r, int32_t dev, const uint32_t *ui, 
             d->by_cause[c] += gp->by_cause[c];
         d->idle += gp->end - gp->start;
     }
-    d->utilization = (double)d->busy / (double)(d->window_end - d->window_start);
-    if (d->window_end == d->window_start)
-        d->utilization = 1.0; /* zero-length proofs: nothing idle either */
+    /* 0/0 is no figure: a device whose GPU phases all have zero length
+     * (at the log's resolution) has no window to measure */
+    d->utilization = d->window_end > d->window_start
+                         ? (double)d->busy / (double)(d->window_end - d->window_start)
+                         : NAN;
     scratch_free(busy);
     scratch_free(prep);
     return 0;
@@ -497,7 +499,7 @@ static void decide(struct run_result *res)
         for (int c = 0; c < CAUSE_N; c++)
             res->by_cause[c] += d->by_cause[c];
     }
-    res->utilization = res->window > 0 ? (double)res->busy / (double)res->window : res->busy ? 1 : 0;
+    res->utilization = res->window > 0 ? (double)res->busy / (double)res->window : NAN;
     res->bottleneck = BN_NONE;
     if (res->busy > 0 || res->window > 0) {
         if (res->utilization >= 0.95) {

@@ -121,7 +121,10 @@ static double run_svg(FILE *f, const struct run_result *res, double y, const str
     const struct run *r = res->run;
     fprintf(f, "<text x=\"10\" y=\"%.1f\" font-weight=\"bold\">", y + 14);
     render_markup_text(f, r->source, strlen(r->source));
-    fprintf(f, " run %d: GPU utilization %.1f%%", r->index, 100 * res->utilization);
+    if (isnan(res->utilization))
+        fprintf(f, " run %d: GPU utilization unknown (no window)", r->index);
+    else
+        fprintf(f, " run %d: GPU utilization %.1f%%", r->index, 100 * res->utilization);
     if (res->bottleneck)
         fprintf(f, ", bottleneck %s", bottleneck_names[res->bottleneck]);
     fprintf(f, ", %llu units</text>\n", (unsigned long long)res->units);
@@ -130,7 +133,11 @@ static double run_svg(FILE *f, const struct run_result *res, double y, const str
     /* Device lanes. */
     for (size_t d = 0; d < res->ndev; d++) {
         const struct device_result *dv = &res->dev[d];
-        fprintf(f, "<text x=\"10\" y=\"%.1f\">GPU %d (%.1f%%)</text>\n", y + 12, dv->device, 100 * dv->utilization);
+        if (isnan(dv->utilization))
+            fprintf(f, "<text x=\"10\" y=\"%.1f\">GPU %d</text>\n", y + 12, dv->device);
+        else
+            fprintf(f, "<text x=\"10\" y=\"%.1f\">GPU %d (%.1f%%)</text>\n", y + 12, dv->device,
+                    100 * dv->utilization);
         if (dv->units)
             rect(f, px(sc, dv->window_start), px(sc, dv->window_end), y, LANE_H, BUSY_COLOR);
         for (size_t i = 0; i < dv->nsegs; i++)

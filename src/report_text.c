@@ -422,7 +422,14 @@ static void run_text(FILE *f, const struct run_result *res, size_t nruns_in_sour
     issues_text(f, r, &p);
 
     if (res->bottleneck == BN_NONE) {
-        fprintf(f, "  no unit has both GPU_START and GPU_END: nothing to measure on a GPU yet\n\n");
+        uint64_t proved = 0;
+        for (size_t i = 0; i < res->ndev; i++)
+            proved += res->dev[i].units;
+        if (proved)
+            fprintf(f, "  every GPU phase has zero length (GPU_START = GPU_END at the log's resolution): no window "
+                       "to measure utilization in\n\n");
+        else
+            fprintf(f, "  no unit has both GPU_START and GPU_END: nothing to measure on a GPU yet\n\n");
         return;
     }
     const char *uc = res->utilization >= 0.95 ? p.green : res->utilization >= 0.8 ? p.yellow : p.red;
@@ -583,9 +590,10 @@ void report_diff_text(FILE *f, const struct run_result *a, const struct run_resu
     label(lb, sizeof lb, b);
     fprintf(f, "%sA%s %s\n%sB%s %s\n\n", p.bold, p.off, la, p.bold, p.off, lb);
     fprintf(f, "  %s%-22s %14s %14s   %s%s\n", p.dim, "", "A", "B", "change", p.off);
-    snprintf(x, sizeof x, "%.1f%%", 100 * a->utilization);
-    snprintf(y, sizeof y, "%.1f%%", 100 * b->utilization);
-    snprintf(c, sizeof c, "%+.1f points", 100 * (b->utilization - a->utilization));
+    snprintf(x, sizeof x, isnan(a->utilization) ? "-" : "%.1f%%", 100 * a->utilization);
+    snprintf(y, sizeof y, isnan(b->utilization) ? "-" : "%.1f%%", 100 * b->utilization);
+    snprintf(c, sizeof c, isnan(a->utilization) || isnan(b->utilization) ? "" : "%+.1f points",
+             100 * (b->utilization - a->utilization));
     diff_row(f, "GPU utilization", x, y, c);
     diff_dur(f, "s per job", a->s_per_job, b->s_per_job);
     diff_dur(f, "steady s per job", a->steady_s_per_job, b->steady_s_per_job);

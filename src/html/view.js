@@ -226,7 +226,7 @@
     return String(s).replace(/(\d) us\b/g, '$1 \u00b5s');
   }
   function pct(x) {
-    return (100 * x).toFixed(1) + '%';
+    return x === null || x === undefined ? 'n/a' : (100 * x).toFixed(1) + '%';
   }
 
   /* ---- DOM helpers (text only) ---- */

@@ -524,7 +524,10 @@ static void diff_dur(FILE *f, const char *name, double a, double b)
     }
     char d[32];
     fmt_dur(d, sizeof d, b - a);
-    if (a > 0)
+    /* a percentage of a tiny baseline (queue p50 60 us -> 48 ms: +79387%)
+     * says nothing: shown only when the baseline is a tenth or more of the
+     * larger figure (-90% to +900%), else the absolute change alone */
+    if (a > 0 && a >= 0.1 * b)
         snprintf(c, sizeof c, "%s%s (%+.0f%%)", b >= a ? "+" : "", d, 100 * (b - a) / a);
     else
         snprintf(c, sizeof c, "%s%s", b >= a ? "+" : "", d);

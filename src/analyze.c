@@ -267,6 +267,24 @@ static int device_analyze(const struct run *r, int32_t dev, const uint32_t *ui, 
     for (size_t i = 0; i < nb; i++)
         d->busy += busy[i].end - busy[i].start;
     d->gpu_per_unit = (double)d->busy / (double)d->units;
+    /* The workers' own prep: units picked up while the device was idle
+     * (outside every busy span) did not wait for it, so their prep is host
+     * work alone; with several workers the others' prep holds that wait. */
+    double psum = 0;
+    size_t pn = 0;
+    for (size_t k = 0; k < cap; k++) {
+        const struct unit *u = &r->units[ui[k]];
+        if (!has(u, EV_GPU_PICKUP) || !has(u, EV_GPU_START) || u->t[EV_GPU_START] < u->t[EV_GPU_PICKUP])
+            continue;
+        struct cursor cb = {busy, nb, 0};
+        int64_t nx;
+        cursor_seek(&cb, u->t[EV_GPU_PICKUP]);
+        if (!cursor_at(&cb, u->t[EV_GPU_PICKUP], &nx)) {
+            psum += (double)(u->t[EV_GPU_START] - u->t[EV_GPU_PICKUP]);
+            pn++;
+        }
+    }
+    d->prep_host = pn ? psum / (double)pn : 0;
 
     /* The idle gaps are the holes between merged busy spans. */
     d->ngaps = nb - 1;
@@ -531,14 +549,27 @@ static void decide(struct run_result *res)
         if (res->dev[i].units && res->dev[i].gpu_per_unit > 0)
             a->rate += 1.0 / res->dev[i].gpu_per_unit;
     a->current = res->synth_max > 0 ? res->synth_max : 1;
+    /* The workers bound it too: W workers that each prepare (host time p)
+     * then prove (g) feed a device at most W / (p + g) units per unit time
+     * (one worker, p = 2 ms, g = 15 ms: 88%, whatever synthesis does). */
+    double cap = 0;
+    for (size_t i = 0; i < res->ndev; i++) {
+        const struct device_result *d = &res->dev[i];
+        if (d->units && d->gpu_per_unit > 0) {
+            double w = d->nworkers ? (double)d->nworkers : 1;
+            cap += fmin(1.0 / d->gpu_per_unit, w / (d->prep_host + d->gpu_per_unit));
+        }
+    }
+    a->worker_cap = a->rate > 0 ? fmin(1.0, cap / a->rate) : 1;
     if (res->stage[ST_SYNTHESIS].count && a->synth_mean > 0 && a->rate > 0) {
         double need = a->synth_mean * a->rate;
         a->valid = 1;
-        a->needed = (int)ceil(need - 1e-9);
+        /* the least concurrency that reaches what the workers allow */
+        a->needed = (int)ceil(need * a->worker_cap - 1e-9);
         if (a->needed < 1)
             a->needed = 1;
-        a->predicted_now = fmin(1.0, a->current / need);
-        a->predicted_needed = fmin(1.0, a->needed / need);
+        a->predicted_now = fmin(a->worker_cap, a->current / need);
+        a->predicted_needed = fmin(a->worker_cap, a->needed / need);
     }
     if (res->bottleneck == BN_CPU)
         advise_cpu(res, res->run ? res->run->cpus : 0);

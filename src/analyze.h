@@ -53,6 +53,8 @@ struct device_result {
     size_t nsegs, segs_cap;
     double utilization;
     double gpu_per_unit; /* g: busy / units, ns */
+    double prep_host;    /* mean prep of the units picked up while the device was idle: the
+                          * workers' own host time, without waiting for the device (ns; 0: none) */
 };
 
 /* Stage time by concurrency: the units whose span saw k syntheses at once
@@ -96,6 +98,8 @@ struct advice {
     int needed;              /* ceil(s * rate): the concurrency that saturates */
     double predicted_now;    /* min(1, current / (s * rate)) */
     double predicted_needed; /* min(1, needed / (s * rate)) */
+    double worker_cap;       /* the most the workers can feed the devices, as a share of the devices'
+                              * rate: sum of min(1/g, W/(prep + g)) over sum of 1/g (<= 1) */
     const char *model;       /* "formula", or "simulation" */
     int contention;          /* simulation: CPU contention 0 left out, 1 fitted, 2 measured */
     /* with the cpu bottleneck (never more syntheses): what would fit the

@@ -375,7 +375,7 @@ static void summary(FILE *f, const struct run_result *res)
         jstr0(f, l2);
     }
     fputs("]", f);
-    snprintf(line, sizeof line, "%s per job, steady %s per job; synthesis concurrency max %d, mean %.2f while the GPU works",
+    snprintf(line, sizeof line, "%s per job, steady %s per job; synthesis concurrency max %d, mean %.2f over the GPU window",
              fmt_dur(b1, sizeof b1, res->s_per_job >= 0 ? res->s_per_job : NAN),
              fmt_dur(b2, sizeof b2, res->steady_s_per_job >= 0 ? res->steady_s_per_job : NAN), res->synth_max,
              res->synth_mean_active);

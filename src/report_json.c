@@ -281,6 +281,8 @@ static void run_json(FILE *f, const struct run_result *res, const struct report_
         num(f, a->predicted_needed);
         fprintf(f, ", \"current_concurrency\": %d, \"predicted_utilization_now\": ", a->current);
         num(f, a->predicted_now);
+        fputs(", \"worker_cap\": ", f);
+        num(f, a->worker_cap);
         fputs(", \"synthesis_s\": ", f);
         secs(f, a->synth_mean);
         fputs(", \"gpu_s_per_unit\": ", f);

@@ -221,8 +221,8 @@ int report_advice_lines(const struct run_result *res, char *l1, size_t n1, char 
     } else if (!strcmp(a->model, "simulation")) {
         if (a->needed > a->current) {
             emph = snprintf(l1, n1, "run %d syntheses at once", a->needed);
-            snprintf(l1 + emph, n1 - (size_t)emph, " (now %d): simulated GPU utilization %.0f%% -> %.0f%%",
-                     a->current, 100 * a->predicted_now, 100 * a->predicted_needed);
+            snprintf(l1 + emph, n1 - (size_t)emph, " (now %d): GPU utilization %.1f%% measured -> %.0f%% simulated",
+                     a->current, 100 * res->utilization, 100 * a->predicted_needed);
         } else
             snprintf(l1, n1, "synthesis concurrency %d is enough: the simulation finds no faster setting "
                              "(%d would give %.0f%%)",
@@ -238,10 +238,13 @@ int report_advice_lines(const struct run_result *res, char *l1, size_t n1, char 
                  fmt_dur(g, sizeof g, 1.0 / a->rate), fmt_dur(s, sizeof s, a->synth_mean), a->needed, a->current);
     } else if (a->needed > a->current) {
         emph = snprintf(l1, n1, "run %d syntheses at once", a->needed);
-        snprintf(l1 + emph, n1 - (size_t)emph, " (now %d): predicted GPU utilization %.0f%% -> %.0f%%",
-                 a->current, 100 * a->predicted_now, 100 * a->predicted_needed);
-        snprintf(l2, n2, "%s; g = %s of GPU per unit, s = %s of synthesis per unit", how,
-                 fmt_dur(g, sizeof g, 1.0 / a->rate), fmt_dur(s, sizeof s, a->synth_mean));
+        snprintf(l1 + emph, n1 - (size_t)emph, " (now %d): GPU utilization %.1f%% measured -> %.0f%% predicted",
+                 a->current, 100 * res->utilization, 100 * a->predicted_needed);
+        size_t k = (size_t)snprintf(l2, n2, "%s; g = %s of GPU per unit, s = %s of synthesis per unit", how,
+                                    fmt_dur(g, sizeof g, 1.0 / a->rate), fmt_dur(s, sizeof s, a->synth_mean));
+        if (a->worker_cap < 1 - 1e-9 && k < n2)
+            snprintf(l2 + k, n2 - k, "; the GPU workers' prep and proving allow at most %.0f%%",
+                     100 * a->worker_cap);
     } else {
         snprintf(l1, n1, "synthesis concurrency %d is enough by the formula (it needs %d); "
                          "if utilization is still low, look at CPU contention and dispatch",
@@ -459,7 +462,7 @@ static void run_text(FILE *f, const struct run_result *res, size_t nruns_in_sour
     advice_text(f, res, &p);
     fprintf(f, "  %-14s %s per job", "throughput", fmt_dur(b1, sizeof b1, res->s_per_job >= 0 ? res->s_per_job : NAN));
     fprintf(f, ", steady %s per job", fmt_dur(b2, sizeof b2, res->steady_s_per_job >= 0 ? res->steady_s_per_job : NAN));
-    fprintf(f, "; synthesis concurrency max %d, mean %.2f while the GPU works\n", res->synth_max,
+    fprintf(f, "; synthesis concurrency max %d, mean %.2f over the GPU window\n", res->synth_max,
             res->synth_mean_active);
     cpu_text(f, &res->cpu, &p);
 

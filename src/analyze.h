@@ -136,8 +136,8 @@ int analyze_run(const struct run *r, struct run_result *out);
 void run_result_free(struct run_result *res);
 
 /* A unit's synthesis as the semaphore bounds it: [SYNTH_START, SYNTH_END),
- * or to its next event present when SYNTH_END is missing (open: the log's
- * end); 0 when it has no SYNTH_START or the span is empty. */
+ * or to its next event present when SYNTH_END is missing; 0 when it has no
+ * SYNTH_START, the span is empty, or it never ended (no later event). */
 int synth_span(const struct unit *u, struct span *s);
 
 /* The CPU section of an analysed run (analyze_cpu.c): samples from a

@@ -182,10 +182,16 @@ static double run_svg(FILE *f, const struct run_result *res, double y, const str
                 rect(f, a, b, y, ROW_H, phase_color[ph]);
             }
         }
-        if (per_row == 1) { /* a tooltip with the job id */
+        if (per_row == 1) {
+            /* a tooltip with the job id: an invisible rectangle over the
+             * row, on top, that takes the pointer (a browser gives the
+             * pointer to painted shapes only, unless pointer-events says
+             * otherwise), with no outline in any renderer */
             const struct unit *u = order[lo];
-            fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%d\" fill=\"none\"><title>", LEFT, y, PLOT,
-                    ROW_H);
+            fprintf(f,
+                    "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"none\" "
+                    "pointer-events=\"all\"><title>",
+                    LEFT, y, PLOT, ROW_H);
             render_markup_text(f, r->jobs[u->job].id, r->jobs[u->job].len);
             if (u->partition >= 0)
                 fprintf(f, " partition %d", u->partition);

@@ -82,6 +82,10 @@ for t in "$T/edges.json" "$T/two.json"; do
     [ $rc = 77 ] && { echo "test_html: speedscope not installed: the Chrome trace import not checked"; break; }
     [ $rc = 0 ] && ok || bad "speedscope imports $t with warnings (above)"
 done
+# The SVG's per-unit tooltips: the pointer over a row (its bars included)
+# lands on the row's titled rectangle.
+"$W" render "$T/a.wft" -o "$T/a.svg" && ok || bad "render an SVG"
+node "$HERE/browser/svg_tooltip.mjs" "$CHROMIUM" "$T/a.svg" job-3 && ok || bad "the SVG's tooltips (above)"
 # A look at the two runs, the pointer on a unit of the second (the
 # README's picture is made the same way, of the demo's report).
 if [ -n "$SHOT" ]; then

@@ -42,10 +42,10 @@ demo: configure
 	@cmake --build $(BUILD) -j $(JOBS) >$(BUILD)/build.log 2>&1 || { cat $(BUILD)/build.log; exit 1; }
 	@sh examples/demo.sh $(BUILD)/waterfall demo-out
 
-install: configure
-	@cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
-	@cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory -s
-	@cmake --install $(BUILD)
+# The prefix is given to the install, not to the build tree: installing
+# under another PREFIX leaves build/ configured as it was.
+install: all
+	@cmake --install $(BUILD) --prefix $(PREFIX)
 
 # The suite under sanitizers, each in its own build tree.
 asan:

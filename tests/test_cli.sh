@@ -107,6 +107,75 @@ expect_status 2 "$W" diff "$T/d.wft"
 expect_status 0 "$W" diff --json "$T/d.wft" "$T/d.wft"
 grep -q '"change": {"utilization": {"a": ' "$T/out" && ok || bad "diff --json lacks the change"
 
+# What real clients and a new user found (each held to its fix).
+# help CMD is CMD's help
+"$W" help analyze >"$T/h1" 2>&1; "$W" analyze --help >"$T/h2" 2>&1
+cmp -s "$T/h1" "$T/h2" && grep -q 'usage: waterfall analyze' "$T/h1" && ok || bad "waterfall help analyze is not analyze's help"
+# every non-zero exit says why on stderr, in every output format
+printf 'TIMELINE,0,GPU_START,a,\nTIMELINE,x,GPU_END,a,\nTIMELINE,5,GPU_END,a,\n' >"$T/partial.log"
+for cmd in "analyze" "analyze --json" "analyze --csv" "diff $T/partial.log" "render -o $T/p.svg" "render -o $T/p.json"; do
+    "$W" $cmd "$T/partial.log" >/dev/null 2>"$T/why"
+    st=$?
+    [ "$st" = 4 ] && [ -s "$T/why" ] && grep -q 'exit status 4.* lines* skipped' "$T/why" && ok ||
+        bad "'waterfall $cmd' on a partial log: exit $st, stderr: $(cat "$T/why")"
+done
+for cmd in "simulate --from $T/partial.log" "dump $T/partial.log" "analyze /nonexistent" "analyze --frob x" "run --jobs 0" "simulate --synth-s -1" "nope"; do
+    "$W" $cmd >/dev/null 2>"$T/why"
+    st=$?
+    [ "$st" != 0 ] && [ -s "$T/why" ] && ok || bad "'waterfall $cmd' exits $st with nothing on stderr"
+done
+# a daemon's own line that mentions TIMELINE is not a record; 1 line, not 1 lines
+printf '2026-02-18T19:21:07Z INFO cuzk: TIMELINE logging enabled\nTIMELINE,0,GPU_START,a,\nTIMELINE,5,GPU_END,a,\n' >"$T/mention.log"
+expect_status 0 "$W" analyze --json "$T/mention.log"
+grep -q '"timeline_lines": 2' "$T/out" && grep -q '"skipped_lines": 0' "$T/out" && ok || bad "a mention of TIMELINE counted as a record"
+"$W" analyze "$T/partial.log" 2>/dev/null | grep -q '1 job (1 completed), 1 unit, 1 line skipped' && ok || bad "singular counts"
+# blanks after a detail's commas are trimmed: two partitions on device 1
+printf 'TIMELINE,0,GPU_START,a,worker=0, gpu=1, partition=2\nTIMELINE,5,GPU_END,a,worker=0, gpu=1, partition=2\nTIMELINE,0,GPU_START,a,worker=0, gpu=1 ,partition = 3\nTIMELINE,5,GPU_END,a,worker=0, gpu = 1, partition=3\n' >"$T/blanks.log"
+expect_status 0 "$W" analyze --csv "$T/blanks.log"
+[ "$(grep -c '^.*,1,a,[23],1,0,complete,' "$T/out")" = 2 ] && ok || bad "blanks in details: $(cat "$T/out")"
+# absolute (Unix epoch) times keep their digits in the JSON and the CSV
+printf 'TIMELINE gpu_start job=a ts=1718000863.5\nTIMELINE gpu_end job=a ts=1718000864.25\nTIMELINE gpu_start job=b ts=1718000865.0\nTIMELINE gpu_end job=b ts=1718000866.0\n' >"$T/epoch.log"
+expect_status 0 "$W" analyze --json --gaps "$T/epoch.log"
+grep -q '"window_start_s": 1718000863.5,' "$T/out" && grep -q '"start_s": 1718000864.25, "end_s": 1718000865,' "$T/out" &&
+    ok || bad "epoch times in the JSON: $(grep -o '"window_start_s": [^,]*' "$T/out")"
+"$W" analyze --csv "$T/epoch.log" | grep -q ',1718000863.500000000,1718000864.250000000,' && ok || bad "epoch times in the CSV"
+# a GPU phase of zero length: no window, utilization null everywhere, said so
+printf 'TIMELINE,5,GPU_START,a,\nTIMELINE,5,GPU_END,a,\n' >"$T/zero.log"
+expect_status 0 "$W" analyze --json "$T/zero.log"
+[ "$(grep -o '"utilization": null' "$T/out" | wc -l)" = 2 ] && ok || bad "zero-length window: $(grep -o '"utilization": [^,]*' "$T/out")"
+"$W" analyze "$T/zero.log" | grep -q 'every GPU phase has zero length' && ok || bad "zero-length window: the message"
+# dump's text analyses as the trace does (nanoseconds by default)
+"$W" dump "$T/e.wft" >"$T/e.txt" 2>/dev/null
+a=$("$W" analyze --json "$T/e.wft" | grep -o '"busy_s": [0-9.e-]*' | head -1)
+b=$("$W" analyze --json "$T/e.txt" | grep -o '"busy_s": [0-9.e-]*' | head -1)
+[ -n "$a" ] && [ "$a" = "$b" ] && ok || bad "dump's text analyses differently: $a against $b"
+# jobs finishing in pairs 17 and 23 ms apart run at 20 ms per job (steady: a rate)
+awk 'BEGIN { t = 0; for (k = 0; k < 40; k++) { t += (k % 2) ? 23 : 17;
+    printf "TIMELINE,%d,GPU_START,j%d,worker=%d\nTIMELINE,%d,GPU_END,j%d,worker=%d\n", t - 5, k, k % 2, t, k, k % 2 } }' |
+    sort -t, -k2 -n >"$T/pairs.log"
+expect_status 0 "$W" analyze --json "$T/pairs.log"
+steady=$(sed -n 's/.*"steady_s_per_job": \([0-9.e-]*\).*/\1/p' "$T/out")
+awk -v s="$steady" 'BEGIN { exit !(s >= 0.0199 && s <= 0.0202) }' && ok || bad "steady s per job of the pairs: $steady"
+# the formula knows the workers' prep: one worker, 2 ms prep, 15 ms GPU: at most 88%
+awk 'BEGIN { free = 0; for (k = 0; k < 30; k++) { ss = k * 20; se = ss + 20; pk = se > free ? se : free; gs = pk + 2; ge = gs + 15; free = ge;
+    printf "%d SYNTH_START j%d\n%d SYNTH_END j%d\n%d GPU_PICKUP j%d\n%d GPU_START j%d\n%d GPU_END j%d\n", ss, k, se, k, pk, k, gs, k, ge, k } }' |
+    sort -n | awk '{ printf "TIMELINE,%d,%s,%s,worker=0\n", $1, $2, $3 }' >"$T/prep.log"
+expect_status 0 "$W" analyze --advise formula --json "$T/prep.log"
+grep -q '"advice": {"synthesis_concurrency": 2, "predicted_utilization": 0.88235294' "$T/out" && ok ||
+    bad "the formula ignores the workers' prep: $(grep -o '"advice": {[^}]*' "$T/out")"
+"$W" analyze --advise formula "$T/prep.log" | grep -q 'GPU utilization 75.6% measured -> 88% predicted' && ok ||
+    bad "the advice's now is not the measured utilization"
+"$W" analyze "$T/prep.log" | grep -q 'mean 0.9[0-9] over the GPU window' && ok || bad "the concurrency's mean is not said to be over the window"
+# a synthesis that never ended is not counted as running to the log's end
+printf 'TIMELINE,0,SYNTH_START,a,\nTIMELINE,10,SYNTH_END,a,\nTIMELINE,10,GPU_START,a,\nTIMELINE,20,GPU_END,a,\nTIMELINE,1,SYNTH_START,dropped,\nTIMELINE,10,SYNTH_START,b,\nTIMELINE,20,SYNTH_END,b,\nTIMELINE,20,GPU_START,b,\nTIMELINE,30,GPU_END,b,\n' >"$T/drop.log"
+expect_status 0 "$W" analyze --json "$T/drop.log"
+grep -q '"synthesis_concurrency": {"max": 1, "mean_active": 0.5}' "$T/out" && grep -q '"in_flight": 1' "$T/out" && ok ||
+    bad "the dropped synthesis: $(grep -o '"synthesis_concurrency": {[^}]*' "$T/out")"
+# diff: no percentage of a tiny baseline
+printf 'TIMELINE,0,SYNTH_END,a,\nTIMELINE,0.01,GPU_PICKUP,a,\nTIMELINE,1,GPU_START,a,\nTIMELINE,2,GPU_END,a,\n' >"$T/q1.log"
+printf 'TIMELINE,0,SYNTH_END,a,\nTIMELINE,50,GPU_PICKUP,a,\nTIMELINE,51,GPU_START,a,\nTIMELINE,52,GPU_END,a,\n' >"$T/q2.log"
+"$W" diff "$T/q1.log" "$T/q2.log" | grep '^  queue p50' | grep -q '%' && bad "diff: a percentage of a tiny baseline" || ok
+
 # The cpu bottleneck as a user meets it: the proofs on this CPU and four
 # syntheses at once on two cores (taskset, so that a machine with more
 # cores is as short of them as this one).  Whatever else the machine runs,

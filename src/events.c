@@ -420,35 +420,120 @@ int evpart_add(struct evpart *p, int64_t t_ns, const char *job, size_t job_len,
     return evpart_add_hinted(p, t_ns, job, job_len, partition, ev, worker, device, line, NULL);
 }
 
+static int add_now(struct evpart *p, int64_t t_ns, const char *job, size_t job_len, int32_t partition, int ev,
+                   uint32_t role, uint64_t line, const struct evhint *hint);
+
+static void hold(struct evpart *p, int64_t t_ns, const char *job, size_t job_len, int32_t partition, int ev,
+                 int32_t worker, int32_t device, uint64_t line)
+{
+    p->held = 1;
+    p->hold.t = t_ns;
+    p->hold.partition = partition;
+    p->hold.worker = worker;
+    p->hold.device = device;
+    p->hold.ev = ev;
+    p->hold.line = line;
+    p->hold.job_len = job_len < sizeof p->hold.job ? job_len : sizeof p->hold.job;
+    memcpy(p->hold.job, job, p->hold.job_len);
+}
+
+/* The held event, now that what follows it is known: a restart (the next
+ * event looks like one too) starts a segment with it; else it was late,
+ * and joins the current run as any event below its latest time would. */
+static int unhold(struct evpart *p, int restart)
+{
+    p->held = 0;
+    uint32_t role;
+    if (role_find(p, p->hold.worker, p->hold.device, &role))
+        return -1;
+    int64_t t = p->hold.t;
+    if (p->nsegs == 0) { /* a part's first event, its state known (has_in) */
+        if (seg_new(p, p->hold.line))
+            return -1;
+        p->seg0_restart = restart;
+        p->run_max = restart || t > p->m_in ? t : p->m_in;
+        if (!restart)
+            p->segs[0].late++;
+    } else if (restart) {
+        struct seg *prev = &p->segs[p->nsegs - 1];
+        big_free(prev->uindex, prev->uindex ? ((size_t)prev->umask + 1) * sizeof *prev->uindex : 0);
+        prev->uindex = NULL;
+        if (seg_new(p, p->hold.line))
+            return -1;
+        p->split_seen = 1;
+        p->run_max = t;
+    } else {
+        p->segs[p->nsegs - 1].late++;
+        if (p->want_recs && !p->has_in && !p->split_seen && t < p->recs[p->nrecs - 1].t &&
+            add_rec(p, t, p->run_max))
+            return -1;
+    }
+    if (add_now(p, t, p->hold.job, p->hold.job_len, p->hold.partition, p->hold.ev, role, p->hold.line, NULL))
+        return -1;
+    /* the lines skipped while it was held follow it, into its run */
+    struct seg *s = &p->segs[p->nsegs - 1];
+    s->skipped += p->held_skipped;
+    for (int i = 0; i < p->nheld_skips && s->nskips < MAX_ISSUES; i++)
+        s->skips[s->nskips++] = p->held_skips[i];
+    p->held_skipped = 0;
+    p->nheld_skips = 0;
+    return 0;
+}
+
+int evpart_settle(struct evpart *p, int64_t t_next)
+{
+    if (!p->held)
+        return 0;
+    int64_t ref = p->nsegs ? p->run_max : p->m_in;
+    int rc = unhold(p, t_next != INT64_MIN && model_is_restart(t_next, ref));
+    evpart_compact(p);
+    if (rc) {
+        p->oom = 1;
+        return -1;
+    }
+    return 0;
+}
+
 int evpart_add_hinted(struct evpart *p, int64_t t_ns, const char *job, size_t job_len,
                       int32_t partition, int ev, int32_t worker, int32_t device, uint64_t line,
                       const struct evhint *hint)
 {
     if (p->oom)
         return -1;
+    if (p->nseen == 0)
+        p->t_first = t_ns;
+    else if (p->nseen == 1)
+        p->t_second = t_ns;
+    p->nseen++;
+    if (p->held) {
+        /* this event decides the held one: against the run it would have
+         * restarted, does it look like a restart too? */
+        int64_t ref = p->nsegs ? p->run_max : p->m_in;
+        if (unhold(p, model_is_restart(t_ns, ref)))
+            goto oom;
+    }
     uint32_t role;
     if (role_find(p, worker, device, &role))
         goto oom;
     /* Which run: a restart of the epoch starts a segment. */
     if (p->nsegs == 0) {
+        if (p->has_in && !p->native && model_is_restart(t_ns, p->m_in)) {
+            hold(p, t_ns, job, job_len, partition, ev, worker, device, line);
+            return 0;
+        }
         if (seg_new(p, line))
             goto oom;
         if (p->has_in) {
-            p->seg0_restart = model_is_restart(t_ns, p->m_in);
-            p->run_max = p->seg0_restart || t_ns > p->m_in ? t_ns : p->m_in;
+            p->seg0_restart = 0;
+            p->run_max = t_ns > p->m_in ? t_ns : p->m_in;
         } else {
             if (p->want_recs && add_rec(p, t_ns, INT64_MIN))
                 goto oom;
             p->run_max = t_ns;
         }
     } else if (!p->native && model_is_restart(t_ns, p->run_max)) {
-        struct seg *prev = &p->segs[p->nsegs - 1];
-        big_free(prev->uindex, prev->uindex ? ((size_t)prev->umask + 1) * sizeof *prev->uindex : 0);
-        prev->uindex = NULL;
-        if (seg_new(p, line))
-            goto oom;
-        p->split_seen = 1;
-        p->run_max = t_ns;
+        hold(p, t_ns, job, job_len, partition, ev, worker, device, line);
+        return 0;
     } else {
         if (p->want_recs && !p->has_in && !p->split_seen && t_ns < p->recs[p->nrecs - 1].t &&
             add_rec(p, t_ns, p->run_max))
@@ -456,12 +541,24 @@ int evpart_add_hinted(struct evpart *p, int64_t t_ns, const char *job, size_t jo
         if (t_ns > p->run_max)
             p->run_max = t_ns;
     }
+    if (add_now(p, t_ns, job, job_len, partition, ev, role, line, hint))
+        goto oom;
+    return 0;
+oom:
+    p->oom = 1;
+    return -1;
+}
+
+/* Put the event into its unit in the current segment. */
+static int add_now(struct evpart *p, int64_t t_ns, const char *job, size_t job_len, int32_t partition, int ev,
+                   uint32_t role, uint64_t line, const struct evhint *hint)
+{
     /* Its unit in the current segment. */
     struct seg *s = &p->segs[p->nsegs - 1];
     int side = p->want_side && p->nsegs == 1;
     uint32_t ui;
     if (unit_of(p, s, job, job_len, partition, side, line, hint, &ui))
-        goto oom;
+        return -1;
     struct unit *u = &s->units[ui];
     s->events++;
     s->last_line = line;
@@ -487,9 +584,6 @@ int evpart_add_hinted(struct evpart *p, int64_t t_ns, const char *job, size_t jo
         s->side[ui].role[ev] = role;
     }
     return 0;
-oom:
-    p->oom = 1;
-    return -1;
 }
 
 void evpart_skip(struct evpart *p, uint64_t line, int why)
@@ -499,7 +593,11 @@ void evpart_skip(struct evpart *p, uint64_t line, int why)
     struct pline pl = {line, why};
     if (p->nskip_first < 8)
         p->skip_first[p->nskip_first++] = pl;
-    if (p->nsegs == 0) {
+    if (p->held) { /* the run they belong to is decided with the held event */
+        p->held_skipped++;
+        if (p->nheld_skips < MAX_ISSUES)
+            p->held_skips[p->nheld_skips++] = pl;
+    } else if (p->nsegs == 0) {
         p->pre_skipped++;
         if (p->npre_skips < MAX_ISSUES)
             p->pre_skips[p->npre_skips++] = pl;
@@ -530,9 +628,18 @@ int evpart_link(struct evpart *p, int has_prev, int64_t m_prev, int64_t *m_out)
      * time below every earlier one: a record. */
     for (size_t i = 0; i < p->nrecs && p->recs[i].pm < m_prev; i++)
         if (model_is_restart(p->recs[i].t, m_prev)) {
-            if (p->recs[i].ev == 0)
+            if (p->recs[i].ev == 0) {
+                /* its first event looks like a restart: it is one if the
+                 * event after it does too (the part's second, or the next
+                 * part's first: t_after), else it was one late line */
+                int64_t t2 = p->nseen >= 2 ? p->t_second : p->t_after;
+                if (t2 == INT64_MIN || !model_is_restart(t2, m_prev)) {
+                    p->segs[0].late++;
+                    continue;
+                }
                 return 0; /* its first event starts a run: the part is right */
-            return 1;     /* a restart the part could not see: read it again */
+            }
+            return 1; /* a restart the part could not see: read it again */
         }
     p->seg0_cont = 1;
     if (p->nsegs == 1 && m_prev > p->run_max)
@@ -542,6 +649,8 @@ int evpart_link(struct evpart *p, int has_prev, int64_t m_prev, int64_t *m_out)
 
 void evpart_compact(struct evpart *p)
 {
+    if (p->held)
+        return; /* an event still to be added needs the index: evpart_settle compacts */
     if (p->jindex)
         big_free(p->jindex, (size_t)(p->jindex_mask + 1) * sizeof *p->jindex);
     p->jindex = NULL;

@@ -66,6 +66,7 @@ struct seg {
     size_t nunits, units_cap;
     uint64_t first_line, last_line; /* part-relative, 0-based */
     uint64_t events, duplicates, skipped;
+    uint64_t late; /* events whose time looked like a restart but that the next one did not follow */
     struct pline dups[MAX_ISSUES], skips[MAX_ISSUES];
     int ndups, nskips;
     /* its units by unit_hash (hash high bits << 32 | unit + 1; 0 empty);
@@ -148,6 +149,26 @@ struct evpart {
     struct pline pre_skips[MAX_ISSUES];
     int npre_skips;
     int oom; /* ran out of memory: events after that point are not kept */
+    /* A restart is a new epoch that the lines after it continue from: an
+     * event whose time looks like a restart is held until the next one
+     * says so (it looks like a restart of the same run too), or says that
+     * it was one late line (it continues the run): then the held event
+     * joins the run, counted late.  evpart_settle decides the last one. */
+    int held;
+    struct {
+        int64_t t;
+        int32_t partition, worker, device;
+        int ev;
+        uint64_t line;
+        size_t job_len;
+        char job[SCAN_JOB_MAX];
+    } hold;
+    uint64_t held_skipped; /* lines skipped while an event was held: they go where it goes */
+    struct pline held_skips[MAX_ISSUES];
+    int nheld_skips;
+    int64_t t_first, t_second; /* the part's first two event times */
+    int64_t t_after;           /* the next part's first event time (INT64_MIN: none), for evpart_link */
+    uint64_t nseen;            /* events seen, held ones included */
 };
 
 /* Put an event into its unit; returns 0, or -1 (out of memory, counted in
@@ -185,6 +206,11 @@ static inline const char *evpart_job(const struct evpart *p, uint32_t job, size_
 
 /* Is this the restart of a daemon's epoch?  (Exposed for the tests.) */
 int model_is_restart(int64_t t, int64_t run_max);
+
+/* The part's input has ended; t_next is the time of the next event in
+ * the input (the next part's first), or INT64_MIN at the input's end.
+ * Decides an event still held.  Returns 0, or -1 when out of memory. */
+int evpart_settle(struct evpart *p, int64_t t_next);
 
 /* Join a part to the one before.  has_prev/m_prev: whether a part before
  * had events, and the latest time of the run it ended in.  Returns 0 and

@@ -207,6 +207,7 @@ static struct run *adopt(struct model *m, const char *source, int native, int in
     r->last_line = base + s->last_line + 1;
     r->events = s->events;
     r->duplicates = s->duplicates;
+    r->late_lines = s->late;
     r->skipped_lines = s->skipped;
     issues_add(r, ISSUE_DUPLICATE, s->dups, s->ndups, base);
     issues_add(r, ISSUE_SKIPPED, s->skips, s->nskips, base);
@@ -350,6 +351,7 @@ static int join(struct run *r, struct evpart *p, struct seg *s, uint64_t base, i
     r->last_line = base + s->last_line + 1;
     r->events += s->events;
     r->duplicates += s->duplicates;
+    r->late_lines += s->late;
     r->skipped_lines += s->skipped;
     issues_add(r, ISSUE_DUPLICATE, dups, ndups, base);
     issues_add(r, ISSUE_SKIPPED, s->skips, s->nskips, base);

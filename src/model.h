@@ -45,6 +45,7 @@ struct run {
     uint64_t events;
     uint64_t first_line, last_line;
     uint64_t skipped_lines, duplicates, contradictions;
+    uint64_t late_lines; /* events whose time looked like a restart, not followed by the lines after them */
     struct issue issues[3][MAX_ISSUES]; /* the first few of each kind */
     int nissues[3];
     uint64_t lost_events; /* native traces: the recorder's count */

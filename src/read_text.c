@@ -462,6 +462,14 @@ int read_text(struct text_input *in, int fd, const char *name, const void *prefi
     int64_t m = 0;
     for (int i = 0; i < n; i++) {
         int64_t m_out;
+        /* what follows the part: the next part's first event decides an
+         * event the part still holds (a late line, or a restart) */
+        int64_t t_after = INT64_MIN;
+        for (int k = i + 1; k < n && t_after == INT64_MIN; k++)
+            if (in->parts[k].nseen)
+                t_after = in->parts[k].t_first;
+        in->parts[i].t_after = t_after;
+        evpart_settle(&in->parts[i], t_after);
         if (evpart_link(&in->parts[i], has_prev, m, &m_out) && !w[i].err) {
             evpart_free(&in->parts[i]);
             in->parts[i].want_side = 1;
@@ -470,6 +478,8 @@ int read_text(struct text_input *in, int fd, const char *name, const void *prefi
             in->parts[i].m_in = m;
             w[i].prog = NULL;
             work(&w[i]);
+            in->parts[i].t_after = t_after;
+            evpart_settle(&in->parts[i], t_after);
             evpart_link(&in->parts[i], has_prev, m, &m_out);
             in->rereads++;
         }

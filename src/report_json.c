@@ -225,12 +225,13 @@ static void run_json(FILE *f, const struct run_result *res, const struct report_
     fprintf(f,
             ", \"jobs\": %llu, \"jobs_completed\": %llu, \"units\": %llu, \"in_flight\": %llu, "
             "\"events\": %llu, \"skipped_lines\": %llu, \"duplicate_events\": %llu, "
-            "\"inconsistent_units\": %llu, \"lost_events\": %llu, \"damaged_bytes\": %llu",
+            "\"inconsistent_units\": %llu, \"lost_events\": %llu, \"damaged_bytes\": %llu, \"late_lines\": %llu",
             (unsigned long long)res->jobs, (unsigned long long)res->jobs_completed,
             (unsigned long long)res->units, (unsigned long long)res->in_flight,
             (unsigned long long)r->events, (unsigned long long)r->skipped_lines,
             (unsigned long long)r->duplicates, (unsigned long long)res->inconsistent,
-            (unsigned long long)r->lost_events, (unsigned long long)r->damaged_bytes);
+            (unsigned long long)r->lost_events, (unsigned long long)r->damaged_bytes,
+            (unsigned long long)r->late_lines);
     fputs(", \"issues\": ", f);
     issues_json(f, r);
     fputs(", \"utilization\": ", f);

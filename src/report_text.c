@@ -411,6 +411,9 @@ static void run_text(FILE *f, const struct run_result *res, size_t nruns_in_sour
     if (r->duplicates)
         fprintf(f, ", %s%llu duplicate event%s%s", p.yellow, (unsigned long long)r->duplicates, PL(r->duplicates),
                 p.off);
+    if (r->late_lines)
+        fprintf(f, ", %s%llu late line%s (written after later ones; not a restart)%s", p.yellow,
+                (unsigned long long)r->late_lines, PL(r->late_lines), p.off);
     if (res->inconsistent)
         fprintf(f, ", %s%llu inconsistent unit%s left out%s", p.red, (unsigned long long)res->inconsistent,
                 PL(res->inconsistent), p.off);

@@ -113,6 +113,37 @@ while [ $i -lt 3 ]; do
     i=$((i + 1))
 done
 
+# One late line is not a restart: a thread's SYNTH_START at 10 ms written
+# after the record at 630 ms stays in its run, counted as late; a real
+# restart (the lines after it continue from the new epoch) still splits.
+# The late line is put at the end of the first half and at the start of
+# the second, so that two threads meet it at their edges.
+late_log() { # FILE POSITION: the late line last in the first 4 KiB, or first after them
+    printf 'TIMELINE,0,SYNTH_START,a\nTIMELINE,300,SYNTH_END,a\nTIMELINE,300,GPU_START,a,worker=0\nTIMELINE,600,GPU_END,a,worker=0\nTIMELINE,300,SYNTH_START,b\nTIMELINE,630,SYNTH_END,b\n' >"$1"
+    [ "$2" = end ] && { pad "$1" 4070; printf 'TIMELINE,10,SYNTH_START,late\n' >>"$1"; pad "$1" 4096; }
+    [ "$2" = start ] && { pad "$1" 4096; printf 'TIMELINE,10,SYNTH_START,late\n' >>"$1"; }
+    printf 'TIMELINE,630,GPU_START,b,worker=0\nTIMELINE,900,GPU_END,b,worker=0\nTIMELINE,640,SYNTH_END,late\nTIMELINE,900,GPU_START,late,worker=0\nTIMELINE,1000,GPU_END,late,worker=0\n' >>"$1"
+}
+for where in end start; do
+    late_log "$T/late.log" $where
+    outputs "$T/late.log" 1 one
+    outputs "$T/late.log" 2 many
+    for x in json err csv txt; do
+        cmp -s "$T/one.$x" "$T/many.$x" && ok || bad "late line at the $where of a part: --$x differs with 2 threads"
+    done
+    [ "$(grep -o '"run": [0-9]*' "$T/one.json" | tail -1)" = '"run": 1' ] && grep -q '"late_lines": 1' "$T/one.json" &&
+        grep -q '"units": 3, "in_flight": 0' "$T/one.json" && ok || bad "late line at the $where: $(grep -o '"run": [0-9]*\|"late_lines": [0-9]*\|"units": [0-9]*' "$T/one.json" | tr '\n' ' ')"
+done
+grep -q '1 late line' "$T/one.txt" && ok || bad "the late line is not reported"
+# a late line as the log's very last record is late too
+printf 'TIMELINE,0,GPU_START,a\nTIMELINE,630,GPU_END,a\nTIMELINE,10,SYNTH_START,a\n' >"$T/last.log"
+"$W" analyze --json "$T/last.log" 2>/dev/null | grep -q '"late_lines": 1' && ok || bad "a late last line"
+# a restart: the lines after it continue from the new epoch
+printf 'TIMELINE,0,GPU_START,a\nTIMELINE,630,GPU_END,a\nTIMELINE,10,GPU_START,b\nTIMELINE,20,GPU_END,b\n' >"$T/restart.log"
+"$W" analyze --json "$T/restart.log" 2>/dev/null >"$T/r.json"
+[ "$(grep -o '"run": [0-9]*' "$T/r.json" | tail -1)" = '"run": 2' ] && ! grep -q '"late_lines": [1-9]' "$T/r.json" && ok ||
+    bad "a restart followed by its run is not a restart any more"
+
 # The runs are really split, and the answer is not empty.
 "$G" 7 3000 >"$T/log"
 WATERFALL_READ_THREADS=4 "$W" analyze --json --no-progress "$T/log" >"$T/j" 2>/dev/null

@@ -175,6 +175,16 @@ grep -q '"synthesis_concurrency": {"max": 1, "mean_active": 0.5}' "$T/out" && gr
 printf 'TIMELINE,0,SYNTH_END,a,\nTIMELINE,0.01,GPU_PICKUP,a,\nTIMELINE,1,GPU_START,a,\nTIMELINE,2,GPU_END,a,\n' >"$T/q1.log"
 printf 'TIMELINE,0,SYNTH_END,a,\nTIMELINE,50,GPU_PICKUP,a,\nTIMELINE,51,GPU_START,a,\nTIMELINE,52,GPU_END,a,\n' >"$T/q2.log"
 "$W" diff "$T/q1.log" "$T/q2.log" | grep '^  queue p50' | grep -q '%' && bad "diff: a percentage of a tiny baseline" || ok
+# the man pages render, and name every command and every library call
+MAN1="$(dirname "$0")/../man/waterfall.1" MAN3="$(dirname "$0")/../man/libwaterfall.3"
+if command -v man >/dev/null 2>&1; then
+    man -l "$MAN1" >"$T/man1" 2>/dev/null && man -l "$MAN3" >"$T/man3" 2>/dev/null && ok || bad "man -l fails"
+    for c in analyze diff render simulate run dump; do grep -q "waterfall $c" "$T/man1" || bad "waterfall.1 lacks $c"; done
+    for f in wf_open wf_open_opts wf_close wf_unit_new wf_mark wf_thread_worker wf_thread_name wf_event_define \
+        wf_event_name wf_get_stats; do grep -q "$f" "$T/man3" || bad "libwaterfall.3 lacks $f"; done
+else
+    echo "test_cli: man is not installed: the man pages not rendered"
+fi
 
 # The cpu bottleneck as a user meets it: the proofs on this CPU and four
 # syntheses at once on two cores (taskset, so that a machine with more

@@ -633,11 +633,12 @@ int evpart_link(struct evpart *p, int has_prev, int64_t m_prev, int64_t *m_out)
                  * event after it does too (the part's second, or the next
                  * part's first: t_after), else it was one late line */
                 int64_t t2 = p->nseen >= 2 ? p->t_second : p->t_after;
-                if (t2 == INT64_MIN || !model_is_restart(t2, m_prev)) {
-                    p->segs[0].late++;
-                    continue;
-                }
-                return 0; /* its first event starts a run: the part is right */
+                if (t2 != INT64_MIN && model_is_restart(t2, m_prev))
+                    return 0; /* its first event starts a run: the part is right */
+                /* it was late: the part took it for its run's start, and
+                 * judged what followed against it; read it again knowing
+                 * the run it is in (then the late line is held and kept) */
+                return 1;
             }
             return 1; /* a restart the part could not see: read it again */
         }
@@ -675,6 +676,7 @@ void evpart_drop_events(struct evpart *p)
 
 void evpart_free(struct evpart *p)
 {
+    p->held = 0; /* an event never settled: dropped with the part, index and all */
     evpart_drop_events(p);
     big_free(p->arena, p->arena_cap);
     big_free(p->job_off, (size_t)p->jobs_cap * sizeof *p->job_off);

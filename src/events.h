@@ -167,7 +167,8 @@ struct evpart {
     struct pline held_skips[MAX_ISSUES];
     int nheld_skips;
     int64_t t_first, t_second; /* the part's first two event times */
-    int64_t t_after;           /* the next part's first event time (INT64_MIN: none), for evpart_link */
+    int64_t t_after;           /* the next part's first event time (INT64_MIN: none), for
+                                * evpart_link; read_text sets it before linking */
     uint64_t nseen;            /* events seen, held ones included */
 };
 

@@ -188,14 +188,24 @@ static void run_chrome(FILE *f, const struct run_result *res, int pid, int *firs
     for (size_t i = 0; i < n; i++) {
         const struct unit *u = order[i];
         size_t before = nslots;
-        int open = u->t[EV_SYNTH_END] == T_NONE; /* a synthesis that never ended (failed, dropped) */
-        int64_t end = open ? last : u->t[EV_SYNTH_END];
+        /* as the analysis has it: to SYNTH_END, else to the unit's next
+         * event; a synthesis that never ended (failed, dropped) to the
+         * run's last event */
+        int64_t end = T_NONE;
+        for (int e = EV_SYNTH_END; e < EV_N && end == T_NONE; e++)
+            end = u->t[e];
+        int open = end == T_NONE;
+        if (open)
+            end = last;
         int s = lane_pick(&slots, &nslots, u->t[EV_SYNTH_START], end);
         if (nslots != before) {
             snprintf(name, sizeof name, "synthesis slot %d", s);
             meta(f, pid, TID_SYNTH + s, "thread_name", name, first);
         }
-        slice(f, pid, TID_SYNTH + s, open ? "synthesis (unfinished: no SYNTH_END)" : "synthesis",
+        slice(f, pid, TID_SYNTH + s,
+              open ? "synthesis (unfinished: no SYNTH_END)"
+              : u->t[EV_SYNTH_END] == T_NONE ? "synthesis (no SYNTH_END)"
+                                              : "synthesis",
               u->t[EV_SYNTH_START], end, r, u, first);
     }
     free(slots);
@@ -250,7 +260,7 @@ static void run_chrome(FILE *f, const struct run_result *res, int pid, int *firs
         }
         int64_t gs = u->t[EV_GPU_START];
         if (gs == T_NONE)
-            slice(f, pid, tid, "prep (unfinished: no GPU_START)", a, b, r, u, first);
+            slice(f, pid, tid, open ? "prep (unfinished: no GPU_START)" : "prep (no GPU_START)", a, b, r, u, first);
         else if (gs > a)
             slice(f, pid, tid, "prep", a, gs, r, u, first);
         if (gs != T_NONE)

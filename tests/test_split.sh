@@ -135,6 +135,17 @@ for where in end start; do
         grep -q '"units": 3, "in_flight": 0' "$T/one.json" && ok || bad "late line at the $where: $(grep -o '"run": [0-9]*\|"late_lines": [0-9]*\|"units": [0-9]*' "$T/one.json" | tr '\n' ' ')"
 done
 grep -q '1 late line' "$T/one.txt" && ok || bad "the late line is not reported"
+# a late line first in a part, then a real restart later in it: the part
+# must judge what follows against the run it is in, not the late line
+printf 'TIMELINE,0,GPU_START,a\nTIMELINE,100000,GPU_END,a\n' >"$T/lr.log"
+pad "$T/lr.log" 4096
+printf 'TIMELINE,1000,GPU_START,late\nTIMELINE,50000,GPU_END,late\nTIMELINE,30000,GPU_START,b\nTIMELINE,31000,GPU_END,b\n' >>"$T/lr.log"
+outputs "$T/lr.log" 1 one
+outputs "$T/lr.log" 2 many
+for x in json err csv txt; do
+    cmp -s "$T/one.$x" "$T/many.$x" && ok || bad "a late line then a restart in one part: --$x differs with 2 threads"
+done
+[ "$(grep -o '"run": [0-9]*' "$T/one.json" | tail -1)" = '"run": 2' ] && ok || bad "a late line then a restart: not 2 runs"
 # a late line as the log's very last record is late too
 printf 'TIMELINE,0,GPU_START,a\nTIMELINE,630,GPU_END,a\nTIMELINE,10,SYNTH_START,a\n' >"$T/last.log"
 "$W" analyze --json "$T/last.log" 2>/dev/null | grep -q '"late_lines": 1' && ok || bad "a late last line"

@@ -84,7 +84,9 @@ static double mean_count(const struct counter *c, int64_t a, int64_t b, struct f
     return (double)(area_to(c, b, fb) - area_to(c, a, fa)) / (double)(b - a);
 }
 
-/* The counter over st and en (sorted, n each; an open end is INT64_MAX). */
+/* The counter over st and en (sorted, n each; synth_span leaves out a
+ * synthesis that never ended, and an INT64_MAX end would count as never
+ * reached all the same). */
 static int counter_build(struct counter *c, int64_t *st, int64_t *en, size_t n)
 {
     c->st = st;

@@ -76,8 +76,12 @@ int cmd_render(int argc, char **argv)
         kind = dot ? format_of(dot + 1) : FMT_NONE;
     }
     if (!kind) {
-        fprintf(stderr, "waterfall render: cannot tell the format of '%s': give --format chrome|svg|html\n",
-                fmt ? fmt : out);
+        if (fmt)
+            fprintf(stderr, "waterfall render: no format '%s': chrome, svg or html (the terminal view is "
+                            "'waterfall analyze --chart')\n", fmt);
+        else
+            fprintf(stderr, "waterfall render: cannot tell the format of '%s': give --format chrome|svg|html\n",
+                    out);
         return WF_EXIT_USAGE;
     }
     struct loaded l;

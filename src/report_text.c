@@ -157,11 +157,12 @@ static int cpu_advice_lines(const struct run_result *res, char *l1, size_t n1, c
     char x[32], y[32];
     size_t k = 0;
     int emph = 0;
-    double tol = 1 + 0.02; /* SIM_BEST_TOL: within 2% counts as no worse */
-    if (a->sim_done && a->current > 1 && a->sim_spj[1] > 0 && a->sim_spj[0] > 0 && a->sim_spj[1] <= a->sim_spj[0] * tol) {
-        emph = snprintf(l1, n1, "run %d synthes%s at once, not more", a->current - 1, a->current - 1 > 1 ? "es" : "is");
+    if (a->sim_done && a->needed < a->current) {
+        /* the simulation's least concurrency within 2% of the best s per
+         * job, never above the current one (the JSON's synthesis_concurrency) */
+        emph = snprintf(l1, n1, "run %d synthes%s at once, not more", a->needed, a->needed > 1 ? "es" : "is");
         k = (size_t)emph;
-        k += (size_t)snprintf(l1 + k, n1 - k, " (now %d): as fast with less CPU; ", a->current);
+        k += (size_t)snprintf(l1 + k, n1 - k, " (now %d): as fast with less CPU, simulated; ", a->current);
     } else {
         k += (size_t)snprintf(l1 + k, n1 - k, "no more syntheses at once (now %d); ", a->current);
     }
@@ -338,7 +339,8 @@ static size_t role_line(char *b, size_t n, const char *who, const struct cpu_rol
 static void conc_line(char *b, size_t n, const char *what, const struct conc_row *rows, size_t nr, double slower)
 {
     char d[32];
-    size_t k = (size_t)snprintf(b, n, "%s by syntheses at once:", what);
+    int gpu = what[0] == 'G'; /* a GPU phase's k: the syntheses beside it, plus one */
+    size_t k = (size_t)snprintf(b, n, gpu ? "%s by 1 + the syntheses beside it:" : "%s by syntheses at once:", what);
     for (size_t i = 0; i < nr && i < 8 && k < n; i++)
         k += (size_t)snprintf(b + k, n - k, "%s %d: %s (%llu)", i ? " ·" : "", rows[i].k,
                               fmt_dur(d, sizeof d, rows[i].mean), (unsigned long long)rows[i].units);
@@ -369,7 +371,7 @@ int report_cpu_lines(const struct cpu_result *c, char *l1, size_t n1, char *l2, 
     l2[0] = l3[0] = 0;
     if (c->nsynth_by)
         conc_line(l2, n2, "synthesis", c->synth_by, c->nsynth_by, c->synth_slower);
-    if (c->ngpu_by)
+    if (c->ngpu_by) /* k counts the GPU phase itself, as a synthesis counts itself */
         conc_line(l3, n3, "GPU phase", c->gpu_by, c->ngpu_by, c->gpu_slower);
     return c->contention ? emph : -1;
 }

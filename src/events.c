@@ -423,6 +423,15 @@ int evpart_add(struct evpart *p, int64_t t_ns, const char *job, size_t job_len,
 static int add_now(struct evpart *p, int64_t t_ns, const char *job, size_t job_len, int32_t partition, int ev,
                    uint32_t role, uint64_t line, const struct evhint *hint);
 
+/* An event of the current run below every earlier one of the part: where
+ * a restart hidden from the part could be (evpart_link checks them). */
+static int note_low(struct evpart *p, int64_t t)
+{
+    if (p->want_recs && !p->has_in && !p->split_seen && t < p->recs[p->nrecs - 1].t)
+        return add_rec(p, t, p->run_max);
+    return 0;
+}
+
 static void hold(struct evpart *p, int64_t t_ns, const char *job, size_t job_len, int32_t partition, int ev,
                  int32_t worker, int32_t device, uint64_t line)
 {
@@ -464,8 +473,7 @@ static int unhold(struct evpart *p, int restart)
         p->run_max = t;
     } else {
         p->segs[p->nsegs - 1].late++;
-        if (p->want_recs && !p->has_in && !p->split_seen && t < p->recs[p->nrecs - 1].t &&
-            add_rec(p, t, p->run_max))
+        if (note_low(p, t))
             return -1;
     }
     if (add_now(p, t, p->hold.job, p->hold.job_len, p->hold.partition, p->hold.ev, role, p->hold.line, NULL))
@@ -535,8 +543,7 @@ int evpart_add_hinted(struct evpart *p, int64_t t_ns, const char *job, size_t jo
         hold(p, t_ns, job, job_len, partition, ev, worker, device, line);
         return 0;
     } else {
-        if (p->want_recs && !p->has_in && !p->split_seen && t_ns < p->recs[p->nrecs - 1].t &&
-            add_rec(p, t_ns, p->run_max))
+        if (note_low(p, t_ns))
             goto oom;
         if (t_ns > p->run_max)
             p->run_max = t_ns;

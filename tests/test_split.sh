@@ -17,6 +17,14 @@ outputs() { # FILE THREADS TAG
     WATERFALL_READ_THREADS=$2 "$W" analyze --no-progress "$1" >"$T/$3.txt" 2>&1
 }
 
+one_vs_two() { # FILE WHAT: read by 2 threads, every output as with 1 (left in $T/one.*)
+    outputs "$1" 1 one
+    outputs "$1" 2 many
+    for x in json err csv txt; do
+        cmp -s "$T/one.$x" "$T/many.$x" && ok || bad "$2: --$x differs with 2 threads"
+    done
+}
+
 s=1
 while [ $s -le "$SEEDS" ]; do
     lines=$(( (s * 7919) % 6000 + 20 ))
@@ -49,11 +57,7 @@ pad "$T/h1" 4096
 printf 'TIMELINE,60000,GPU_END,late\nTIMELINE,35000,SYNTH_START,b\nTIMELINE,35500,SYNTH_END,b\nTIMELINE,36000,GPU_START,b\nTIMELINE,37000,GPU_END,b\n' >"$T/h2"
 pad "$T/h2" 4096
 cat "$T/h1" "$T/h2" >"$T/hidden.log"
-outputs "$T/hidden.log" 1 one
-outputs "$T/hidden.log" 2 many
-for x in json err csv txt; do
-    cmp -s "$T/one.$x" "$T/many.$x" && ok || bad "hidden restart: --$x differs with 2 threads"
-done
+one_vs_two "$T/hidden.log" "hidden restart"
 [ "$(grep -o '"run": [0-9]*' "$T/one.json" | tail -1)" = '"run": 2' ] && ok || bad "hidden restart: not 2 runs"
 WATERFALL_TIMING=1 WATERFALL_READ_THREADS=2 "$W" analyze --json --no-progress "$T/hidden.log" 2>&1 >/dev/null |
     grep -q "1 of 2 parts read twice" && ok || bad "hidden restart: the second part was not read again"
@@ -126,11 +130,7 @@ late_log() { # FILE POSITION: the late line last in the first 4 KiB, or first af
 }
 for where in end start; do
     late_log "$T/late.log" $where
-    outputs "$T/late.log" 1 one
-    outputs "$T/late.log" 2 many
-    for x in json err csv txt; do
-        cmp -s "$T/one.$x" "$T/many.$x" && ok || bad "late line at the $where of a part: --$x differs with 2 threads"
-    done
+    one_vs_two "$T/late.log" "late line at the $where of a part"
     [ "$(grep -o '"run": [0-9]*' "$T/one.json" | tail -1)" = '"run": 1' ] && grep -q '"late_lines": 1' "$T/one.json" &&
         grep -q '"units": 3, "in_flight": 0' "$T/one.json" && ok || bad "late line at the $where: $(grep -o '"run": [0-9]*\|"late_lines": [0-9]*\|"units": [0-9]*' "$T/one.json" | tr '\n' ' ')"
 done
@@ -140,11 +140,7 @@ grep -q '1 late line' "$T/one.txt" && ok || bad "the late line is not reported"
 printf 'TIMELINE,0,GPU_START,a\nTIMELINE,100000,GPU_END,a\n' >"$T/lr.log"
 pad "$T/lr.log" 4096
 printf 'TIMELINE,1000,GPU_START,late\nTIMELINE,50000,GPU_END,late\nTIMELINE,30000,GPU_START,b\nTIMELINE,31000,GPU_END,b\n' >>"$T/lr.log"
-outputs "$T/lr.log" 1 one
-outputs "$T/lr.log" 2 many
-for x in json err csv txt; do
-    cmp -s "$T/one.$x" "$T/many.$x" && ok || bad "a late line then a restart in one part: --$x differs with 2 threads"
-done
+one_vs_two "$T/lr.log" "a late line then a restart in one part"
 [ "$(grep -o '"run": [0-9]*' "$T/one.json" | tail -1)" = '"run": 2' ] && ok || bad "a late line then a restart: not 2 runs"
 # a late line as the log's very last record is late too
 printf 'TIMELINE,0,GPU_START,a\nTIMELINE,630,GPU_END,a\nTIMELINE,10,SYNTH_START,a\n' >"$T/last.log"

@@ -436,6 +436,7 @@ static void hold(struct evpart *p, int64_t t_ns, const char *job, size_t job_len
                  int32_t worker, int32_t device, uint64_t line)
 {
     p->held = 1;
+    p->held_x = p->nx;
     p->hold.t = t_ns;
     p->hold.partition = partition;
     p->hold.worker = worker;
@@ -478,6 +479,10 @@ static int unhold(struct evpart *p, int restart)
     }
     if (add_now(p, t, p->hold.job, p->hold.job_len, p->hold.partition, p->hold.ev, role, p->hold.line, NULL))
         return -1;
+    /* what came while it was held goes where it went */
+    for (size_t i = p->held_x; i < p->nx; i++)
+        if (p->x[i].seg == XSEG_HELD)
+            p->x[i].seg = (uint32_t)(p->nsegs - 1);
     /* the lines skipped while it was held follow it, into its run */
     struct seg *s = &p->segs[p->nsegs - 1];
     s->skipped += p->held_skipped;
@@ -567,6 +572,11 @@ static int add_now(struct evpart *p, int64_t t_ns, const char *job, size_t job_l
     if (unit_of(p, s, job, job_len, partition, side, line, hint, &ui))
         return -1;
     struct unit *u = &s->units[ui];
+    if (ev & EV_WALL_BIT)
+        s->wall++;
+    if (ev & EV_QUEUE_BIT)
+        u->flags |= U_QUEUE;
+    ev &= EV_MASK;
     s->events++;
     s->last_line = line;
     p->nev++;
@@ -590,6 +600,44 @@ static int add_now(struct evpart *p, int64_t t_ns, const char *job, size_t job_l
         s->side[ui].dline[ev] = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
         s->side[ui].role[ev] = role;
     }
+    return 0;
+}
+
+int evpart_extra(struct evpart *p, int kind, int64_t t_ns, const char *job, size_t job_len,
+                 int32_t partition, const char *name, size_t name_len, const char *val, size_t val_len,
+                 uint64_t line)
+{
+    if (p->oom)
+        return -1;
+    struct xrec x = {.t = t_ns, .line = line, .partition = partition, .kind = (uint32_t)kind};
+    x.seg = p->held ? XSEG_HELD : p->nsegs ? (uint32_t)(p->nsegs - 1) : 0;
+    if (job_find(p, job, job_len, hash_bytes(job, job_len, 0), &x.job) ||
+        (kind == XR_EVENT ? strtab_intern_upper(&p->strs, name, name_len, &x.key)
+                          : strtab_intern(&p->strs, name, name_len, &x.key) ||
+                                strtab_intern(&p->strs, val, val_len, &x.val)) ||
+        grow_heap((void **)&p->x, &p->x_cap, p->nx, sizeof *p->x, 64)) {
+        p->oom = 1;
+        return -1;
+    }
+    p->x[p->nx++] = x;
+    return 0;
+}
+
+int evpart_add_rec(struct evpart *p, const struct scan_rec *r, uint64_t line, const struct evhint *h)
+{
+    if (r->ev < EV_N) {
+        int ev = r->ev | (r->queue ? EV_QUEUE_BIT : 0) | (r->wall ? EV_WALL_BIT : 0);
+        if (evpart_add_hinted(p, r->t_ns, r->job, r->job_len, r->partition, ev, r->worker, r->device,
+                              line, h))
+            return -1;
+    } else if (evpart_extra(p, XR_EVENT, r->t_ns, r->job, r->job_len, r->partition, r->name,
+                            r->name_len, NULL, 0, line)) {
+        return -1;
+    }
+    for (int i = 0; i < r->nkv; i++)
+        if (evpart_extra(p, XR_ATTR, r->t_ns, r->job, r->job_len, r->partition, r->kv[i].k,
+                         r->kv[i].kn, r->kv[i].v, r->kv[i].vn, line))
+            return -1;
     return 0;
 }
 
@@ -679,6 +727,9 @@ void evpart_drop_events(struct evpart *p)
     free(p->recs);
     p->recs = NULL;
     p->nrecs = p->recs_cap = 0;
+    free(p->x);
+    p->x = NULL;
+    p->nx = p->x_cap = 0;
 }
 
 void evpart_free(struct evpart *p)
@@ -691,5 +742,6 @@ void evpart_free(struct evpart *p)
     evpart_compact(p);
     free(p->roles);
     free(p->rindex);
+    strtab_free(&p->strs);
     memset(p, 0, sizeof *p);
 }

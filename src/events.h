@@ -22,6 +22,7 @@
 #define EVENTS_H
 
 #include "scan.h"
+#include "strtab.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -32,6 +33,28 @@ enum unit_flags {
     U_DUP = 1,    /* some event appeared more than once (the first is kept) */
     U_CONTRA = 2, /* its events' times contradict the pipeline's order */
     U_DEVSET = 4, /* some event named its device */
+    U_QUEUE = 8,  /* its CHAN_SEND was written GPU_QUEUE (shown so) */
+};
+
+/* Bits on evpart_add's ev, beside the EV_* in the low byte. */
+#define EV_MASK 0xff
+#define EV_QUEUE_BIT 0x100 /* CHAN_SEND written as GPU_QUEUE */
+#define EV_WALL_BIT 0x200  /* the time is the line's own wall clock (no ts=) */
+
+/* What is not one of a unit's six events, kept per unit key for the model
+ * to attach: another event (a phase's start or end, or a mark), or a
+ * detail the analysis does not read itself (an attribute: kind=, ...). */
+enum { XR_EVENT, XR_ATTR };
+#define XSEG_HELD UINT32_MAX /* added while an event was held: its segment is decided with it */
+struct xrec {
+    int64_t t;        /* XR_EVENT: its time */
+    uint64_t line;    /* part-relative, 0-based (text), or the event's number */
+    uint32_t job;     /* the part's job */
+    int32_t partition;
+    uint32_t key;     /* the part's strings: the event's name (upper case), or the key */
+    uint32_t val;     /* XR_ATTR: the value */
+    uint32_t seg;     /* its segment (0 also before the part's first) */
+    uint32_t kind;    /* XR_* */
 };
 
 struct unit {
@@ -67,6 +90,7 @@ struct seg {
     uint64_t first_line, last_line; /* part-relative, 0-based */
     uint64_t events, duplicates, skipped;
     uint64_t late; /* events whose time looked like a restart but that the next one did not follow */
+    uint64_t wall; /* events timed by their line's own clock */
     struct pline dups[MAX_ISSUES], skips[MAX_ISSUES];
     int ndups, nskips;
     /* its units by unit_hash (hash high bits << 32 | unit + 1; 0 empty);
@@ -170,12 +194,30 @@ struct evpart {
     int64_t t_after;           /* the next part's first event time (INT64_MIN: none), for
                                 * evpart_link; read_text sets it before linking */
     uint64_t nseen;            /* events seen, held ones included */
+    /* other events and attributes (struct xrec), and their strings */
+    struct xrec *x;
+    size_t nx, x_cap;
+    size_t held_x; /* x's length when the held event was held */
+    struct strtab strs;
 };
 
 /* Put an event into its unit; returns 0, or -1 (out of memory, counted in
  * p->oom).  line: part-relative, 0-based (text), or the event's number. */
 int evpart_add(struct evpart *p, int64_t t_ns, const char *job, size_t job_len,
                int32_t partition, int ev, int32_t worker, int32_t device, uint64_t line);
+
+/* Add a parsed record: one of the six events (evpart_add, with the
+ * record's GPU_QUEUE spelling and clock), or another event, and the
+ * details the analysis does not read.  0, or -1 when out of memory. */
+struct evhint;
+int evpart_add_rec(struct evpart *p, const struct scan_rec *r, uint64_t line, const struct evhint *h);
+
+/* Keep an event that is not one of the six (name: any case), or an
+ * attribute (kind XR_ATTR: key name, value val) of the unit (job,
+ * partition).  0, or -1 when out of memory. */
+int evpart_extra(struct evpart *p, int kind, int64_t t_ns, const char *job, size_t job_len,
+                 int32_t partition, const char *name, size_t name_len, const char *val, size_t val_len,
+                 uint64_t line);
 
 /* What a look ahead at an event learned (evpart_hint): when its unit is
  * not among the recent ones, the job id's hash, and the index slot it

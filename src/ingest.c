@@ -29,8 +29,6 @@ static int from_native(struct source *src, const struct input *in, char *err, si
     p->native = 1;
     for (size_t i = 0; i < t.nev; i++) {
         const struct wft_ev *e = &t.ev[i];
-        if (e->event >= EV_N)
-            continue; /* user events are not part of the pipeline's six */
         const struct wft_unit_info *u = wft_unit_find(&t, e->unit);
         char buf[32];
         const char *job = buf;
@@ -47,7 +45,15 @@ static int from_native(struct source *src, const struct input *in, char *err, si
             job = "(empty)";
             len = 7;
         }
-        if (evpart_add(p, e->ns, job, len, part, (int)e->event, e->worker, e->device, i)) {
+        int rc;
+        if (e->event < EV_N) {
+            rc = evpart_add(p, e->ns, job, len, part, (int)e->event, e->worker, e->device, i);
+        } else { /* a user event: a phase's start or end, or a mark */
+            char lb[24];
+            const char *name = wft_event_label(&t, e->event, lb);
+            rc = evpart_extra(p, XR_EVENT, e->ns, job, len, part, name, strlen(name), NULL, 0, i);
+        }
+        if (rc) {
             wft_free(&t);
             snprintf(err, errlen, "%s: out of memory", src->name);
             return -1;

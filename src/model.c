@@ -84,6 +84,86 @@ static int job_find(struct run *r, const char *id, size_t len, uint64_t h, uint3
     return 0;
 }
 
+/* The run's job with this id, or -1 (never added). */
+static int64_t job_lookup(struct run *r, const char *id, size_t len, uint64_t h)
+{
+    if (index_grow(&r->jindex, &r->jindex_mask, r->njobs, 0, job_hash_of, r))
+        return -2;
+    size_t i = h & r->jindex_mask;
+    while (r->jindex[i]) {
+        uint64_t e = r->jindex[i];
+        uint32_t v = (uint32_t)e - 1;
+        if ((e >> 32) == (h >> 32) && r->jobs[v].len == len && memcmp(r->jobs[v].id, id, len) == 0)
+            return v;
+        i = (i + 1) & r->jindex_mask;
+    }
+    return -1;
+}
+
+/* The part's other events and attributes, to the runs its segments went
+ * to (segrun: run index + 1 per segment; cur: the run current when the
+ * part has no segment, + 1, or 0). */
+static int take_extras(struct model *m, struct evpart *p, const size_t *segrun, size_t cur, uint64_t base)
+{
+    if (!p->nx)
+        return 0;
+    uint32_t *smap = calloc(p->strs.n ? p->strs.n : 1, sizeof *smap); /* model string + 1 */
+    if (!smap)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; i < p->nx && rc == 0; i++) {
+        const struct xrec *x = &p->x[i];
+        size_t ri = p->nsegs ? segrun[x->seg < p->nsegs ? x->seg : p->nsegs - 1] : cur;
+        if (!ri) {
+            m->xorphans++;
+            continue;
+        }
+        struct run *r = &m->runs[ri - 1];
+        size_t jl;
+        const char *jid = evpart_job(p, x->job, &jl);
+        int64_t job = job_lookup(r, jid, jl, p->job_hash[x->job]);
+        if (job == -2) {
+            rc = -1;
+            break;
+        }
+        if (job < 0) {
+            r->xorphans++;
+            continue;
+        }
+        uint32_t ids[2] = {x->key, x->val};
+        for (int k = 0; k < (x->kind == XR_ATTR ? 2 : 1); k++) {
+            if (!smap[ids[k]]) {
+                size_t n;
+                const char *sv = strtab_get(&p->strs, ids[k], &n);
+                uint32_t id;
+                if (strtab_intern(&m->strs, sv, n, &id)) {
+                    rc = -1;
+                    break;
+                }
+                smap[ids[k]] = id + 1;
+            }
+            ids[k] = smap[ids[k]] - 1;
+        }
+        if (rc)
+            break;
+        uint64_t line = base + x->line + 1;
+        if (x->kind == XR_EVENT) {
+            if (grow_heap((void **)&r->xev, &r->xev_cap, r->nxev, sizeof *r->xev, 64))
+                rc = -1;
+            else
+                r->xev[r->nxev++] = (struct xev){x->t, line, 0, ids[0], (uint32_t)job, x->partition};
+            r->events++;
+        } else {
+            if (grow_heap((void **)&r->xattr, &r->xattr_cap, r->nxattr, sizeof *r->xattr, 64))
+                rc = -1;
+            else
+                r->xattr[r->nxattr++] = (struct xattr){line, 0, ids[0], ids[1], (uint32_t)job, x->partition};
+        }
+    }
+    free(smap);
+    return rc;
+}
+
 static void issue(struct run *r, int kind, uint64_t line, int detail)
 {
     if (r->nissues[kind] < MAX_ISSUES) {
@@ -103,6 +183,7 @@ static struct run *run_new(struct model *m, const char *source, int native, int 
     r->source = source;
     r->native = native;
     r->index = index;
+    r->strs = &m->strs;
     return r;
 }
 
@@ -133,11 +214,102 @@ static void index_free(uint64_t **idx, size_t mask)
     *idx = NULL;
 }
 
-static void run_finish(struct run *r)
+static int cmp_xev(const void *a, const void *b)
 {
+    const struct xev *x = a, *y = b;
+    if (x->unit != y->unit)
+        return x->unit < y->unit ? -1 : 1;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return (x->line > y->line) - (x->line < y->line);
+}
+
+static int cmp_xattr(const void *a, const void *b)
+{
+    const struct xattr *x = a, *y = b;
+    if (x->unit != y->unit)
+        return x->unit < y->unit ? -1 : 1;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->line > y->line) - (x->line < y->line);
+}
+
+static int64_t unit_lookup(struct run *r, uint32_t job, int32_t partition, size_t *slot);
+
+/* Attach the other events and the attributes to their units (by job and
+ * partition: a unit of the run that has them), sorted by unit. */
+static int attach_extras(struct run *r)
+{
+    if (!r->nxev && !r->nxattr)
+        return 0;
+    /* a complete index of the run's units (a run keeps only part of one) */
+    index_free(&r->uindex, r->uindex_mask);
+    if (index_grow(&r->uindex, &r->uindex_mask, r->nunits, 0, unit_hash_of, r))
+        return -1;
+    size_t k = 0, slot;
+    for (size_t i = 0; i < r->nxev; i++) {
+        int64_t u = unit_lookup(r, r->xev[i].job, r->xev[i].partition, &slot);
+        if (u < 0) {
+            r->xorphans++;
+            continue;
+        }
+        r->xev[k] = r->xev[i];
+        r->xev[k++].unit = (uint32_t)u;
+    }
+    r->nxev = k;
+    qsort(r->xev, r->nxev, sizeof *r->xev, cmp_xev);
+    k = 0;
+    for (size_t i = 0; i < r->nxattr; i++) {
+        int64_t u = unit_lookup(r, r->xattr[i].job, r->xattr[i].partition, &slot);
+        if (u < 0) {
+            r->xorphans++;
+            continue;
+        }
+        r->xattr[k] = r->xattr[i];
+        r->xattr[k++].unit = (uint32_t)u;
+    }
+    qsort(r->xattr, k, sizeof *r->xattr, cmp_xattr);
+    size_t m = 0; /* the first value of each key */
+    for (size_t i = 0; i < k; i++)
+        if (!m || r->xattr[m - 1].unit != r->xattr[i].unit || r->xattr[m - 1].key != r->xattr[i].key)
+            r->xattr[m++] = r->xattr[i];
+    r->nxattr = m;
+    return 0;
+}
+
+/* A run timed by its lines' own clocks (no ts=) counts from its first
+ * record, like a daemon's epoch. */
+static void wall_shift(struct run *r)
+{
+    int64_t t0 = INT64_MAX;
+    for (size_t i = 0; i < r->nunits; i++)
+        for (int e = 0; e < EV_N; e++)
+            if (r->units[i].t[e] != T_NONE && r->units[i].t[e] < t0)
+                t0 = r->units[i].t[e];
+    for (size_t i = 0; i < r->nxev; i++)
+        if (r->xev[i].t < t0)
+            t0 = r->xev[i].t;
+    if (t0 == INT64_MAX)
+        return;
+    r->wall_origin = t0;
+    for (size_t i = 0; i < r->nunits; i++)
+        for (int e = 0; e < EV_N; e++)
+            if (r->units[i].t[e] != T_NONE)
+                r->units[i].t[e] -= t0;
+    for (size_t i = 0; i < r->nxev; i++)
+        r->xev[i].t -= t0;
+}
+
+static int run_finish(struct run *r)
+{
+    if (attach_extras(r))
+        return -1;
+    if (r->wall_events)
+        wall_shift(r);
     check_order(r);
     index_free(&r->uindex, r->uindex_mask);
     index_free(&r->jindex, r->jindex_mask);
+    return 0;
 }
 
 /* The unit of (job, partition) in r, or -1; *slot is where a new one's
@@ -208,6 +380,7 @@ static struct run *adopt(struct model *m, const char *source, int native, int in
     r->events = s->events;
     r->duplicates = s->duplicates;
     r->late_lines = s->late;
+    r->wall_events = s->wall;
     r->skipped_lines = s->skipped;
     issues_add(r, ISSUE_DUPLICATE, s->dups, s->ndups, base);
     issues_add(r, ISSUE_SKIPPED, s->skips, s->nskips, base);
@@ -290,7 +463,7 @@ static int join(struct run *r, struct evpart *p, struct seg *s, uint64_t base, i
             }
             order[k] = e;
         }
-        a->flags |= b->flags & U_DUP;
+        a->flags |= b->flags & (U_DUP | U_QUEUE);
         for (int k = 0; k < n; k++) {
             int e = order[k];
             if (a->t[e] != T_NONE) {
@@ -352,6 +525,7 @@ static int join(struct run *r, struct evpart *p, struct seg *s, uint64_t base, i
     r->events += s->events;
     r->duplicates += s->duplicates;
     r->late_lines += s->late;
+    r->wall_events += s->wall;
     r->skipped_lines += s->skipped;
     issues_add(r, ISSUE_DUPLICATE, dups, ndups, base);
     issues_add(r, ISSUE_SKIPPED, s->skips, s->nskips, base);
@@ -400,6 +574,12 @@ int model_add(struct model *m, const char *source, struct evpart *parts, int npa
                 return -1;
             }
         }
+        size_t *segrun = calloc(p->nsegs ? p->nsegs : 1, sizeof *segrun);
+        if (!segrun) {
+            free(jstamp);
+            free(jval);
+            return -1;
+        }
         for (size_t si = 0; si < p->nsegs; si++) {
             struct seg *s = &p->segs[si];
             if (si == 0 && p->seg0_cont && r) {
@@ -414,6 +594,7 @@ int model_add(struct model *m, const char *source, struct evpart *parts, int npa
                     rc = -1;
                     break;
                 }
+                segrun[si] = (size_t)(r - m->runs) + 1;
                 continue;
             }
             r = adopt(m, source, native, ++run_index, p, s, base, jstamp, jval);
@@ -421,6 +602,7 @@ int model_add(struct model *m, const char *source, struct evpart *parts, int npa
                 rc = -1;
                 break;
             }
+            segrun[si] = (size_t)(r - m->runs) + 1;
             r->lost_events = native ? lost_events : 0;
             if (run_index == 1 && (pending_skips || npending)) {
                 /* before the first event: ahead of everything the run has */
@@ -438,11 +620,15 @@ int model_add(struct model *m, const char *source, struct evpart *parts, int npa
         }
         free(jstamp);
         free(jval);
+        if (rc == 0 && take_extras(m, p, segrun, r ? (size_t)(r - m->runs) + 1 : 0, base))
+            rc = -1;
+        free(segrun);
         base += p->lines;
         evpart_drop_events(p); /* what the runs did not take */
     }
     for (size_t i = first; i < m->nruns; i++)
-        run_finish(&m->runs[i]);
+        if (run_finish(&m->runs[i]))
+            rc = -1;
     return rc;
 }
 
@@ -454,7 +640,10 @@ void model_free(struct model *m)
         big_free(r->jobs, r->jobs_cap * sizeof *r->jobs);
         index_free(&r->uindex, r->uindex_mask);
         index_free(&r->jindex, r->jindex_mask);
+        free(r->xev);
+        free(r->xattr);
     }
     big_free(m->runs, m->runs_cap * sizeof *m->runs);
+    strtab_free(&m->strs);
     memset(m, 0, sizeof *m);
 }

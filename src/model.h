@@ -34,6 +34,28 @@ struct issue {
 
 enum { ISSUE_SKIPPED, ISSUE_DUPLICATE, ISSUE_CONTRADICTION };
 
+/* An event that is not one of the six (a phase's start or end, or a
+ * mark), attached to its unit.  A run's are sorted by unit, then time. */
+struct xev {
+    int64_t t;
+    uint64_t line;
+    uint32_t unit;
+    uint32_t name; /* the model's strings, upper case */
+    uint32_t job;  /* while building */
+    int32_t partition;
+};
+
+/* A detail the analysis does not read itself (kind=, synth_ms=, ...):
+ * an attribute of its unit, the first value of each key kept.  A run's
+ * are sorted by unit, then key. */
+struct xattr {
+    uint64_t line;
+    uint32_t unit;
+    uint32_t key, val; /* the model's strings, as written */
+    uint32_t job;      /* while building */
+    int32_t partition;
+};
+
 struct run {
     const char *source; /* the input's name */
     int native;         /* lines are event numbers */
@@ -52,6 +74,14 @@ struct run {
     uint64_t damaged_bytes; /* native traces: skipped as damaged */
     struct wft_cpu_use cpu; /* native traces: the threads' CPU use, when sampled */
     unsigned cpus;          /* native traces: the recording machine's CPUs (0: unknown) */
+    struct xev *xev;        /* events other than the six, by unit */
+    size_t nxev, xev_cap;
+    struct xattr *xattr;    /* attributes, by unit */
+    size_t nxattr, xattr_cap;
+    uint64_t xorphans;      /* other events and details of a job with no pipeline event in the run */
+    const struct strtab *strs; /* the model's: names, keys and values */
+    uint64_t wall_events;   /* events timed by their line's own clock (no ts=) */
+    int64_t wall_origin;    /* then: the run's first record, ns since 1970; times count from it */
     /* lookup tables while building */
     uint64_t *uindex, *jindex;
     size_t uindex_mask, jindex_mask;
@@ -63,6 +93,8 @@ struct model {
     /* skipped-line reasons across all inputs, by enum scan_err */
     uint64_t skipped_by[8];
     uint64_t timeline_lines, bytes;
+    struct strtab strs; /* event names, attribute keys and values of every run */
+    uint64_t xorphans;  /* other events and details before any run's first event */
 };
 
 /* Add an input's units (parts in input order, linked by evpart_link) to

@@ -80,8 +80,7 @@ static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int las
 #define FLUSH()                                                                                    \
     do {                                                                                           \
         if (pending)                                                                               \
-            evpart_add_hinted(p, pr.t_ns, pr.job, pr.job_len, pr.partition, pr.ev, pr.worker,      \
-                              pr.device, pline, &ph);                                              \
+            evpart_add_rec(p, &pr, pline, &ph);                                                    \
         pending = 0;                                                                               \
     } while (0)
     uint64_t rest = 0; /* newlines in [pos, the end of what is used) */

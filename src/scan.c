@@ -29,14 +29,14 @@ const char *const scan_err_text[] = {
     "not a record",
     "bad or missing time",
     "missing event name",
-    "unknown event name",
+    "malformed event name",
     "missing job id",
     "bad partition, worker or device number",
     "record longer than 4096 bytes",
 };
 
 const char *const scan_err_key[] = {"ok",          "not_record", "bad_time", "missing_event",
-                                    "unknown_event", "missing_job", "bad_number", "too_long"};
+                                    "bad_event", "missing_job", "bad_number", "too_long"};
 
 static const char NEEDLE[8] = {'T', 'I', 'M', 'E', 'L', 'I', 'N', 'E'};
 
@@ -203,6 +203,8 @@ static int upper(int c)
     return c >= 'a' && c <= 'z' ? c - 32 : c;
 }
 
+#define EV_QUEUE_NAME 64 /* event_exact: CHAN_SEND, written GPU_QUEUE */
+
 /* The event whose upper-case name is exactly [s, s+n), or -1; GPU_QUEUE
  * is the cuzk name of CHAN_SEND. */
 static int event_exact(const char *s, size_t n)
@@ -215,8 +217,10 @@ static int event_exact(const char *s, size_t n)
             return EV_SYNTH_END;
         if (memcmp(s, "GPU_START", 9) == 0)
             return EV_GPU_START;
-        if (memcmp(s, "CHAN_SEND", 9) == 0 || memcmp(s, "GPU_QUEUE", 9) == 0)
+        if (memcmp(s, "CHAN_SEND", 9) == 0)
             return EV_CHAN_SEND;
+        if (memcmp(s, "GPU_QUEUE", 9) == 0)
+            return EV_QUEUE_NAME;
         return -1;
     case 10:
         return memcmp(s, "GPU_PICKUP", 10) == 0 ? EV_GPU_PICKUP : -1;
@@ -227,9 +231,18 @@ static int event_exact(const char *s, size_t n)
     }
 }
 
-/* The event named by [s, s+n), any case: as cuzk writes it first (no copy),
- * then upper-cased. */
-static int event_id(const char *s, size_t n)
+/* Is [s, s+n) an event name: a word of letters, digits and _ . - : ? */
+static int is_name(const char *s, size_t n)
+{
+    if (n == 0 || n > SCAN_NAME_MAX)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!is_word((unsigned char)s[i]) && s[i] != '.' && s[i] != '-' && s[i] != ':')
+            return 0;
+    return 1;
+}
+
+static int event_upper(const char *s, size_t n)
 {
     int e = event_exact(s, n);
     if (e >= 0 || n < 7 || n > 11)
@@ -238,6 +251,25 @@ static int event_id(const char *s, size_t n)
     for (size_t i = 0; i < n; i++)
         u[i] = (char)upper((unsigned char)s[i]);
     return event_exact(u, n);
+}
+
+/* The event named by [s, s+n), any case (as cuzk writes it first, no
+ * copy): one of the six, or EV_OTHER for any other name (data: the name is
+ * kept), or -1 when it is not a name at all. */
+static int event_id(const char *s, size_t n, struct scan_rec *r)
+{
+    int e = event_upper(s, n);
+    if (e == EV_QUEUE_NAME) {
+        r->queue = 1;
+        return EV_CHAN_SEND;
+    }
+    if (e >= 0)
+        return e;
+    if (!is_name(s, n))
+        return -1;
+    r->name = s;
+    r->name_len = n;
+    return EV_OTHER;
 }
 
 /* A non-negative decimal number of unit units with up to frac_digits
@@ -296,7 +328,27 @@ static int parse_small(const char *s, size_t n, int32_t *out)
     return 0;
 }
 
-/* Detail keys shared by both forms; 1 if taken, 0 if not ours, -1 if bad. */
+/* A detail the analysis does not read itself: kept, as written, while
+ * there is room (SCAN_KV_MAX per record). */
+static void keep_kv(struct scan_rec *r, const char *k, size_t kn, const char *v, size_t vn)
+{
+    if (kn == 0 || kn > 255 || vn > 1024 || r->nkv >= SCAN_KV_MAX)
+        return;
+    r->kv[r->nkv++] = (struct scan_kv){k, v, (uint16_t)kn, (uint16_t)vn};
+}
+
+/* A bare word in a detail (`monolithic`): kept as a key with no value. */
+static void keep_word(struct scan_rec *r, const char *w, size_t n)
+{
+    while (n && (*w == ' ' || *w == '\t'))
+        w++, n--;
+    while (n && (w[n - 1] == ' ' || w[n - 1] == '\t'))
+        n--;
+    keep_kv(r, w, n, w + n, 0);
+}
+
+/* Detail keys shared by both forms; 1 if taken, 0 if not ours (kept as
+ * an attribute), -1 if bad. */
 static int take_key(const char *k, size_t kn, const char *v, size_t vn, struct scan_rec *r)
 {
     /* daemons format details by hand: "worker=0, gpu=1" is worker 0 and
@@ -316,8 +368,10 @@ static int take_key(const char *k, size_t kn, const char *v, size_t vn, struct s
         dst = &r->worker;
     else if ((kn == 3 && memcmp(k, "gpu", 3) == 0) || (kn == 6 && memcmp(k, "device", 6) == 0))
         dst = &r->device;
-    if (!dst)
+    if (!dst) {
+        keep_kv(r, k, kn, v, vn);
         return 0;
+    }
     return parse_small(v, vn, dst) ? -1 : 1;
 }
 
@@ -364,7 +418,7 @@ static enum scan_err parse_cuzk(const char *p, const char *end, struct scan_rec 
     c = scan_byte(f, end, ',');
     if (c == f)
         return SCAN_BAD_EVENT;
-    r->ev = event_id(f, (size_t)(c - f));
+    r->ev = event_id(f, (size_t)(c - f), r);
     if (r->ev < 0)
         return SCAN_UNKNOWN_EVENT;
     if (c == end)
@@ -381,7 +435,9 @@ static enum scan_err parse_cuzk(const char *p, const char *end, struct scan_rec 
     for (f = c < end ? c + 1 : end; f < end;) {
         c = scan_byte(f, end, ',');
         const char *eq = scan_byte(f, c, '=');
-        if (eq < c && take_key(f, (size_t)(eq - f), eq + 1, (size_t)(c - eq - 1), r) < 0)
+        if (eq == c)
+            keep_word(r, f, (size_t)(c - f));
+        else if (take_key(f, (size_t)(eq - f), eq + 1, (size_t)(c - eq - 1), r) < 0)
             return SCAN_BAD_NUMBER;
         f = c < end ? c + 1 : end;
     }
@@ -464,6 +520,9 @@ static int parse_cuzk_fast(const char *p, size_t n, char *buf, int direct, struc
     r->job_len = 0;
     r->partition = r->worker = r->device = -1;
     r->t_ns = 0;
+    r->name = NULL;
+    r->name_len = 0;
+    r->queue = r->wall = r->nkv = 0;
     size_t c0 = next_set(cm, 0, n);
     if (c0 == n)
         return SCAN_BAD_TIME;
@@ -478,7 +537,7 @@ static int parse_cuzk_fast(const char *p, size_t n, char *buf, int direct, struc
     size_t c1 = next_set(cm, c0 + 1, n);
     if (c1 == c0 + 1)
         return SCAN_BAD_EVENT;
-    r->ev = event_id(buf + c0 + 1, c1 - c0 - 1);
+    r->ev = event_id(buf + c0 + 1, c1 - c0 - 1, r);
     if (r->ev < 0)
         return SCAN_UNKNOWN_EVENT;
     if (c1 == n)
@@ -491,7 +550,9 @@ static int parse_cuzk_fast(const char *p, size_t n, char *buf, int direct, struc
     for (size_t f = c2 < n ? c2 + 1 : n; f < n;) {
         size_t c = next_set(cm, f, n);
         size_t e = next_set(em, f, c);
-        if (e < c && take_key(buf + f, e - f, buf + e + 1, c - e - 1, r) < 0)
+        if (e == c)
+            keep_word(r, buf + f, c - f);
+        else if (take_key(buf + f, e - f, buf + e + 1, c - e - 1, r) < 0)
             return SCAN_BAD_NUMBER;
         f = c < n ? c + 1 : n;
     }
@@ -531,9 +592,12 @@ static enum scan_err parse_seed(const char *p, const char *end, struct scan_rec 
             p++;
         size_t wn = (size_t)(p - w);
         if (r->ev == -2) {
-            r->ev = event_id(w, wn);
-            if (r->ev < 0) /* a record with a name we do not know, or prose */
-                return has_record_key(p, end) ? SCAN_UNKNOWN_EVENT : SCAN_NOT_RECORD;
+            r->ev = event_id(w, wn, r);
+            /* a record (any name), or prose that mentions TIMELINE */
+            if ((r->ev < 0 || r->ev == EV_OTHER) && !has_record_key(p, end))
+                return SCAN_NOT_RECORD;
+            if (r->ev < 0)
+                return SCAN_UNKNOWN_EVENT;
             continue;
         }
         const char *eq = memchr(w, '=', wn);
@@ -677,6 +741,9 @@ static enum scan_err scan_line_impl(const char *ls, const char *tl, const char *
     r->job_len = 0;
     r->partition = r->worker = r->device = -1;
     r->t_ns = 0;
+    r->name = NULL;
+    r->name_len = 0;
+    r->queue = r->wall = r->nkv = 0;
     if (*p == ',')
         return parse_cuzk(p + 1, eol, r);
     return parse_seed(p, eol, r);

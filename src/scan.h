@@ -16,8 +16,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Event ids shared by every reader: the six pipeline points. */
-enum { EV_SYNTH_START, EV_SYNTH_END, EV_CHAN_SEND, EV_GPU_PICKUP, EV_GPU_START, EV_GPU_END, EV_N };
+/* Event ids shared by every reader: the six pipeline points.  Any other
+ * name is EV_OTHER: data (a phase's start or end, or a mark), kept by name. */
+enum { EV_SYNTH_START, EV_SYNTH_END, EV_CHAN_SEND, EV_GPU_PICKUP, EV_GPU_START, EV_GPU_END, EV_N,
+       EV_OTHER = EV_N };
 
 extern const char *const ev_names[EV_N];
 
@@ -27,7 +29,7 @@ enum scan_err {
     SCAN_NOT_RECORD,   /* "TIMELINE" is part of another word: not a record */
     SCAN_BAD_TIME,     /* missing, malformed, negative, NaN or overflowing time */
     SCAN_BAD_EVENT,    /* missing event name */
-    SCAN_UNKNOWN_EVENT,/* an event name that is not one of the six (or GPU_QUEUE) */
+    SCAN_UNKNOWN_EVENT,/* an event name that is not a word (a name we do not know is data) */
     SCAN_NO_JOB,       /* missing or empty job id */
     SCAN_BAD_NUMBER,   /* a partition/worker/device value that is not a small integer */
     SCAN_TOO_LONG      /* a record over SCAN_LINE_MAX bytes */
@@ -39,14 +41,30 @@ extern const char *const scan_err_key[];  /* for JSON */
 #define SCAN_LINE_MAX 4096 /* longest record parsed; longer lines are skipped */
 #define SCAN_JOB_MAX 1024  /* longest job id kept */
 
+#define SCAN_KV_MAX 8    /* detail keys kept per record beyond the ones the analysis reads */
+#define SCAN_NAME_MAX 64 /* longest event name of EV_OTHER */
+
+/* A detail key=value the analysis does not read itself (kind=, synth_ms=,
+ * a bare word such as `monolithic`: vn 0), as written. */
+struct scan_kv {
+    const char *k, *v;
+    uint16_t kn, vn;
+};
+
 struct scan_rec {
     int64_t t_ns;        /* since the run's epoch */
-    int ev;              /* EV_* */
+    int ev;              /* EV_*, or EV_OTHER */
     const char *job;     /* points into the caller's buffer or scratch */
     size_t job_len;
     int32_t partition;   /* -1: none */
     int32_t worker;      /* -1: none */
     int32_t device;      /* -1: none (gpu= or device=) */
+    const char *name;    /* EV_OTHER: the event's name as written */
+    size_t name_len;
+    uint8_t queue;       /* EV_CHAN_SEND written as GPU_QUEUE */
+    uint8_t wall;        /* t_ns is the line's own wall-clock time (no ts= in the record) */
+    uint8_t nkv;
+    struct scan_kv kv[SCAN_KV_MAX];
 };
 
 /* The first byte c in [p, end), or end: inline, for the short spans of

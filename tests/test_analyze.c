@@ -444,7 +444,7 @@ static void bad_data(void)
                     "TIMELINE,20,GPU_END,x,\n"               /* 5 */
                     "TIMELINE,abc,GPU_END,y,\n"              /* 6 bad time */
                     "TIMELINE,99999999999999999999,GPU_END,y,\n" /* 7 overflow */
-                    "TIMELINE,5,FROBNICATE,y,\n"             /* 8 unknown event */
+                    "TIMELINE,5,FROB*NICATE,y,\n"            /* 8 malformed event name */
                     "TIMELINE,5,GPU_END\n"                   /* 9 no job */
                     "TIMELINE,5,GPU_END,y,partition=-1\n"    /* 10 bad number */
                     "TIMELINE,-5,GPU_END,y,\n"               /* 11 negative */

@@ -4,6 +4,12 @@
  * time `analyze` derives from the trace; unit counts agree; the channel
  * never held more than its capacity; bad options are refused before
  * anything runs; a corrupted witness fails its check and is reported.
+ * The sub-phases: every completed unit's KERNEL_START..KERNEL_END (and on
+ * the cpu device CHECK_START..CHECK_END after it) lies inside its
+ * GPU_START..GPU_END, marked once each by the thread that marked those;
+ * the truth's kernel time is within its busy time (equal on the emulated
+ * device, whose whole GPU phase is the hold).  Order only, no timing
+ * thresholds: the marks of one thread are in its order whatever the load.
  */
 #include "check.h"
 #include "trace_util.h"
@@ -12,9 +18,103 @@
 #include "load.h"
 #include "wf_exit.h"
 
+#include <waterfall.h>
+
 #include <math.h>
 
 static struct loaded L;
+
+/* The id the trace gave a user event's name, or -1. */
+static int event_id(const struct wft_trace *t, const char *name)
+{
+    for (int i = 16; i < 4096; i++)
+        if (t->event_names[i] && !strcmp(t->event_names[i], name))
+            return i;
+    return -1;
+}
+
+/* What one unit's GPU worker marked: per event, how many and the first. */
+enum { S_GS, S_GE, S_KS, S_KE, S_CS, S_CE, S_N };
+struct sub_marks {
+    unsigned n[S_N];
+    int64_t ns[S_N];
+    uint32_t thread[S_N];
+};
+
+/* The sub-phases in the trace, against the GPU phases that hold them. */
+static void sub_phases(const char *trace, const struct engine_config *c, const char *what)
+{
+    struct wft_trace t;
+    struct input in;
+    CHECK(load_trace(trace, &t, &in) == 0);
+    int ks = event_id(&t, "KERNEL_START"), ke = event_id(&t, "KERNEL_END");
+    int cs = event_id(&t, "CHECK_START"), ce = event_id(&t, "CHECK_END");
+    int cpu = !strcmp(c->device, "cpu");
+    CHECK(ks >= 16 && ke >= 16);
+    CHECK(cpu ? cs >= 16 && ce >= 16 : 1);
+    struct sub_marks *m = calloc(t.nunits ? t.nunits : 1, sizeof *m);
+    CHECK(m != NULL);
+    for (size_t i = 0; m && i < t.nev; i++) {
+        const struct wft_ev *ev = &t.ev[i];
+        const struct wft_unit_info *ui = wft_unit_find(&t, ev->unit);
+        int k = ev->event == WF_GPU_START ? S_GS
+                : ev->event == WF_GPU_END ? S_GE
+                : (int)ev->event == ks    ? S_KS
+                : (int)ev->event == ke    ? S_KE
+                : (int)ev->event == cs    ? S_CS
+                : (int)ev->event == ce    ? S_CE
+                                          : -1;
+        if (k < 0 || !ui)
+            continue;
+        struct sub_marks *u = &m[ui - t.units];
+        if (u->n[k]++ == 0) {
+            u->ns[k] = ev->ns;
+            u->thread[k] = ev->thread;
+        }
+    }
+    uint64_t completed = 0, bad = 0;
+    for (size_t i = 0; m && i < t.nunits; i++) {
+        const struct sub_marks *u = &m[i];
+        if (!u->n[S_GE])
+            continue;
+        completed++;
+        int ok = u->n[S_GS] == 1 && u->n[S_GE] == 1 && u->n[S_KS] == 1 && u->n[S_KE] == 1 &&
+                 u->ns[S_GS] <= u->ns[S_KS] && u->ns[S_KS] <= u->ns[S_KE] && u->ns[S_KE] <= u->ns[S_GE] &&
+                 u->thread[S_KS] == u->thread[S_GS] && u->thread[S_KE] == u->thread[S_GE];
+        if (cpu)
+            ok = ok && u->n[S_CS] == 1 && u->n[S_CE] == 1 && u->ns[S_KE] <= u->ns[S_CS] &&
+                 u->ns[S_CS] <= u->ns[S_CE] && u->ns[S_CE] <= u->ns[S_GE] &&
+                 u->thread[S_CS] == u->thread[S_GS] && u->thread[S_CE] == u->thread[S_GS];
+        else
+            ok = ok && u->n[S_CS] == 0 && u->n[S_CE] == 0; /* no host work in the hold */
+        if (!ok && bad++ == 0)
+            fprintf(stderr,
+                    "%s: unit %llu: GPU %u@%lld..%u@%lld, KERNEL %u@%lld..%u@%lld, CHECK %u@%lld..%u@%lld\n",
+                    what, (unsigned long long)t.units[i].unit, u->n[S_GS], (long long)u->ns[S_GS], u->n[S_GE],
+                    (long long)u->ns[S_GE], u->n[S_KS], (long long)u->ns[S_KS], u->n[S_KE],
+                    (long long)u->ns[S_KE], u->n[S_CS], (long long)u->ns[S_CS], u->n[S_CE],
+                    (long long)u->ns[S_CE]);
+    }
+    CHECK_EQ_U(bad, 0);
+    CHECK_EQ_U(completed, (uint64_t)c->jobs * (uint64_t)c->partitions);
+    free(m);
+    unload_trace(&t, &in);
+}
+
+/* The truth file names every device's kernel time. */
+static void truth_has_kernel(const char *path, int ndev)
+{
+    FILE *f = fopen(path, "r");
+    char buf[8192];
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = 0;
+    int seen = 0;
+    for (const char *p = buf; (p = strstr(p, "\"kernel_busy_s\": ")) != NULL; p++)
+        seen++;
+    CHECK(seen == ndev);
+}
 
 /* Units of a few milliseconds: long enough that a thread's wake-up
  * latency (tens of microseconds, which the trace's marks include and the
@@ -33,8 +133,9 @@ static void small(struct engine_config *c)
 /* Run c, analyse its trace, compare with the truth. */
 static void against_truth(struct engine_config *c, const char *what)
 {
-    const char *trace = tmp_path("engine.wft");
+    const char *trace = tmp_path("engine.wft"), *truth_path = tmp_path("engine.truth.json");
     c->out = trace;
+    c->truth = truth_path;
     struct engine_result r;
     char err[512] = "";
     int rc = engine_run(c, &r, err, sizeof err);
@@ -67,7 +168,16 @@ static void against_truth(struct engine_config *c, const char *what)
         }
         CHECK(a->synth_max <= c->synth_concurrency);
     }
+    for (int d = 0; d < r.ndev; d++) {
+        /* Measured by the backend: the holds lie inside the GPU phases. */
+        int emulated = strcmp(c->device, "cpu") != 0;
+        CHECK(r.kernel_busy_s[d] > 0);
+        CHECK(emulated ? r.kernel_busy_s[d] == r.busy_s[d] : r.kernel_busy_s[d] <= r.busy_s[d]);
+    }
+    truth_has_kernel(truth_path, r.ndev);
+    sub_phases(trace, c, what);
     remove(trace);
+    remove(truth_path);
 }
 
 static void options_refused(void)

@@ -3,7 +3,8 @@
  * device_emulated.c; a CUDA backend plugs in the same way).
  *
  * A backend proves a witness on a device.  It measures its own busy time
- * (the ground truth `--truth` writes), independently of the trace.
+ * and its kernel time (the ground truth `--truth` writes), independently
+ * of the trace.
  */
 #ifndef DEVICE_H
 #define DEVICE_H
@@ -23,7 +24,8 @@ struct busy_log {
 struct device {
     const struct device_ops *ops;
     int id;
-    struct busy_log busy;
+    struct busy_log busy;   /* the GPU phases: from GPU_START to GPU_END */
+    struct busy_log kernel; /* the kernel holds inside them (KERNEL_START..KERNEL_END) */
     pthread_mutex_t kernel_lock;
     int serial;     /* one proof at a time (--kernel-lock) */
     void *state;    /* the backend's */
@@ -35,9 +37,20 @@ struct device_worker {
     void *state;
 };
 
+/* The sub-phases of a proof the backend reports through prove_hooks.phase
+ * (the engine marks them as <NAME>_START/<NAME>_END, docs/engine.md). */
+enum prove_phase {
+    PHASE_KERNEL, /* KERNEL: the device computes (cpu: the NTTs; emulated: the hold) */
+    PHASE_CHECK,  /* CHECK: host work on the result (cpu: the proof's check, the digest) */
+    PHASE_COUNT
+};
+
 struct prove_hooks {
     void (*started)(void *ctx);
     void (*finished)(void *ctx);
+    /* Between started and finished, on the same thread: phase p begins
+     * (end == 0) or ends (end == 1). */
+    void (*phase)(void *ctx, enum prove_phase p, int end);
     void *ctx;
     int worker; /* who submitted it: a device that marks on its own thread
                    declares this worker before it does */
@@ -58,7 +71,9 @@ struct device_ops {
      * when dev->serial.  Calls h->started(h->ctx) the moment the device
      * begins and h->finished(h->ctx) the moment it ends (the pipeline marks
      * GPU_START and GPU_END there), and records as busy the interval
-     * between its own clock reads next to those two calls. */
+     * between its own clock reads next to those two calls; likewise it
+     * calls h->phase around each sub-phase, and records as kernel time the
+     * interval between its clock reads next to the PHASE_KERNEL calls. */
     int (*prove)(struct device_worker *w, const r1cs_witness *wit, uint64_t check_seed,
                  r1cs_proof *out, const struct prove_hooks *h);
     /* What the backend measured at setup (for the report). */

@@ -52,20 +52,35 @@ static void cpu_worker_fini(struct device_worker *w)
     w->state = NULL;
 }
 
+/* The GPU phase holds the whole proof; inside it, the kernel is the
+ * prover's computation (r1cs_prove_h: the NTTs) and CHECK the host's work
+ * on its result (r1cs_prove_check: H at the check points, the digest), as
+ * a GPU prover's host checks and commits to what the device returned.
+ * Both run under the kernel lock, as they did when they were one call. */
 static int cpu_prove(struct device_worker *w, const r1cs_witness *wit, uint64_t seed, r1cs_proof *out,
                      const struct prove_hooks *h)
 {
     struct device *d = w->dev;
+    r1cs_points pts;
     if (d->serial)
         pthread_mutex_lock(&d->kernel_lock);
     h->started(h->ctx);
     double t0 = device_now();
-    int rc = r1cs_prove(w->state, wit, seed, out);
+    h->phase(h->ctx, PHASE_KERNEL, 0);
+    int rc = r1cs_prove_h(w->state, wit, seed, &pts);
+    double tk = device_now();
+    h->phase(h->ctx, PHASE_KERNEL, 1);
+    if (rc == 0) {
+        h->phase(h->ctx, PHASE_CHECK, 0);
+        rc = r1cs_prove_check(w->state, &pts, out);
+        h->phase(h->ctx, PHASE_CHECK, 1);
+    }
     double t1 = device_now();
     h->finished(h->ctx);
     if (d->serial)
         pthread_mutex_unlock(&d->kernel_lock);
     busy_record(&d->busy, t0, t1);
+    busy_record(&d->kernel, t0, tk);
     return rc;
 }
 

@@ -15,6 +15,12 @@
  * the submission of work, not the device's own timeline.  Without the
  * lock every worker holds the device on its own, concurrently.
  *
+ * The hold is the kernel: KERNEL_START and KERNEL_END are marked, on the
+ * thread that marks GPU_START and GPU_END, right beside the clock reads
+ * that bound the sleep, so the GPU phase is all kernel (no host work runs
+ * inside it: the worker's check of the witness is its prep, before
+ * GPU_START), and the kernel time the backend records is its busy time.
+ *
  * The H quotient is not computed, since no device computes it; the
  * worker's host-side prep still checks the witness (a∘b = c), so a
  * corrupted unit is caught.  Everything that shows the run says the
@@ -102,6 +108,7 @@ static void *emu_device_main(void *arg)
         }
         j->h->started(j->h->ctx);
         double t0 = device_now();
+        j->h->phase(j->h->ctx, PHASE_KERNEL, 0);
         if (prev) {
             pthread_mutex_lock(&ed->mu);
             prev->done = 1;
@@ -110,8 +117,10 @@ static void *emu_device_main(void *arg)
         }
         device_sleep_until(t0 + unit_s);
         double t1 = device_now();
+        j->h->phase(j->h->ctx, PHASE_KERNEL, 1);
         j->h->finished(j->h->ctx);
         busy_record(&ed->dev->busy, t0, t1);
+        busy_record(&ed->dev->kernel, t0, t1);
         prev = j;
         pthread_mutex_lock(&ed->mu);
     }
@@ -183,10 +192,13 @@ static int emu_prove(struct device_worker *w, const r1cs_witness *wit, uint64_t 
     }
     h->started(h->ctx);
     double t0 = device_now();
+    h->phase(h->ctx, PHASE_KERNEL, 0);
     device_sleep_until(t0 + unit_s);
     double t1 = device_now();
+    h->phase(h->ctx, PHASE_KERNEL, 1);
     h->finished(h->ctx);
     busy_record(&w->dev->busy, t0, t1);
+    busy_record(&w->dev->kernel, t0, t1);
     return 0;
 }
 

@@ -14,6 +14,13 @@
  * the device's proof.  Host-side prep between pickup and start checks the
  * witness (a∘b = c), as a real worker validates and stages its input, and
  * waits for the device's kernel lock when there is one.
+ *
+ * Inside GPU_START..GPU_END the backend reports its sub-phases
+ * (device.h, enum prove_phase), marked as user events on the thread that
+ * marks GPU_START and GPU_END: KERNEL_START/KERNEL_END around the device's
+ * computation, CHECK_START/CHECK_END around the host's check of its
+ * result (the cpu device; the emulated one has no host work there).  The
+ * event ids are defined once, in engine_run, before the recording opens.
  */
 #include "engine.h"
 
@@ -66,6 +73,15 @@ struct engine {
     _Atomic int synth_now, synth_max;
     _Atomic uint64_t errors, done, first_error;
 };
+
+/* The user events of the sub-phases: their ids, defined once by engine_run
+ * (the same names always give the same ids, so a second run finds them
+ * equal); a negative id (the table was full) is not marked. */
+static const char *const phase_names[PHASE_COUNT][2] = {
+    [PHASE_KERNEL] = {"KERNEL_START", "KERNEL_END"},
+    [PHASE_CHECK] = {"CHECK_START", "CHECK_END"},
+};
+static int phase_ev[PHASE_COUNT][2];
 
 struct worker_arg {
     struct engine *e;
@@ -333,6 +349,13 @@ static void mark_end(void *u)
     wf_mark(WF_GPU_END, ((struct unit_work *)u)->wu);
 }
 
+static void mark_phase(void *u, enum prove_phase p, int end)
+{
+    int ev = phase_ev[p][end != 0];
+    if (ev >= 0)
+        wf_mark((wf_event)ev, ((struct unit_work *)u)->wu);
+}
+
 static void *gpu_main(void *arg)
 {
     struct worker_arg *wa = arg;
@@ -355,7 +378,7 @@ static void *gpu_main(void *arg)
         int ok = r1cs_check(&u->w); /* host-side prep: validate the input */
         r1cs_proof proof = {0, 0};
         if (ok && (w.state || e->ops->emulated)) {
-            struct prove_hooks h = {mark_start, mark_end, u, wa->worker};
+            struct prove_hooks h = {mark_start, mark_end, mark_phase, u, wa->worker};
             e->ops->prove(&w, &u->w, u->index ^ 0x5eed, &proof, &h);
         }
         if (!ok || !proof.ok) {
@@ -380,7 +403,8 @@ static int write_truth(const struct engine *e, const struct engine_result *r, ch
             (unsigned long long)r->units, (unsigned long long)r->errors, e->ops->name,
             e->ops->emulated ? "true" : "false");
     for (int d = 0; d < r->ndev; d++)
-        fprintf(f, "%s{\"device\": %d, \"busy_s\": %.9f}", d ? ", " : "", d, r->busy_s[d]);
+        fprintf(f, "%s{\"device\": %d, \"busy_s\": %.9f, \"kernel_busy_s\": %.9f}", d ? ", " : "", d,
+                r->busy_s[d], r->kernel_busy_s[d]);
     fprintf(f,
             "], \"channel_max\": %zu, \"synth_max\": %d, \"wall_s\": %.6f, \"synth_rounds\": %u, "
             "\"calibration\": {\"cpu_prove_s\": %.6f, \"synth_s\": %.6f, \"device_unit_s\": %.6f}}\n",
@@ -411,6 +435,9 @@ int engine_run(const struct engine_config *c, struct engine_result *r, char *err
         return -1;
     }
     e->rounds = r->synth_rounds;
+    for (int p = 0; p < PHASE_COUNT; p++)
+        for (int k = 0; k < 2; k++)
+            phase_ev[p][k] = wf_event_define(phase_names[p][k]);
     if (e->ops->setup(c, r->cpu_prove_s, err, errlen) || channel_init(&e->chan, (size_t)c->channel)) {
         if (!err[0])
             snprintf(err, errlen, "out of memory");
@@ -423,6 +450,7 @@ int engine_run(const struct engine_config *c, struct engine_result *r, char *err
         e->dev[d].id = d;
         e->dev[d].ops = e->ops;
         pthread_mutex_init(&e->dev[d].busy.mu, NULL);
+        pthread_mutex_init(&e->dev[d].kernel.mu, NULL);
         pthread_mutex_init(&e->dev[d].kernel_lock, NULL);
         e->dev[d].serial = c->kernel_lock;
         if (e->ops->device_init(&e->dev[d])) {
@@ -492,9 +520,13 @@ int engine_run(const struct engine_config *c, struct engine_result *r, char *err
     r->ndev = c->devices;
     for (int d = 0; d < c->devices; d++) {
         r->busy_s[d] = busy_union(&e->dev[d].busy);
+        r->kernel_busy_s[d] = busy_union(&e->dev[d].kernel);
         free(e->dev[d].busy.start);
         free(e->dev[d].busy.end);
+        free(e->dev[d].kernel.start);
+        free(e->dev[d].kernel.end);
         pthread_mutex_destroy(&e->dev[d].busy.mu);
+        pthread_mutex_destroy(&e->dev[d].kernel.mu);
         pthread_mutex_destroy(&e->dev[d].kernel_lock);
     }
     if (rc == 0 && c->truth && write_truth(e, r, err, errlen))

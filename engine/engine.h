@@ -49,6 +49,7 @@ struct engine_result {
     unsigned synth_rounds;   /* the rounds used */
     int ndev;
     double busy_s[64];       /* per device: union of its busy time */
+    double kernel_busy_s[64]; /* per device: union of its kernel holds (within busy_s) */
     uint64_t first_error_unit;
 };
 

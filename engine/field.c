@@ -384,9 +384,9 @@ static uint64_t digest(const gl *c, size_t n)
     return mix64(h);
 }
 
-int r1cs_prove(r1cs_prover *p, const r1cs_witness *w, uint64_t check_seed, r1cs_proof *out)
+int r1cs_prove_h(r1cs_prover *p, const r1cs_witness *w, uint64_t check_seed, r1cs_points *pts)
 {
-    if (!p || !w || !out || !p->plan || !w->a || !w->b || !w->c || p->log_n != w->log_n ||
+    if (!p || !w || !pts || !p->plan || !w->a || !w->b || !w->c || p->log_n != w->log_n ||
         p->n != w->n)
         return -EINVAL;
     size_t n = p->n;
@@ -404,8 +404,6 @@ int r1cs_prove(r1cs_prover *p, const r1cs_witness *w, uint64_t check_seed, r1cs_
      * about to be overwritten: evaluate now, so three buffers suffice.
      * Points in H (x^n == 1) are redrawn: there Z(x) == 0 and the identity
      * would only restate one constraint instead of testing H. */
-    gl xs[R1CS_CHECK_POINTS], zx[R1CS_CHECK_POINTS];
-    gl va[R1CS_CHECK_POINTS], vb[R1CS_CHECK_POINTS], vc[R1CS_CHECK_POINTS], vh[R1CS_CHECK_POINTS];
     uint64_t st = check_seed;
     for (int j = 0; j < R1CS_CHECK_POINTS; j++) {
         gl x, xn;
@@ -413,12 +411,12 @@ int r1cs_prove(r1cs_prover *p, const r1cs_witness *w, uint64_t check_seed, r1cs_
             x = canon(splitmix64(&st));
             xn = pow_i(x, n);
         } while (xn == 1);
-        xs[j] = x;
-        zx[j] = sub_i(xn, 1);
+        pts->x[j] = x;
+        pts->zx[j] = sub_i(xn, 1);
     }
-    horner_multi(ta, n, xs, va);
-    horner_multi(tb, n, xs, vb);
-    horner_multi(tc, n, xs, vc);
+    horner_multi(ta, n, pts->x, pts->a);
+    horner_multi(tb, n, pts->x, pts->b);
+    horner_multi(tc, n, pts->x, pts->c);
 
     /* 2. Evaluate on the coset gH, where Z does not vanish. */
     const gl g = GL_GENERATOR;
@@ -438,16 +436,32 @@ int r1cs_prove(r1cs_prover *p, const r1cs_witness *w, uint64_t check_seed, r1cs_
      * (A*B - C)/Z on the coset, and H*Z - (A*B - C) is a nonzero polynomial
      * of degree < 2n, zero at a random point with probability < 2n/p. */
     gl_coset_intt(p->plan, ta, g);
+    return 0;
+}
 
-    horner_multi(ta, n, xs, vh);
+int r1cs_prove_check(const r1cs_prover *p, const r1cs_points *pts, r1cs_proof *out)
+{
+    if (!p || !pts || !out || !p->tmp_a)
+        return -EINVAL;
+    gl vh[R1CS_CHECK_POINTS];
+    horner_multi(p->tmp_a, p->n, pts->x, vh);
     int ok = 1;
     for (int j = 0; j < R1CS_CHECK_POINTS; j++)
-        if (mul_i(vh[j], zx[j]) != sub_i(mul_i(va[j], vb[j]), vc[j]))
+        if (mul_i(vh[j], pts->zx[j]) != sub_i(mul_i(pts->a[j], pts->b[j]), pts->c[j]))
             ok = 0;
 
     out->ok = ok;
-    out->commitment = digest(ta, n);
+    out->commitment = digest(p->tmp_a, p->n);
     return 0;
+}
+
+int r1cs_prove(r1cs_prover *p, const r1cs_witness *w, uint64_t check_seed, r1cs_proof *out)
+{
+    r1cs_points pts;
+    if (!out)
+        return -EINVAL;
+    int rc = r1cs_prove_h(p, w, check_seed, &pts);
+    return rc ? rc : r1cs_prove_check(p, &pts, out);
 }
 
 size_t r1cs_bytes(unsigned log_n)

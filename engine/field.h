@@ -100,6 +100,26 @@ typedef struct {
  * only on the witness, not on check_seed. */
 int r1cs_prove(r1cs_prover *p, const r1cs_witness *w, uint64_t check_seed, r1cs_proof *out);
 
+/* r1cs_prove in its two parts, for a pipeline that marks them apart (the
+ * engine's KERNEL and CHECK sub-phases, docs/engine.md):
+ *
+ * r1cs_prove_h is the prover's computation, what a device runs: the NTTs
+ * that leave H's coefficients in p->tmp_a, and, on the way (their
+ * coefficients exist only then), A, B and C at the check points drawn from
+ * check_seed, with Z there.  0, or -EINVAL as r1cs_prove.
+ *
+ * r1cs_prove_check is the host's work on what the device returned: H at
+ * the points, the identity H*Z == A*B - C there, and the digest of H.  It
+ * reads p->tmp_a, so it must follow r1cs_prove_h on the same prover.
+ * 0, or -EINVAL when a pointer is NULL. */
+typedef struct {
+    gl x[R1CS_CHECK_POINTS];  /* the check points (none in H) */
+    gl zx[R1CS_CHECK_POINTS]; /* Z(x) = x^n - 1 there */
+    gl a[R1CS_CHECK_POINTS], b[R1CS_CHECK_POINTS], c[R1CS_CHECK_POINTS]; /* A, B, C there */
+} r1cs_points;
+int r1cs_prove_h(r1cs_prover *p, const r1cs_witness *w, uint64_t check_seed, r1cs_points *pts);
+int r1cs_prove_check(const r1cs_prover *p, const r1cs_points *pts, r1cs_proof *out);
+
 /* Bytes a witness plus a prover of size 2^log_n allocate (the three witness
  * vectors, the three scratch vectors, the plan and its twiddles); SIZE_MAX
  * when log_n > GL_NTT_MAX_LOG or the sum does not fit in size_t. */

@@ -27,7 +27,7 @@
 
 const char *const stage_names[ST_N] = {"synthesis", "handoff", "queue", "prep", "gpu"};
 const char *const cause_names[CAUSE_N] = {"prep", "queue", "synthesis", "no_work"};
-const char *const bottleneck_names[] = {NULL, "gpu", "synthesis", "dispatch", "input", "cpu"};
+const char *const bottleneck_names[] = {NULL, "gpu", "synthesis", "dispatch", "input", "cpu", "gpu_phase"};
 
 #define OPEN INT64_MAX
 
@@ -123,7 +123,7 @@ static int cursor_at(struct cursor *c, int64_t t, int64_t *next_change)
     return 0;
 }
 
-static void stage_fill(struct stage_stats *st, int64_t *v, size_t n)
+void stage_fill(struct stage_stats *st, int64_t *v, size_t n)
 {
     memset(st, 0, sizeof *st);
     st->count = n;
@@ -149,28 +149,33 @@ static void stage_fill(struct stage_stats *st, int64_t *v, size_t n)
     }
 }
 
-static int stages(const struct run *r, struct run_result *res)
+int stages_of(const struct run *r, const uint32_t *idx, size_t n, struct stage_stats *out)
 {
-    int64_t *v = scratch_alloc((r->nunits ? r->nunits : 1) * sizeof *v);
+    int64_t *v = scratch_alloc((n ? n : 1) * sizeof *v);
     if (!v)
         return -1;
     static const int from[ST_N] = {EV_SYNTH_START, EV_SYNTH_END, -1, EV_GPU_PICKUP, EV_GPU_START};
     static const int to[ST_N] = {EV_SYNTH_END, EV_CHAN_SEND, EV_GPU_PICKUP, EV_GPU_START, EV_GPU_END};
     for (int s = 0; s < ST_N; s++) {
-        size_t n = 0;
-        for (size_t i = 0; i < r->nunits; i++) {
-            const struct unit *u = &r->units[i];
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+            const struct unit *u = &r->units[idx ? idx[i] : i];
             if (!consistent(u) || !has(u, to[s]))
                 continue;
             int64_t a = from[s] >= 0 ? u->t[from[s]] : ready_of(u);
             if (a == T_NONE)
                 continue;
-            v[n++] = u->t[to[s]] - a;
+            v[k++] = u->t[to[s]] - a;
         }
-        stage_fill(&res->stage[s], v, n);
+        stage_fill(&out[s], v, k);
     }
     scratch_free(v);
     return 0;
+}
+
+static int stages(const struct run *r, struct run_result *res)
+{
+    return stages_of(r, NULL, r->nunits, res->stage);
 }
 
 static int cmp_i32(const void *a, const void *b)
@@ -531,7 +536,14 @@ static void decide(struct run_result *res)
     res->utilization = res->window > 0 ? (double)res->busy / (double)res->window : NAN;
     res->bottleneck = BN_NONE;
     if (res->busy > 0 || res->window > 0) {
-        if (res->utilization >= 0.95) {
+        /* With kernel phases, the device computes only in them: the time
+         * it does not is the idle causes plus the GPU phase's other work,
+         * and the largest of those decides (a GPU phase busy while its
+         * kernels idle is not a GPU bottleneck). */
+        const struct phase_result *ph = &res->phase;
+        double util = ph->has_kernel ? ph->kernel_utilization : res->utilization;
+        int64_t in_phase = ph->has_kernel ? ph->gpu_busy_kernel_devs - ph->kernel_busy : 0;
+        if (util >= 0.95) {
             res->bottleneck = BN_GPU;
         } else {
             int big = CAUSE_SYNTHESIS;
@@ -541,13 +553,16 @@ static void decide(struct run_result *res)
             res->bottleneck = big == CAUSE_SYNTHESIS ? BN_SYNTHESIS
                               : big == CAUSE_NO_WORK ? BN_INPUT
                                                      : BN_DISPATCH;
+            if (in_phase > res->by_cause[big])
+                res->bottleneck = BN_GPU_PHASE;
         }
         /* cpu: the cores limit throughput.  Before synthesis, which more
          * syntheses cannot help when either stage waits for a core; and
          * before gpu when the GPU phase itself waits for one (its busy time
          * then holds that waiting, and more GPU would not help). */
         const struct cpu_result *c = &res->cpu;
-        if ((res->bottleneck == BN_SYNTHESIS && c->contention) || (res->bottleneck == BN_GPU && c->gpu_contended))
+        if ((res->bottleneck == BN_SYNTHESIS && c->contention) ||
+            ((res->bottleneck == BN_GPU || res->bottleneck == BN_GPU_PHASE) && c->gpu_contended))
             res->bottleneck = BN_CPU;
     }
     /* Advice: c syntheses at once make c/s units per unit time; the devices
@@ -806,6 +821,8 @@ int analyze_run(const struct run *r, struct run_result *res)
     synth_mean(st, en, nconc, w0, w1 > w0 ? w1 : w0, res);
     if (analyze_cpu(r, res, st, en, nconc)) /* st and en sorted by synth_sweep */
         goto out;
+    if (analyze_phase(r, res))
+        goto out;
     decide(res);
     rc = 0;
 out:
@@ -837,5 +854,6 @@ void run_result_free(struct run_result *res)
     free(res->dev);
     free(res->cpu.synth_by);
     free(res->cpu.gpu_by);
+    phase_result_free(&res->phase);
     memset(res, 0, sizeof *res);
 }

@@ -14,11 +14,12 @@
 #define ANALYZE_H
 
 #include "model.h"
+#include "phase.h"
 #include "sort.h"
 
 enum { ST_SYNTHESIS, ST_HANDOFF, ST_QUEUE, ST_PREP, ST_GPU, ST_N };
 enum { CAUSE_PREP, CAUSE_QUEUE, CAUSE_SYNTHESIS, CAUSE_NO_WORK, CAUSE_N };
-enum { BN_NONE, BN_GPU, BN_SYNTHESIS, BN_DISPATCH, BN_INPUT, BN_CPU };
+enum { BN_NONE, BN_GPU, BN_SYNTHESIS, BN_DISPATCH, BN_INPUT, BN_CPU, BN_GPU_PHASE };
 
 extern const char *const stage_names[ST_N];
 extern const char *const cause_names[CAUSE_N];
@@ -55,7 +56,57 @@ struct device_result {
     double gpu_per_unit; /* g: busy / units, ns */
     double prep_host;    /* mean prep of the units picked up while the device was idle: the
                           * workers' own host time, without waiting for the device (ns; 0: none) */
+    int has_kernel;      /* its units have kernel phases */
+    int64_t kernel_busy; /* the union of their kernel phases within the window */
+    double kernel_utilization; /* kernel_busy / window; NAN without kernel phases */
 };
+
+/* Phases inside the stages (analyze_phase.c; phase.h defines them). */
+#define PHASE_UNACCOUNTED UINT32_MAX /* the row of the GPU phase that no sub-phase covers */
+struct phase_row {
+    uint32_t name; /* its START event's name (the model's strings), or PHASE_UNACCOUNTED */
+    int within;    /* WITHIN_* */
+    struct stage_stats st;
+    double total;  /* ns, summed over its occurrences */
+    double share;  /* total over the enclosing phase's total (every unit that has it) */
+};
+struct mark_row {
+    uint32_t name;
+    uint64_t count;
+};
+/* Stage times of the units of one kind (the attribute kind=). */
+struct kind_row {
+    const char *kind; /* its bytes (klen), or NULL: units with no kind */
+    size_t klen;
+    uint64_t units, completed;
+    struct stage_stats stage[ST_N];
+};
+/* A duration the daemon reported (synth_ms=, gpu_ms=) against the
+ * timestamps: disagreeing when they differ by over 5% and over 1 ms (the
+ * field's own precision). */
+#define REPORTED_TOLERANCE 0.05
+struct reported_check {
+    uint64_t checked, disagree;
+    uint64_t first_line;   /* the first disagreeing unit's detail */
+    double first_reported, first_timed; /* ns */
+};
+struct phase_result {
+    struct phase_row *rows; /* by within, then name (owned) */
+    size_t nrows;
+    struct mark_row *marks; /* by name (owned) */
+    size_t nmarks;
+    uint64_t phases;        /* phases found */
+    int has_kernel;         /* some device has kernel phases */
+    int64_t kernel_busy, kernel_window; /* over the devices with kernel phases */
+    double kernel_utilization;          /* NAN: none */
+    int64_t gpu_busy_kernel_devs;       /* those devices' GPU-phase busy time */
+    struct kind_row *kinds; /* when the run holds two kinds or more (owned) */
+    size_t nkinds;
+    struct reported_check synth_ms, gpu_ms;
+};
+
+/* The name of the kernel phase (default KERNEL; `--kernel-phase`). */
+extern const char *analyze_kernel_phase;
 
 /* Stage time by concurrency: the units whose span saw k syntheses at once
  * (the mean count over the span, rounded; for a synthesis itself included,
@@ -128,6 +179,7 @@ struct run_result {
     int synth_max;
     double synth_mean_active; /* mean syntheses in flight over the window */
     struct cpu_result cpu;
+    struct phase_result phase;
     struct advice advice;
 };
 
@@ -146,6 +198,17 @@ int synth_span(const struct unit *u, struct span *s);
  * starts and ends each sorted (analyze_run's, for the concurrency).  0, or
  * -1 when out of memory. */
 int analyze_cpu(const struct run *r, struct run_result *res, int64_t *st, int64_t *en, size_t nspans);
+/* Fill st from the n values v (reordered). */
+void stage_fill(struct stage_stats *st, int64_t *v, size_t n);
+/* The stage statistics of the units idx[0..n) (idx NULL: the first n). */
+int stages_of(const struct run *r, const uint32_t *idx, size_t n, struct stage_stats *out);
+
+/* Phases, marks, kernel utilization, kinds and reported durations of an
+ * analysed run (analyze_phase.c): sets res->phase and the devices' kernel
+ * figures.  0, or -1 when out of memory. */
+int analyze_phase(const struct run *r, struct run_result *res);
+void phase_result_free(struct phase_result *p);
+
 /* The cpu bottleneck's advice figures (cores: 0 unknown). */
 void advise_cpu(struct run_result *res, double cores);
 

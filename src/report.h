@@ -37,6 +37,12 @@ const struct gap **gaps_longest_first(const struct device_result *d, size_t max,
 /* --color=auto|always|never into *color (auto leaves it); -1 if bad. */
 int report_color_arg(const char *v, int *color);
 
+/* A phase row's name ("unaccounted" for the GPU phase's uncovered part). */
+const char *phase_label(const struct run *r, const struct phase_row *row, size_t *len);
+/* What fills the GPU phase besides its kernels, by sub-phase, with each
+ * one's share of the phase ("HOST_MSM 30.1%, unaccounted 4.0% of ..."). */
+const char *report_phase_fill(char *buf, size_t n, const struct run_result *res);
+
 /* The bottleneck in one sentence ("synthesis: the GPU waits for ..."). */
 const char *bottleneck_sentence(char *buf, size_t n, const struct run_result *res);
 

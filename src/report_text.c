@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 int report_color_arg(const char *v, int *color)
 {
@@ -106,15 +107,58 @@ static void cpu_evidence(char *buf, size_t n, const struct run_result *res)
         snprintf(buf + k, n - k, " (timing)");
 }
 
+const char *phase_label(const struct run *r, const struct phase_row *row, size_t *len)
+{
+    if (row->name == PHASE_UNACCOUNTED) {
+        *len = 11;
+        return "unaccounted";
+    }
+    size_t n;
+    const char *s = strtab_get(r->strs, row->name, &n);
+    *len = n - 6; /* _START */
+    return s;
+}
+
+const char *report_phase_fill(char *buf, size_t n, const struct run_result *res)
+{
+    size_t k = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < res->phase.nrows && k < n; i++) {
+        const struct phase_row *row = &res->phase.rows[i];
+        size_t len;
+        const char *name = phase_label(res->run, row, &len);
+        if (row->within != WITHIN_GPU || (len == strlen(analyze_kernel_phase) &&
+                                          !strncasecmp(name, analyze_kernel_phase, len)))
+            continue;
+        k += (size_t)snprintf(buf + k, n - k, "%s%.*s %.1f%%", k ? ", " : "", (int)len, name, 100 * row->share);
+    }
+    if (k < n)
+        snprintf(buf + k, n - k, "%sof the GPU phase's time", k ? " " : "unknown (no sub-phases) ");
+    return buf;
+}
+
 const char *bottleneck_sentence(char *buf, size_t n, const struct run_result *res)
 {
     char s[32], g[32], q[32], pr[32];
     const struct advice *a = &res->advice;
     switch (res->bottleneck) {
     case BN_GPU:
-        snprintf(buf, n, "gpu: the GPU is busy %.1f%% of its window; only more GPU capacity or faster proving helps",
-                 100 * res->utilization);
+        if (res->phase.has_kernel)
+            snprintf(buf, n, "gpu: the kernels run %.1f%% of the window; only more GPU capacity or faster kernels help",
+                     100 * res->phase.kernel_utilization);
+        else
+            snprintf(buf, n, "gpu: the GPU is busy %.1f%% of its window; only more GPU capacity or faster proving helps",
+                     100 * res->utilization);
         break;
+    case BN_GPU_PHASE: {
+        char fill[256];
+        report_phase_fill(fill, sizeof fill, res);
+        snprintf(buf, n,
+                 "gpu_phase: the GPU phase is busy %.1f%% of the window but its kernels run %.1f%%; the rest of the "
+                 "phase is %s",
+                 100 * res->utilization, 100 * res->phase.kernel_utilization, fill);
+        break;
+    }
     case BN_SYNTHESIS:
         if (a->valid)
             snprintf(buf, n,
@@ -233,6 +277,27 @@ int report_advice_lines(const struct run_result *res, char *l1, size_t n1, char 
                  a->contention == 2 ? "measured from the threads' CPU time"
                  : a->contention    ? "fitted"
                                     : "not identifiable here, left out");
+    } else if (res->bottleneck == BN_GPU_PHASE) {
+        const struct phase_row *big = NULL;
+        size_t len = 0;
+        const char *name = NULL;
+        for (size_t i = 0; i < res->phase.nrows; i++) {
+            const struct phase_row *row = &res->phase.rows[i];
+            size_t ln;
+            const char *nm = phase_label(res->run, row, &ln);
+            if (row->within == WITHIN_GPU && !(ln == strlen(analyze_kernel_phase) && !strncasecmp(nm, analyze_kernel_phase, ln)) &&
+                (!big || row->total > big->total))
+                big = row, name = nm, len = ln;
+        }
+        if (big)
+            snprintf(l1, n1, "none for synthesis: shorten the GPU phase's work outside the kernels, or overlap it with "
+                             "the next unit's kernels; the largest is %.*s (%s per unit, %.1f%% of the phase)",
+                     (int)len, name, fmt_dur(g, sizeof g, big->st.mean), 100 * big->share);
+        else
+            snprintf(l1, n1, "none for synthesis: shorten the GPU phase's work outside the kernels");
+        snprintf(l2, n2, "kernel utilization %.1f%% against %.1f%% for the GPU phase: more syntheses cannot fill "
+                         "the kernels' idle time inside the phase",
+                 100 * res->phase.kernel_utilization, 100 * res->utilization);
     } else if (res->bottleneck == BN_GPU) {
         snprintf(l1, n1, "none for synthesis: the GPU is the bottleneck (the formula, with g = %s and "
                          "s = %s, would ask for %d at once; %d ran)",
@@ -391,6 +456,74 @@ static void cpu_text(FILE *f, const struct cpu_result *c, const struct paint *p)
         fprintf(f, "  %-14s %s\n", "", l3);
 }
 
+static void stat_cells(FILE *f, const struct stage_stats *st)
+{
+    char m[32], a[32], c[32];
+    fprintf(f, " %10s %10s %10s", fmt_dur(m, sizeof m, st->mean), fmt_dur(a, sizeof a, st->p50),
+            fmt_dur(c, sizeof c, st->p90));
+}
+
+static void reported_text(FILE *f, const char *key, const struct reported_check *c, const struct paint *p)
+{
+    char a[32], b[32];
+    if (c->disagree)
+        fprintf(f, "  %swarning%s        the daemon's %s disagrees with the timestamps by over %.0f%% on %llu of %llu "
+                   "units (first at line %llu: %s reported, %s timed)\n",
+                p->yellow, p->off, key, 100 * REPORTED_TOLERANCE, (unsigned long long)c->disagree,
+                (unsigned long long)c->checked, (unsigned long long)c->first_line,
+                fmt_dur(a, sizeof a, c->first_reported), fmt_dur(b, sizeof b, c->first_timed));
+}
+
+/* Phases inside the stages, marks, kinds, and the daemon's own durations. */
+static void phases_text(FILE *f, const struct run_result *res, const struct paint *p)
+{
+    const struct run *r = res->run;
+    const struct phase_result *ph = &res->phase;
+    if (ph->nrows) {
+        fprintf(f, "\n  %s%-22s %-9s %8s %10s %10s %10s %7s%s\n", p->dim, "phase", "within", "count", "mean", "p50",
+                "p90", "share", p->off);
+        for (size_t i = 0; i < ph->nrows; i++) {
+            const struct phase_row *row = &ph->rows[i];
+            size_t len;
+            const char *name = phase_label(r, row, &len);
+            fprintf(f, "  %-22.*s %-9s %8llu", (int)(len > 22 ? 22 : len), name, within_names[row->within],
+                    (unsigned long long)row->st.count);
+            stat_cells(f, &row->st);
+            fprintf(f, " %6.1f%%\n", 100 * row->share);
+        }
+    }
+    if (ph->nmarks) {
+        fprintf(f, "  %-22s", "marks");
+        for (size_t i = 0; i < ph->nmarks; i++) {
+            size_t len;
+            const char *name = strtab_get(r->strs, ph->marks[i].name, &len);
+            fprintf(f, "%s%.*s x%llu", i ? ", " : " ", (int)len, name, (unsigned long long)ph->marks[i].count);
+        }
+        fputc('\n', f);
+    }
+    if (ph->nkinds) {
+        fprintf(f, "\n  %s%-22s %8s %10s %10s %10s %10s %10s%s\n", p->dim, "kind (mean per stage)", "units",
+                "synthesis", "handoff", "queue", "prep", "gpu", p->off);
+        for (size_t i = 0; i < ph->nkinds; i++) {
+            const struct kind_row *k = &ph->kinds[i];
+            if (k->kind)
+                fprintf(f, "  %-22.*s", (int)(k->klen > 22 ? 22 : k->klen), k->kind);
+            else
+                fprintf(f, "  %-22s", "(no kind)");
+            fprintf(f, " %8llu", (unsigned long long)k->units);
+            for (int s = 0; s < ST_N; s++) {
+                char m[32];
+                fprintf(f, " %10s", k->stage[s].count ? fmt_dur(m, sizeof m, k->stage[s].mean) : "-");
+            }
+            fputc('\n', f);
+        }
+    }
+    if (ph->synth_ms.disagree || ph->gpu_ms.disagree)
+        fputc('\n', f);
+    reported_text(f, "synth_ms", &ph->synth_ms, p);
+    reported_text(f, "gpu_ms", &ph->gpu_ms, p);
+}
+
 static void run_text(FILE *f, const struct run_result *res, size_t nruns_in_source,
                      const struct report_opts *o)
 {
@@ -451,6 +584,14 @@ static void run_text(FILE *f, const struct run_result *res, size_t nruns_in_sour
     if (res->ndev > 1)
         fprintf(f, " over %zu devices", res->ndev);
     fprintf(f, " (%s of pipeline fill before)\n", fmt_dur(b3, sizeof b3, (double)fill));
+    if (res->phase.has_kernel) {
+        const struct phase_result *ph = &res->phase;
+        const char *kc = ph->kernel_utilization >= 0.95 ? p.green : ph->kernel_utilization >= 0.8 ? p.yellow : p.red;
+        char fillb[256];
+        fprintf(f, "  %-14s %s%s%.1f%%%s  %s phases busy %s of the same window; the GPU phase's rest: %s\n",
+                "kernel util.", p.bold, kc, 100 * ph->kernel_utilization, p.off, analyze_kernel_phase,
+                fmt_dur(b1, sizeof b1, (double)ph->kernel_busy), report_phase_fill(fillb, sizeof fillb, res));
+    }
     size_t ngaps = 0;
     int64_t longest = 0;
     for (size_t i = 0; i < res->ndev; i++) {
@@ -488,13 +629,17 @@ static void run_text(FILE *f, const struct run_result *res, size_t nruns_in_sour
                 fmt_dur(m, sizeof m, st->mean), fmt_dur(a, sizeof a, st->p50), fmt_dur(c, sizeof c, st->p90),
                 fmt_dur(d, sizeof d, st->p99), fmt_dur(e, sizeof e, st->max));
     }
+    phases_text(f, res, &p);
     if (res->ndev > 1) {
         fputc('\n', f);
         for (size_t i = 0; i < res->ndev; i++) {
             const struct device_result *d = &res->dev[i];
-            fprintf(f, "  device %-3d %zu workers, %llu units: utilization %.1f%%, busy %s, idle %s: ", d->device,
-                    d->nworkers, (unsigned long long)d->units, 100 * d->utilization,
-                    fmt_dur(b1, sizeof b1, (double)d->busy), fmt_dur(b2, sizeof b2, (double)d->idle));
+            fprintf(f, "  device %-3d %zu workers, %llu units: utilization %.1f%%, ", d->device, d->nworkers,
+                    (unsigned long long)d->units, 100 * d->utilization);
+            if (d->has_kernel)
+                fprintf(f, "kernels %.1f%%, ", 100 * d->kernel_utilization);
+            fprintf(f, "busy %s, idle %s: ", fmt_dur(b1, sizeof b1, (double)d->busy),
+                    fmt_dur(b2, sizeof b2, (double)d->idle));
             report_causes_text(f, d->by_cause, d->idle);
             fputc('\n', f);
         }

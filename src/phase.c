@@ -1,0 +1,138 @@
+/*
+ * phase.c -- a unit's phases, marks and attributes (see phase.h).
+ */
+#include "phase.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *const within_names[WITHIN_N] = {"gpu", "synthesis", "unit"};
+
+size_t unit_xev(const struct run *r, uint32_t u, size_t *first)
+{
+    size_t lo = 0, hi = r->nxev;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->xev[mid].unit < u)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t e = lo;
+    while (e < r->nxev && r->xev[e].unit == u)
+        e++;
+    *first = lo;
+    return e - lo;
+}
+
+/* 1 for NAME_START, 2 for NAME_END, 0 else; *base: NAME's length. */
+static int suffix(const struct run *r, uint32_t name, size_t *base)
+{
+    size_t n;
+    const char *s = strtab_get(r->strs, name, &n);
+    if (n > 6 && memcmp(s + n - 6, "_START", 6) == 0) {
+        *base = n - 6;
+        return 1;
+    }
+    if (n > 4 && memcmp(s + n - 4, "_END", 4) == 0) {
+        *base = n - 4;
+        return 2;
+    }
+    *base = n;
+    return 0;
+}
+
+static int same_base(const struct run *r, uint32_t a, uint32_t b, size_t n)
+{
+    size_t an, bn;
+    const char *as = strtab_get(r->strs, a, &an), *bs = strtab_get(r->strs, b, &bn);
+    return an >= n && bn >= n && memcmp(as, bs, n) == 0;
+}
+
+static int within(const struct unit *u, int64_t a, int64_t b)
+{
+    if (u->t[EV_GPU_START] != T_NONE && u->t[EV_GPU_END] != T_NONE && a >= u->t[EV_GPU_START] &&
+        b <= u->t[EV_GPU_END])
+        return WITHIN_GPU;
+    if (u->t[EV_SYNTH_START] != T_NONE && u->t[EV_SYNTH_END] != T_NONE && a >= u->t[EV_SYNTH_START] &&
+        b <= u->t[EV_SYNTH_END])
+        return WITHIN_SYNTHESIS;
+    return WITHIN_UNIT;
+}
+
+static int cmp_uphase(const void *a, const void *b)
+{
+    const struct uphase *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return (x->line > y->line) - (x->line < y->line);
+}
+
+size_t unit_phases(const struct run *r, uint32_t u, struct uphase **buf, size_t *cap)
+{
+    size_t first, n = unit_xev(r, u, &first);
+    if (n > *cap) {
+        struct uphase *nb = realloc(*buf, n * sizeof *nb);
+        if (!nb)
+            return (size_t)-1;
+        *buf = nb;
+        *cap = n;
+    }
+    struct uphase *out = *buf;
+    size_t k = 0;
+    /* Each event becomes an entry: a START opens one (a mark until its END
+     * comes), an END closes the earliest open START of its name. */
+    for (size_t i = first; i < first + n; i++) {
+        const struct xev *x = &r->xev[i];
+        size_t base;
+        int sfx = suffix(r, x->name, &base);
+        if (sfx == 2) {
+            size_t j = 0;
+            for (; j < k; j++) {
+                size_t ob;
+                if (out[j].mark == 2 && suffix(r, out[j].name, &ob) == 1 && ob == base &&
+                    same_base(r, out[j].name, x->name, base))
+                    break;
+            }
+            if (j < k) {
+                out[j].mark = 0;
+                out[j].end = x->t;
+                continue;
+            }
+        }
+        out[k++] = (struct uphase){x->name, sfx == 1 ? 2 : 1, 0, x->t, x->t, x->line};
+    }
+    const struct unit *un = &r->units[u];
+    for (size_t j = 0; j < k; j++) {
+        if (out[j].mark)
+            out[j].mark = 1; /* a START never closed is a mark too */
+        else
+            out[j].within = within(un, out[j].start, out[j].end);
+    }
+    qsort(out, k, sizeof *out, cmp_uphase);
+    return k;
+}
+
+const char *uphase_name(const struct run *r, const struct uphase *p, size_t *len)
+{
+    const char *s = strtab_get(r->strs, p->name, len);
+    if (!p->mark)
+        *len -= 6; /* _START */
+    return s;
+}
+
+const char *unit_attr(const struct run *r, uint32_t u, const char *key, size_t *len)
+{
+    size_t lo = 0, hi = r->nxattr;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->xattr[mid].unit < u)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < r->nxattr && r->xattr[lo].unit == u; lo++)
+        if (strtab_is(r->strs, r->xattr[lo].key, key))
+            return strtab_get(r->strs, r->xattr[lo].val, len);
+    return NULL;
+}

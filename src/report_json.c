@@ -121,6 +121,16 @@ static void device_json(FILE *f, const struct device_result *d, const struct rep
         num(f, d->utilization);
     else
         fputs("null", f);
+    fputs(", \"kernel_busy_s\": ", f);
+    if (d->has_kernel)
+        secs_i(f, d->kernel_busy);
+    else
+        fputs("null", f);
+    fputs(", \"kernel_utilization\": ", f);
+    if (d->has_kernel)
+        num(f, d->kernel_utilization);
+    else
+        fputs("null", f);
     fputs(", \"idle_s\": ", f);
     secs_i(f, d->idle);
     fputs(", \"idle_by_cause\": ", f);
@@ -213,6 +223,45 @@ static void report_cpu_json(FILE *f, const struct cpu_result *c)
             c->contention ? "true" : "false");
 }
 
+/* runs[].phases (docs/json.md) */
+static void phases_json(FILE *f, const struct run_result *res)
+{
+    fputc('[', f);
+    for (size_t i = 0; i < res->phase.nrows; i++) {
+        const struct phase_row *row = &res->phase.rows[i];
+        size_t n;
+        const char *nm = phase_label(res->run, row, &n);
+        fputs(i ? ", {\"name\": " : "{\"name\": ", f);
+        json_str(f, nm, n);
+        fprintf(f, ", \"within\": \"%s\", \"count\": %llu, \"mean_s\": ", within_names[row->within],
+                (unsigned long long)row->st.count);
+        secs(f, row->st.mean);
+        fputs(", \"p50_s\": ", f);
+        secs(f, row->st.p50);
+        fputs(", \"p90_s\": ", f);
+        secs(f, row->st.p90);
+        fputs(", \"share\": ", f);
+        num(f, row->share);
+        fputc('}', f);
+    }
+    fputc(']', f);
+}
+
+static void reported_json(FILE *f, const char *key, const struct reported_check *c, int first)
+{
+    fprintf(f, "%s\"%s\": {\"checked\": %llu, \"disagree\": %llu, \"first_line\": ", first ? "" : ", ", key,
+            (unsigned long long)c->checked, (unsigned long long)c->disagree);
+    if (c->disagree) {
+        fprintf(f, "%llu, \"first_reported_s\": ", (unsigned long long)c->first_line);
+        secs(f, c->first_reported);
+        fputs(", \"first_timed_s\": ", f);
+        secs(f, c->first_timed);
+        fputc('}', f);
+    } else {
+        fputs("null, \"first_reported_s\": null, \"first_timed_s\": null}", f);
+    }
+}
+
 static void run_json(FILE *f, const struct run_result *res, const struct report_opts *o)
 {
     const struct run *r = res->run;
@@ -266,7 +315,49 @@ static void run_json(FILE *f, const struct run_result *res, const struct report_
     secs_or_null(f, res->s_per_job);
     fputs(", \"steady_s_per_job\": ", f);
     secs_or_null(f, res->steady_s_per_job);
-    fputs("}, \"cpu\": ", f);
+    fputs("}, \"kernel_utilization\": ", f);
+    if (res->phase.has_kernel)
+        num(f, res->phase.kernel_utilization);
+    else
+        fputs("null", f);
+    fputs(", \"phases\": ", f);
+    phases_json(f, res);
+    fputs(", \"marks\": {", f);
+    for (size_t i = 0; i < res->phase.nmarks; i++) {
+        size_t n;
+        const char *nm = strtab_get(r->strs, res->phase.marks[i].name, &n);
+        fputs(i ? ", " : "", f);
+        json_str(f, nm, n);
+        fprintf(f, ": %llu", (unsigned long long)res->phase.marks[i].count);
+    }
+    fputs("}, \"by_kind\": {", f);
+    for (size_t i = 0; i < res->phase.nkinds; i++) {
+        const struct kind_row *k = &res->phase.kinds[i];
+        fputs(i ? ", " : "", f);
+        if (k->kind)
+            json_str(f, k->kind, k->klen);
+        else
+            fputs("\"\"", f);
+        fprintf(f, ": {\"units\": %llu, \"completed\": %llu, \"stages\": {", (unsigned long long)k->units,
+                (unsigned long long)k->completed);
+        for (int st = 0; st < ST_N; st++) {
+            fprintf(f, "%s\"%s\": ", st ? ", " : "", stage_names[st]);
+            report_stage_json(f, &k->stage[st]);
+        }
+        fputs("}}", f);
+    }
+    fputs("}, \"reported\": {", f);
+    reported_json(f, "synth_ms", &res->phase.synth_ms, 1);
+    reported_json(f, "gpu_ms", &res->phase.gpu_ms, 0);
+    fprintf(f, "}, \"other_events_without_unit\": %llu, \"clock\": ", (unsigned long long)r->xorphans);
+    if (r->wall_events) {
+        fputs("{\"from\": \"line_timestamps\", \"origin_unix_s\": ", f);
+        secs_i(f, r->wall_origin);
+        fputc('}', f);
+    } else {
+        fputs("{\"from\": \"records\", \"origin_unix_s\": null}", f);
+    }
+    fputs(", \"cpu\": ", f);
     report_cpu_json(f, &res->cpu);
     fputs(", \"bottleneck\": ", f);
     if (res->bottleneck == BN_NONE)

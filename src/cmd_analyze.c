@@ -42,6 +42,8 @@ static void analyze_usage(FILE *f)
             "  --trace-cores=N  the cores of the machine that recorded the input, for the\n"
             "                   contention model and the cpu advice (default: what a native\n"
             "                   trace says, else this machine's)\n"
+            "  --kernel-phase=NAME  the sub-phase of the GPU phase in which the device computes\n"
+            "                   (NAME_START/NAME_END; default KERNEL): kernel utilization\n"
             "  --chart[=N]      draw the waterfall in the terminal: the devices, then the\n"
             "                   first N units (default 20), as wide as the terminal\n"
             "  --color=WHEN     auto (default: on a terminal), always, never\n"
@@ -53,13 +55,14 @@ static void analyze_usage(FILE *f)
 
 int cmd_analyze(int argc, char **argv)
 {
-    enum { O_JSON = 256, O_CSV, O_GAPS, O_COLOR, O_NOPROG, O_CHART, O_ADVISE, O_TCORES };
+    enum { O_JSON = 256, O_CSV, O_GAPS, O_COLOR, O_NOPROG, O_CHART, O_ADVISE, O_TCORES, O_KPHASE };
     static const struct option longopts[] = {{"json", no_argument, 0, O_JSON},
                                              {"csv", no_argument, 0, O_CSV},
                                              {"gaps", optional_argument, 0, O_GAPS},
                                              {"chart", optional_argument, 0, O_CHART},
                                              {"advise", required_argument, 0, O_ADVISE},
                                              {"trace-cores", required_argument, 0, O_TCORES},
+                                             {"kernel-phase", required_argument, 0, O_KPHASE},
                                              {"color", required_argument, 0, O_COLOR},
                                              {"colour", required_argument, 0, O_COLOR},
                                              {"no-progress", no_argument, 0, O_NOPROG},
@@ -110,6 +113,10 @@ int cmd_analyze(int argc, char **argv)
         }
         case O_NOPROG:
             progress = 0;
+            break;
+        case O_KPHASE:
+            if (kernel_phase_arg(optarg, "analyze"))
+                return WF_EXIT_USAGE;
             break;
         case O_TCORES: {
             char *end;

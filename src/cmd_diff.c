@@ -22,6 +22,7 @@ static void diff_usage(FILE *f)
             "  with several runs contributes its last one (--run-a/--run-b pick another).\n"
             "  --run-a N, --run-b N   which run of A (B) to use, from 1\n"
             "  --json                 both runs and the changes as JSON\n"
+            "  --kernel-phase NAME    the GPU sub-phase in which the device computes (default KERNEL)\n"
             "  --color=WHEN           auto, always, never\n");
 }
 
@@ -39,11 +40,12 @@ static const struct run_result *pick(const struct loaded *l, const char *source,
 
 int cmd_diff(int argc, char **argv)
 {
-    enum { O_JSON = 256, O_COLOR, O_RA, O_RB };
+    enum { O_JSON = 256, O_COLOR, O_RA, O_RB, O_KPHASE };
     static const struct option longopts[] = {{"json", no_argument, 0, O_JSON},
                                              {"color", required_argument, 0, O_COLOR},
                                              {"run-a", required_argument, 0, O_RA},
                                              {"run-b", required_argument, 0, O_RB},
+                                             {"kernel-phase", required_argument, 0, O_KPHASE},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     int json = 0, ra = 0, rb = 0, c;
@@ -59,6 +61,10 @@ int cmd_diff(int argc, char **argv)
                 fprintf(stderr, "waterfall diff: --color takes auto, always or never\n");
                 return WF_EXIT_USAGE;
             }
+            break;
+        case O_KPHASE:
+            if (kernel_phase_arg(optarg, "diff"))
+                return WF_EXIT_USAGE;
             break;
         case O_RA:
         case O_RB: {

@@ -177,3 +177,21 @@ void loaded_free(struct loaded *l)
     free(l->src);
     memset(l, 0, sizeof *l);
 }
+
+int kernel_phase_arg(const char *v, const char *cmd)
+{
+    static char name[65];
+    size_t n = strlen(v);
+    int ok = n > 0 && n < sizeof name;
+    for (size_t i = 0; ok && i < n; i++)
+        ok = (v[i] >= 'A' && v[i] <= 'Z') || (v[i] >= 'a' && v[i] <= 'z') || (v[i] >= '0' && v[i] <= '9') ||
+             v[i] == '_' || v[i] == '.' || v[i] == '-' || v[i] == ':';
+    if (!ok) {
+        fprintf(stderr, "waterfall %s: --kernel-phase takes a phase name (NAME of NAME_START/NAME_END), not '%s'\n",
+                cmd, v);
+        return -1;
+    }
+    memcpy(name, v, n + 1);
+    analyze_kernel_phase = name;
+    return 0;
+}

@@ -28,4 +28,8 @@ void loaded_free(struct loaded *l);
 /* The one line on stderr that says why a command exits 4 (partial). */
 void loaded_partial_note(const struct loaded *l, const char *cmd);
 
+/* --kernel-phase NAME for the analysis (analyze_kernel_phase): 0, or -1
+ * with the reason on stderr when NAME is not an event name's stem. */
+int kernel_phase_arg(const char *v, const char *cmd);
+
 #endif /* LOAD_H */

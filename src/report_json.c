@@ -454,6 +454,7 @@ void report_diff_json(FILE *f, const struct run_result *a, const struct run_resu
     run_json(f, b, NULL);
     fputs(",\n \"change\": {", f);
     delta(f, "utilization", a->utilization, b->utilization, 1);
+    delta(f, "kernel_utilization", a->phase.kernel_utilization, b->phase.kernel_utilization, 0);
     delta(f, "s_per_job", a->s_per_job < 0 ? NAN : a->s_per_job / 1e9,
           b->s_per_job < 0 ? NAN : b->s_per_job / 1e9, 0);
     delta(f, "steady_s_per_job", a->steady_s_per_job < 0 ? NAN : a->steady_s_per_job / 1e9,

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 int report_color_arg(const char *v, int *color)
 {
@@ -549,6 +550,9 @@ static void run_text(FILE *f, const struct run_result *res, size_t nruns_in_sour
     if (r->late_lines)
         fprintf(f, ", %s%llu late line%s (written after later ones; not a restart)%s", p.yellow,
                 (unsigned long long)r->late_lines, PL(r->late_lines), p.off);
+    if (r->xorphans)
+        fprintf(f, ", %llu other event%s or detail%s of jobs with no pipeline event (kept out)",
+                (unsigned long long)r->xorphans, PL(r->xorphans), PL(r->xorphans));
     if (res->inconsistent)
         fprintf(f, ", %s%llu inconsistent unit%s left out%s", p.red, (unsigned long long)res->inconsistent,
                 PL(res->inconsistent), p.off);
@@ -561,6 +565,16 @@ static void run_text(FILE *f, const struct run_result *res, size_t nruns_in_sour
 #undef PL
     fputc('\n', f);
     issues_text(f, r, &p);
+    if (r->wall_events) {
+        time_t sec = (time_t)(r->wall_origin / 1000000000);
+        struct tm tm;
+        char when[48] = "?";
+        if (gmtime_r(&sec, &tm))
+            strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+        fprintf(f, "  %-14s the lines' own timestamps (%llu record%s without ts=): times count from the run's first "
+                   "record, %s\n",
+                "clock", (unsigned long long)r->wall_events, r->wall_events == 1 ? "" : "s", when);
+    }
 
     if (res->bottleneck == BN_NONE) {
         uint64_t proved = 0;
@@ -751,6 +765,13 @@ void report_diff_text(FILE *f, const struct run_result *a, const struct run_resu
     snprintf(c, sizeof c, isnan(a->utilization) || isnan(b->utilization) ? "" : "%+.1f points",
              100 * (b->utilization - a->utilization));
     diff_row(f, "GPU utilization", x, y, c);
+    if (a->phase.has_kernel || b->phase.has_kernel) {
+        double ka = a->phase.kernel_utilization, kb = b->phase.kernel_utilization;
+        snprintf(x, sizeof x, isnan(ka) ? "-" : "%.1f%%", 100 * ka);
+        snprintf(y, sizeof y, isnan(kb) ? "-" : "%.1f%%", 100 * kb);
+        snprintf(c, sizeof c, isnan(ka) || isnan(kb) ? "" : "%+.1f points", 100 * (kb - ka));
+        diff_row(f, "kernel utilization", x, y, c);
+    }
     diff_dur(f, "s per job", a->s_per_job, b->s_per_job);
     diff_dur(f, "steady s per job", a->steady_s_per_job, b->steady_s_per_job);
     diff_dur(f, "idle", (double)a->idle, (double)b->idle);

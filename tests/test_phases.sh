@@ -1,0 +1,138 @@
+#!/bin/sh
+# test_phases.sh -- inside the stages: phases and marks from any event name,
+# kernel utilization against a union computed by hand, the gpu_phase
+# bottleneck, kinds, the daemon's own durations, GPU_QUEUE as written, and
+# the JSON's pinned fields.  Usage: test_phases.sh WATERFALL
+W="$1"
+HERE=$(dirname "$0")
+. "$HERE/lib.sh"
+# py FILE.json EXPR: evaluate EXPR with r = the first run, d = the document
+py() {
+    python3 -c "import json,sys,math; d=json.load(open(sys.argv[1])); r=d['runs'][0]; sys.exit(0 if ($2) else 1)" "$1"
+}
+check() { # name file expr
+    if py "$2" "$3"; then ok; else bad "$1: $3"; fi
+}
+
+# --- two workers share a device whose kernels are serialized ----------------
+python3 "$HERE/gen_phases.py" "$T/p.log" 40 1 >"$T/want.json" || bad "gen_phases.py"
+"$W" analyze --json "$T/p.log" >"$T/p.json" 2>"$T/err"; rc=$?
+[ "$rc" = 0 ] && ok || bad "sub-phases and marks: exit $rc, want 0: $(cat "$T/err")"
+"$W" analyze --json "$T/p.log.plain" >"$T/plain.json" || bad "the plain log"
+want_k=$(python3 -c "import json; print(json.load(open('$T/want.json'))['kernel_utilization'])")
+check "kernel utilization = the union by hand" "$T/p.json" "abs(r['kernel_utilization'] - $want_k) <= 0.0005"
+check "per device too" "$T/p.json" "abs(r['devices'][0]['kernel_utilization'] - $want_k) <= 0.0005 and r['devices'][0]['kernel_busy_s'] > 0"
+if python3 - "$T/p.json" "$T/plain.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p))['runs'][0] for p in sys.argv[1:3])
+keys = ['utilization', 'busy_s', 'window_s', 'idle_s', 'idle_by_cause', 'units', 'jobs_completed', 'in_flight', 'stages']
+sys.exit(0 if all(a[k] == b[k] for k in keys) else 1)
+PY
+then ok; else bad "utilization and stages changed by the sub-phase lines"; fi
+check "nothing skipped" "$T/p.json" "r['skipped_lines'] == 0 and all(v == 0 for v in d['skipped_by_reason'].values())"
+check "the phases" "$T/p.json" "sorted((p['name'], p['within'], p['count']) for p in r['phases']) == [('HOST_MSM','gpu',40), ('KERNEL','gpu',40), ('LOCK_WAIT','gpu',40), ('unaccounted','gpu',40)]"
+check "phase fields" "$T/p.json" "all(set(p) == {'name','within','count','mean_s','p50_s','p90_s','share'} for p in r['phases'])"
+check "shares of the GPU phase add up to 1" "$T/p.json" "abs(sum(p['share'] for p in r['phases']) - 1) < 1e-9"
+check "a mark" "$T/p.json" "r['marks'] == {'GPU_FINALIZE': 40}"
+check "bottleneck gpu_phase: the phase is full, its kernels are not" "$T/p.json" "r['bottleneck'] == 'gpu_phase'"
+check "by_kind holds both kinds" "$T/p.json" "sorted(r['by_kind']) == ['porep-c2', 'winning-post'] and r['by_kind']['porep-c2']['units'] == 26 and r['by_kind']['winning-post']['units'] == 14"
+check "by_kind's stages" "$T/p.json" "r['by_kind']['porep-c2']['stages']['gpu']['count'] == 26"
+check "synth_ms and gpu_ms agree" "$T/p.json" "r['reported']['synth_ms'] == {'checked': 40, 'disagree': 0, 'first_line': None, 'first_reported_s': None, 'first_timed_s': None} and r['reported']['gpu_ms']['checked'] == 40 and r['reported']['gpu_ms']['disagree'] == 0"
+"$W" analyze "$T/p.log" >"$T/p.txt" 2>&1
+for w in 'kernel util. *83\.3%' 'HOST_MSM' 'unaccounted' 'GPU_FINALIZE x40' 'porep-c2' 'bottleneck *gpu_phase'; do
+    grep -q "$w" "$T/p.txt" && ok || bad "the text report lacks '$w'"
+done
+# --kernel-phase names another phase
+"$W" analyze --json --kernel-phase host_msm "$T/p.log" >"$T/h.json" || bad "--kernel-phase"
+check "--kernel-phase HOST_MSM" "$T/h.json" "abs(r['kernel_utilization'] - $want_k) > 0.05 and r['devices'][0]['kernel_busy_s'] > 0"
+"$W" analyze --kernel-phase 'no good' "$T/p.log" >/dev/null 2>"$T/err"
+[ $? = 2 ] && grep -q 'kernel-phase' "$T/err" && ok || bad "--kernel-phase with a bad name"
+
+# --- no phases: the pinned fields are null or empty --------------------------
+check "no phases: null and empty" "$T/plain.json" "r['kernel_utilization'] is None and r['phases'] == [] and r['marks'] == {} and r['devices'][0]['kernel_busy_s'] is None and r['devices'][0]['kernel_utilization'] is None"
+check "the plain log's bottleneck is gpu" "$T/plain.json" "r['bottleneck'] == 'gpu'"
+
+# --- kernels that fill the window: gpu -----------------------------------------
+cat >"$T/k.log" <<'L'
+TIMELINE,0,SYNTH_START,a,
+TIMELINE,10,SYNTH_END,a,
+TIMELINE,10,CHAN_SEND,a,
+TIMELINE,11,GPU_PICKUP,a,worker=0
+TIMELINE,12,GPU_START,a,worker=0
+TIMELINE,12,KERNEL_START,a,
+TIMELINE,112,KERNEL_END,a,
+TIMELINE,112,GPU_END,a,worker=0
+L
+"$W" analyze --json "$T/k.log" >"$T/k.json" || bad "k.log"
+check "kernels fill the window: gpu" "$T/k.json" "r['kernel_utilization'] == 1 and r['bottleneck'] == 'gpu' and [p['name'] for p in r['phases']] == ['KERNEL', 'unaccounted']"
+
+# --- names: any case, seed form, within synthesis or the unit, unpaired -------
+cat >"$T/n.log" <<'L'
+TIMELINE synth_start job=a ts=0.000
+TIMELINE witness_start job=a ts=0.001
+TIMELINE witness_end job=a ts=0.004
+TIMELINE synth_end job=a ts=0.010
+TIMELINE,10,gpu_queue,a,
+TIMELINE transfer_start job=a ts=0.009
+TIMELINE transfer_end job=a ts=0.013
+TIMELINE,12,GPU_PICKUP,a,worker=0
+TIMELINE,13,GPU_START,a,worker=0
+TIMELINE kernel_start job=a ts=0.014
+TIMELINE kernel_end job=a ts=0.020
+TIMELINE,21,RETRY_START,a,
+TIMELINE,22,GPU_END,a,worker=0
+TIMELINE,23,SOMETHING.ELSE,a,monolithic
+INFO: TIMELINE logging enabled
+TIMELINE,24,FROB*NICATE,a,
+L
+"$W" analyze --json "$T/n.log" >"$T/n.json" 2>"$T/err"; rc=$?
+[ "$rc" = 4 ] && ok || bad "a malformed event name is damage: exit $rc, want 4"
+check "only the malformed name is skipped" "$T/n.json" "r['skipped_lines'] == 1 and d['skipped_by_reason']['bad_event'] == 1 and d['timeline_lines'] == 15"
+check "phases within synthesis, the unit and the GPU phase" "$T/n.json" "sorted((p['name'], p['within']) for p in r['phases']) == [('KERNEL','gpu'), ('TRANSFER','unit'), ('WITNESS','synthesis'), ('unaccounted','gpu')]"
+check "an unpaired START and another name are marks" "$T/n.json" "r['marks'] == {'RETRY_START': 1, 'SOMETHING.ELSE': 1}"
+check "synthesis share" "$T/n.json" "abs([p for p in r['phases'] if p['name']=='WITNESS'][0]['share'] - 0.3) < 1e-9"
+"$W" analyze --csv "$T/n.log" >"$T/n.csv" 2>/dev/null
+python3 - "$T/n.csv" <<'PY' && ok || bad "CSV: kind, phases, marks, chan_send_as"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+u = rows[0]
+assert u['chan_send_as'] == 'GPU_QUEUE', u
+assert u['phases'].split(';')[0] == 'WITNESS:0.001000000:0.004000000', u['phases']
+assert 'KERNEL:0.014000000:0.020000000' in u['phases'].split(';')
+assert u['marks'] == 'RETRY_START:0.021000000;SOMETHING.ELSE:0.023000000', u['marks']
+assert u['kind'] == ''
+PY
+
+# --- the daemon's own durations, disagreeing --------------------------------
+cat >"$T/r.log" <<'L'
+TIMELINE,0,SYNTH_START,a,kind=porep-c2
+TIMELINE,1000,SYNTH_END,a,synth_ms=1000
+TIMELINE,1001,GPU_QUEUE,a,
+TIMELINE,1002,GPU_PICKUP,a,worker=0
+TIMELINE,1003,GPU_START,a,worker=0
+TIMELINE,2003,GPU_END,a,worker=0,gpu_ms=1000
+TIMELINE,0,SYNTH_START,b,kind=porep-c2
+TIMELINE,1500,SYNTH_END,b,synth_ms=1200
+TIMELINE,1501,CHAN_SEND,b,
+TIMELINE,2004,GPU_PICKUP,b,worker=0
+TIMELINE,2005,GPU_START,b,worker=0
+TIMELINE,3005,GPU_END,b,worker=0,gpu_ms=1049
+L
+"$W" analyze --json "$T/r.log" >"$T/r.json" 2>"$T/err"; rc=$?
+[ "$rc" = 0 ] && ok || bad "a disagreement is a warning, not damage: exit $rc"
+check "synth_ms disagrees on b (1500 timed, 1200 reported)" "$T/r.json" "r['reported']['synth_ms']['disagree'] == 1 and r['reported']['synth_ms']['first_line'] == 7 and r['reported']['synth_ms']['first_reported_s'] == 1.2 and r['reported']['synth_ms']['first_timed_s'] == 1.5"
+check "gpu_ms within 5%" "$T/r.json" "r['reported']['gpu_ms']['checked'] == 2 and r['reported']['gpu_ms']['disagree'] == 0"
+check "one kind: no by_kind" "$T/r.json" "r['by_kind'] == {}"
+"$W" analyze "$T/r.log" >"$T/r.txt" 2>&1
+grep -q "warning.*synth_ms disagrees.*1 of 2 units (first at line 7: 1.20 s reported, 1.50 s timed)" "$T/r.txt" && ok ||
+    bad "the text warning: $(grep warning "$T/r.txt")"
+"$W" analyze --csv "$T/r.log" >"$T/r.csv"
+python3 -c "import csv,sys; r=list(csv.DictReader(open(sys.argv[1]))); sys.exit(0 if [x['kind'] for x in r]==['porep-c2']*2 and [x['chan_send_as'] for x in r]==['GPU_QUEUE','CHAN_SEND'] else 1)" "$T/r.csv" && ok || bad "CSV kind and chan_send_as"
+
+# --- events of a job with no pipeline event -----------------------------------
+printf 'TIMELINE,0,SYNTH_START,a,\nTIMELINE,1,SYNTH_END,a,\nTIMELINE,2,KERNEL_START,z,\nTIMELINE,3,KERNEL_END,z,kind=x\n' >"$T/o.log"
+"$W" analyze --json "$T/o.log" >"$T/o.json" 2>"$T/err"; rc=$?
+[ "$rc" = 0 ] && ok || bad "orphan events: exit $rc"
+check "orphans counted" "$T/o.json" "r['other_events_without_unit'] == 3 and r['phases'] == []"
+
+finish test_phases

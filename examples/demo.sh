@@ -55,8 +55,14 @@ echo "concurrency 4:"
 "$W" analyze --no-progress "$OUT/cpu4.wft" | tee "$OUT/cpu4.txt"
 echo "== 1 -> 4, the same workload ($OUT/cpu-diff.txt, abridged) =="
 "$W" diff "$OUT/cpu1.wft" "$OUT/cpu4.wft" >"$OUT/cpu-diff.txt"
-grep -E '^  (GPU utilization|s per job|steady s per job|synthesis p50|gpu p50|cpu: synthesis used|cpu: GPU workers used|bottleneck) ' "$OUT/cpu-diff.txt"
+grep -E '^  (GPU utilization|kernel utilization|s per job|steady s per job|synthesis p50|gpu p50|cpu: synthesis used|cpu: GPU workers used|bottleneck) ' "$OUT/cpu-diff.txt"
 echo
+# The fourth chapter: the GPU phase is not all kernels.  The engine marks
+# its sub-phases (KERNEL around the device's computation, CHECK around the
+# host's check of the result), and the analysis tells the two apart.
+echo "== 5. inside the GPU phase: kernels against the phase ($OUT/cpu1.txt, abridged) =="
+grep -E '^  (GPU utilization|kernel util\.) ' "$OUT/cpu1.txt"
+sed -n '/^  phase  /,/^$/p' "$OUT/cpu1.txt"
 echo "in $OUT/: the traces, the reports (text, JSON), the engine's own accounting (*.truth.json), the sweep (simulate.txt),"
 echo "a waterfall of both runs (report.svg), the same to explore in a browser: zoom, pan, hover (report.html),"
 echo "and a Chrome trace for https://ui.perfetto.dev (report.chrome.json)"

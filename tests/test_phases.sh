@@ -135,4 +135,20 @@ printf 'TIMELINE,0,SYNTH_START,a,\nTIMELINE,1,SYNTH_END,a,\nTIMELINE,2,KERNEL_ST
 [ "$rc" = 0 ] && ok || bad "orphan events: exit $rc"
 check "orphans counted" "$T/o.json" "r['other_events_without_unit'] == 3 and r['phases'] == []"
 
+# --- the engine's own sub-phases, in a native trace and in its dump --------
+"$W" run --device cpu --jobs 4 --gpu-workers 2 --synth-concurrency 2 --size 1024 --synth-rounds 1 \
+    --out "$T/e.wft" --quiet || bad "waterfall run"
+"$W" analyze --json "$T/e.wft" >"$T/e.json" 2>"$T/err" || bad "the engine's trace: $(cat "$T/err")"
+check "the engine marks KERNEL and CHECK inside the GPU phase" "$T/e.json" "sorted((p['name'], p['within'], p['count']) for p in r['phases']) == [('CHECK','gpu',4), ('KERNEL','gpu',4), ('unaccounted','gpu',4)]"
+check "kernels under the GPU phase" "$T/e.json" "r['kernel_utilization'] is not None and r['kernel_utilization'] <= r['utilization']"
+"$W" dump "$T/e.wft" >"$T/e.txt" || bad "dump"
+grep -q ',KERNEL_START,' "$T/e.txt" && grep -q ',CHECK_END,' "$T/e.txt" && ok || bad "dump shows the user events"
+"$W" analyze --json "$T/e.txt" >"$T/et.json" 2>/dev/null
+python3 - "$T/e.json" "$T/et.json" <<'PY' && ok || bad "the dump analyses as the trace does (phases, kernel utilization)"
+import json, sys
+a, b = (json.load(open(p))['runs'][0] for p in sys.argv[1:3])
+assert abs(a['kernel_utilization'] - b['kernel_utilization']) < 1e-6, (a['kernel_utilization'], b['kernel_utilization'])
+assert [(p['name'], p['count']) for p in a['phases']] == [(p['name'], p['count']) for p in b['phases']]
+PY
+
 finish test_phases

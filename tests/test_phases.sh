@@ -48,6 +48,15 @@ check "--kernel-phase HOST_MSM" "$T/h.json" "abs(r['kernel_utilization'] - $want
 "$W" analyze --kernel-phase 'no good' "$T/p.log" >/dev/null 2>"$T/err"
 [ $? = 2 ] && grep -q 'kernel-phase' "$T/err" && ok || bad "--kernel-phase with a bad name"
 
+# --- a log read in parallel ranges gives the same phases (two runs: the epoch restarts)
+cat "$T/p.log" "$T/p.log" >"$T/pp.log"
+WATERFALL_READ_THREADS=1 "$W" analyze --json "$T/pp.log" >"$T/pp1.json"
+for n in 2 3 8; do
+    WATERFALL_READ_THREADS=$n "$W" analyze --json "$T/pp.log" >"$T/ppn.json"
+    cmp -s "$T/pp1.json" "$T/ppn.json" && ok || bad "read in $n ranges: the analysis differs"
+done
+check "two runs, each with its phases" "$T/pp1.json" "len(d['runs']) == 2 and all(x['marks'] == {'GPU_FINALIZE': 40} and len(x['phases']) == 4 for x in d['runs'])"
+
 # --- no phases: the pinned fields are null or empty --------------------------
 check "no phases: null and empty" "$T/plain.json" "r['kernel_utilization'] is None and r['phases'] == [] and r['marks'] == {} and r['devices'][0]['kernel_busy_s'] is None and r['devices'][0]['kernel_utilization'] is None"
 check "the plain log's bottleneck is gpu" "$T/plain.json" "r['bottleneck'] == 'gpu'"

@@ -22,7 +22,9 @@ static void render_usage(FILE *f)
                "  -f, --format FORMAT    chrome (Chrome trace JSON, opens in Perfetto UI and\n"
                "                         chrome://tracing), svg (a static waterfall) or html (one\n"
                "                         self-contained page: zoom, pan, a tooltip per unit);\n"
-               "                         default: from OUT's extension (.json, .svg, .html)\n");
+               "                         default: from OUT's extension (.json, .svg, .html)\n"
+               "  --kernel-phase NAME    the GPU sub-phase in which the device computes (default\n"
+               "                         KERNEL): the kernel lane and kernel utilization\n");
 }
 
 enum { FMT_NONE, FMT_CHROME, FMT_SVG, FMT_HTML };
@@ -42,6 +44,7 @@ int cmd_render(int argc, char **argv)
 {
     static const struct option longopts[] = {{"output", required_argument, 0, 'o'},
                                              {"format", required_argument, 0, 'f'},
+                                             {"kernel-phase", required_argument, 0, 'k'},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     const char *out = NULL, *fmt = NULL;
@@ -54,6 +57,10 @@ int cmd_render(int argc, char **argv)
             break;
         case 'f':
             fmt = optarg;
+            break;
+        case 'k': /* long option only */
+            if (kernel_phase_arg(optarg, "render"))
+                return WF_EXIT_USAGE;
             break;
         case 'h':
             render_usage(stdout);

@@ -236,6 +236,23 @@ static int cmp_xattr(const void *a, const void *b)
 
 static int64_t unit_lookup(struct run *r, uint32_t job, int32_t partition, size_t *slot);
 
+/* An event with no partition= of a job whose one unit has one (a daemon
+ * that names the partition on the six events only) belongs to that unit:
+ * its index, or -1 (a job of several units: which one is unknown). */
+static int64_t only_unit(struct run *r, uint32_t **only, uint32_t job)
+{
+    if (r->jobs[job].units != 1)
+        return -1;
+    if (!*only) {
+        *only = calloc(r->njobs ? r->njobs : 1, sizeof **only);
+        if (!*only)
+            return -1;
+        for (size_t i = 0; i < r->nunits; i++)
+            (*only)[r->units[i].job] = (uint32_t)i + 1;
+    }
+    return (int64_t)(*only)[job] - 1;
+}
+
 /* Attach the other events and the attributes to their units (by job and
  * partition: a unit of the run that has them), sorted by unit. */
 static int attach_extras(struct run *r)
@@ -246,9 +263,12 @@ static int attach_extras(struct run *r)
     index_free(&r->uindex, r->uindex_mask);
     if (index_grow(&r->uindex, &r->uindex_mask, r->nunits, 0, unit_hash_of, r))
         return -1;
+    uint32_t *only = NULL; /* a job's one unit + 1 (jobs of several units: 0) */
     size_t k = 0, slot;
     for (size_t i = 0; i < r->nxev; i++) {
         int64_t u = unit_lookup(r, r->xev[i].job, r->xev[i].partition, &slot);
+        if (u < 0 && r->xev[i].partition < 0)
+            u = only_unit(r, &only, r->xev[i].job);
         if (u < 0) {
             r->xorphans++;
             continue;
@@ -261,6 +281,8 @@ static int attach_extras(struct run *r)
     k = 0;
     for (size_t i = 0; i < r->nxattr; i++) {
         int64_t u = unit_lookup(r, r->xattr[i].job, r->xattr[i].partition, &slot);
+        if (u < 0 && r->xattr[i].partition < 0)
+            u = only_unit(r, &only, r->xattr[i].job);
         if (u < 0) {
             r->xorphans++;
             continue;
@@ -268,6 +290,7 @@ static int attach_extras(struct run *r)
         r->xattr[k] = r->xattr[i];
         r->xattr[k++].unit = (uint32_t)u;
     }
+    free(only);
     qsort(r->xattr, k, sizeof *r->xattr, cmp_xattr);
     size_t m = 0; /* the first value of each key */
     for (size_t i = 0; i < k; i++)

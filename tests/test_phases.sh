@@ -138,6 +138,11 @@ grep -q "warning.*synth_ms disagrees.*1 of 2 units (first at line 7: 1.20 s repo
 "$W" analyze --csv "$T/r.log" >"$T/r.csv"
 python3 -c "import csv,sys; r=list(csv.DictReader(open(sys.argv[1]))); sys.exit(0 if [x['kind'] for x in r]==['porep-c2']*2 and [x['chan_send_as'] for x in r]==['GPU_QUEUE','CHAN_SEND'] else 1)" "$T/r.csv" && ok || bad "CSV kind and chan_send_as"
 
+# --- a sub-phase without partition= of a job whose one unit has one ------------
+printf 'TIMELINE,0,SYNTH_START,a,partition=2\nTIMELINE,1,SYNTH_END,a,partition=2\nTIMELINE,2,GPU_PICKUP,a,partition=2\nTIMELINE,3,GPU_START,a,partition=2\nTIMELINE,3,KERNEL_START,a,\nTIMELINE,5,KERNEL_END,a,\nTIMELINE,6,GPU_END,a,partition=2\n' >"$T/pt.log"
+"$W" analyze --json "$T/pt.log" >"$T/pt.json" || bad "pt.log"
+check "the job's one unit takes it" "$T/pt.json" "abs(r['kernel_utilization'] - 2/3) < 1e-6 and r['other_events_without_unit'] == 0"
+
 # --- events of a job with no pipeline event -----------------------------------
 printf 'TIMELINE,0,SYNTH_START,a,\nTIMELINE,1,SYNTH_END,a,\nTIMELINE,2,KERNEL_START,z,\nTIMELINE,3,KERNEL_END,z,kind=x\n' >"$T/o.log"
 "$W" analyze --json "$T/o.log" >"$T/o.json" 2>"$T/err"; rc=$?

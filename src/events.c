@@ -432,11 +432,22 @@ static int note_low(struct evpart *p, int64_t t)
     return 0;
 }
 
+/* The other events whose run was undecided go with the event of the six
+ * just added: its segment is the current one. */
+static void x_settle(struct evpart *p)
+{
+    if (!p->x_pending)
+        return;
+    for (size_t i = p->x_pending - 1; i < p->nx; i++)
+        if (p->x[i].seg == XSEG_HELD)
+            p->x[i].seg = (uint32_t)(p->nsegs - 1);
+    p->x_pending = 0;
+}
+
 static void hold(struct evpart *p, int64_t t_ns, const char *job, size_t job_len, int32_t partition, int ev,
                  int32_t worker, int32_t device, uint64_t line)
 {
     p->held = 1;
-    p->held_x = p->nx;
     p->hold.t = t_ns;
     p->hold.partition = partition;
     p->hold.worker = worker;
@@ -479,10 +490,7 @@ static int unhold(struct evpart *p, int restart)
     }
     if (add_now(p, t, p->hold.job, p->hold.job_len, p->hold.partition, p->hold.ev, role, p->hold.line, NULL))
         return -1;
-    /* what came while it was held goes where it went */
-    for (size_t i = p->held_x; i < p->nx; i++)
-        if (p->x[i].seg == XSEG_HELD)
-            p->x[i].seg = (uint32_t)(p->nsegs - 1);
+    x_settle(p); /* what came while it was held goes where it went */
     /* the lines skipped while it was held follow it, into its run */
     struct seg *s = &p->segs[p->nsegs - 1];
     s->skipped += p->held_skipped;
@@ -555,6 +563,7 @@ int evpart_add_hinted(struct evpart *p, int64_t t_ns, const char *job, size_t jo
     }
     if (add_now(p, t_ns, job, job_len, partition, ev, role, line, hint))
         goto oom;
+    x_settle(p);
     return 0;
 oom:
     p->oom = 1;
@@ -610,7 +619,14 @@ int evpart_extra(struct evpart *p, int kind, int64_t t_ns, const char *job, size
     if (p->oom)
         return -1;
     struct xrec x = {.t = t_ns, .line = line, .partition = partition, .kind = (uint32_t)kind};
-    x.seg = p->held ? XSEG_HELD : p->nsegs ? (uint32_t)(p->nsegs - 1) : 0;
+    /* Its run is that of the events of the six around it: while one is
+     * held, or when its own time looks like a restart (the first lines of
+     * a new life of the daemon), the next one decides. */
+    int undecided = p->held || (kind == XR_EVENT && !p->native && p->nsegs && model_is_restart(t_ns, p->run_max)) ||
+                    (kind == XR_ATTR && p->x_pending);
+    x.seg = undecided ? XSEG_HELD : p->nsegs ? (uint32_t)(p->nsegs - 1) : 0;
+    if (undecided && !p->x_pending)
+        p->x_pending = p->nx + 1;
     if (job_find(p, job, job_len, hash_bytes(job, job_len, 0), &x.job) ||
         (kind == XR_EVENT ? strtab_intern_upper(&p->strs, name, name_len, &x.key)
                           : strtab_intern(&p->strs, name, name_len, &x.key) ||

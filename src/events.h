@@ -45,7 +45,8 @@ enum unit_flags {
  * to attach: another event (a phase's start or end, or a mark), or a
  * detail the analysis does not read itself (an attribute: kind=, ...). */
 enum { XR_EVENT, XR_ATTR };
-#define XSEG_HELD UINT32_MAX /* added while an event was held: its segment is decided with it */
+#define XSEG_HELD UINT32_MAX /* added while an event was held, or with a time that looks like a
+                               * restart: its segment is that of the next event of the six */
 struct xrec {
     int64_t t;        /* XR_EVENT: its time */
     uint64_t line;    /* part-relative, 0-based (text), or the event's number */
@@ -197,7 +198,7 @@ struct evpart {
     /* other events and attributes (struct xrec), and their strings */
     struct xrec *x;
     size_t nx, x_cap;
-    size_t held_x; /* x's length when the held event was held */
+    size_t x_pending; /* + 1: the first of x whose segment waits for the next event of the six */
     struct strtab strs;
 };
 

@@ -57,6 +57,13 @@ for n in 2 3 8; do
 done
 check "two runs, each with its phases" "$T/pp1.json" "len(d['runs']) == 2 and all(x['marks'] == {'GPU_FINALIZE': 40} and len(x['phases']) == 4 for x in d['runs'])"
 
+# --- an event that opens the next life of the daemon goes to its run, not the last one
+printf 'TIMELINE,0,SYNTH_START,a,\nTIMELINE,10000,SYNTH_END,a,\nTIMELINE,10001,GPU_PICKUP,a,\nTIMELINE,10002,GPU_START,a,\nTIMELINE,15000,KERNEL_START,a,\nTIMELINE,19000,KERNEL_END,a,\nTIMELINE,20000,GPU_END,a,\nTIMELINE,0.5,HOST_START,a,\nTIMELINE,0,SYNTH_START,a,\nTIMELINE,1000,SYNTH_END,a,\nTIMELINE,1001,GPU_PICKUP,a,\nTIMELINE,1002,GPU_START,a,\nTIMELINE,1900,HOST_END,a,\nTIMELINE,2000,GPU_END,a,\n' >"$T/rs.log"
+for n in 1 3; do
+    WATERFALL_READ_THREADS=$n "$W" analyze --json "$T/rs.log" >"$T/rs.json" || bad "rs.log"
+    check "the restart's first event ($n ranges)" "$T/rs.json" "len(d['runs']) == 2 and [p['name'] for p in d['runs'][1]['phases']] == ['HOST'] and d['runs'][0]['marks'] == {} and [p['name'] for p in r['phases']] == ['KERNEL', 'unaccounted']"
+done
+
 # --- no phases: the pinned fields are null or empty --------------------------
 check "no phases: null and empty" "$T/plain.json" "r['kernel_utilization'] is None and r['phases'] == [] and r['marks'] == {} and r['devices'][0]['kernel_busy_s'] is None and r['devices'][0]['kernel_utilization'] is None"
 check "the plain log's bottleneck is gpu" "$T/plain.json" "r['bottleneck'] == 'gpu'"

@@ -5,9 +5,16 @@
  * One process per run.  Tracks (threads): one per GPU worker, holding each
  * unit's prep and gpu slices; one per synthesis slot, holding synthesis
  * slices; one per device for its idle stretches, each named by its cause.
- * Complete events ("X") never overlap on a track: a slice that would
- * overlap the one before it on its worker's track (bad data) goes to an
- * overflow track of that worker.  Queue waits are async events ("b"/"e"),
+ * A unit's phases (phase.h) inside its GPU phase, or inside its synthesis,
+ * are slices nested in that slice on its track, named by the phase; one
+ * that overlaps a sibling without holding it (it could not nest) is an
+ * async slice there instead.  Marks are instant events ("i") on the track
+ * of the unit's slice they fall in, else on the run's process.  Complete
+ * events ("X") nest properly on a track: top-level ones never overlap (a
+ * slice that would overlap the one before it on its worker's track, bad
+ * data, goes to an overflow track of that worker), each child lies within
+ * its parent.  Args hold the job, partition and kind=, a queue wait's the
+ * event it began at (GPU_QUEUE where the log wrote that).  Queue waits are async events ("b"/"e"),
  * their ids scoped to the run's process (id2.local: Perfetto merges plain
  * ids across processes).  A unit that never finished a stage (no
  * SYNTH_END, no GPU_END) is drawn to the run's last event, named so.
@@ -90,6 +97,24 @@ static void meta(FILE *f, int pid, int tid, const char *what, const char *name, 
     *first = 0;
 }
 
+/* A unit's args: job, partition, kind=, and (from) the event a wait began at. */
+static void unit_args(FILE *f, const struct run *r, const struct unit *u, const char *from)
+{
+    fputs(",\"args\":{\"job\":", f);
+    json_str(f, r->jobs[u->job].id, r->jobs[u->job].len);
+    if (u->partition >= 0)
+        fprintf(f, ",\"partition\":%d", u->partition);
+    size_t kl;
+    const char *kind = r->nxattr ? unit_attr(r, (uint32_t)(u - r->units), "kind", &kl) : NULL;
+    if (kind) {
+        fputs(",\"kind\":", f);
+        json_str(f, kind, kl);
+    }
+    if (from)
+        fprintf(f, ",\"from\":\"%s\"", from);
+    fputc('}', f);
+}
+
 static void slice(FILE *f, int pid, int tid, const char *name, int64_t a, int64_t b, const struct run *r,
                   const struct unit *u, int *first)
 {
@@ -98,15 +123,137 @@ static void slice(FILE *f, int pid, int tid, const char *name, int64_t a, int64_
     us(f, a);
     fputs(",\"dur\":", f);
     dyadic(f, q1024(b) - q1024(a)); /* so that ts + dur is the next ts exactly */
-    if (u) {
-        fputs(",\"args\":{\"job\":", f);
-        json_str(f, r->jobs[u->job].id, r->jobs[u->job].len);
-        if (u->partition >= 0)
-            fprintf(f, ",\"partition\":%d", u->partition);
-        fputc('}', f);
-    }
+    if (u)
+        unit_args(f, r, u, NULL);
     fputc('}', f);
     *first = 0;
+}
+
+/* Where a unit's slices went: its synthesis slice's track and its GPU
+ * phase's (0: none). */
+struct placed {
+    int stid, wtid;
+};
+
+struct qph { /* a phase in q1024 */
+    int64_t qa, qb;
+    size_t j;
+};
+
+static int qph_cmp(const void *x, const void *y)
+{
+    const struct qph *a = x, *b = y;
+    if (a->qa != b->qa)
+        return a->qa < b->qa ? -1 : 1;
+    if (a->qb != b->qb)
+        return a->qb > b->qb ? -1 : 1; /* the longer first: it holds the other */
+    return (a->j > b->j) - (a->j < b->j);
+}
+
+/* Unit u's phases within `within` as slices nested in its slice [pa, pb]
+ * on (pid, tid): a stack of the open ones, each child within the one on
+ * top, in the q1024 times the viewer sees (so that a child ends exactly
+ * where its parent does); one that would end past the slice on top (it
+ * overlaps a sibling without holding it) becomes an async slice. */
+static int nested(FILE *f, int pid, int tid, const struct run *r, const struct unit *u, const struct uphase *up,
+                  size_t np, int within, int64_t pa, int64_t pb, size_t *async_id, int *first)
+{
+    size_t n = 0;
+    for (size_t j = 0; j < np; j++)
+        n += !up[j].mark && up[j].within == within;
+    if (!n)
+        return 0;
+    struct qph *q = malloc(n * sizeof *q);
+    int64_t *stack = malloc((n + 1) * sizeof *stack);
+    if (!q || !stack) {
+        free(q);
+        free(stack);
+        return -1;
+    }
+    n = 0;
+    for (size_t j = 0; j < np; j++)
+        if (!up[j].mark && up[j].within == within)
+            q[n++] = (struct qph){q1024(up[j].start), q1024(up[j].end), j};
+    qsort(q, n, sizeof *q, qph_cmp);
+    size_t depth = 1;
+    stack[0] = q1024(pb);
+    (void)pa; /* within: the phase lies inside [pa, pb] (phase.h) */
+    for (size_t k = 0; k < n; k++) {
+        while (depth > 1 && stack[depth - 1] <= q[k].qa && stack[depth - 1] < q[k].qb)
+            depth--;
+        size_t nl;
+        const char *nm = uphase_name(r, &up[q[k].j], &nl);
+        if (q[k].qb <= stack[depth - 1]) {
+            fprintf(f, "%s\n{\"ph\":\"X\",\"cat\":\"phase\",\"pid\":%d,\"tid\":%d,\"name\":", *first ? "" : ",",
+                    pid, tid);
+            json_str(f, nm, nl);
+            fputs(",\"ts\":", f);
+            dyadic(f, q[k].qa);
+            fputs(",\"dur\":", f);
+            dyadic(f, q[k].qb - q[k].qa);
+            unit_args(f, r, u, NULL);
+            fputc('}', f);
+            stack[depth++] = q[k].qb;
+        } else {
+            for (int e = 0; e < 2; e++) {
+                fprintf(f, "%s\n{\"ph\":\"%c\",\"cat\":\"phase\",\"id2\":{\"local\":\"0x%zx\"},\"pid\":%d,"
+                           "\"tid\":%d,\"name\":",
+                        *first && !e ? "" : ",", e ? 'e' : 'b', *async_id, pid, tid);
+                json_str(f, nm, nl);
+                fputs(",\"ts\":", f);
+                dyadic(f, e ? q[k].qb : q[k].qa);
+                if (!e)
+                    unit_args(f, r, u, NULL);
+                fputc('}', f);
+            }
+            ++*async_id;
+        }
+        *first = 0;
+    }
+    free(q);
+    free(stack);
+    return 0;
+}
+
+/* A unit's phases and marks: nested in its GPU and synthesis slices, the
+ * marks on the track of the slice they fall in, else on the process. */
+static int unit_phases_chrome(FILE *f, int pid, const struct run *r, uint32_t ui, const struct placed *pl,
+                              struct uphase **up, size_t *upcap, size_t *async_id, int *first)
+{
+    const struct unit *u = &r->units[ui];
+    size_t np = unit_phases(r, ui, up, upcap);
+    if (np == (size_t)-1)
+        return -1;
+    if (!np)
+        return 0;
+    if (pl->wtid && nested(f, pid, pl->wtid, r, u, *up, np, WITHIN_GPU, u->t[EV_GPU_START], u->t[EV_GPU_END],
+                           async_id, first))
+        return -1;
+    if (pl->stid && nested(f, pid, pl->stid, r, u, *up, np, WITHIN_SYNTHESIS, u->t[EV_SYNTH_START],
+                           u->t[EV_SYNTH_END], async_id, first))
+        return -1;
+    for (size_t j = 0; j < np; j++) {
+        const struct uphase *p = &(*up)[j];
+        if (!p->mark)
+            continue;
+        int tid = 0;
+        if (pl->wtid && p->start >= u->t[EV_GPU_START] && p->start <= u->t[EV_GPU_END])
+            tid = pl->wtid;
+        else if (pl->stid && u->t[EV_SYNTH_END] != T_NONE && p->start >= u->t[EV_SYNTH_START] &&
+                 p->start <= u->t[EV_SYNTH_END])
+            tid = pl->stid;
+        size_t nl;
+        const char *nm = uphase_name(r, p, &nl);
+        fprintf(f, "%s\n{\"ph\":\"i\",\"cat\":\"mark\",\"s\":\"%c\",\"pid\":%d,\"tid\":%d,\"name\":",
+                *first ? "" : ",", tid ? 't' : 'p', pid, tid ? tid : TID_IDLE);
+        json_str(f, nm, nl);
+        fputs(",\"ts\":", f);
+        us(f, p->start);
+        unit_args(f, r, u, NULL);
+        fputc('}', f);
+        *first = 0;
+    }
+    return 0;
 }
 
 /* Worker tracks: (device, worker) -> tid, with overflow lanes. */
@@ -174,6 +321,9 @@ static void run_chrome(FILE *f, const struct run_result *res, int pid, int *firs
         }
     }
 
+    /* Where each unit's slices went, for its phases and marks. */
+    struct placed *pl = r->nxev ? calloc(r->nunits, sizeof *pl) : NULL;
+
     /* Synthesis slots: interval partitioning by start. */
     const struct unit **order = malloc((r->nunits ? r->nunits : 1) * sizeof *order);
     size_t n = 0;
@@ -207,6 +357,8 @@ static void run_chrome(FILE *f, const struct run_result *res, int pid, int *firs
               : u->t[EV_SYNTH_END] == T_NONE ? "synthesis (no SYNTH_END)"
                                               : "synthesis",
               u->t[EV_SYNTH_START], end, r, u, first);
+        if (pl && u->t[EV_SYNTH_END] != T_NONE)
+            pl[u - r->units].stid = TID_SYNTH + s;
     }
     free(slots);
     free(order);
@@ -226,6 +378,11 @@ static void run_chrome(FILE *f, const struct run_result *res, int pid, int *firs
                     "\"tid\":%d,\"ts\":",
                     *first ? "" : ",", i, pid, TID_IDLE);
             us(f, ready);
+            /* the event the wait began at, as the log wrote it */
+            unit_args(f, r, u,
+                      u->t[EV_CHAN_SEND] == T_NONE ? ev_names[EV_SYNTH_END]
+                      : u->flags & U_QUEUE         ? "GPU_QUEUE"
+                                                   : ev_names[EV_CHAN_SEND]);
             fprintf(f,
                     "},\n{\"ph\":\"e\",\"cat\":\"queue\",\"name\":\"queue\",\"id2\":{\"local\":\"0x%zx\"},\"pid\":%d,"
                     "\"tid\":%d,\"ts\":",
@@ -265,10 +422,25 @@ static void run_chrome(FILE *f, const struct run_result *res, int pid, int *firs
             slice(f, pid, tid, "prep", a, gs, r, u, first);
         if (gs != T_NONE)
             slice(f, pid, tid, open ? "gpu (unfinished: no GPU_END)" : "gpu", gs, b, r, u, first);
+        if (pl && gs != T_NONE && !open)
+            pl[i].wtid = tid;
     }
     for (size_t i = 0; i < nwt; i++)
         free(wt[i].lanes);
     free(wt);
+
+    /* Phases nested in their slices, and marks. */
+    struct uphase *up = NULL;
+    size_t upcap = 0, async_id = r->nunits; /* past the queue waits' ids */
+    for (size_t i = 0; pl && i < r->nunits; i++) {
+        size_t x;
+        if ((r->units[i].flags & U_CONTRA) || !unit_xev(r, (uint32_t)i, &x))
+            continue;
+        if (unit_phases_chrome(f, pid, r, (uint32_t)i, &pl[i], &up, &upcap, &async_id, first))
+            break;
+    }
+    free(up);
+    free(pl);
 }
 
 int render_chrome(FILE *f, const struct run_result *res, size_t nres)

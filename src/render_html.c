@@ -14,6 +14,16 @@
  * step from the previous unit's, each event as its offset from the key.
  * A run whose times overflow that (absurd input) goes as Float64 ns.
  *
+ * A unit's phases and marks (phase.h) go the same way, one list per run
+ * in row order (row step, name, within, start after the unit's key,
+ * length), their names once in a table for the page; a unit gives at most
+ * MAX_UNIT_PHASES phases and MAX_UNIT_MARKS marks (the count of the rest
+ * goes instead), so the page grows with units, not with a chatty log's
+ * events.  Kinds (kind=) go as a table and a column of indexes, GPU_QUEUE
+ * (a CHAN_SEND the log wrote so) as a column of 0 and 1, each device's
+ * kernel time (the union of its kernel phases, render_kernels()) like its
+ * idle stretches; none of them when the run has none.
+ *
  * Job ids come from untrusted logs.  Every string is JSON-escaped so that
  * it cannot end its <script> element (`<`, `>`, `&` as \u003c...; U+2028
  * and U+2029 escaped; bytes that are not UTF-8 become U+FFFD); the script
@@ -35,6 +45,9 @@
 /* src/html/view.js and view.css, and the script's CSP hash (generated). */
 extern const char wf_html_js[], wf_html_css[], wf_html_script_hash[];
 extern const size_t wf_html_js_len, wf_html_css_len;
+
+#define MAX_UNIT_PHASES 32
+#define MAX_UNIT_MARKS 16
 
 /* The length of the valid UTF-8 sequence at s (n bytes left), or 0. */
 static size_t utf8_len(const unsigned char *s, size_t n)
@@ -269,6 +282,9 @@ static struct tenc time_encoding(const struct run_result *res, const struct row 
             SEE(res->dev[d].segs[s].start);
             SEE(res->dev[d].segs[s].end);
         }
+    for (size_t x = 0; x < r->nxev; x++) /* phases and marks (kernel spans are theirs, clipped to windows) */
+        if (!(r->units[r->xev[x].unit].flags & U_CONTRA))
+            SEE(r->xev[x].t);
 #undef SEE
     struct tenc e = {lo == INT64_MAX ? 0 : lo, 1, 0};
     if (lo == INT64_MAX)
@@ -285,6 +301,9 @@ static struct tenc time_encoding(const struct run_result *res, const struct row 
     for (size_t d = 0; d < res->ndev && g != 1; d++)
         for (size_t s = 0; s < res->dev[d].nsegs; s++)
             g = gcd64(gcd64(res->dev[d].segs[s].start - lo, g), res->dev[d].segs[s].end - lo);
+    for (size_t x = 0; x < r->nxev && g != 1; x++)
+        if (!(r->units[r->xev[x].unit].flags & U_CONTRA))
+            g = gcd64(r->xev[x].t - lo, g);
     e.q = g > 0 ? g : 1;
     return e;
 }
@@ -341,6 +360,20 @@ static void summary(FILE *f, const struct run_result *res)
              res->ndev > 1 ? " over all devices" : "", fmt_dur(b3, sizeof b3, fill == INT64_MAX ? NAN : (double)fill));
     fputs(",\"util_text\":", f);
     jstr0(f, line);
+    if (res->phase.has_kernel) {
+        /* kernel utilization, and what fills the rest of the GPU phase (the
+         * text report's line) */
+        char fillb[256];
+        fputs(",\"kutil\":", f);
+        num(f, res->phase.kernel_utilization);
+        size_t kl = strlen(analyze_kernel_phase);
+        snprintf(line, sizeof line, "%.*s phases busy %s of the same window", (int)(kl < 64 ? kl : 64),
+                 analyze_kernel_phase, fmt_dur(b1, sizeof b1, (double)res->phase.kernel_busy));
+        fputs(",\"kernel_text\":", f);
+        jstr0(f, line);
+        fputs(",\"fill_text\":", f);
+        jstr0(f, report_phase_fill(fillb, sizeof fillb, res));
+    }
     snprintf(line, sizeof line, "%s in %zu gaps (longest %s)", fmt_dur(b1, sizeof b1, (double)res->idle), ngaps,
              fmt_dur(b2, sizeof b2, (double)longest));
     fputs(",\"idle_text\":", f);
@@ -411,7 +444,42 @@ static void summary(FILE *f, const struct run_result *res)
     fputs("]}", f);
 }
 
-static int device(FILE *f, const struct device_result *d, const struct tenc *e)
+/* Spans [start, end) as the page reads them: Float64 ns pairs from t0
+ * (wide), or columns in q: the gap since the previous one's end (the
+ * first: since t0), and the length. */
+static int spans_json(FILE *f, const struct tenc *e, size_t n, const int64_t *start, const int64_t *end,
+                      size_t stride)
+{
+    if (e->wide) {
+        struct b64 b;
+        b64_begin(&b, f);
+        for (size_t s = 0; s < n; s++) {
+            b64_f64(&b, rel(e, start[s * stride]));
+            b64_f64(&b, rel(e, end[s * stride]));
+        }
+        b64_end(&b);
+        return 0;
+    }
+    int64_t *v = malloc((n ? n : 1) * sizeof *v);
+    if (!v)
+        return -1;
+    int64_t prev = e->t0;
+    for (size_t s = 0; s < n; s++) {
+        v[s] = (start[s * stride] - prev) / e->q;
+        prev = end[s * stride];
+    }
+    fputs("{\"gap\":", f);
+    column(f, v, n);
+    for (size_t s = 0; s < n; s++)
+        v[s] = (end[s * stride] - start[s * stride]) / e->q;
+    fputs(",\"len\":", f);
+    column(f, v, n);
+    fputc('}', f);
+    free(v);
+    return 0;
+}
+
+static int device(FILE *f, const struct device_result *d, const struct tenc *e, const struct span *kern, size_t nkern)
 {
     char b1[32], b2[32];
     fprintf(f, "{\"id\":%d,\"workers\":[", d->device);
@@ -462,11 +530,282 @@ static int device(FILE *f, const struct device_result *d, const struct tenc *e)
     fputs(",\"seg_causes\":\"", f);
     for (size_t s = 0; s < d->nsegs; s++)
         fputc('0' + d->segs[s].cause, f);
-    fputs("\"}", f);
+    fputc('"', f);
+    if (d->has_kernel) {
+        /* its kernel lane: the union of its kernel phases */
+        fputs(",\"kutil\":", f);
+        num(f, d->kernel_utilization);
+        fputs(",\"kbusy\":", f);
+        jstr0(f, fmt_dur(b1, sizeof b1, (double)d->kernel_busy));
+        fputs(",\"kern\":", f);
+        static const struct span none = {0, 0};
+        const struct span *k = nkern ? kern : &none;
+        if (spans_json(f, e, nkern, &k->start, &k->end, sizeof *k / sizeof(int64_t)))
+            return -1;
+    }
+    fputc('}', f);
     return 0;
 }
 
-static int run_html(FILE *f, const struct run_result *res)
+/* The names of the phases and marks on the page, one table for all runs:
+ * a phase by its START event's id, a mark by its own. */
+struct names {
+    int32_t *idx; /* [2 * id + mark]: its place in the table, or -1 */
+    size_t nidx;
+    uint32_t *id;
+    unsigned char *mark;
+    size_t n, cap;
+};
+
+static int32_t name_index(struct names *nm, const struct run *r, const struct uphase *p)
+{
+    size_t nstr = r->strs->n;
+    if (nm->nidx < 2 * nstr) {
+        int32_t *ni = realloc(nm->idx, 2 * nstr * sizeof *ni);
+        if (!ni)
+            return -1;
+        for (size_t i = nm->nidx; i < 2 * nstr; i++)
+            ni[i] = -1;
+        nm->idx = ni;
+        nm->nidx = 2 * nstr;
+    }
+    size_t k = 2 * (size_t)p->name + (p->mark != 0);
+    if (nm->idx[k] >= 0)
+        return nm->idx[k];
+    if (nm->n == nm->cap) {
+        size_t nc = nm->cap ? 2 * nm->cap : 16;
+        uint32_t *nid = realloc(nm->id, nc * sizeof *nid);
+        if (nid)
+            nm->id = nid;
+        unsigned char *nmk = nid ? realloc(nm->mark, nc) : NULL;
+        if (!nmk)
+            return -1;
+        nm->mark = nmk;
+        nm->cap = nc;
+    }
+    nm->id[nm->n] = p->name;
+    nm->mark[nm->n] = p->mark != 0;
+    return nm->idx[k] = (int32_t)nm->n++;
+}
+
+static void names_free(struct names *nm)
+{
+    free(nm->idx);
+    free(nm->id);
+    free(nm->mark);
+}
+
+struct kindv {
+    const char *s; /* interned: one value, one pointer */
+    size_t len;
+};
+
+static int cmp_kindv(const void *a, const void *b)
+{
+    const char *x = ((const struct kindv *)a)->s, *y = ((const struct kindv *)b)->s;
+    return (x > y) - (x < y);
+}
+
+/* The kinds (kind=) of the units in row order: a table of the values and
+ * a column of each unit's place in it (-1: none). */
+static int kinds_json(FILE *f, const struct run *r, const struct row *rows, size_t n)
+{
+    struct kindv *k = malloc((n ? n : 1) * sizeof *k), *t = malloc((n ? n : 1) * sizeof *t);
+    int64_t *v = malloc((n ? n : 1) * sizeof *v);
+    int rc = -1;
+    if (!k || !t || !v)
+        goto out;
+    size_t nt = 0;
+    for (size_t i = 0; i < n; i++) {
+        k[i].s = unit_attr(r, (uint32_t)rows[i].unit, "kind", &k[i].len);
+        if (k[i].s)
+            t[nt++] = k[i];
+    }
+    rc = 0;
+    if (!nt)
+        goto out;
+    qsort(t, nt, sizeof *t, cmp_kindv);
+    size_t m = 0;
+    for (size_t i = 0; i < nt; i++)
+        if (!m || t[m - 1].s != t[i].s)
+            t[m++] = t[i];
+    fputs(",\"kinds\":[", f);
+    for (size_t j = 0; j < m; j++) {
+        fputs(j ? "," : "", f);
+        jstr(f, t[j].s, t[j].len);
+    }
+    fputs("],\"kind\":", f);
+    for (size_t i = 0; i < n; i++)
+        v[i] = k[i].s ? (const struct kindv *)bsearch(&k[i], t, m, sizeof *t, cmp_kindv) - t : -1;
+    column(f, v, n);
+out:
+    free(k);
+    free(t);
+    free(v);
+    return rc;
+}
+
+/* Grow the n int64 columns c[0..nc) to hold at least need values. */
+static int grow_cols(int64_t **c, int nc, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return 0;
+    size_t ncap = *cap ? *cap : 256;
+    while (ncap < need)
+        ncap *= 2;
+    for (int i = 0; i < nc; i++) {
+        int64_t *x = realloc(c[i], ncap * sizeof *x);
+        if (!x)
+            return -1;
+        c[i] = x;
+    }
+    *cap = ncap;
+    return 0;
+}
+
+/* Wide times: the phases' (start, end) pairs, or the marks' times, as
+ * Float64 ns from t0, in the order and within the limits of phases_json. */
+static int wide_times(FILE *f, const struct run *r, const struct row *rows, size_t n, const struct tenc *e, int marks,
+                      struct uphase **up, size_t *upcap)
+{
+    struct b64 b;
+    b64_begin(&b, f);
+    for (size_t i = 0; i < n; i++) {
+        size_t first;
+        if (!unit_xev(r, (uint32_t)rows[i].unit, &first))
+            continue;
+        size_t k = unit_phases(r, (uint32_t)rows[i].unit, up, upcap);
+        if (k == (size_t)-1)
+            return -1;
+        size_t cnt = 0;
+        for (size_t j = 0; j < k; j++) {
+            const struct uphase *p = &(*up)[j];
+            if (!p->mark != !marks || cnt++ >= (size_t)(marks ? MAX_UNIT_MARKS : MAX_UNIT_PHASES))
+                continue;
+            b64_f64(&b, rel(e, p->start));
+            if (!marks)
+                b64_f64(&b, rel(e, p->end));
+        }
+    }
+    b64_end(&b);
+    return 0;
+}
+
+/* The phases ("ph") and marks ("mk") of the units in row order, each a
+ * list of columns: row step (from the previous entry's row), name (in the
+ * names table), for phases within (WITHIN_*); then in q their start after
+ * the unit's key and their length (a mark: its time after the key), or
+ * (wide) Float64 ns from t0 in "t".  "more": the units whose phases or
+ * marks went past the limits, with how many were left out. */
+static int phases_json(FILE *f, const struct run *r, const struct row *rows, size_t n, const struct tenc *e,
+                       struct names *nm)
+{
+    enum { P_ROW, P_NAME, P_WITHIN, P_A, P_D, M_ROW, M_NAME, M_A, X_ROW, X_P, X_M, NCOL };
+    int64_t *c[NCOL] = {0};
+    size_t cap[3] = {0}, np = 0, nmk = 0, nmore = 0;
+    size_t prow = 0, mrow = 0, xrow = 0;
+    struct uphase *up = NULL;
+    size_t upcap = 0;
+    int rc = -1;
+    for (size_t i = 0; i < n; i++) {
+        size_t first;
+        if (!unit_xev(r, (uint32_t)rows[i].unit, &first))
+            continue;
+        size_t k = unit_phases(r, (uint32_t)rows[i].unit, &up, &upcap);
+        if (k == (size_t)-1)
+            goto out;
+        size_t sp = 0, sm = 0;
+        for (size_t j = 0; j < k; j++) {
+            const struct uphase *p = &up[j];
+            int32_t ni = name_index(nm, r, p);
+            if (ni < 0)
+                goto out;
+            if (!p->mark) {
+                if (sp++ >= MAX_UNIT_PHASES)
+                    continue;
+                if (grow_cols(c + P_ROW, 5, &cap[0], np + 1))
+                    goto out;
+                c[P_ROW][np] = (int64_t)(i - prow);
+                prow = i;
+                c[P_NAME][np] = ni;
+                c[P_WITHIN][np] = p->within;
+                c[P_A][np] = e->wide ? 0 : (p->start - rows[i].key) / e->q;
+                c[P_D][np] = e->wide ? 0 : (p->end - p->start) / e->q;
+                np++;
+            } else {
+                if (sm++ >= MAX_UNIT_MARKS)
+                    continue;
+                if (grow_cols(c + M_ROW, 3, &cap[1], nmk + 1))
+                    goto out;
+                c[M_ROW][nmk] = (int64_t)(i - mrow);
+                mrow = i;
+                c[M_NAME][nmk] = ni;
+                c[M_A][nmk] = e->wide ? 0 : (p->start - rows[i].key) / e->q;
+                nmk++;
+            }
+        }
+        if (sp > MAX_UNIT_PHASES || sm > MAX_UNIT_MARKS) {
+            if (grow_cols(c + X_ROW, 3, &cap[2], nmore + 1))
+                goto out;
+            c[X_ROW][nmore] = (int64_t)(i - xrow);
+            xrow = i;
+            c[X_P][nmore] = sp > MAX_UNIT_PHASES ? (int64_t)(sp - MAX_UNIT_PHASES) : 0;
+            c[X_M][nmore] = sm > MAX_UNIT_MARKS ? (int64_t)(sm - MAX_UNIT_MARKS) : 0;
+            nmore++;
+        }
+    }
+    if (np) {
+        fputs(",\"ph\":{\"r\":", f);
+        column(f, c[P_ROW], np);
+        fputs(",\"nm\":", f);
+        column(f, c[P_NAME], np);
+        fputs(",\"w\":", f);
+        column(f, c[P_WITHIN], np);
+        if (e->wide) {
+            fputs(",\"t\":", f);
+            if (wide_times(f, r, rows, n, e, 0, &up, &upcap))
+                goto out;
+        } else {
+            fputs(",\"a\":", f);
+            column(f, c[P_A], np);
+            fputs(",\"d\":", f);
+            column(f, c[P_D], np);
+        }
+        fputc('}', f);
+    }
+    if (nmk) {
+        fputs(",\"mk\":{\"r\":", f);
+        column(f, c[M_ROW], nmk);
+        fputs(",\"nm\":", f);
+        column(f, c[M_NAME], nmk);
+        if (e->wide) {
+            fputs(",\"t\":", f);
+            if (wide_times(f, r, rows, n, e, 1, &up, &upcap))
+                goto out;
+        } else {
+            fputs(",\"a\":", f);
+            column(f, c[M_A], nmk);
+        }
+        fputc('}', f);
+    }
+    if (nmore) {
+        fputs(",\"more\":{\"r\":", f);
+        column(f, c[X_ROW], nmore);
+        fputs(",\"p\":", f);
+        column(f, c[X_P], nmore);
+        fputs(",\"m\":", f);
+        column(f, c[X_M], nmore);
+        fputs("}", f);
+    }
+    rc = 0;
+out:
+    for (int i = 0; i < NCOL; i++)
+        free(c[i]);
+    free(up);
+    return rc;
+}
+
+static int run_html(FILE *f, const struct run_result *res, struct names *nm)
 {
     const struct run *r = res->run;
     struct row *rows = malloc((r->nunits ? r->nunits : 1) * sizeof *rows);
@@ -544,8 +883,19 @@ static int run_html(FILE *f, const struct run_result *res)
         column(f, v, n);
     }
     fputs("]", f);
+    /* CHAN_SEND written GPU_QUEUE: 1 per such unit (shown so) */
+    int queue = 0;
+    for (size_t i = 0; i < n; i++)
+        queue |= (v[i] = (r->units[rows[i].unit].flags & U_QUEUE) != 0) != 0;
+    if (queue) {
+        fputs(",\"queue\":", f);
+        column(f, v, n);
+    }
+    int rc = (r->nxattr ? kinds_json(f, r, rows, n) : 0) || (r->nxev ? phases_json(f, r, rows, n, &e, nm) : 0);
     free(v);
     free(rows);
+    if (rc)
+        return -1;
     fputs(",\"jobs\":[", f);
     for (size_t j = 0; j < r->njobs; j++) {
         if (j)
@@ -553,11 +903,17 @@ static int run_html(FILE *f, const struct run_result *res)
         jstr(f, r->jobs[j].id, r->jobs[j].len);
     }
     fputs("],\"devices\":[", f);
+    struct render_kernels kern;
+    if (render_kernels(res, &kern))
+        return -1;
     for (size_t d = 0; d < res->ndev; d++) {
         fputs(d ? "," : "", f);
-        if (device(f, &res->dev[d], &e))
+        if (device(f, &res->dev[d], &e, kern.spans + kern.first[d], kern.first[d + 1] - kern.first[d])) {
+            render_kernels_free(&kern);
             return -1;
+        }
     }
+    render_kernels_free(&kern);
     fputs("],\"summary\":", f);
     summary(f, res);
     fputs("}", f);
@@ -595,12 +951,49 @@ int render_html(FILE *f, const struct run_result *res, size_t nres)
           "<script type=\"application/json\" id=\"wf-data\">",
           f);
     fputs("{\"generator\":\"waterfall " WF_TOOL_VERSION "\",\"runs\":[", f);
+    struct names nm = {0};
     for (size_t i = 0; i < nres; i++) {
         if (i)
             fputs(",\n", f);
-        if (run_html(f, &res[i]))
+        if (run_html(f, &res[i], &nm)) {
+            names_free(&nm);
             return -1;
+        }
     }
+    /* The names of the phases and marks; the kernel phase's; the GPU
+     * phase's other sub-phases in their colours' order (as the SVG's). */
+    fputs("],\n\"names\":[", f);
+    int any_kernel = 0;
+    for (size_t i = 0; i < nm.n; i++) {
+        struct uphase p = {nm.id[i], nm.mark[i], 0, 0, 0, 0};
+        size_t len;
+        const char *s = uphase_name(res[0].run, &p, &len);
+        fputs(i ? "," : "", f);
+        jstr(f, s, len);
+    }
+    fputs("],\"kernels\":[", f);
+    for (size_t i = 0; i < nm.n; i++) {
+        struct uphase p = {nm.id[i], nm.mark[i], 0, 0, 0, 0};
+        if (render_is_kernel(res[0].run, &p)) {
+            fprintf(f, "%s%zu", any_kernel ? "," : "", i);
+            any_kernel = 1;
+        }
+    }
+    names_free(&nm);
+    fputs("],\"kernel_phase\":", f);
+    jstr0(f, analyze_kernel_phase);
+    fputs(",\"subphases\":[", f);
+    uint32_t *subn = NULL;
+    size_t nsub = render_subphase_names(res, nres, &subn);
+    if (nsub == (size_t)-1)
+        return -1;
+    for (size_t i = 0; i < nsub; i++) {
+        size_t len;
+        const char *s = strtab_get(res[0].run->strs, subn[i], &len);
+        fputs(i ? "," : "", f);
+        jstr(f, s, len - 6); /* _START */
+    }
+    free(subn);
     fputs("]}</script>\n<script>", f);
     fwrite(wf_html_js, 1, wf_html_js_len, f);
     fputs("</script>\n</body>\n</html>\n", f);

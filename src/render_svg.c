@@ -2,18 +2,27 @@
  * render_svg.c -- a static waterfall for READMEs and reviews, 1200 px wide.
  *
  * Per run: a lane per device (busy in blue, each idle stretch in the colour
- * of its cause), then the units in SYNTH_START order, each a bar of its
- * phases.  Colours are the Okabe-Ito palette (safe for colour-blind eyes).
- * Large inputs stay small: at most 150 unit rows; past that a row stands
- * for consecutive units, and each phase's spans in a row are merged at
+ * of its cause), under it, when the device's units have kernel phases, its
+ * kernel lane (the union of their kernel phases, the analysis' kernel
+ * busy time), then the units in SYNTH_START order, each a bar of its
+ * phases, the GPU phase's sub-phases drawn inside its bar (the kernel in
+ * vermilion, the others each in a colour of their own).  Colours are the
+ * Okabe-Ito palette (safe for colour-blind eyes).  Large inputs stay
+ * small: at most 150 unit rows; past that a row stands for consecutive
+ * units, and each phase's (and sub-phase's) spans in a row are merged at
  * pixel resolution before drawing, so the file grows with pixels, not
- * with units.  Text from the input is XML-escaped.
+ * with units.  With a row per unit, the row's tooltip (<title>) names the
+ * unit, its kind, its events (GPU_QUEUE as the log wrote it), its phases
+ * and its marks.  Text from the input is XML-escaped.
  */
 #include "render.h"
+
+#include "report.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define WIDTH 1200
 #define LEFT 150
@@ -26,6 +35,14 @@
 static const char *const phase_color[ST_N] = {"#E69F00", "#F0E442", "#56B4E9", "#CC79A7", "#009E73"};
 static const char *const cause_color[CAUSE_N] = {"#CC79A7", "#56B4E9", "#E69F00", "#BBBBBB"};
 #define BUSY_COLOR "#0072B2"
+#define KERNEL_COLOR "#D55E00"
+#define LANE_BG "#F1F1F3"
+/* the other sub-phases of the GPU phase, by their place in byte order */
+static const char *const sub_color[] = {"#332288", "#882255", "#999933", "#555555"};
+#define NSUB_COLOR (sizeof sub_color / sizeof sub_color[0])
+#define KLANE_H 8
+#define SUB_Y 2 /* a sub-phase: the lower part of its GPU bar */
+#define TITLE_ITEMS 12 /* phases, and marks, listed in a row's tooltip */
 
 void render_markup_text(FILE *f, const char *s, size_t n)
 {
@@ -44,6 +61,169 @@ void render_markup_text(FILE *f, const char *s, size_t n)
         else
             fputc(c, f);
     }
+}
+
+int render_is_kernel(const struct run *r, const struct uphase *p)
+{
+    size_t n;
+    const char *s = uphase_name(r, p, &n);
+    return !p->mark && strlen(analyze_kernel_phase) == n && strncasecmp(s, analyze_kernel_phase, n) == 0;
+}
+
+struct dev_span {
+    size_t dev;
+    struct span s;
+};
+
+static int dev_span_cmp(const void *a, const void *b)
+{
+    const struct dev_span *x = a, *y = b;
+    if (x->dev != y->dev)
+        return x->dev < y->dev ? -1 : 1;
+    return (x->s.start > y->s.start) - (x->s.start < y->s.start);
+}
+
+struct dev_id {
+    int32_t id;
+    size_t dev;
+};
+
+static int dev_id_cmp(const void *a, const void *b)
+{
+    const struct dev_id *x = a, *y = b;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+int render_kernels(const struct run_result *res, struct render_kernels *k)
+{
+    const struct run *r = res->run;
+    k->spans = NULL;
+    k->first = calloc(res->ndev + 1, sizeof *k->first);
+    if (!k->first)
+        return -1;
+    if (!res->phase.has_kernel)
+        return 0;
+    /* the devices by id (a run may have many), to find each unit's */
+    struct dev_id *ids = malloc((res->ndev ? res->ndev : 1) * sizeof *ids);
+    struct dev_span *all = NULL;
+    struct uphase *up = NULL;
+    size_t n = 0, cap = 0, upcap = 0;
+    int rc = -1;
+    if (!ids)
+        goto out;
+    for (size_t i = 0; i < res->ndev; i++)
+        ids[i] = (struct dev_id){res->dev[i].device, i};
+    qsort(ids, res->ndev, sizeof *ids, dev_id_cmp);
+    for (uint32_t u = 0; u < r->nunits; u++) {
+        const struct unit *un = &r->units[u];
+        if ((un->flags & U_CONTRA) || un->t[EV_GPU_START] == T_NONE || un->t[EV_GPU_END] == T_NONE)
+            continue;
+        size_t first;
+        if (!unit_xev(r, u, &first))
+            continue;
+        struct dev_id key = {un->device, 0}, *d = bsearch(&key, ids, res->ndev, sizeof *ids, dev_id_cmp);
+        if (!d || !res->dev[d->dev].has_kernel)
+            continue;
+        const struct device_result *dv = &res->dev[d->dev];
+        size_t np = unit_phases(r, u, &up, &upcap);
+        if (np == (size_t)-1)
+            goto out;
+        for (size_t j = 0; j < np; j++) {
+            if (!render_is_kernel(r, &up[j]))
+                continue;
+            int64_t a = up[j].start < dv->window_start ? dv->window_start : up[j].start;
+            int64_t b = up[j].end > dv->window_end ? dv->window_end : up[j].end;
+            if (b <= a)
+                continue;
+            if (n == cap) {
+                size_t nc = cap ? 2 * cap : 256;
+                struct dev_span *na = realloc(all, nc * sizeof *na);
+                if (!na)
+                    goto out;
+                all = na;
+                cap = nc;
+            }
+            all[n++] = (struct dev_span){d->dev, {a, b}};
+        }
+    }
+    qsort(all, n, sizeof *all, dev_span_cmp);
+    k->spans = malloc((n ? n : 1) * sizeof *k->spans);
+    if (!k->spans)
+        goto out;
+    size_t m = 0;
+    for (size_t i = 0; i < n;) {
+        size_t dev = all[i].dev;
+        struct span cur = all[i].s;
+        for (i++; i < n && all[i].dev == dev && all[i].s.start <= cur.end; i++)
+            if (all[i].s.end > cur.end)
+                cur.end = all[i].s.end;
+        k->spans[m++] = cur;
+        k->first[dev + 1] = m;
+    }
+    for (size_t i = 1; i <= res->ndev; i++) /* devices without spans start where the one before ends */
+        if (k->first[i] < k->first[i - 1])
+            k->first[i] = k->first[i - 1];
+    rc = 0;
+out:
+    free(ids);
+    free(all);
+    free(up);
+    if (rc)
+        render_kernels_free(k);
+    return rc;
+}
+
+void render_kernels_free(struct render_kernels *k)
+{
+    free(k->spans);
+    free(k->first);
+    k->spans = NULL;
+    k->first = NULL;
+}
+
+static int name_cmp(const struct run *r, uint32_t a, uint32_t b)
+{
+    size_t an, bn;
+    const char *as = strtab_get(r->strs, a, &an), *bs = strtab_get(r->strs, b, &bn);
+    int c = memcmp(as, bs, an < bn ? an : bn);
+    return c ? c : (an > bn) - (an < bn);
+}
+
+size_t render_subphase_names(const struct run_result *res, size_t nres, uint32_t **out)
+{
+    size_t n = 0, cap = 0;
+    uint32_t *v = NULL;
+    for (size_t i = 0; i < nres; i++) {
+        const struct run *r = res[i].run;
+        for (size_t k = 0; k < res[i].phase.nrows; k++) {
+            const struct phase_row *row = &res[i].phase.rows[k];
+            if (row->within != WITHIN_GPU || row->name == PHASE_UNACCOUNTED)
+                continue;
+            struct uphase p = {row->name, 0, WITHIN_GPU, 0, 0, 0};
+            if (render_is_kernel(r, &p))
+                continue;
+            size_t j = 0;
+            while (j < n && v[j] != row->name)
+                j++;
+            if (j < n)
+                continue;
+            if (n == cap) {
+                uint32_t *nv = realloc(v, (cap = cap ? 2 * cap : 8) * sizeof *nv);
+                if (!nv) {
+                    free(v);
+                    return (size_t)-1;
+                }
+                v = nv;
+            }
+            /* insertion in byte order (few names) */
+            for (j = n; j > 0 && name_cmp(r, v[j - 1], row->name) > 0; j--)
+                v[j] = v[j - 1];
+            v[j] = row->name;
+            n++;
+        }
+    }
+    *out = v;
+    return n;
 }
 
 struct scale {
@@ -116,7 +296,137 @@ static void axis(FILE *f, const struct scale *s, double y)
     }
 }
 
-static double run_svg(FILE *f, const struct run_result *res, double y, const struct scale *sc)
+/* Merge the pixel spans s[0..n) (reordered) and draw them on one row. */
+static void merged(FILE *f, struct pxspan *s, size_t n, double y, double h, const char *color)
+{
+    qsort(s, n, sizeof *s, pxcmp);
+    for (size_t k = 0; k < n;) {
+        double a = s[k].a, b = s[k].b;
+        for (k++; k < n && s[k].a <= b + 0.5; k++)
+            if (s[k].b > b)
+                b = s[k].b;
+        rect(f, a, b, y, h, color);
+    }
+}
+
+/* A time of the run for a tooltip: ms from the run's start, as few
+ * digits as it needs (to the ns). */
+static void at_ms(FILE *f, const struct scale *sc, int64_t t)
+{
+    char b[48];
+    snprintf(b, sizeof b, "%.6f", (double)(t - sc->t0) / 1e6);
+    size_t n = strlen(b);
+    while (n > 0 && b[n - 1] == '0')
+        n--;
+    if (n > 0 && b[n - 1] == '.')
+        n--;
+    fprintf(f, "%.*s ms", (int)n, b);
+}
+
+/* A unit's tooltip: the job id (first, as tests find it), partition and
+ * kind; its events at their times (ms from the run's start, CHAN_SEND as
+ * GPU_QUEUE where the log wrote that); its phases and marks. */
+static void unit_title(FILE *f, const struct run *r, uint32_t ui, const struct scale *sc, const struct uphase *up,
+                       size_t np)
+{
+    const struct unit *u = &r->units[ui];
+    render_markup_text(f, r->jobs[u->job].id, r->jobs[u->job].len);
+    if (u->partition >= 0)
+        fprintf(f, " partition %d", u->partition);
+    size_t kl;
+    const char *kind = unit_attr(r, ui, "kind", &kl);
+    if (kind) {
+        fputs(" \xc2\xb7 kind ", f);
+        render_markup_text(f, kind, kl);
+    }
+    int first = 1;
+    for (int e = 0; e < EV_N; e++) {
+        if (u->t[e] == T_NONE)
+            continue;
+        fputs(first ? "\n" : " \xc2\xb7 ", f);
+        first = 0;
+        fputs(e == EV_CHAN_SEND && (u->flags & U_QUEUE) ? "GPU_QUEUE" : ev_names[e], f);
+        fputc(' ', f);
+        at_ms(f, sc, u->t[e]);
+    }
+    for (int mark = 0; mark < 2; mark++) {
+        size_t shown = 0, all = 0;
+        for (size_t j = 0; j < np; j++) {
+            if (!up[j].mark != !mark)
+                continue;
+            if (all++ >= TITLE_ITEMS)
+                continue;
+            fputs(shown++ ? " \xc2\xb7 " : "\n", f);
+            size_t nl;
+            const char *nm = uphase_name(r, &up[j], &nl);
+            render_markup_text(f, nm, nl);
+            if (mark) {
+                fputs(" at ", f);
+                at_ms(f, sc, up[j].start);
+            } else {
+                char d[32];
+                fprintf(f, " %s", fmt_dur(d, sizeof d, (double)(up[j].end - up[j].start)));
+                if (up[j].within != WITHIN_GPU)
+                    fprintf(f, " (in %s)", up[j].within == WITHIN_SYNTHESIS ? "synthesis" : "the unit");
+            }
+        }
+        if (all > shown)
+            fprintf(f, " \xc2\xb7 %zu more %s", all - shown, mark ? "marks" : "phases");
+    }
+}
+
+struct subspan {
+    int cls; /* 0: the kernel, else 1 + its name's place among subn */
+    struct pxspan s;
+};
+
+static int subcmp(const void *x, const void *y)
+{
+    const struct subspan *p = x, *q = y;
+    if (p->cls != q->cls)
+        return p->cls - q->cls;
+    return (p->s.a > q->s.a) - (p->s.a < q->s.a);
+}
+
+/* A kernel lane: the spans (disjoint, in time order) as drawn at pixel
+ * resolution: a span of whole pixels is one rectangle, a pixel column
+ * partly covered is shaded by how much (fill-opacity in sixteenths), and
+ * equal neighbouring columns are one rectangle; so the file grows with
+ * pixels, not with kernels, and the area drawn stays the kernel time. */
+static void kernel_lane(FILE *f, const struct scale *sc, const struct span *k, size_t n, double y)
+{
+    double cov[PLOT + 1] = {0};
+    for (size_t i = 0; i < n; i++) {
+        double a = px(sc, k[i].start) - LEFT, b = px(sc, k[i].end) - LEFT;
+        int i0 = (int)a, i1 = (int)b;
+        if (i0 == i1) {
+            cov[i0] += b - a;
+            continue;
+        }
+        cov[i0] += i0 + 1 - a;
+        for (int c = i0 + 1; c < i1; c++)
+            cov[c] += 1;
+        cov[i1] += b - i1;
+    }
+    for (int c = 0; c < PLOT;) {
+        int lv = (int)lround(16 * (cov[c] > 1 ? 1 : cov[c]));
+        if (lv == 0 && cov[c] > 0)
+            lv = 1; /* every kernel stays visible */
+        int e = c + 1;
+        while (e < PLOT && (int)lround(16 * (cov[e] > 1 ? 1 : cov[e])) == lv && !(lv == 0 && cov[e] > 0))
+            e++;
+        if (lv == 16)
+            fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%d\" fill=\"%s\"/>\n", LEFT + c, y, e - c,
+                    KLANE_H, KERNEL_COLOR);
+        else if (lv > 0)
+            fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%d\" fill=\"%s\" fill-opacity=\"%.4g\"/>\n",
+                    LEFT + c, y, e - c, KLANE_H, KERNEL_COLOR, lv / 16.0);
+        c = e;
+    }
+}
+
+static double run_svg(FILE *f, const struct run_result *res, double y, const struct scale *sc, const uint32_t *subn,
+                      size_t nsub)
 {
     const struct run *r = res->run;
     fprintf(f, "<text x=\"10\" y=\"%.1f\" font-weight=\"bold\">", y + 14);
@@ -125,12 +435,17 @@ static double run_svg(FILE *f, const struct run_result *res, double y, const str
         fprintf(f, " run %d: GPU utilization unknown (no window)", r->index);
     else
         fprintf(f, " run %d: GPU utilization %.1f%%", r->index, 100 * res->utilization);
+    if (res->phase.has_kernel && !isnan(res->phase.kernel_utilization))
+        fprintf(f, ", kernel utilization %.1f%%", 100 * res->phase.kernel_utilization);
     if (res->bottleneck)
         fprintf(f, ", bottleneck %s", bottleneck_names[res->bottleneck]);
     fprintf(f, ", %llu units</text>\n", (unsigned long long)res->units);
     y += 24;
 
-    /* Device lanes. */
+    struct render_kernels kern = {0};
+    if (render_kernels(res, &kern))
+        return y;
+    /* Device lanes, each with its kernel lane under it. */
     for (size_t d = 0; d < res->ndev; d++) {
         const struct device_result *dv = &res->dev[d];
         if (isnan(dv->utilization))
@@ -144,12 +459,28 @@ static double run_svg(FILE *f, const struct run_result *res, double y, const str
             rect(f, px(sc, dv->segs[i].start), px(sc, dv->segs[i].end), y, LANE_H,
                  cause_color[dv->segs[i].cause]);
         y += LANE_H + 4;
+        if (dv->has_kernel) {
+            fprintf(f, "<g class=\"kernel-lane\" data-device=\"%d\">", dv->device);
+            fprintf(f, "<text x=\"20\" y=\"%.1f\" font-size=\"9\">kernels", y + 7);
+            if (!isnan(dv->kernel_utilization))
+                fprintf(f, " (%.1f%%)", 100 * dv->kernel_utilization);
+            fputs("</text>\n", f);
+            rect(f, px(sc, dv->window_start), px(sc, dv->window_end), y, KLANE_H, LANE_BG);
+            kernel_lane(f, sc, kern.spans + kern.first[d], kern.first[d + 1] - kern.first[d], y);
+            fputs("</g>\n", f);
+            y += KLANE_H + 4;
+        }
     }
+    render_kernels_free(&kern);
     y += 6;
 
     /* Unit rows. */
     const struct unit **order = malloc((r->nunits ? r->nunits : 1) * sizeof *order);
     struct pxspan *spans = malloc((r->nunits ? r->nunits : 1) * sizeof *spans);
+    struct uphase *up = NULL;
+    struct subspan *subs = NULL;
+    struct pxspan *sp2 = NULL;
+    size_t upcap = 0, subcap = 0;
     if (!order || !spans) {
         free(order);
         free(spans);
@@ -173,34 +504,81 @@ static double run_svg(FILE *f, const struct run_result *res, double y, const str
                 if (from[ph] != T_NONE && to[ph] != T_NONE && to[ph] >= from[ph])
                     spans[ns++] = (struct pxspan){px(sc, from[ph]), px(sc, to[ph])};
             }
-            qsort(spans, ns, sizeof *spans, pxcmp);
-            for (size_t k = 0; k < ns;) {
-                double a = spans[k].a, b = spans[k].b;
-                for (k++; k < ns && spans[k].a <= b + 0.5; k++)
-                    if (spans[k].b > b)
-                        b = spans[k].b;
-                rect(f, a, b, y, ROW_H, phase_color[ph]);
+            merged(f, spans, ns, y, ROW_H, phase_color[ph]);
+        }
+        /* The GPU phase's sub-phases, inside its bar: each colour's spans
+         * in the row merged, the kernel's last (on top). */
+        size_t nsubs = 0;
+        if (r->nxev)
+            for (size_t k = lo; k < hi; k++) {
+                uint32_t ui = (uint32_t)(order[k] - r->units);
+                size_t np = unit_phases(r, ui, &up, &upcap);
+                if (np == (size_t)-1)
+                    break;
+                for (size_t j = 0; j < np; j++) {
+                    if (up[j].mark || up[j].within != WITHIN_GPU)
+                        continue;
+                    int cls = -1;
+                    if (render_is_kernel(r, &up[j]))
+                        cls = (int)nsub + 1;
+                    else
+                        for (size_t m = 0; m < nsub; m++)
+                            if (subn[m] == up[j].name)
+                                cls = (int)m + 1;
+                    if (cls < 0)
+                        continue;
+                    if (nsubs == subcap) {
+                        size_t nc = subcap ? 2 * subcap : 64;
+                        struct subspan *ns2 = realloc(subs, nc * sizeof *ns2);
+                        struct pxspan *np2 = ns2 ? realloc(sp2, nc * sizeof *np2) : NULL;
+                        if (ns2)
+                            subs = ns2;
+                        if (!np2)
+                            break;
+                        sp2 = np2;
+                        subcap = nc;
+                    }
+                    subs[nsubs++] = (struct subspan){cls, {px(sc, up[j].start), px(sc, up[j].end)}};
+                }
             }
+        if (nsubs) {
+            qsort(subs, nsubs, sizeof *subs, subcmp);
+            fputs("<g class=\"subphases\">", f);
+            for (size_t k = 0; k < nsubs;) {
+                size_t e = k;
+                while (e < nsubs && subs[e].cls == subs[k].cls)
+                    e++;
+                for (size_t m = k; m < e; m++)
+                    sp2[m - k] = subs[m].s;
+                const char *c = subs[k].cls == (int)nsub + 1 ? KERNEL_COLOR : sub_color[(subs[k].cls - 1) % NSUB_COLOR];
+                merged(f, sp2, e - k, y + SUB_Y, ROW_H - SUB_Y, c);
+                k = e;
+            }
+            fputs("</g>\n", f);
         }
         if (per_row == 1) {
-            /* a tooltip with the job id: an invisible rectangle over the
-             * row, on top, that takes the pointer (a browser gives the
-             * pointer to painted shapes only, unless pointer-events says
-             * otherwise), with no outline in any renderer */
-            const struct unit *u = order[lo];
+            /* a tooltip: an invisible rectangle over the row, on top,
+             * that takes the pointer (a browser gives the pointer to
+             * painted shapes only, unless pointer-events says otherwise),
+             * with no outline in any renderer */
+            uint32_t ui = (uint32_t)(order[lo] - r->units);
+            size_t np = r->nxev ? unit_phases(r, ui, &up, &upcap) : 0;
+            if (np == (size_t)-1)
+                np = 0;
             fprintf(f,
                     "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"none\" "
                     "pointer-events=\"all\"><title>",
                     LEFT, y, PLOT, ROW_H);
-            render_markup_text(f, r->jobs[u->job].id, r->jobs[u->job].len);
-            if (u->partition >= 0)
-                fprintf(f, " partition %d", u->partition);
+            unit_title(f, r, ui, sc, up, np);
             fputs("</title></rect>\n", f);
         }
         y += ROW_H + 1;
     }
     free(order);
     free(spans);
+    free(up);
+    free(subs);
+    free(sp2);
     return y + 8;
 }
 
@@ -229,6 +607,16 @@ int render_svg(FILE *f, const struct run_result *res, size_t nres)
     FILE *b = open_memstream(&body, &body_len);
     if (!b)
         return -1;
+    uint32_t *subn = NULL;
+    size_t nsub = render_subphase_names(res, nres, &subn);
+    if (nsub == (size_t)-1) {
+        fclose(b);
+        free(body);
+        return -1;
+    }
+    int any_kernel = 0;
+    for (size_t i = 0; i < nres; i++)
+        any_kernel |= res[i].phase.has_kernel;
     double y = 10;
     for (size_t i = 0; i < nres; i++) {
         const struct run *r = res[i].run;
@@ -239,7 +627,7 @@ int render_svg(FILE *f, const struct run_result *res, size_t nres)
                     lo = r->units[k].t[e];
         sc.t0 = lo == INT64_MAX ? 0 : lo;
         sc.t1 = sc.t0 + span;
-        y = run_svg(b, &res[i], y, &sc);
+        y = run_svg(b, &res[i], y, &sc, subn, nsub);
     }
     sc.t0 = 0;
     sc.t1 = span;
@@ -258,7 +646,40 @@ int render_svg(FILE *f, const struct run_result *res, size_t nres)
     for (int s = 0; s < ST_N; s++, x += 130)
         fprintf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">%s</text>\n",
                 x, y, phase_color[s], x + 16, y + 10, stage_names[s]);
-    y += 24;
+    y += 18;
+    if (any_kernel || nsub) {
+        /* the GPU phase's sub-phases: the kernel, then the others by name */
+        x = LEFT;
+        fprintf(b, "<text x=\"%.1f\" y=\"%.1f\">inside gpu:</text>\n", x, y + 10);
+        x += 70;
+        for (size_t i = 0; i < nsub + (any_kernel != 0); i++) {
+            size_t nl = 0;
+            const char *nm = NULL;
+            const char *c = KERNEL_COLOR;
+            if (i < nsub) {
+                nm = strtab_get(res[0].run->strs, subn[i], &nl);
+                nl -= 6; /* _START */
+                c = sub_color[i % NSUB_COLOR];
+            }
+            fprintf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">",
+                    x, y, c, x + 16, y + 10);
+            if (nm)
+                render_markup_text(b, nm, nl);
+            else {
+                render_markup_text(b, analyze_kernel_phase, strlen(analyze_kernel_phase));
+                fputs(" (kernel)", b);
+            }
+            fputs("</text>\n", b);
+            x += 130;
+            if (x > WIDTH - 130) {
+                x = LEFT + 70;
+                y += 18;
+            }
+        }
+        y += 18;
+    }
+    free(subn);
+    y += 6;
     fclose(b);
     fprintf(f,
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"

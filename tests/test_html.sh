@@ -1,10 +1,12 @@
 #!/bin/sh
 # test_html.sh -- the HTML view in a real browser: renders a known log (with
-# hostile job ids) and two runs, then tests/browser/test_html.mjs drives
-# headless Chromium over them (no console error, no request, every colour
-# drawn, tooltips, zoom, pan, reset, the hostile ids inert), and leaves a
-# screenshot.  Skipped (exit 77, with a note) without chromium, node or
-# playwright-core (npm ci --prefix tests/browser).
+# hostile job ids), two runs and a log with sub-phases and kernels, then
+# tests/browser/test_html.mjs drives headless Chromium over them (no
+# console error, no request, every colour drawn, tooltips, zoom, pan,
+# reset, the hostile ids inert; sub-phases inside their GPU bars, kernel
+# lanes only with kernel phases, kind, marks and GPU_QUEUE in the
+# tooltips), and leaves a screenshot.  Skipped (exit 77, with a note)
+# without chromium, node or playwright-core (npm ci --prefix tests/browser).
 # Usage: test_html.sh WATERFALL [SCREENSHOT.png]
 W="$1"
 SHOT="${2:-}"
@@ -64,8 +66,47 @@ EOL
 "$W" run --jobs 8 --synth-concurrency 1 --size 4096 --synth-rounds 2 --out "$T/a.wft" --quiet || bad "run a"
 "$W" run --jobs 8 --synth-concurrency 2 --size 4096 --synth-rounds 2 --out "$T/b.wft" --quiet || bad "run b"
 "$W" render "$T/a.wft" "$T/b.wft" -o "$T/two.html" && ok || bad "render two runs"
+# Sub-phases, kernels, marks, kinds, GPU_QUEUE (tests/test_render.sh's
+# kernel log): two workers on device 0 whose kernels are serialized.
+cat >"$T/kern.log" <<'EOL'
+TIMELINE,0,SYNTH_START,a,kind=porep-c2
+TIMELINE,2,SYNTH_START,b,kind=winning-post
+TIMELINE,2,LOAD_START,a,
+TIMELINE,8,LOAD_END,a,
+TIMELINE,10,SYNTH_END,a,
+TIMELINE,11,GPU_QUEUE,a,
+TIMELINE,12,GPU_PICKUP,a,worker=0
+TIMELINE,12,SYNTH_END,b,
+TIMELINE,13,CHAN_SEND,b,
+TIMELINE,14,GPU_PICKUP,b,worker=1
+TIMELINE,15,GPU_START,a,worker=0
+TIMELINE,15,HOST_MSM_START,a,
+TIMELINE,16,GPU_START,b,worker=1
+TIMELINE,16,HOST_MSM_START,b,
+TIMELINE,20,HOST_MSM_END,a,
+TIMELINE,20,KERNEL_START,a,
+TIMELINE,20,SYNTH_START,c,
+TIMELINE,30,HOST_MSM_END,b,
+TIMELINE,30,SYNTH_END,c,
+TIMELINE,31,GPU_QUEUE,c,
+TIMELINE,60,KERNEL_END,a,
+TIMELINE,60,KERNEL_START,b,
+TIMELINE,70,GPU_FINALIZE,a,
+TIMELINE,75,GPU_END,a,worker=0
+TIMELINE,100,KERNEL_END,b,
+TIMELINE,110,GPU_END,b,worker=1
+TIMELINE,110,GPU_PICKUP,c,worker=0
+TIMELINE,110,GPU_START,c,worker=0
+TIMELINE,110,KERNEL_START,c,
+TIMELINE,115,LOAD_START,c,
+TIMELINE,120,KERNEL_END,c,
+TIMELINE,125,LOAD_END,c,
+TIMELINE,130,GPU_END,c,worker=0
+TIMELINE,140,PROOF_SENT,b,
+EOL
+"$W" render "$T/kern.log" -o "$T/kern.html" && ok || bad "render the kernel log"
 
-node "$HERE/browser/test_html.mjs" "$CHROMIUM" "$T/one.html" "$T/two.html"
+node "$HERE/browser/test_html.mjs" "$CHROMIUM" "$T/one.html" "$T/two.html" "$T/kern.html"
 rc=$?
 [ $rc = 77 ] && exit 77
 [ $rc = 0 ] && ok || bad "the page in Chromium (above)"
@@ -76,7 +117,9 @@ rc=$?
 printf 'TIMELINE,0,SYNTH_START,a,\nTIMELINE,0.0001,SYNTH_END,a,\nTIMELINE,0.0001,GPU_START,a,worker=0\nTIMELINE,0.0003,GPU_END,a,worker=0\nTIMELINE,0.0001,SYNTH_START,b,\nTIMELINE,0.0003,SYNTH_END,b,\nTIMELINE,0.0003,GPU_START,b,worker=0\nTIMELINE,0.0013,GPU_END,b,worker=0\n' >"$T/edges.log"
 "$W" render "$T/edges.log" -o "$T/edges.json" && ok || bad "render the boundary log as a Chrome trace"
 "$W" render "$T/a.wft" "$T/b.wft" -o "$T/two.json" && ok || bad "render two runs as a Chrome trace"
-for t in "$T/edges.json" "$T/two.json"; do
+"$W" render "$T/kern.log" -o "$T/kern.json" && ok || bad "render the kernel log as a Chrome trace"
+# the kernel log's phases nest in their units' slices, on their tracks
+for t in "$T/edges.json" "$T/two.json" "$T/kern.json"; do
     node "$HERE/browser/speedscope.mjs" "$CHROMIUM" "$t"
     rc=$?
     [ $rc = 77 ] && { echo "test_html: speedscope not installed: the Chrome trace import not checked"; break; }

@@ -3,7 +3,9 @@
  * that render_html.c embedded (JSON in #wf-data, the per-unit arrays as
  * base64 Int32/Float64), builds each run's summary card, and draws the
  * waterfall on one canvas: per run a lane per device (busy, and each idle
- * stretch in its cause's colour) and per worker, then the units in view,
+ * stretch in its cause's colour), under it its kernel lane when its units
+ * have kernel phases (the union of them), and a lane per worker, then the
+ * units in view (the GPU phase's sub-phases inside its bar),
  * one row each (or, past a pixel a row, several units merged into a pixel
  * row), all on one shared time scale from each run's first event.
  *
@@ -22,12 +24,17 @@
   const CAUSES = ['prep', 'queue', 'synthesis', 'no_work'];
   const CAUSE_COLOR = ['#CC79A7', '#56B4E9', '#E69F00', '#BBBBBB'];
   const BUSY_COLOR = '#0072B2';
+  /* The GPU phase's sub-phases: the kernel's, and the others' by their
+   * place in data.subphases (as the SVG draws them). */
+  const KERNEL_COLOR = '#D55E00';
+  const SUB_COLOR = ['#332288', '#882255', '#999933', '#555555'];
+  const WITHIN = ['gpu', 'synthesis', 'unit'];
   const EVENTS = ['SYNTH_START', 'SYNTH_END', 'CHAN_SEND', 'GPU_PICKUP', 'GPU_START', 'GPU_END'];
   const BG = '#FFFFFF', LANE_BG = '#F1F1F3', GRID = '#E4E4E8', AREA_BG = '#FBFBFC';
 
   /* Layout, in CSS pixels. */
   const GUTTER = 190, RIGHT = 14, TOP = 4;
-  const HEADER_H = 22, LANE_H = 14, WLANE_H = 10, LANE_GAP = 3, AREA_GAP = 6, RUN_GAP = 16, AXIS_H = 34;
+  const HEADER_H = 22, LANE_H = 14, KLANE_H = 8, WLANE_H = 10, LANE_GAP = 3, AREA_GAP = 6, RUN_GAP = 16, AXIS_H = 34;
   const ROW_MAX = 14, LABEL_MIN = 10, AREA_MIN = 70;
 
   const LE = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
@@ -67,11 +74,16 @@
     else for (let i = 0; i < c.n; i++) out[i] = a[i] + c.o;
     return out;
   }
+  /* Each unit's row key in q (col encoding). */
+  function keyBase(r) {
+    const base = column(r.key);
+    for (let i = 1; i < r.n; i++) base[i] += base[i - 1];
+    return base;
+  }
   /* The six times of each unit, in ns from the run's first event; NaN where absent. */
-  function unitTimes(r) {
+  function unitTimes(r, base) {
     if (r.enc === 'f64') return float64s(r.t);
-    const n = r.n, q = r.q, T = new Float64Array(n * 6), base = column(r.key);
-    for (let i = 1; i < n; i++) base[i] += base[i - 1];
+    const n = r.n, q = r.q, T = new Float64Array(n * 6);
     for (let e = 0; e < 6; e++) { /* column by column: one array type per loop */
       const c = r.ev[e].c, a = raw(c), o = c.o, none = r.ev[e].none;
       if (!a) {
@@ -86,10 +98,10 @@
     }
     return T;
   }
-  /* A device's idle stretches as [start, end] pairs in ns. */
-  function segTimes(d, r) {
-    if (r.enc === 'f64') return float64s(d.segs);
-    const g = column(d.segs.gap), l = column(d.segs.len), n = g.length, out = new Float64Array(2 * n), q = r.q;
+  /* A device's idle stretches (or kernel time) as [start, end] pairs in ns. */
+  function segTimes(segs, r) {
+    if (r.enc === 'f64') return float64s(segs);
+    const g = column(segs.gap), l = column(segs.len), n = g.length, out = new Float64Array(2 * n), q = r.q;
     let t = 0;
     for (let i = 0; i < n; i++) {
       t += g[i];
@@ -147,8 +159,69 @@
     return p < 5 ? (phaseOf(R.T, i, p, out) ? p : -1) : openOf(R, i, out);
   }
 
+  /* A list of rows as steps (each from the one before): the rows, and
+   * per unit i its entries first[i] .. first[i + 1]. */
+  function byRow(c, n) {
+    const row = column(c), first = new Int32Array(n + 1);
+    let at = 0;
+    for (let j = 0; j < row.length; j++) {
+      at += row[j];
+      row[j] = at;
+      first[at + 1]++;
+    }
+    for (let i = 0; i < n; i++) first[i + 1] += first[i];
+    return { row: row, first: first };
+  }
+  /* The phases and marks of the units (render_html.c's phases_json): per
+   * unit i, phases pFirst[i] .. pFirst[i + 1] with name, within and
+   * [pA, pB] in ns; marks likewise with mT; more: what the page left out. */
+  function unitPhases(r, base) {
+    const n = r.n, q = r.q, out = { pFirst: null, mFirst: null, more: null };
+    if (r.ph) {
+      const rw = byRow(r.ph.r, n), np = rw.row.length;
+      out.pFirst = rw.first;
+      out.pName = column(r.ph.nm);
+      out.pWithin = column(r.ph.w);
+      out.pA = new Float64Array(np);
+      out.pB = new Float64Array(np);
+      if (r.enc === 'f64') {
+        const t = float64s(r.ph.t);
+        for (let j = 0; j < np; j++) { out.pA[j] = t[2 * j]; out.pB[j] = t[2 * j + 1]; }
+      } else {
+        const a = column(r.ph.a), d = column(r.ph.d);
+        for (let j = 0; j < np; j++) {
+          out.pA[j] = (base[rw.row[j]] + a[j]) * q;
+          out.pB[j] = out.pA[j] + d[j] * q;
+        }
+      }
+    }
+    if (r.mk) {
+      const rw = byRow(r.mk.r, n), nm = rw.row.length;
+      out.mFirst = rw.first;
+      out.mName = column(r.mk.nm);
+      out.mT = new Float64Array(nm);
+      if (r.enc === 'f64') out.mT.set(float64s(r.mk.t));
+      else {
+        const a = column(r.mk.a);
+        for (let j = 0; j < nm; j++) out.mT[j] = (base[rw.row[j]] + a[j]) * q;
+      }
+    }
+    if (r.more) {
+      const rows = column(r.more.r), p = column(r.more.p), m = column(r.more.m);
+      out.more = new Map();
+      let at = 0;
+      for (let j = 0; j < rows.length; j++) {
+        at += rows[j];
+        out.more.set(at, [p[j], m[j]]);
+      }
+    }
+    return out;
+  }
+
   function prepare(r) {
-    const n = r.n, T = unitTimes(r), U = unitIds(r);
+    const n = r.n, base = r.enc === 'f64' ? null : keyBase(r), T = unitTimes(r, base), U = unitIds(r);
+    const P = unitPhases(r, base);
+    const queue = r.queue ? column(r.queue) : null, kind = r.kind ? column(r.kind) : null;
     const first = new Float64Array(n), last = new Float64Array(n), key = new Float64Array(n);
     const reach = new Float64Array(n); /* the latest last event of units 0..i */
     let span = 0, m = -Infinity;
@@ -169,10 +242,13 @@
       if (hi > span) span = hi;
     }
     const devices = r.devices.map(function (d) {
-      const segs = segTimes(d, r), nseg = segs.length >> 1, causes = new Uint8Array(nseg);
+      const segs = segTimes(d.segs, r), nseg = segs.length >> 1, causes = new Uint8Array(nseg);
       for (let i = 0; i < nseg; i++) causes[i] = d.seg_causes.charCodeAt(i) - 48;
       if (nseg && segs[2 * nseg - 1] > span) span = segs[2 * nseg - 1];
-      return { d: d, segs: segs, nseg: nseg, causes: causes, lanes: [] };
+      const kern = d.kern ? segTimes(d.kern, r) : null;
+      return {
+        d: d, segs: segs, nseg: nseg, causes: causes, lanes: [], kern: kern, nkern: kern ? kern.length >> 1 : 0,
+      };
     });
     /* Worker lanes: one per (device, worker) that ran a unit on the GPU;
      * lane[i] is unit i's (-1: none).  Drawn from the units in view. */
@@ -201,6 +277,7 @@
     return {
       r: r, n: n, T: T, U: U, first: first, last: last, key: key, reach: reach, span: span,
       devices: devices, lane: lane, lanes: lanes, dec: dec, vis: new Int32Array(n), nvis: 0,
+      P: P, queue: queue, kind: kind,
     };
   }
 
@@ -248,6 +325,24 @@
   let full = 1;
   for (const R of runs) if (R.span > full) full = R.span;
 
+  /* Names of phases and marks; the GPU sub-phases' colours by name (null:
+   * not drawn), the kernel phase's on top. */
+  const NAMES = data.names || [], KERNELS = new Set(data.kernels || []);
+  const SUBS = new Map((data.subphases || []).map(function (nm, i) { return [nm, i]; }));
+  const NAME_COLOR = NAMES.map(function (nm, i) {
+    return KERNELS.has(i) ? KERNEL_COLOR : SUBS.has(nm) ? SUB_COLOR[SUBS.get(nm) % SUB_COLOR.length] : null;
+  });
+  const NAME_KERNEL = NAMES.map(function (nm, i) { return KERNELS.has(i); });
+  /* Which of them are drawn somewhere (for the legend), and kernel lanes. */
+  const drawnNames = new Set();
+  let anyKernelLane = false;
+  for (const R of runs) {
+    const P = R.P;
+    if (P.pFirst)
+      for (let j = 0; j < P.pName.length; j++) if (P.pWithin[j] === 0 && NAME_COLOR[P.pName[j]]) drawnNames.add(P.pName[j]);
+    for (const D of R.devices) if (D.kern) anyKernelLane = true;
+  }
+
   /* ---- the page ---- */
 
   const body = document.body;
@@ -277,8 +372,17 @@
     const head = el('div', 'headline');
     const u = el('span', 'util ' + (s.util >= 0.95 ? 'good' : s.util >= 0.8 ? 'fair' : 'poor'), pct(s.util));
     head.appendChild(u);
-    head.appendChild(el('span', null, 'GPU utilization: ' + micro(s.util_text)));
+    head.appendChild(el('span', 'text', 'GPU utilization: ' + micro(s.util_text)));
     c.appendChild(head);
+    if (s.kutil !== undefined) {
+      /* Only with kernel phases: when the device really computed, and what
+       * fills the rest of the GPU phase (the text report's line). */
+      const kh = el('div', 'headline kernel');
+      kh.appendChild(el('span', 'util ' + (s.kutil >= 0.95 ? 'good' : s.kutil >= 0.8 ? 'fair' : 'poor'), pct(s.kutil)));
+      kh.appendChild(el('span', 'text', 'kernel utilization: ' + micro(s.kernel_text) + '; the GPU phase\'s rest: ' +
+        micro(s.fill_text)));
+      c.appendChild(kh);
+    }
     const bar = el('div', 'idlebar');
     bar.title = 'idle by cause';
     for (const k of s.causes) {
@@ -317,7 +421,8 @@
         const d = D.d;
         return el('div', null, 'GPU ' + d.id + ': ' + d.workers.length + (d.workers.length === 1 ? ' worker, ' : ' workers, ') +
           d.units + (d.units === 1 ? ' unit, ' : ' units, ') +
-          pct(d.util) + ', busy ' + micro(d.busy) + ', idle ' + micro(d.idle));
+          pct(d.util) + (d.kutil !== undefined ? ' (kernels ' + pct(d.kutil) + ')' : '') +
+          ', busy ' + micro(d.busy) + ', idle ' + micro(d.idle));
       }));
     }
     c.appendChild(dl);
@@ -353,12 +458,24 @@
   }
   legendItem(lanesLegend, BUSY_COLOR, 'busy');
   for (let c = 0; c < 4; c++) legendItem(lanesLegend, CAUSE_COLOR[c], 'idle: ' + CAUSES[c].replace('_', ' '));
+  if (anyKernelLane) legendItem(lanesLegend, KERNEL_COLOR, 'kernels (' + data.kernel_phase + ' phases)');
   const unitsLegend = el('div', 'legend');
   unitsLegend.appendChild(el('span', 'title', 'units:'));
   for (let p = 0; p < 5; p++) legendItem(unitsLegend, PHASE_COLOR[p], PHASES[p]);
   legendItem(unitsLegend, '#' + rgbOf(PHASE_COLOR[2]).map(function (v) {
     return Math.round(v + (255 - v) * 0.55).toString(16).padStart(2, '0');
   }).join(''), 'paler: in flight, until the log ends');
+  let subLegend = null;
+  if (drawnNames.size) {
+    /* the GPU phase's sub-phases: the kernel, then the others by name */
+    subLegend = el('div', 'legend');
+    subLegend.id = 'sublegend';
+    subLegend.appendChild(el('span', 'title', 'inside gpu:'));
+    const order = Array.from(drawnNames).sort(function (a, b) {
+      return NAME_KERNEL[a] !== NAME_KERNEL[b] ? (NAME_KERNEL[a] ? -1 : 1) : SUBS.get(NAMES[a]) - SUBS.get(NAMES[b]);
+    });
+    for (const j of order) legendItem(subLegend, NAME_COLOR[j], NAMES[j] + (NAME_KERNEL[j] ? ' (kernel)' : ''));
+  }
   const reset = el('button', null, 'Reset');
   reset.type = 'button';
   reset.title = 'show everything (key 0 or r)';
@@ -366,6 +483,7 @@
   range.id = 'range';
   bar.appendChild(lanesLegend);
   bar.appendChild(unitsLegend);
+  if (subLegend) bar.appendChild(subLegend);
   bar.appendChild(reset);
   bar.appendChild(range);
   bar.appendChild(el('span', 'hint', 'wheel: zoom \u00b7 drag: pan \u00b7 0 or r: reset \u00b7 hover: details'));
@@ -405,10 +523,13 @@
   }
   const PX_PHASE = PHASE_COLOR.map(rgba), PX_CAUSE = CAUSE_COLOR.map(rgba), PX_BUSY = rgba(BUSY_COLOR);
   const PX_OPEN = PHASE_COLOR.map(function (h) { return mix(rgbOf(h), [255, 255, 255], 0.55); });
+  const PX_NAME = NAME_COLOR.map(function (h) { return h ? rgba(h) : 0; }), PX_KERNEL = rgba(KERNEL_COLOR);
   const PX_BG = rgba(BG), PX_LANE = rgba(LANE_BG), PX_GRID = rgba(GRID), PX_AREA = rgba(AREA_BG);
   const RGB_LANE = rgbOf(LANE_BG), RGB_BUSY = rgbOf(BUSY_COLOR);
   const WORKER_SHADES = [];
   for (let i = 0; i <= 16; i++) WORKER_SHADES.push(mix(RGB_LANE, RGB_BUSY, i / 16));
+  const KERNEL_SHADES = [];
+  for (let i = 0; i <= 16; i++) KERNEL_SHADES.push(mix(RGB_LANE, rgbOf(KERNEL_COLOR), i / 16));
 
   /* Heights are fixed per window size, not per zoom, so nothing jumps. */
   function sizeUp() {
@@ -433,7 +554,8 @@
   }
   function lanesHeight(R) {
     let h = 0;
-    for (const D of R.devices) h += LANE_H + LANE_GAP + D.lanes.length * (WLANE_H + 2);
+    for (const D of R.devices)
+      h += LANE_H + LANE_GAP + (D.kern ? KLANE_H + LANE_GAP : 0) + D.lanes.length * (WLANE_H + 2);
     return h;
   }
 
@@ -543,6 +665,10 @@
       for (const D of R.devices) {
         L.lanes.push({ y: y, h: LANE_H, D: D, lane: null });
         y += LANE_H + LANE_GAP;
+        if (D.kern) { /* its kernel lane, right under it */
+          L.lanes.push({ y: y, h: KLANE_H, D: D, lane: null, kern: true });
+          y += KLANE_H + LANE_GAP;
+        }
         for (const l of D.lanes) {
           L.lanes.push({ y: y, h: WLANE_H, D: D, lane: l });
           y += WLANE_H + 2;
@@ -567,7 +693,7 @@
         rowPx = 1;
       }
       const gap = rowPx >= 5 ? Math.max(1, Math.round(dpr)) : 0;
-      const T = R.T, laneOf = R.lane, lanes = R.lanes;
+      const T = R.T, laneOf = R.lane, lanes = R.lanes, P = R.P, pFirst = P.pFirst;
       for (const l of lanes) l.acc.fill(0);
       const span2 = [0, 0];
       const c0 = PX_PHASE[0], c1 = PX_PHASE[1], c2 = PX_PHASE[2], c3 = PX_PHASE[3], c4 = PX_PHASE[4];
@@ -597,8 +723,19 @@
           if (xb > xa)
             for (let yy = ry + 1; yy < ry + rowPx - gap; yy++) buf.copyWithin(yy * PW + xa, ry * PW + xa, ry * PW + xb);
         }
+        /* The GPU phase's sub-phases, inside its bar: in its lower part
+         * (the whole row when the row is too thin), the kernel's on top. */
+        if (pFirst && t5 >= t4 && pFirst[i + 1] > pFirst[i]) {
+          const bd = band(ry, rowPx, gap);
+          for (let pass = 0; pass < 2; pass++)
+            for (let j = pFirst[i]; j < pFirst[i + 1]; j++) {
+              const nm = P.pName[j];
+              if (P.pWithin[j] !== 0 || !PX_NAME[nm] || NAME_KERNEL[nm] !== (pass === 1)) continue;
+              for (let yy = bd[0]; yy < bd[1]; yy++) paint(yy, P.pA[j], P.pB[j], PX_NAME[nm]);
+            }
+        }
       }
-      L.area = { y: y, h: A, rowCss: rowPx / dpr, k: k, nv: nv };
+      L.area = { y: y, h: A, rowCss: rowPx / dpr, k: k, nv: nv, a0: a0, rowPx: rowPx, gap: gap };
 
       for (const ln of L.lanes) {
         const y0 = dev(ln.y), y1 = dev(ln.y + ln.h);
@@ -610,6 +747,8 @@
             buf[o + x] = f <= 0 ? PX_LANE : f >= 1 ? PX_BUSY : WORKER_SHADES[Math.max(1, Math.round(f * 16))];
           }
           replicate(y0, y1);
+        } else if (ln.kern) {
+          kernelLane(ln.D, y0, y1, xs);
         } else {
           deviceLane(ln.D, y0, y1, xs);
         }
@@ -632,6 +771,32 @@
       readyAt = performance.now();
     }
     if (hover) hoverAt(hover.x, hover.y);
+  }
+
+  /* The device pixel rows [from, to) of a unit row's sub-phase band. */
+  function band(ry, rowPx, gap) {
+    const h = Math.max(1, rowPx - gap);
+    return [h >= 3 ? ry + Math.ceil(h * 0.4) : ry, ry + h];
+  }
+
+  /* A kernel lane: each column shaded by how much of it a kernel ran
+   * (the union of the device's kernel phases). */
+  function kernelLane(D, y0, y1, xs) {
+    const o = y0 * PW, k = D.kern;
+    buf.fill(PX_LANE, o, o + PW);
+    accBusy.fill(0);
+    let lo = 0, hi = D.nkern;
+    while (lo < hi) { /* the first span ending after v0 (disjoint, in order) */
+      const mid = (lo + hi) >> 1;
+      if (k[2 * mid + 1] < v0) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let s = lo; s < D.nkern && k[2 * s] <= v1; s++) cover(accBusy, xs(k[2 * s]), xs(k[2 * s + 1]));
+    for (let x = 0; x < PW; x++) {
+      const f = accBusy[x];
+      if (f > 0) buf[o + x] = f >= 1 ? PX_KERNEL : KERNEL_SHADES[Math.max(1, Math.round(f * 16))];
+    }
+    replicate(y0, y1);
   }
 
   /* A device lane: each column is a stacked bar of what its time was, busy
@@ -710,13 +875,18 @@
       ctx.font = font;
       ctx.fillStyle = '#444';
       let info = s.none ? 'no GPU work measured' :
-        'GPU utilization ' + pct(s.util) + ' \u00b7 bottleneck ' + s.bottleneck;
+        'GPU utilization ' + pct(s.util) + (s.kutil !== undefined ? ' \u00b7 kernel utilization ' + pct(s.kutil) : '') +
+        ' \u00b7 bottleneck ' + s.bottleneck;
       info += ' \u00b7 units in view: ' + R.nvis + ' of ' + R.n;
       if (L.area.k > 1) info += ' (a pixel row = ' + L.area.k + ' units)';
       ctx.fillText(ellipsize(info, cssW - w - 30), 6 + w + 14, L.header + HEADER_H / 2);
       ctx.textAlign = 'right';
       for (const ln of L.lanes) {
-        if (ln.lane) {
+        if (ln.kern) {
+          ctx.font = '9px system-ui, sans-serif';
+          ctx.fillStyle = '#555';
+          ctx.fillText('kernels' + (ln.D.d.kutil !== null ? '  ' + pct(ln.D.d.kutil) : ''), GUTTER - 8, ln.y + ln.h / 2);
+        } else if (ln.lane) {
           ctx.font = '10px system-ui, sans-serif';
           ctx.fillStyle = '#555';
           ctx.fillText(ln.lane.worker < 0 ? 'worker ?' : 'worker ' + ln.lane.worker, GUTTER - 8, ln.y + ln.h / 2);
@@ -901,6 +1071,7 @@
       const R = L.R;
       for (const ln of L.lanes) {
         if (y < ln.y || y >= ln.y + ln.h + 1) continue;
+        if (ln.kern) return { kind: 'kernel', R: R, D: ln.D, t: t };
         if (ln.lane) {
           /* The unit on that worker nearest the pointer, among those in view. */
           const li = ln.lane.index, T = R.T;
@@ -942,6 +1113,7 @@
     if (!h) return hideTip();
     tip.textContent = '';
     if (h.kind === 'unit') unitTip(h);
+    else if (h.kind === 'kernel') kernelTip(h);
     else deviceTip(h);
     tip.hidden = false;
     const w = tip.offsetWidth, hh = tip.offsetHeight;
@@ -958,6 +1130,7 @@
     tip.appendChild(el('div', 'id', job));
     const sub = [];
     if (part >= 0) sub.push('partition ' + part);
+    if (R.kind && R.kind[i] >= 0) sub.push('kind ' + R.r.kinds[R.kind[i]]);
     if (T[i * 6 + 3] === T[i * 6 + 3] || T[i * 6 + 4] === T[i * 6 + 4])
       sub.push('GPU ' + device + (worker >= 0 ? ' worker ' + worker : ''));
     sub.push(runName(R));
@@ -967,7 +1140,8 @@
     const table = el('table');
     for (let e = 0; e < 6; e++) {
       const tr = el('tr'), v = T[i * 6 + e];
-      tr.appendChild(el('td', null, EVENTS[e]));
+      /* CHAN_SEND as the log wrote it */
+      tr.appendChild(el('td', null, e === 2 && R.queue && R.queue[i] ? 'GPU_QUEUE' : EVENTS[e]));
       tr.appendChild(el('td', 'n', v === v ? fmtAt(R, v) : '\u2014'));
       table.appendChild(tr);
     }
@@ -984,9 +1158,61 @@
       tr.appendChild(el('td', 'n', has ? fmtDur(sp[1] - sp[0]) : '\u2014'));
       table.appendChild(tr);
     }
+    /* Its phases (a GPU sub-phase with its colour) and marks. */
+    const P = R.P;
+    if (P.pFirst) {
+      for (let j = P.pFirst[i]; j < P.pFirst[i + 1]; j++) {
+        const tr = el('tr'), name = el('td'), nm = P.pName[j], w = P.pWithin[j];
+        if (j === P.pFirst[i]) tr.className = 'sep';
+        if (w === 0 && NAME_COLOR[nm]) name.appendChild(swatch(NAME_COLOR[nm]));
+        name.appendChild(document.createTextNode(NAMES[nm] +
+          (w === 0 ? '' : ' (in ' + (w === 1 ? 'synthesis' : 'the unit') + ')')));
+        tr.appendChild(name);
+        tr.appendChild(el('td', 'n', fmtDur(P.pB[j] - P.pA[j])));
+        table.appendChild(tr);
+      }
+    }
+    if (P.mFirst) {
+      for (let j = P.mFirst[i]; j < P.mFirst[i + 1]; j++) {
+        const tr = el('tr');
+        if (j === P.mFirst[i]) tr.className = 'sep';
+        tr.appendChild(el('td', null, NAMES[P.mName[j]]));
+        tr.appendChild(el('td', 'n', 'at ' + fmtAt(R, P.mT[j])));
+        table.appendChild(tr);
+      }
+    }
     tip.appendChild(table);
+    const more = P.more && P.more.get(i);
+    if (more) {
+      const m = [];
+      if (more[0]) m.push(more[0] + ' more phase' + (more[0] === 1 ? '' : 's'));
+      if (more[1]) m.push(more[1] + ' more mark' + (more[1] === 1 ? '' : 's'));
+      tip.appendChild(el('div', 'sub', m.join(' and ') + ' (waterfall analyze counts them all)'));
+    }
     if (R.r.t0) tip.appendChild(el('div', 'sub', 'times from the run\u2019s first event, at ' +
       fmtTime(R.r.t0, R.dec) + (R.r.native ? ' in the trace' : ' in the log')));
+  }
+
+  function kernelTip(h) {
+    const D = h.D, d = D.d, t = h.t, R = h.R, k = D.kern;
+    tip.appendChild(el('div', 'id', 'GPU ' + d.id + ' kernels \u00b7 ' + runName(R)));
+    let lo = 0, hi = D.nkern;
+    while (lo < hi) { /* the first span ending after t */
+      const mid = (lo + hi) >> 1;
+      if (k[2 * mid + 1] <= t) lo = mid + 1;
+      else hi = mid;
+    }
+    const line = el('div');
+    if (lo < D.nkern && k[2 * lo] <= t) {
+      line.appendChild(swatch(KERNEL_COLOR));
+      line.appendChild(document.createTextNode('kernels run ' + fmtAt(R, k[2 * lo]) + ' \u2013 ' + fmtAt(R, k[2 * lo + 1]) +
+        ' (' + fmtDur(k[2 * lo + 1] - k[2 * lo]) + ')'));
+    } else {
+      line.appendChild(document.createTextNode('no kernel runs'));
+    }
+    tip.appendChild(line);
+    tip.appendChild(el('div', 'sub', 'kernel utilization ' + pct(d.kutil) + ' \u00b7 ' + data.kernel_phase +
+      ' phases busy ' + micro(d.kbusy) + ' of its window'));
   }
 
   function deviceTip(h) {
@@ -1025,8 +1251,11 @@
   /* ---- a read-only hook for tests and scripts ----
    * view(), full(): the visible and the whole time range, [t0, t1] in s;
    * locate(job, partition?, run?): where a unit's bar is on screen (client
-   * px), or null; ready, readyAt: the first frame is drawn (and when, by
-   * performance.now()); drawMs: the last frame's drawing time. */
+   * px), or null; subphases(job, partition?, run?): its GPU bar and the
+   * sub-phases drawn in it (client px, name, colour), or null; lanes(): per
+   * run the lanes drawn (device, kernel, worker); ready, readyAt: the
+   * first frame is drawn (and when, by performance.now()); drawMs: the
+   * last frame's drawing time. */
 
   function locate(jobId, partition, run) {
     for (let ri = 0; ri < layoutRuns.length; ri++) {
@@ -1057,15 +1286,63 @@
     return null;
   }
 
+  /* A unit's GPU bar and its sub-phases as drawn (client px), or null. */
+  function subphases(jobId, partition, run) {
+    const rc = canvas.getBoundingClientRect(), cx = function (t) {
+      return rc.left + GUTTER + ((Math.min(Math.max(t, v0), v1) - v0) / (v1 - v0)) * plotW;
+    };
+    for (let ri = 0; ri < layoutRuns.length; ri++) {
+      if (run !== undefined && run !== null && ri !== run) continue;
+      const L = layoutRuns[ri], R = L.R, A = L.area, P = R.P, T = R.T;
+      for (let v = 0; v < A.nv; v++) {
+        const i = R.vis[v];
+        if (R.r.jobs[R.U[i * 4]] !== jobId) continue;
+        if (partition !== undefined && partition !== null && R.U[i * 4 + 1] !== partition) continue;
+        const ry = A.a0 + Math.floor(v / A.k) * A.rowPx, bd = band(ry, A.rowPx, A.gap);
+        const out = {
+          gpu: {
+            x0: cx(T[i * 6 + 4]), x1: cx(T[i * 6 + 5]),
+            y0: rc.top + ry / dpr, y1: rc.top + (ry + Math.max(1, A.rowPx - A.gap)) / dpr,
+          },
+          subs: [],
+        };
+        if (P.pFirst)
+          for (let j = P.pFirst[i]; j < P.pFirst[i + 1]; j++)
+            if (P.pWithin[j] === 0 && NAME_COLOR[P.pName[j]])
+              out.subs.push({
+                name: NAMES[P.pName[j]], color: NAME_COLOR[P.pName[j]], x0: cx(P.pA[j]), x1: cx(P.pB[j]),
+                y0: rc.top + bd[0] / dpr, y1: rc.top + bd[1] / dpr,
+              });
+        return out;
+      }
+    }
+    return null;
+  }
+  /* The lanes drawn, per run: device, kernel or worker, and where. */
+  function lanesOf() {
+    const rc = canvas.getBoundingClientRect();
+    return layoutRuns.map(function (L) {
+      return L.lanes.map(function (ln) {
+        const kind = ln.kern ? 'kernel' : ln.lane ? 'worker' : 'device';
+        return { kind: kind, device: ln.D.d.id, y: rc.top + ln.y, h: ln.h };
+      });
+    });
+  }
+
   Object.defineProperty(window, '__waterfall', {
     value: Object.freeze({
       view: function () { return [v0 / 1e9, v1 / 1e9]; },
       full: function () { return [0, full / 1e9]; },
       locate: locate,
+      subphases: subphases,
+      lanes: lanesOf,
       get ready() { return ready && drawn; },
       get readyAt() { return readyAt; },
       get drawMs() { return drawMs; }, /* the last frame's drawing time */
-      colors: Object.freeze({ phases: PHASE_COLOR.slice(), causes: CAUSE_COLOR.slice(), busy: BUSY_COLOR }),
+      colors: Object.freeze({
+        phases: PHASE_COLOR.slice(), causes: CAUSE_COLOR.slice(), busy: BUSY_COLOR, kernel: KERNEL_COLOR,
+        sub: SUB_COLOR.slice(),
+      }),
     }),
     writable: false,
     configurable: false,

@@ -19,7 +19,13 @@ try {
   await page.goto(pathToFileURL(resolve(report)).href);
   await page.waitForFunction(() => window.__waterfall && window.__waterfall.ready, null, { timeout: 20000 });
   if (job) {
-    const at = await page.evaluate(([j, r]) => window.__waterfall.locate(j, null, r), [job, run === undefined ? null : +run]);
+    const where = () => page.evaluate(([j, r]) => window.__waterfall.locate(j, null, r), [job, run === undefined ? null : +run]);
+    let at = await where();
+    if (at && (at.y < 0 || at.y >= +height)) {
+      // below the fold (the summaries above it grew): scroll it into view
+      await page.evaluate((dy) => window.scrollBy(0, dy), at.y - +height / 2);
+      at = await where();
+    }
     if (!at) throw new Error('shot: unit ' + job + ' is not in view');
     await page.mouse.move(at.x, at.y);
     await page.waitForFunction(() => !document.getElementById('tip').hidden);

@@ -1,18 +1,23 @@
 // test_html.mjs -- the HTML view of `waterfall render` as a person uses it,
 // in headless Chromium (tests/test_html.sh writes the reports):
 //
-//   node test_html.mjs CHROMIUM ONE.html TWO.html
+//   node test_html.mjs CHROMIUM ONE.html TWO.html [KERN.html]
 //
 // ONE.html is tests/test_html.sh's known log, with two hostile job ids;
-// TWO.html holds two runs.  Checks: no console error, no request but the
-// file itself, every phase and lane colour on the canvas, a tooltip with
-// the unit under the pointer, wheel zoom, drag, keys and Reset, hostile
-// ids inert and shown literally, one summary per run.
+// TWO.html holds two runs; KERN.html its log with sub-phases and kernels
+// (two workers on one device, their kernels serialized).  Checks: no
+// console error, no request but the file itself, every phase and lane
+// colour on the canvas, a tooltip with the unit under the pointer, wheel
+// zoom, drag, keys and Reset, hostile ids inert and shown literally, one
+// summary per run; no kernel lane or kernel figure without kernel phases;
+// with them, a kernel lane under the device's, sub-phases painted inside
+// their GPU bars, kernel utilization and what fills the GPU phase in the
+// summary, kind, phases, marks and GPU_QUEUE in the tooltips.
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
 import { launch } from './launch.mjs';
 
-const [chromiumPath, one, two] = process.argv.slice(2);
+const [chromiumPath, one, two, kern] = process.argv.slice(2);
 let pass = 0, fail = 0;
 function check(ok, what) {
   if (ok) pass++;
@@ -53,6 +58,12 @@ try {
     return want.map((h) => [h, seen.has(parseInt(h.slice(1), 16))]);
   });
   for (const [h, ok] of colours) check(ok, 'colour ' + h + ' is not on the canvas');
+
+  // No kernel phases: no kernel lane, no kernel figure, no sub-phase.
+  const lanes1 = await page.evaluate(() => window.__waterfall.lanes());
+  check(lanes1.length === 1 && lanes1[0].every((l) => l.kind !== 'kernel'), 'a kernel lane without kernel phases: ' + JSON.stringify(lanes1));
+  check(!/kernel/i.test(await page.evaluate(() => document.body.innerText)), 'kernel words without kernel phases');
+  check((await page.evaluate(() => window.__waterfall.subphases('beta'))).subs.length === 0, 'sub-phases without phases');
 
   // Hover over a known unit's bar: the tooltip names it.
   async function hoverUnit(job, partition) {
@@ -152,8 +163,102 @@ try {
   const texts = await page2.evaluate(() => Array.from(document.querySelectorAll('.card')).map((c) => c.textContent));
   check(texts.every((t) => /GPU utilization/.test(t) && /bottleneck/.test(t) && /advice/.test(t)), 'a summary lacks utilization, bottleneck or advice');
   check(errors2.length === 0, 'console errors with two runs: ' + errors2.join(' | '));
+
+  if (kern) await kernelPage(kern);
 } finally {
   await browser.close();
 }
+async function kernelPage(file) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(pathToFileURL(resolve(file)).href);
+  await page.waitForFunction(() => window.__waterfall && window.__waterfall.ready, null, { timeout: 15000 });
+  check(errors.length === 0, 'console errors with sub-phases: ' + errors.join(' | '));
+
+  // The kernel lane: under the device's, before the workers'.
+  const lanes = await page.evaluate(() => window.__waterfall.lanes());
+  check(JSON.stringify(lanes[0].map((l) => l.kind)) === JSON.stringify(['device', 'kernel', 'worker', 'worker']),
+    'lanes: ' + JSON.stringify(lanes));
+
+  // Each sub-phase inside its unit's GPU bar, painted in its colour.
+  const k = await page.evaluate(() => window.__waterfall.colors);
+  // one readback of the canvas (several make Chromium warn on the console)
+  await page.evaluate(() => {
+    const c = document.querySelector('canvas');
+    window.__px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+  });
+  const pixel = (x, y) => page.evaluate(([x, y]) => {
+    const c = document.querySelector('canvas'), r = c.getBoundingClientRect();
+    const i = 4 * (Math.floor((y - r.top) * c.height / r.height) * c.width + Math.floor((x - r.left) * c.width / r.width));
+    const d = window.__px;
+    return '#' + [d[i], d[i + 1], d[i + 2]].map((v) => v.toString(16).padStart(2, '0')).join('').toUpperCase();
+  }, [x, y]);
+  const want = { a: ['HOST_MSM', 'KERNEL'], b: ['HOST_MSM', 'KERNEL'], c: ['KERNEL', 'LOAD'] };
+  for (const job of Object.keys(want)) {
+    const sp = await page.evaluate((j) => window.__waterfall.subphases(j), job);
+    check(sp && JSON.stringify(sp.subs.map((s) => s.name).sort()) === JSON.stringify(want[job]),
+      'sub-phases of ' + job + ': ' + JSON.stringify(sp));
+    if (!sp) continue;
+    for (const s of sp.subs) {
+      check(s.x0 >= sp.gpu.x0 - 0.01 && s.x1 <= sp.gpu.x1 + 0.01 && s.y0 >= sp.gpu.y0 && s.y1 <= sp.gpu.y1 && s.y1 > s.y0,
+        s.name + ' of ' + job + ' outside its GPU bar: ' + JSON.stringify([s, sp.gpu]));
+      const got = await pixel((s.x0 + s.x1) / 2, (s.y0 + s.y1) / 2);
+      // c's LOAD overlaps its KERNEL, drawn over it: its own colour only past it
+      const x = s.name === 'LOAD' ? (Math.max(s.x0, sp.subs.find((t) => t.name === 'KERNEL').x1) + s.x1) / 2 : (s.x0 + s.x1) / 2;
+      const at = await pixel(x, (s.y0 + s.y1) / 2);
+      check((s.name === 'LOAD' ? at : got) === s.color.toUpperCase(),
+        s.name + ' of ' + job + ' is not painted ' + s.color + ': ' + got + ' / ' + at);
+    }
+    // above the band, the GPU bar's own green
+    const g = await pixel((sp.gpu.x0 + sp.gpu.x1) / 2, sp.gpu.y0 + 1);
+    check(g === k.phases[4].toUpperCase(), 'the GPU bar of ' + job + ' above its sub-phases: ' + g);
+  }
+  const kernelPx = await page.evaluate((kc) => {
+    const d = window.__px;
+    const want = parseInt(kc.slice(1), 16);
+    for (let i = 0; i < d.length; i += 4) if (((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]) === want) return true;
+    return false;
+  }, k.kernel);
+  check(kernelPx, 'the kernel colour is not on the canvas');
+
+  // The summary: kernel utilization beside utilization, what fills the rest.
+  const card = await page.evaluate(() => document.querySelector('.card').textContent);
+  check(/78\.3%kernel utilization: KERNEL phases busy 90\.0 ms of the same window/.test(card), 'kernel utilization: ' + card);
+  check(card.includes('HOST_MSM 10.9%, LOAD 5.7%, unaccounted 34.5%'), 'the GPU phase\'s fill: ' + card);
+  const legend = await page.evaluate(() => (document.getElementById('sublegend') || {}).textContent || '');
+  check(legend.includes('KERNEL (kernel)') && legend.includes('HOST_MSM') && legend.includes('LOAD'), 'legend: ' + legend);
+
+  // Tooltips: kind, GPU_QUEUE as written, phases, marks with their times.
+  async function tipOf(job) {
+    const at = await page.evaluate((j) => window.__waterfall.locate(j), job);
+    if (!at) return '';
+    await page.mouse.move(at.x, at.y);
+    await page.waitForFunction(() => !document.getElementById('tip').hidden, null, { timeout: 3000 }).catch(() => {});
+    return page.evaluate(() => document.getElementById('tip').textContent);
+  }
+  let tip = await tipOf('a');
+  check(tip.includes('kind porep-c2') && tip.includes('GPU_QUEUE') && !tip.includes('CHAN_SEND'), 'tooltip of a: ' + tip);
+  check(tip.includes('HOST_MSM5.0 ms') && tip.includes('KERNEL40.0 ms') && tip.includes('LOAD (in synthesis)6.0 ms'), 'phases of a: ' + tip);
+  check(tip.includes('GPU_FINALIZEat 70 ms'), 'mark of a: ' + tip);
+  tip = await tipOf('b');
+  check(tip.includes('kind winning-post') && tip.includes('CHAN_SEND') && !tip.includes('GPU_QUEUE'), 'tooltip of b: ' + tip);
+  check(tip.includes('PROOF_SENTat 140 ms'), 'mark of b: ' + tip);
+  // the kernel lane's own tooltip
+  const kl = lanes[0][1], box = await page.evaluate(() => {
+    const r = document.querySelector('canvas').getBoundingClientRect();
+    return { x: r.left, w: r.width };
+  });
+  const sp = await page.evaluate(() => window.__waterfall.subphases('a'));
+  const kx = sp.subs.find((s) => s.name === 'KERNEL');
+  await page.mouse.move((kx.x0 + kx.x1) / 2, kl.y + kl.h / 2);
+  await page.waitForFunction(() => !document.getElementById('tip').hidden, null, { timeout: 3000 }).catch(() => {});
+  tip = await page.evaluate(() => document.getElementById('tip').textContent);
+  check(tip.includes('GPU 0 kernels') && tip.includes('kernels run 20 ms \u2013 100 ms') && tip.includes('78.3%'),
+    'kernel lane tooltip: ' + tip + ' (canvas at ' + box.x + ')');
+  check(errors.length === 0, 'console errors after hovering: ' + errors.join(' | '));
+}
+
 console.log('html (browser): ' + pass + ' passed, ' + fail + ' failed');
 process.exit(fail ? 1 : 0);

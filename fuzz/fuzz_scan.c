@@ -1,7 +1,10 @@
 /*
  * fuzz_scan.c -- libFuzzer target: the TIMELINE finder and line parser
- * (both forms, ANSI codes, CRLF) on any bytes, line by line, checked
- * against a plain memmem for the finder.
+ * (both forms, after a logger's target, tracing's JSON, ANSI codes, CRLF,
+ * line timestamps) on any bytes, line by line as read_text goes (the
+ * buffer's start passed as the lowest byte to look back to, the next hit
+ * tried after one that is not a record), checked against a plain memmem
+ * for the finder.
  */
 #include "scan.h"
 
@@ -30,13 +33,23 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
             eol = end;
         for (const char *hit = scan_find(ls, eol); hit; hit = scan_find(hit + 8, eol)) {
             struct scan_rec r;
-            enum scan_err e = scan_line(ls, hit, eol, scratch, &r);
+            enum scan_err e = scan_line(p, hit, eol, scratch, &r);
             if (e == SCAN_OK) {
-                if (r.ev < 0 || r.ev >= EV_N || r.t_ns < 0 || r.job_len == 0 || r.job_len > SCAN_JOB_MAX)
+                if (r.ev < 0 || r.ev > EV_OTHER || r.t_ns < 0 || r.t_ns > INT64_MAX / 2 || r.job_len == 0 ||
+                    r.job_len > SCAN_JOB_MAX || r.nkv > SCAN_KV_MAX)
                     abort();
                 volatile char c = r.job[r.job_len - 1]; /* in bounds */
+                if (r.ev == EV_OTHER)
+                    c = r.name[r.name_len - 1];
+                for (int i = 0; i < r.nkv; i++) {
+                    c = r.kv[i].k[r.kv[i].kn - 1];
+                    if (r.kv[i].vn)
+                        c = r.kv[i].v[r.kv[i].vn - 1];
+                }
                 (void)c;
             }
+            if (e != SCAN_NOT_RECORD)
+                break;
         }
         ls = eol + 1;
     }

@@ -62,7 +62,7 @@ struct progress {
 
 /* Parse the complete lines in [buf, buf+len); returns the bytes used (up to
  * the last '\n', or everything when last is set).  *line is the number of
- * the line at buf (0-based within the part). */
+ * the line at buf (0-based within the part); buf is where a line starts. */
 static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int last,
                           uint64_t *line, int long_check, const char *readable)
 {
@@ -120,12 +120,11 @@ static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int las
             }
         }
         *line += nl;
-        /* the line's start: only the few bytes before the hit matter */
-        const char *ls = hit;
-        while (ls > buf && ls[-1] != '\n' && hit - ls < 64)
-            ls--;
+        /* buf starts a line: the parser looks back from the hit for the
+         * line's start only when a record needs it (the line's own
+         * timestamp, a JSON line's fields before its target) */
         struct scan_rec r;
-        enum scan_err e = scan_line_in(ls, hit, eol, readable, scratch[sc], &r);
+        enum scan_err e = scan_line_in(buf, hit, eol, readable, scratch[sc], &r);
         if (e == SCAN_NOT_RECORD) {
             /* Not a record, but a real one may follow on the same line. */
             if (long_check && nl)

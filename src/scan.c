@@ -560,70 +560,820 @@ static int parse_cuzk_fast(const char *p, size_t n, char *buf, int direct, struc
 }
 #endif
 
-/* Whether [p, end) holds a job= or ts= word: the shape of a seed-form
- * record.  A daemon's own line that mentions TIMELINE ("INFO cuzk:
- * TIMELINE logging enabled") has neither, and is not a record at all: not
- * counted, not skipped. */
-static int has_record_key(const char *p, const char *end)
+/* ------------------------------------------------------------------ */
+/* The seed form as Rust's loggers print it: after a target (`TIMELINE:`
+ * from tracing-subscriber, `TIMELINE]` from env_logger), with quoted
+ * values, fields in any order, the event as a field, and the line's own
+ * timestamp where the record has no ts=; and tracing's JSON lines. */
+
+static int is_blank(int c)
 {
-    while (p < end) {
-        while (p < end && (*p == ' ' || *p == '\t'))
-            p++;
-        if ((end - p > 4 && memcmp(p, "job=", 4) == 0) || (end - p > 3 && memcmp(p, "ts=", 3) == 0))
-            return 1;
-        while (p < end && *p != ' ' && *p != '\t')
-            p++;
+    return c == ' ' || c == '\t';
+}
+
+static int is_digit(int c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static void rec_reset(struct scan_rec *r)
+{
+    r->job = NULL;
+    r->job_len = 0;
+    r->partition = r->worker = r->device = -1;
+    r->t_ns = 0;
+    r->name = NULL;
+    r->name_len = 0;
+    r->queue = r->wall = r->nkv = 0;
+}
+
+/* Seconds as loggers write them: parse_fixed's decimal, or with an
+ * exponent, as Rust's {:?} and JSON write small floats (1.5e-5). */
+static int parse_secs(const char *s, size_t n, int64_t *out)
+{
+    size_t e = 0;
+    while (e < n && s[e] != 'e' && s[e] != 'E')
+        e++;
+    if (e == n)
+        return parse_fixed(s, n, 9, INT64_MAX / 2, out);
+    size_t i = e + 1;
+    int neg = 0;
+    long x = 0;
+    if (i < n && (s[i] == '+' || s[i] == '-'))
+        neg = s[i++] == '-';
+    if (i == n)
+        return -1;
+    for (; i < n; i++) {
+        if (!is_digit((unsigned char)s[i]) || x > 1000)
+            return -1;
+        x = x * 10 + (s[i] - '0');
     }
+    if (neg)
+        x = -x;
+    /* the mantissa's digits, and how many come before its point */
+    char d[48];
+    size_t nd = 0, ni = 0;
+    int point = 0;
+    if (e == 0 || !is_digit((unsigned char)s[0]))
+        return -1;
+    for (size_t k = 0; k < e; k++) {
+        if (s[k] == '.' && !point) {
+            point = 1;
+            continue;
+        }
+        if (!is_digit((unsigned char)s[k]))
+            return -1;
+        if (!point)
+            ni++;
+        if (nd < sizeof d)
+            d[nd++] = s[k];
+        else if (!point)
+            return -1;
+    }
+    /* written again without the exponent, for parse_fixed */
+    long pt = (long)ni + x;
+    char b[96];
+    size_t k = 0;
+    if (pt > 19)
+        return -1;
+    if (pt <= 0) {
+        b[k++] = '0';
+        b[k++] = '.';
+        for (long z = 0; z < -pt && k < 12; z++)
+            b[k++] = '0';
+        for (size_t q = 0; q < nd && k < 40; q++)
+            b[k++] = d[q];
+    } else {
+        for (long q = 0; q < pt; q++)
+            b[k++] = q < (long)nd ? d[q] : '0';
+        if ((long)nd > pt) {
+            b[k++] = '.';
+            for (size_t q = (size_t)pt; q < nd && k < 80; q++)
+                b[k++] = d[q];
+        }
+    }
+    return parse_fixed(b, k, 9, INT64_MAX / 2, out);
+}
+
+/* Days from 1970-01-01 to y-m-d (proleptic Gregorian; H. Hinnant's
+ * days_from_civil). */
+static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+static int num2(const char *s)
+{
+    return is_digit((unsigned char)s[0]) && is_digit((unsigned char)s[1]) ? (s[0] - '0') * 10 + (s[1] - '0')
+                                                                           : -1;
+}
+
+/* An RFC 3339 date-time at s, before end: 2026-02-18T19:21:07.512034Z
+ * (T, t or a blank between date and time; Z, z, +HH:MM, -HH:MM, +HHMM or
+ * +HH after; no zone is read as UTC; up to 9 digits of fraction, more are
+ * dropped).  Returns its length, with the time since
+ * 1970-01-01T00:00:00Z in *ns; 0 if there is none at s. */
+static size_t parse_datetime(const char *s, const char *end, int64_t *ns)
+{
+    if (end - s < 19)
+        return 0;
+    for (int i = 0; i < 4; i++)
+        if (!is_digit((unsigned char)s[i]))
+            return 0;
+    if (s[4] != '-' || s[7] != '-' || !(s[10] == 'T' || s[10] == 't' || s[10] == ' ') || s[13] != ':' ||
+        s[16] != ':')
+        return 0;
+    int y = (s[0] - '0') * 1000 + (s[1] - '0') * 100 + (s[2] - '0') * 10 + (s[3] - '0');
+    int mo = num2(s + 5), d = num2(s + 8), h = num2(s + 11), mi = num2(s + 14), se = num2(s + 17);
+    static const int mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || h < 0 || h > 23 || mi < 0 || mi > 59 ||
+        se < 0 || se > 60)
+        return 0;
+    if (mo == 2 && d == 29 && !(y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)))
+        return 0;
+    size_t i = 19, n = (size_t)(end - s);
+    int64_t frac = 0;
+    if (i < n && (s[i] == '.' || s[i] == ',')) {
+        int64_t place = 100000000;
+        size_t digits = 0;
+        for (i++; i < n && is_digit((unsigned char)s[i]); i++, digits++) {
+            frac += (s[i] - '0') * place;
+            place /= 10;
+        }
+        if (digits == 0)
+            return 0;
+    }
+    int64_t off = 0;
+    if (n - i >= 4 && s[i] == ' ' && (s[i + 1] == '+' || s[i + 1] == '-') && num2(s + i + 2) >= 0)
+        i++; /* flexi_logger: "2026-02-18 19:21:07.512034 +01:00" */
+    if (i < n && (s[i] == 'Z' || s[i] == 'z')) {
+        i++;
+    } else if (i < n && (s[i] == '+' || s[i] == '-') && n - i >= 3 && num2(s + i + 1) >= 0) {
+        /* +HH:MM, +HHMM or +HH; anything else after the sign is not a zone */
+        int oh = num2(s + i + 1), om = 0;
+        size_t j = i + 3;
+        if (n - j >= 3 && s[j] == ':' && num2(s + j + 1) >= 0)
+            om = num2(s + j + 1), j += 3;
+        else if (n - j >= 2 && num2(s + j) >= 0)
+            om = num2(s + j), j += 2;
+        if (oh <= 23 && om <= 59) {
+            off = (int64_t)(oh * 3600 + om * 60) * (s[i] == '-' ? -1 : 1);
+            i = j;
+        }
+    }
+    int64_t secs = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se - off;
+    /* the times of all records stay below INT64_MAX / 2 ns (about 2116) */
+    if (secs < 0 || secs > (INT64_MAX / 2) / 1000000000 - 1)
+        return 0;
+    *ns = secs * 1000000000 + frac;
+    return i;
+}
+
+/* The first date-time in [p, end) that starts a number. */
+static int first_datetime(const char *p, const char *end, int64_t *ns)
+{
+    for (const char *q = p; end - q >= 19; q++)
+        if (q[4] == '-' && is_digit((unsigned char)*q) && (q == p || !is_digit((unsigned char)q[-1])) &&
+            parse_datetime(q, end, ns))
+            return 1;
     return 0;
 }
 
-static enum scan_err parse_seed(const char *p, const char *end, struct scan_rec *r)
+/* Where tl's line starts: after the last '\n' in [lo, tl), looking back
+ * SCAN_LINE_MAX bytes at most; *whole is 0 when the line starts further
+ * back (then the window's start is returned). */
+static const char *line_from(const char *lo, const char *tl, int *whole)
 {
-    /* <event> job=<job_id> ts=<seconds> [k=v ...], blank separated */
-    int have_ts = 0;
-    r->ev = -2;
+    const char *from = tl - lo > SCAN_LINE_MAX ? tl - SCAN_LINE_MAX : lo;
+    const char *nl = tl > from ? memrchr(from, '\n', (size_t)(tl - from)) : NULL;
+    *whole = nl || from == lo;
+    return nl ? nl + 1 : from;
+}
+
+/* Where a record is: for the line's own clock when it has no ts=. */
+struct where {
+    const char *lo, *tl; /* the lowest byte that may be read; the TIMELINE */
+    int has_clock;       /* the clock is known already (tracing JSON's "timestamp") */
+    int64_t clock;
+};
+
+/* The line's own clock: the first RFC 3339 date-time before the record. */
+static int line_clock(const struct where *w, int64_t *ns)
+{
+    if (w->has_clock) {
+        *ns = w->clock;
+        return 1;
+    }
+    int whole;
+    const char *ls = line_from(w->lo, w->tl, &whole);
+    return first_datetime(ls, w->tl, ns);
+}
+
+/* Where the seed form's unquoted values go: the text is either scratch
+ * (out == base: decoded in place) or the caller's buffer, whose value at
+ * base + i is decoded at out + i (never longer, so values never meet). */
+struct dec {
+    const char *base;
+    char *out;
+};
+
+/* A value at v: "quoted" (\" and \\ are decoded; a blank may be inside)
+ * or up to a blank (up to a ',' instead, blanks and all, when stop is
+ * ','; the caller trims).  Returns where the value ends. */
+static const char *seed_value(const char *v, const char *end, char stop, const struct dec *d,
+                              const char **out, size_t *on)
+{
+    if (v < end && *v == '"') {
+        const char *q = v + 1;
+        for (; q < end; q++) {
+            if (*q == '\\') {
+                if (q + 1 < end)
+                    q++;
+                continue;
+            }
+            if (*q == '"')
+                break;
+        }
+        if (q < end) {
+            char *dst = d->out + (v + 1 - d->base);
+            size_t o = 0;
+            for (const char *c = v + 1; c < q; c++) {
+                if (*c == '\\' && c + 1 < q && (c[1] == '"' || c[1] == '\\'))
+                    c++;
+                dst[o++] = *c;
+            }
+            *out = dst;
+            *on = o;
+            return q + 1;
+        }
+    }
+    const char *q = v;
+    if (stop)
+        q = scan_byte(v, end, stop);
+    else
+        while (q < end && !is_blank((unsigned char)*q))
+            q++;
+    *out = v;
+    *on = (size_t)(q - v);
+    return q;
+}
+
+/* What a seed-form record says, before it is judged. */
+struct seed {
+    const char *msg; /* the message's first word: the event's name */
+    size_t msgn;
+    const char *evv; /* event=, which comes before the message */
+    size_t evn;
+    int has_ev;
+    int shape;   /* a job or ts field with a value: the shape of a record */
+    int have_ts; /* r->t_ns is the record's own time */
+    enum scan_err err; /* the first bad value */
+};
+
+static int key_is(const char *k, size_t kn, const char *name)
+{
+    size_t n = strlen(name);
+    return kn == n && memcmp(k, name, n) == 0;
+}
+
+/* One field of a record. */
+static void seed_key(struct seed *s, const char *k, size_t kn, const char *v, size_t vn, int given,
+                     struct scan_rec *r)
+{
+    enum scan_err e = SCAN_OK;
+    if (key_is(k, kn, "job")) {
+        s->shape |= given;
+        if (vn == 0 || vn > SCAN_JOB_MAX) {
+            e = SCAN_NO_JOB;
+        } else {
+            r->job = v;
+            r->job_len = vn;
+        }
+    } else if (key_is(k, kn, "ts")) {
+        s->shape |= given;
+        if (parse_secs(v, vn, &r->t_ns))
+            e = SCAN_BAD_TIME;
+        else
+            s->have_ts = 1;
+    } else if (key_is(k, kn, "event")) {
+        s->evv = v;
+        s->evn = vn;
+        s->has_ev = 1;
+    } else if (take_key(k, kn, v, vn, r) < 0) {
+        e = SCAN_BAD_NUMBER;
+    }
+    if (e && !s->err)
+        s->err = e;
+}
+
+/* A field name: a letter or _, then letters, digits, _ and '.'. */
+static int is_field_name(const char *s, size_t n)
+{
+    if (n == 0 || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') || s[0] == '_'))
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if (!is_word((unsigned char)s[i]) && s[i] != '.')
+            return 0;
+    return 1;
+}
+
+/* tracing's source location before the message: `src/main.rs:42:`,
+ * `src/main.rs:` or `42:`. */
+static int is_location(const char *w, size_t n)
+{
+    if (n < 2 || w[n - 1] != ':')
+        return 0;
+    int digits = 1;
+    for (size_t i = 0; i + 1 < n; i++) {
+        if (w[i] == '/' || w[i] == '\\' || w[i] == '.')
+            return 1;
+        digits &= is_digit((unsigned char)w[i]);
+    }
+    return digits;
+}
+
+/* The words of a seed-form record, in any order: the message's first
+ * bare word, key=value fields (values may be quoted), and tracing's
+ * pretty form ("message, key: value, key: value"). */
+static void seed_scan(const char *p, const char *end, const struct dec *d, struct seed *s,
+                      struct scan_rec *r)
+{
+    int first = 1, pretty = 0;
     while (p < end) {
-        while (p < end && (*p == ' ' || *p == '\t'))
+        while (p < end && is_blank((unsigned char)*p))
             p++;
         if (p == end)
             break;
-        const char *w = p;
-        while (p < end && *p != ' ' && *p != '\t')
+        const char *w = p, *q = p;
+        while (q < end && !is_blank((unsigned char)*q) && *q != '=' && *q != '"')
+            q++;
+        if (q < end && *q == '=' && q > w) { /* key=value */
+            const char *v;
+            size_t vn;
+            p = seed_value(q + 1, end, 0, d, &v, &vn);
+            seed_key(s, w, (size_t)(q - w), v, vn, p > q + 1, r);
+            first = 0;
+            continue;
+        }
+        while (p < end && !is_blank((unsigned char)*p))
             p++;
         size_t wn = (size_t)(p - w);
-        if (r->ev == -2) {
-            r->ev = event_id(w, wn, r);
-            /* a record (any name), or prose that mentions TIMELINE */
-            if ((r->ev < 0 || r->ev == EV_OTHER) && !has_record_key(p, end))
-                return SCAN_NOT_RECORD;
-            if (r->ev < 0)
-                return SCAN_UNKNOWN_EVENT;
+        /* key: value in the pretty form, after a ',' (or a record key
+         * first, followed by a list) */
+        if (wn >= 2 && w[wn - 1] == ':' && p < end && is_field_name(w, wn - 1) &&
+            (pretty || (first && (key_is(w, wn - 1, "job") || key_is(w, wn - 1, "ts") ||
+                                  key_is(w, wn - 1, "event")) &&
+                        memchr(p, ',', (size_t)(end - p))))) {
+            while (p < end && is_blank((unsigned char)*p))
+                p++;
+            const char *v;
+            size_t vn;
+            const char *ve = seed_value(p, end, ',', d, &v, &vn);
+            if (v == p) /* unquoted: to the ',', blanks and all */
+                while (vn && is_blank((unsigned char)v[vn - 1]))
+                    vn--;
+            seed_key(s, w, wn - 1, v, vn, ve > p, r);
+            p = ve;
+            while (p < end && is_blank((unsigned char)*p))
+                p++;
+            pretty = p < end && *p == ',';
+            if (pretty)
+                p++;
+            first = 0;
             continue;
         }
-        const char *eq = memchr(w, '=', wn);
-        if (!eq)
-            continue;
-        size_t kn = (size_t)(eq - w), vn = wn - kn - 1;
-        if (kn == 3 && memcmp(w, "job", 3) == 0) {
-            if (vn == 0 || vn > SCAN_JOB_MAX)
-                return SCAN_NO_JOB;
-            r->job = eq + 1;
-            r->job_len = vn;
-        } else if (kn == 2 && memcmp(w, "ts", 2) == 0) {
-            if (parse_fixed(eq + 1, vn, 9, INT64_MAX / 2, &r->t_ns))
-                return SCAN_BAD_TIME;
-            have_ts = 1;
-        } else if (take_key(w, kn, eq + 1, vn, r) < 0) {
-            return SCAN_BAD_NUMBER;
+        if (w[wn - 1] == ',') {
+            pretty = 1;
+            wn--;
         }
+        if (first && wn) {
+            s->msg = w;
+            s->msgn = wn;
+        }
+        first = 0;
     }
-    if (r->ev == -2)
+}
+
+/* Judge what seed_scan found: a record, or not one at all (no event of
+ * the six and no job or ts field: prose that mentions TIMELINE). */
+static enum scan_err seed_finish(const struct seed *s, const struct where *w, struct scan_rec *r)
+{
+    const char *en = s->has_ev ? s->evv : s->msg;
+    size_t enn = s->has_ev ? s->evn : s->msgn;
+    int ev = en && enn ? event_id(en, enn, r) : -2;
+    if (!(ev >= 0 && ev < EV_N) && !s->shape)
+        return SCAN_NOT_RECORD;
+    if (ev == -1)
+        return SCAN_UNKNOWN_EVENT;
+    if (s->err)
+        return s->err;
+    if (ev == -2)
         return SCAN_BAD_EVENT;
+    r->ev = ev;
     if (!r->job)
         return SCAN_NO_JOB;
-    if (!have_ts)
-        return SCAN_BAD_TIME;
+    if (!s->have_ts) {
+        if (!w || !line_clock(w, &r->t_ns))
+            return SCAN_BAD_TIME;
+        r->wall = 1;
+    }
     return SCAN_OK;
+}
+
+/* Does [p, end) start with another TIMELINE (a target whose message is
+ * itself a record: `TIMELINE: TIMELINE,36512,...`)?  That one is the
+ * record, found next. */
+static int inner_timeline(const char *p, const char *end)
+{
+    return end - p >= 8 && memcmp(p, NEEDLE, 8) == 0 && (end - p == 8 || !is_word((unsigned char)p[8]));
+}
+
+/* A cuzk record's body: a number, then a ',' before any blank. */
+static int cuzk_body(const char *p, const char *end)
+{
+    if (p >= end || !is_digit((unsigned char)*p))
+        return 0;
+    while (p < end && *p != ',' && !is_blank((unsigned char)*p))
+        p++;
+    return p < end && *p == ',';
+}
+
+static enum scan_err parse_seed(const char *p, const char *end, const struct dec *d, const struct where *w,
+                                struct scan_rec *r)
+{
+    /* <event> job=<job_id> ts=<seconds> [k=v ...], blank separated */
+    while (p < end && is_blank((unsigned char)*p))
+        p++;
+    if (inner_timeline(p, end))
+        return SCAN_NOT_RECORD;
+    struct seed s = {0};
+    seed_scan(p, end, d, &s, r);
+    return seed_finish(&s, w, r);
+}
+
+/* After a target's ':' (tracing-subscriber) or ']' (env_logger): a
+ * record in the seed form or a cuzk body. */
+static enum scan_err parse_after_target(const char *p, const char *end, const struct dec *d,
+                                        const struct where *w, struct scan_rec *r)
+{
+    while (p < end && is_blank((unsigned char)*p))
+        p++;
+    const char *q = p;
+    while (q < end && !is_blank((unsigned char)*q))
+        q++;
+    if (is_location(p, (size_t)(q - p))) /* with_file, with_line_number */
+        for (p = q; p < end && is_blank((unsigned char)*p);)
+            p++;
+    if (inner_timeline(p, end))
+        return SCAN_NOT_RECORD;
+    if (cuzk_body(p, end))
+        return parse_cuzk(p, end, r);
+    return parse_seed(p, end, d, w, r);
+}
+
+/* ---- tracing-subscriber's JSON: {"timestamp":...,"fields":{...},"target":"TIMELINE"} */
+
+struct jv {
+    char t; /* '"' a string (s, n: between its quotes, undecoded); '0' a number, true or
+               false; 'z' null; '{' or '[' an object or array (s, n: all of it) */
+    const char *s;
+    size_t n;
+};
+
+static const char *j_ws(const char *p, const char *e)
+{
+    while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+        p++;
+    return p;
+}
+
+/* p at a '"': its closing quote, or NULL. */
+static const char *j_strend(const char *p, const char *e)
+{
+    for (p++; p < e; p++) {
+        if (*p == '\\') {
+            if (++p == e)
+                return NULL;
+            continue;
+        }
+        if (*p == '"')
+            return p;
+    }
+    return NULL;
+}
+
+/* The value at p; returns where it ends, or NULL. */
+static const char *j_value(const char *p, const char *e, struct jv *v)
+{
+    if (p >= e)
+        return NULL;
+    if (*p == '"') {
+        const char *q = j_strend(p, e);
+        if (!q)
+            return NULL;
+        *v = (struct jv){'"', p + 1, (size_t)(q - p - 1)};
+        return q + 1;
+    }
+    if (*p == '{' || *p == '[') {
+        long depth = 0;
+        const char *q = p;
+        for (; q < e; q++) {
+            if (*q == '"') {
+                q = j_strend(q, e);
+                if (!q)
+                    return NULL;
+            } else if (*q == '{' || *q == '[') {
+                depth++;
+            } else if ((*q == '}' || *q == ']') && --depth == 0) {
+                break;
+            }
+        }
+        if (q >= e)
+            return NULL;
+        *v = (struct jv){*p, p, (size_t)(q + 1 - p)};
+        return q + 1;
+    }
+    const char *q = p;
+    while (q < e && *q != ',' && *q != '}' && *q != ']' && *q != ' ' && *q != '\t' && *q != '\r' && *q != '\n')
+        q++;
+    if (q == p)
+        return NULL;
+    *v = (struct jv){q - p == 4 && memcmp(p, "null", 4) == 0 ? 'z' : '0', p, (size_t)(q - p)};
+    return q;
+}
+
+/* The next member of an object; *pp is just after its '{' or the member
+ * before.  1: a member in k and v; 0: the object's end; -1: malformed. */
+static int j_member(const char **pp, const char *e, struct jv *k, struct jv *v)
+{
+    const char *p = j_ws(*pp, e);
+    if (p < e && *p == ',')
+        p = j_ws(p + 1, e);
+    if (p >= e)
+        return -1;
+    if (*p == '}') {
+        *pp = p + 1;
+        return 0;
+    }
+    if (*p != '"' || !(p = j_value(p, e, k)))
+        return -1;
+    p = j_ws(p, e);
+    if (p >= e || *p != ':')
+        return -1;
+    p = j_value(j_ws(p + 1, e), e, v);
+    if (!p)
+        return -1;
+    *pp = p;
+    return 1;
+}
+
+static int hexval(int c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+static int hex4(const char *s, const char *e)
+{
+    if (e - s < 4)
+        return -1;
+    int v = 0;
+    for (int i = 0; i < 4; i++) {
+        int h = hexval((unsigned char)s[i]);
+        if (h < 0)
+            return -1;
+        v = v * 16 + h;
+    }
+    return v;
+}
+
+/* A JSON string's content [s, s+n) decoded into out, which is never
+ * longer: \n, \r and \t are blanks (as json_unwrap has them), \uXXXX is
+ * UTF-8. */
+static size_t j_decode(const char *s, size_t n, char *out)
+{
+    const char *e = s + n;
+    size_t o = 0;
+    for (const char *c = s; c < e; c++) {
+        if (*c != '\\' || c + 1 >= e) {
+            out[o++] = *c;
+            continue;
+        }
+        c++;
+        switch (*c) {
+        case 'n':
+        case 'r':
+        case 't':
+            out[o++] = ' ';
+            break;
+        case 'b':
+            out[o++] = '\b';
+            break;
+        case 'f':
+            out[o++] = '\f';
+            break;
+        case 'u': {
+            long u = hex4(c + 1, e);
+            if (u < 0) {
+                out[o++] = '\\';
+                out[o++] = 'u';
+                break;
+            }
+            c += 4;
+            if (u >= 0xd800 && u < 0xdc00 && e - c >= 7 && c[1] == '\\' && c[2] == 'u') {
+                long lo = hex4(c + 3, e);
+                if (lo >= 0xdc00 && lo < 0xe000) {
+                    u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
+                    c += 6;
+                }
+            }
+            if (u >= 0xd800 && u < 0xe000)
+                u = 0xfffd;
+            if (u < 0x80) {
+                out[o++] = (char)u;
+            } else if (u < 0x800) {
+                out[o++] = (char)(0xc0 | (u >> 6));
+                out[o++] = (char)(0x80 | (u & 0x3f));
+            } else if (u < 0x10000) {
+                out[o++] = (char)(0xe0 | (u >> 12));
+                out[o++] = (char)(0x80 | ((u >> 6) & 0x3f));
+                out[o++] = (char)(0x80 | (u & 0x3f));
+            } else {
+                out[o++] = (char)(0xf0 | (u >> 18));
+                out[o++] = (char)(0x80 | ((u >> 12) & 0x3f));
+                out[o++] = (char)(0x80 | ((u >> 6) & 0x3f));
+                out[o++] = (char)(0x80 | (u & 0x3f));
+            }
+            break;
+        }
+        default: /* \" \\ \/ */
+            out[o++] = *c;
+            break;
+        }
+    }
+    return o;
+}
+
+/* Is the TIMELINE at tl the value of a "target" key ("target":"TIMELINE")? */
+static int json_target(const char *ls, const char *tl, const char *eol)
+{
+    if (eol - tl < 9 || tl[8] != '"' || tl - ls < 10 || tl[-1] != '"')
+        return 0;
+    const char *q = tl - 2;
+    while (q > ls && is_blank((unsigned char)*q))
+        q--;
+    if (*q != ':' || q == ls)
+        return 0;
+    q--;
+    while (q > ls && is_blank((unsigned char)*q))
+        q--;
+    return q - ls >= 7 && memcmp(q - 7, "\"target\"", 8) == 0;
+}
+
+/* Keys of a flattened event (flatten_event(true), or Bunyan's format)
+ * that are the logger's, not the record's. */
+static int json_meta_key(const char *k, size_t n)
+{
+    static const char *const meta[] = {"timestamp", "time",     "level", "target",   "span",   "spans",
+                                       "threadName", "threadId", "filename", "line_number", "file", "line",
+                                       "module_path", "v",       "name",  "hostname", "pid",    NULL};
+    for (int i = 0; meta[i]; i++)
+        if (key_is(k, n, meta[i]))
+            return 1;
+    return 0;
+}
+
+/* A JSON string value decoded into scratch (at its mirror place), with
+ * one more level of quotes taken off where the value was recorded with
+ * `?` (tracing writes {:?} of a string as "\"abc\""). */
+static void json_string(const struct jv *v, const struct dec *d, int debug_quotes, const char **out, size_t *on)
+{
+    char *dst = d->out + (v->s - d->base);
+    size_t n = j_decode(v->s, v->n, dst);
+    if (debug_quotes && n >= 2 && dst[0] == '"' && dst[n - 1] == '"') {
+        size_t o = 0;
+        for (size_t i = 1; i + 1 < n; i++) {
+            if (dst[i] == '\\' && i + 2 < n && (dst[i + 1] == '"' || dst[i + 1] == '\\'))
+                i++;
+            dst[1 + o++] = dst[i];
+        }
+        *out = dst + 1;
+        *on = o;
+        return;
+    }
+    *out = dst;
+    *on = n;
+}
+
+static enum scan_err parse_json_target(const char *lo, const char *tl, const char *eol, char *scratch,
+                                       struct scan_rec *r)
+{
+    int whole;
+    const char *ls = line_from(lo, tl, &whole);
+    if (!whole || eol - ls > SCAN_LINE_MAX)
+        return SCAN_TOO_LONG;
+    /* the object whose "target" this is: at the first '{' of the line, or
+     * a later one (a prefix with braces before it: a span, a journal's) */
+    const char *o = ls, *p;
+    struct jv k, v, fields, stamp;
+    int m;
+    for (int tries = 0;; tries++, o++) {
+        o = tries < 2 ? memchr(o, '{', (size_t)(tl - o)) : NULL;
+        if (!o)
+            return SCAN_NOT_RECORD;
+        /* the top level: the target, the timestamp, the fields.  Its first
+         * "target" decides: a hit that is not that one is not a record
+         * (and costs no more than the members before it) */
+        int target = 0;
+        fields = stamp = (struct jv){0, NULL, 0};
+        for (p = o + 1; (m = j_member(&p, eol, &k, &v)) == 1;) {
+            if (key_is(k.s, k.n, "target")) {
+                if (!target)
+                    target = v.t == '"' && v.s == tl && v.n == 8 ? 1 : -1;
+            } else if (key_is(k.s, k.n, "fields") && v.t == '{') {
+                fields = v;
+            } else if ((key_is(k.s, k.n, "timestamp") || key_is(k.s, k.n, "time")) && v.t == '"' && !stamp.s) {
+                stamp = v;
+            }
+            if (target < 0)
+                return SCAN_NOT_RECORD;
+            if (!target && p > tl) /* the hit is inside another member */
+                break;
+        }
+        if (m == 0 && target > 0)
+            break;
+    }
+    struct where w = {lo, tl, 0, 0};
+    if (stamp.s && parse_datetime(stamp.s, stamp.s + stamp.n, &w.clock))
+        w.has_clock = 1;
+    else
+        w.has_clock = first_datetime(ls, o, &w.clock);
+    struct dec d = {ls, scratch};
+    int flat = !fields.s; /* flatten_event: the fields are at the top */
+    const char *fs = flat ? o + 1 : fields.s + 1, *fe = flat ? eol : fields.s + fields.n;
+    struct seed s = {0};
+    int cuzk = 0;
+    enum scan_err ce = SCAN_OK;
+    /* the message first: a word (the event's name), or a whole record */
+    for (p = fs; (m = j_member(&p, fe, &k, &v)) == 1;) {
+        if (!(key_is(k.s, k.n, "message") || (flat && key_is(k.s, k.n, "msg"))) || v.t != '"')
+            continue;
+        const char *mv;
+        size_t mn;
+        json_string(&v, &d, 0, &mv, &mn);
+        char *mt = (char *)mv; /* in scratch */
+        if (memchr(mt, 0x1b, mn))
+            mn = strip_ansi(mt, mt + mn, mt);
+        const char *mp = mt, *me = mt + mn;
+        while (mp < me && is_blank((unsigned char)*mp))
+            mp++;
+        while (me > mp && is_blank((unsigned char)me[-1]))
+            me--;
+        if (inner_timeline(mp, me)) { /* "TIMELINE,36512,..." or "TIMELINE synth_start ..." */
+            mp += 8;
+            if (mp < me && *mp == ',')
+                cuzk = 1, mp++;
+            else if (mp < me && (*mp == ':' || *mp == ']'))
+                mp++;
+            while (!cuzk && mp < me && is_blank((unsigned char)*mp))
+                mp++;
+        }
+        if (cuzk || cuzk_body(mp, me)) {
+            cuzk = 1;
+            ce = parse_cuzk(mp, me, r);
+        } else {
+            struct dec md = {mt, mt};
+            seed_scan(mp, me, &md, &s, r);
+        }
+        break;
+    }
+    /* then the fields: job, ts, event, and the rest kept as they are */
+    for (p = fs; (m = j_member(&p, fe, &k, &v)) == 1;) {
+        if (key_is(k.s, k.n, "message") || (flat && (key_is(k.s, k.n, "msg") || json_meta_key(k.s, k.n))))
+            continue;
+        const char *val;
+        size_t vn;
+        if (v.t == '"')
+            json_string(&v, &d, 1, &val, &vn);
+        else if (v.t == '0')
+            val = v.s, vn = v.n;
+        else
+            continue;
+        if (cuzk) {
+            if (!key_is(k.s, k.n, "job") && !key_is(k.s, k.n, "ts") && !key_is(k.s, k.n, "event") &&
+                take_key(k.s, k.n, val, vn, r) < 0 && ce == SCAN_OK)
+                ce = SCAN_BAD_NUMBER;
+            continue;
+        }
+        seed_key(&s, k.s, k.n, val, vn, v.t != '"' || v.n > 0, r);
+    }
+    if (cuzk)
+        return ce;
+    return seed_finish(&s, &w, r);
 }
 
 /* A record inside a JSON string: a log collected as JSON lines (Docker's
@@ -700,13 +1450,52 @@ static int at_word_start(const char *ls, const char *tl)
     return q - ls >= 7 && q[-1] == '[' && memcmp(q - 7, "\\u001", 5) == 0 && (q[-2] == 'b' || q[-2] == 'B');
 }
 
+/* p past colour codes (as strip_ansi has them: ESC [ ... final byte, or
+ * ESC and one byte) and, with blanks set, blanks. */
+static const char *skip_codes(const char *p, const char *e, int blanks)
+{
+    while (p < e) {
+        if (*p == 0x1b) {
+            p++;
+            if (p < e && *p == '[')
+                for (p++; p < e && !(*p >= 0x40 && *p <= 0x7e);)
+                    p++;
+            if (p < e)
+                p++;
+        } else if (blanks && is_blank((unsigned char)*p)) {
+            p++;
+        } else {
+            break;
+        }
+    }
+    return p;
+}
+
+/* A colour code escaped in a JSON string right after TIMELINE (\u001b[0m:
+ * Docker's json-file log of a coloured tracing line). */
+static int json_escaped_esc(const char *p, const char *eol)
+{
+    return eol - p >= 6 && p[0] == '\\' && memcmp(p + 1, "u001", 4) == 0 && (p[5] == 'b' || p[5] == 'B');
+}
+
 static enum scan_err scan_line_impl(const char *ls, const char *tl, const char *eol, const char *readable,
                                     char *scratch, struct scan_rec *r, int fast)
 {
     if (!at_word_start(ls, tl))
         return SCAN_NOT_RECORD;
     const char *p = tl + 8;
-    if (p >= eol || !(*p == ',' || *p == ' ' || *p == '\t'))
+    if (p >= eol)
+        return SCAN_NOT_RECORD;
+    if (*p == '"') { /* "target":"TIMELINE" in tracing's JSON */
+        if (!json_target(ls, tl, eol))
+            return SCAN_NOT_RECORD;
+        if (eol - tl > SCAN_LINE_MAX)
+            return SCAN_TOO_LONG;
+        rec_reset(r);
+        return parse_json_target(ls, tl, eol, scratch, r);
+    }
+    if (!(*p == ',' || *p == ' ' || *p == '\t' || *p == ':' || *p == ']' || *p == 0x1b ||
+          json_escaped_esc(p, eol)))
         return SCAN_NOT_RECORD;
     if (eol - tl > SCAN_LINE_MAX)
         return SCAN_TOO_LONG;
@@ -723,6 +1512,16 @@ static enum scan_err scan_line_impl(const char *ls, const char *tl, const char *
         }
     }
 #endif
+    /* The verdicts that need only the next few bytes, before the work
+     * over the rest of the line: what follows TIMELINE and its colour
+     * codes; a message that is another TIMELINE (the record, found next). */
+    const char *q = *p == 0x1b ? skip_codes(p, eol, 0) : p;
+    if (q >= eol || !(*q == ',' || *q == ' ' || *q == '\t' || *q == ':' || *q == ']' || *q == '\\'))
+        return SCAN_NOT_RECORD;
+    if (*q == ':' && q + 1 < eol && q[1] == ':') /* a module path, TIMELINE::x */
+        return SCAN_NOT_RECORD;
+    if (*q != ',' && *q != '\\' && inner_timeline(skip_codes(q + (*q == ':' || *q == ']'), eol, 1), eol))
+        return SCAN_NOT_RECORD;
     if (scan_byte(p, eol, '"') < eol) {
         long n = json_unwrap(p, eol, scratch);
         if (n >= 0) {
@@ -737,16 +1536,37 @@ static enum scan_err scan_line_impl(const char *ls, const char *tl, const char *
     }
     while (eol > p && (eol[-1] == '\r' || eol[-1] == ' ' || eol[-1] == '\t' || eol[-1] == 0))
         eol--;
-    r->job = NULL;
-    r->job_len = 0;
-    r->partition = r->worker = r->device = -1;
-    r->t_ns = 0;
-    r->name = NULL;
-    r->name_len = 0;
-    r->queue = r->wall = r->nkv = 0;
-    if (*p == ',')
+    rec_reset(r);
+    if (p >= eol)
+        return SCAN_NOT_RECORD;
+    /* quoted values are decoded in scratch: in place, or at the same
+     * offset as in the caller's buffer */
+    const struct dec d = {p, scratch};
+    const struct where w = {ls, tl, 0, 0};
+    switch (*p) {
+    case ',':
         return parse_cuzk(p + 1, eol, r);
-    return parse_seed(p, eol, r);
+    case ':': /* tracing-subscriber: TIMELINE: <message> <fields> */
+        if (p + 1 < eol && p[1] == ':') /* a module path, TIMELINE::x */
+            return SCAN_NOT_RECORD;
+        return parse_after_target(p + 1, eol, &d, &w, r);
+    case ']': /* env_logger: [<time> INFO  TIMELINE] <message> */
+        return parse_after_target(p + 1, eol, &d, &w, r);
+    case ' ':
+    case '\t': {
+        /* log4rs (TIMELINE - ...) and pretty_env_logger (TIMELINE > ...)
+         * print their target before a separator */
+        const char *sep = p;
+        while (sep < eol && is_blank((unsigned char)*sep))
+            sep++;
+        if (sep < eol && (*sep == '-' || *sep == '>' || *sep == '|') &&
+            (sep + 1 == eol || is_blank((unsigned char)sep[1])))
+            return parse_after_target(sep + 1, eol, &d, &w, r);
+        return parse_seed(p, eol, &d, &w, r);
+    }
+    default:
+        return SCAN_NOT_RECORD;
+    }
 }
 
 enum scan_err scan_line(const char *ls, const char *tl, const char *eol, char *scratch,

@@ -7,6 +7,16 @@
  *   TIMELINE,<offset_ms>,<EVENT>,<job_id>,<detail>     cuzk; detail k=v,k=v
  *   TIMELINE <event> job=<job_id> ts=<seconds>         the seed form
  *
+ * and the same after TIMELINE as a Rust logger's target:
+ *
+ *   <time>  INFO TIMELINE: <event> job=<job_id> ...    tracing-subscriber
+ *   [<time> INFO  TIMELINE] <event> job=<job_id> ...   env_logger
+ *   {"timestamp":..,"fields":{"message":"<event>","job":..},"target":"TIMELINE"}
+ *
+ * In the seed form fields come in any order, values may be quoted, event=
+ * names the event, and a record without ts= takes the line's own RFC 3339
+ * timestamp (r->wall).  docs/cli.md lists every shape.
+ *
  * scan_find locates candidate records fast (SIMD where the CPU has it);
  * scan_line parses one.  Neither allocates.
  */
@@ -92,9 +102,12 @@ static inline const char *scan_byte(const char *p, const char *end, char c)
 const char *scan_find(const char *p, const char *end);
 
 /* Parse the record at tl (which points at "TIMELINE") up to eol (the line's
- * end, without '\n'); ls is where the line starts (at or before tl).
+ * end, without '\n'); ls is where the line starts, or any byte before it
+ * in the same buffer (a chunk's start): [ls, eol) may be read.  The line's
+ * start is looked for (back from tl, SCAN_LINE_MAX bytes at most) only
+ * when a record needs it: its own timestamp, a JSON line's fields.
  * scratch (SCAN_LINE_MAX bytes) holds a cleaned copy when the line has
- * ANSI codes; r->job may point into it. */
+ * ANSI codes, JSON escapes or quoted values; r->job may point into it. */
 enum scan_err scan_line(const char *ls, const char *tl, const char *eol, char *scratch,
                         struct scan_rec *r);
 

@@ -57,7 +57,8 @@ static int cmp_span_start(const void *a, const void *b)
 /* The length of the union of s[0..n) clipped to [lo, hi] (s reordered). */
 static int64_t union_len(struct span *s, size_t n, int64_t lo, int64_t hi)
 {
-    qsort(s, n, sizeof *s, cmp_span_start);
+    if (n)
+        qsort(s, n, sizeof *s, cmp_span_start);
     int64_t total = 0, a = 0, b = 0;
     int open = 0;
     for (size_t i = 0; i < n; i++) {
@@ -285,7 +286,8 @@ int analyze_phase(const struct run *r, struct run_result *res)
         }
     }
     /* the rows: occurrences grouped by (within, name) */
-    qsort(occ, nocc, sizeof *occ, cmp_occ);
+    if (nocc)
+        qsort(occ, nocc, sizeof *occ, cmp_occ);
     int64_t *v = scratch_alloc((nocc ? nocc : 1) * sizeof *v);
     if (!v)
         goto out;
@@ -313,7 +315,8 @@ int analyze_phase(const struct run *r, struct run_result *res)
         i = j;
     }
     scratch_free(v);
-    qsort(ph->rows, ph->nrows, sizeof *ph->rows, cmp_row);
+    if (ph->nrows)
+        qsort(ph->rows, ph->nrows, sizeof *ph->rows, cmp_row);
     /* kernel utilization, per device and over the devices that have it */
     for (size_t i = 0; i < res->ndev; i++) {
         struct device_result *d = &res->dev[i];

@@ -277,7 +277,8 @@ static int attach_extras(struct run *r)
         r->xev[k++].unit = (uint32_t)u;
     }
     r->nxev = k;
-    qsort(r->xev, r->nxev, sizeof *r->xev, cmp_xev);
+    if (r->nxev)
+        qsort(r->xev, r->nxev, sizeof *r->xev, cmp_xev);
     k = 0;
     for (size_t i = 0; i < r->nxattr; i++) {
         int64_t u = unit_lookup(r, r->xattr[i].job, r->xattr[i].partition, &slot);
@@ -291,7 +292,8 @@ static int attach_extras(struct run *r)
         r->xattr[k++].unit = (uint32_t)u;
     }
     free(only);
-    qsort(r->xattr, k, sizeof *r->xattr, cmp_xattr);
+    if (k)
+        qsort(r->xattr, k, sizeof *r->xattr, cmp_xattr);
     size_t m = 0; /* the first value of each key */
     for (size_t i = 0; i < k; i++)
         if (!m || r->xattr[m - 1].unit != r->xattr[i].unit || r->xattr[m - 1].key != r->xattr[i].key)

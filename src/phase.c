@@ -109,7 +109,8 @@ size_t unit_phases(const struct run *r, uint32_t u, struct uphase **buf, size_t 
         else
             out[j].within = within(un, out[j].start, out[j].end);
     }
-    qsort(out, k, sizeof *out, cmp_uphase);
+    if (k)
+        qsort(out, k, sizeof *out, cmp_uphase);
     return k;
 }
 

@@ -593,8 +593,12 @@ static void native_equals_text(void)
         CHECK(labs((long)(a->idle - b->idle)) <= 4 * 1000);
         for (int c = 0; c < CAUSE_N; c++)
             CHECK(labs((long)(a->by_cause[c] - b->by_cause[c])) <= 4 * 1000);
-        CHECK(a->bottleneck == b->bottleneck);
-        CHECK_EQ_U(a->advice.needed, b->advice.needed);
+        /* the trace's CPU samples may find contention on a loaded machine;
+         * its text has no samples, so only then may the two differ */
+        if (!(a->cpu.source == CPU_SRC_SAMPLES && a->cpu.contention)) {
+            CHECK(a->bottleneck == b->bottleneck);
+            CHECK_EQ_U(a->advice.needed, b->advice.needed);
+        }
     }
     remove(wft);
     remove(txt);

@@ -151,13 +151,13 @@ static int take_extras(struct model *m, struct evpart *p, const size_t *segrun, 
             if (grow_heap((void **)&r->xev, &r->xev_cap, r->nxev, sizeof *r->xev, 64))
                 rc = -1;
             else
-                r->xev[r->nxev++] = (struct xev){x->t, line, 0, ids[0], (uint32_t)job, x->partition};
+                r->xev[r->nxev++] = (struct xitem){x->t, line, 0, ids[0], 0, (uint32_t)job, x->partition};
             r->events++;
         } else {
             if (grow_heap((void **)&r->xattr, &r->xattr_cap, r->nxattr, sizeof *r->xattr, 64))
                 rc = -1;
             else
-                r->xattr[r->nxattr++] = (struct xattr){line, 0, ids[0], ids[1], (uint32_t)job, x->partition};
+                r->xattr[r->nxattr++] = (struct xitem){0, line, 0, ids[0], ids[1], (uint32_t)job, x->partition};
         }
     }
     free(smap);
@@ -214,23 +214,17 @@ static void index_free(uint64_t **idx, size_t mask)
     *idx = NULL;
 }
 
-static int cmp_xev(const void *a, const void *b)
+/* Events by unit, then time; attributes by unit, then key (t is 0); both
+ * in line order last. */
+static int cmp_xitem(const void *a, const void *b)
 {
-    const struct xev *x = a, *y = b;
+    const struct xitem *x = a, *y = b;
     if (x->unit != y->unit)
         return x->unit < y->unit ? -1 : 1;
     if (x->t != y->t)
         return x->t < y->t ? -1 : 1;
-    return (x->line > y->line) - (x->line < y->line);
-}
-
-static int cmp_xattr(const void *a, const void *b)
-{
-    const struct xattr *x = a, *y = b;
-    if (x->unit != y->unit)
-        return x->unit < y->unit ? -1 : 1;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
+    if (x->name != y->name)
+        return x->name < y->name ? -1 : 1;
     return (x->line > y->line) - (x->line < y->line);
 }
 
@@ -253,8 +247,29 @@ static int64_t only_unit(struct run *r, uint32_t **only, uint32_t job)
     return (int64_t)(*only)[job] - 1;
 }
 
-/* Attach the other events and the attributes to their units (by job and
- * partition: a unit of the run that has them), sorted by unit. */
+/* Give each item its unit (by job and partition), leave out those of no
+ * unit (counted), and sort them; returns the count kept. */
+static size_t attach(struct run *r, struct xitem *x, size_t n, uint32_t **only)
+{
+    size_t k = 0, slot;
+    for (size_t i = 0; i < n; i++) {
+        int64_t u = unit_lookup(r, x[i].job, x[i].partition, &slot);
+        if (u < 0 && x[i].partition < 0)
+            u = only_unit(r, only, x[i].job);
+        if (u < 0) {
+            r->xorphans++;
+            continue;
+        }
+        x[k] = x[i];
+        x[k++].unit = (uint32_t)u;
+    }
+    if (k)
+        qsort(x, k, sizeof *x, cmp_xitem);
+    return k;
+}
+
+/* Attach the other events and the attributes to their units, sorted by
+ * unit; an attribute keeps the first value of each key. */
 static int attach_extras(struct run *r)
 {
     if (!r->nxev && !r->nxattr)
@@ -264,39 +279,12 @@ static int attach_extras(struct run *r)
     if (index_grow(&r->uindex, &r->uindex_mask, r->nunits, 0, unit_hash_of, r))
         return -1;
     uint32_t *only = NULL; /* a job's one unit + 1 (jobs of several units: 0) */
-    size_t k = 0, slot;
-    for (size_t i = 0; i < r->nxev; i++) {
-        int64_t u = unit_lookup(r, r->xev[i].job, r->xev[i].partition, &slot);
-        if (u < 0 && r->xev[i].partition < 0)
-            u = only_unit(r, &only, r->xev[i].job);
-        if (u < 0) {
-            r->xorphans++;
-            continue;
-        }
-        r->xev[k] = r->xev[i];
-        r->xev[k++].unit = (uint32_t)u;
-    }
-    r->nxev = k;
-    if (r->nxev)
-        qsort(r->xev, r->nxev, sizeof *r->xev, cmp_xev);
-    k = 0;
-    for (size_t i = 0; i < r->nxattr; i++) {
-        int64_t u = unit_lookup(r, r->xattr[i].job, r->xattr[i].partition, &slot);
-        if (u < 0 && r->xattr[i].partition < 0)
-            u = only_unit(r, &only, r->xattr[i].job);
-        if (u < 0) {
-            r->xorphans++;
-            continue;
-        }
-        r->xattr[k] = r->xattr[i];
-        r->xattr[k++].unit = (uint32_t)u;
-    }
+    r->nxev = attach(r, r->xev, r->nxev, &only);
+    size_t k = attach(r, r->xattr, r->nxattr, &only);
     free(only);
-    if (k)
-        qsort(r->xattr, k, sizeof *r->xattr, cmp_xattr);
-    size_t m = 0; /* the first value of each key */
+    size_t m = 0;
     for (size_t i = 0; i < k; i++)
-        if (!m || r->xattr[m - 1].unit != r->xattr[i].unit || r->xattr[m - 1].key != r->xattr[i].key)
+        if (!m || r->xattr[m - 1].unit != r->xattr[i].unit || r->xattr[m - 1].name != r->xattr[i].name)
             r->xattr[m++] = r->xattr[i];
     r->nxattr = m;
     return 0;

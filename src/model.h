@@ -34,26 +34,19 @@ struct issue {
 
 enum { ISSUE_SKIPPED, ISSUE_DUPLICATE, ISSUE_CONTRADICTION };
 
-/* An event that is not one of the six (a phase's start or end, or a
- * mark), attached to its unit.  A run's are sorted by unit, then time. */
-struct xev {
-    int64_t t;
+/* What a unit has beside its six events, attached to it: an event that is
+ * not one of the six (a phase's start or end, or a mark), or a detail the
+ * analysis does not read itself (an attribute: kind=, synth_ms=, ...; the
+ * first value of each key is kept).  A run keeps the two in two arrays,
+ * sorted by unit, then time (events) or key (attributes). */
+struct xitem {
+    int64_t t;         /* an event's time */
     uint64_t line;
     uint32_t unit;
-    uint32_t name; /* the model's strings, upper case */
-    uint32_t job;  /* while building */
-    int32_t partition;
-};
-
-/* A detail the analysis does not read itself (kind=, synth_ms=, ...):
- * an attribute of its unit, the first value of each key kept.  A run's
- * are sorted by unit, then key. */
-struct xattr {
-    uint64_t line;
-    uint32_t unit;
-    uint32_t key, val; /* the model's strings, as written */
+    uint32_t name;     /* the event's name (upper case), or the attribute's key: the model's strings */
+    uint32_t val;      /* an attribute's value */
     uint32_t job;      /* while building */
-    int32_t partition;
+    int32_t partition; /* while building */
 };
 
 struct run {
@@ -74,9 +67,9 @@ struct run {
     uint64_t damaged_bytes; /* native traces: skipped as damaged */
     struct wft_cpu_use cpu; /* native traces: the threads' CPU use, when sampled */
     unsigned cpus;          /* native traces: the recording machine's CPUs (0: unknown) */
-    struct xev *xev;        /* events other than the six, by unit */
+    struct xitem *xev;      /* events other than the six, by unit */
     size_t nxev, xev_cap;
-    struct xattr *xattr;    /* attributes, by unit */
+    struct xitem *xattr;    /* attributes, by unit */
     size_t nxattr, xattr_cap;
     uint64_t xorphans;      /* other events and details of a job with no pipeline event in the run */
     const struct strtab *strs; /* the model's: names, keys and values */

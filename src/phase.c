@@ -8,21 +8,26 @@
 
 const char *const within_names[WITHIN_N] = {"gpu", "synthesis", "unit"};
 
-size_t unit_xev(const struct run *r, uint32_t u, size_t *first)
+/* The first of x[0..n) (sorted by unit) of unit u, or n. */
+static size_t first_of(const struct xitem *x, size_t n, uint32_t u)
 {
-    size_t lo = 0, hi = r->nxev;
+    size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (r->xev[mid].unit < u)
+        if (x[mid].unit < u)
             lo = mid + 1;
         else
             hi = mid;
     }
-    size_t e = lo;
+    return lo;
+}
+
+size_t unit_xev(const struct run *r, uint32_t u, size_t *first)
+{
+    size_t e = *first = first_of(r->xev, r->nxev, u);
     while (e < r->nxev && r->xev[e].unit == u)
         e++;
-    *first = lo;
-    return e - lo;
+    return e - *first;
 }
 
 /* 1 for NAME_START, 2 for NAME_END, 0 else; *base: NAME's length. */
@@ -83,7 +88,7 @@ size_t unit_phases(const struct run *r, uint32_t u, struct uphase **buf, size_t 
     /* Each event becomes an entry: a START opens one (a mark until its END
      * comes), an END closes the earliest open START of its name. */
     for (size_t i = first; i < first + n; i++) {
-        const struct xev *x = &r->xev[i];
+        const struct xitem *x = &r->xev[i];
         size_t base;
         int sfx = suffix(r, x->name, &base);
         if (sfx == 2) {
@@ -124,16 +129,8 @@ const char *uphase_name(const struct run *r, const struct uphase *p, size_t *len
 
 const char *unit_attr(const struct run *r, uint32_t u, const char *key, size_t *len)
 {
-    size_t lo = 0, hi = r->nxattr;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (r->xattr[mid].unit < u)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (; lo < r->nxattr && r->xattr[lo].unit == u; lo++)
-        if (strtab_is(r->strs, r->xattr[lo].key, key))
-            return strtab_get(r->strs, r->xattr[lo].val, len);
+    for (size_t i = first_of(r->xattr, r->nxattr, u); i < r->nxattr && r->xattr[i].unit == u; i++)
+        if (strtab_is(r->strs, r->xattr[i].name, key))
+            return strtab_get(r->strs, r->xattr[i].val, len);
     return NULL;
 }

@@ -1,6 +1,6 @@
 /*
  * phase.h -- a unit's phases, marks and attributes, from its other events
- * (struct xev) and details (struct xattr).
+ * and details (struct xitem).
  *
  * A pair <NAME>_START / <NAME>_END on one unit is a phase NAME; each END
  * closes the earliest open START of its name.  An event with neither

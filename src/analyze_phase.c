@@ -197,133 +197,149 @@ static int by_kind(const struct run *r, struct phase_result *ph)
     return rc;
 }
 
-int analyze_phase(const struct run *r, struct run_result *res)
+/* What the walk over the units gathers. */
+struct acc {
+    struct uphase *up; /* the unit's phases and marks */
+    size_t upcap;
+    struct occ *occ;   /* every phase occurrence, and each GPU phase's unaccounted part */
+    size_t nocc, occcap;
+    struct span *gsub; /* the unit's GPU sub-phases */
+    size_t gcap;
+    struct span **kspans; /* kernel phases by device */
+    size_t *nk, *kc;
+    size_t markcap, rowcap;
+    int64_t encl[WITHIN_N]; /* the enclosing stages' summed time */
+    int any_gpu_sub;
+};
+
+static int add_occ(struct acc *a, struct occ o)
 {
-    struct phase_result *ph = &res->phase;
-    memset(ph, 0, sizeof *ph);
-    ph->kernel_utilization = NAN;
-    for (size_t i = 0; i < res->ndev; i++)
-        res->dev[i].kernel_utilization = NAN;
-    if (!r->nxev && !r->nxattr)
-        return 0;
-    struct uphase *up = NULL;
-    size_t upcap = 0, nocc = 0, occcap = 0, rowcap = 0, gcap = 0;
-    struct occ *occ = NULL;
-    struct span *gsub = NULL;                /* a unit's GPU sub-phases */
-    struct span **kspans = calloc(res->ndev ? res->ndev : 1, sizeof *kspans); /* kernel phases by device */
-    size_t *nk = calloc(res->ndev ? res->ndev : 1, sizeof *nk), *kc = calloc(res->ndev ? res->ndev : 1, sizeof *kc);
-    int64_t encl[WITHIN_N] = {0};
-    int any_gpu_sub = 0, rc = -1;
-    struct { uint32_t name; uint64_t count; } *mk = NULL;
-    size_t nmk = 0, mkcap = 0;
-    if (!kspans || !nk || !kc)
-        goto out;
-    /* a first look: does any unit have a GPU sub-phase (then every GPU
-     * phase gets an `unaccounted` row) */
-    for (uint32_t u = 0; u < r->nunits; u++) {
-        const struct unit *un = &r->units[u];
-        if (un->flags & U_CONTRA)
-            continue;
-        if (un->t[EV_GPU_START] != T_NONE && un->t[EV_GPU_END] != T_NONE)
-            encl[WITHIN_GPU] += un->t[EV_GPU_END] - un->t[EV_GPU_START];
-        if (un->t[EV_SYNTH_START] != T_NONE && un->t[EV_SYNTH_END] != T_NONE)
-            encl[WITHIN_SYNTHESIS] += un->t[EV_SYNTH_END] - un->t[EV_SYNTH_START];
-        int64_t lo = INT64_MAX, hi = INT64_MIN;
-        for (int e = 0; e < EV_N; e++)
-            if (un->t[e] != T_NONE) {
-                lo = un->t[e] < lo ? un->t[e] : lo;
-                hi = un->t[e] > hi ? un->t[e] : hi;
-            }
-        if (hi > lo)
-            encl[WITHIN_UNIT] += hi - lo;
-        check_reported(r, u, "synth_ms", EV_SYNTH_START, EV_SYNTH_END, &ph->synth_ms);
-        check_reported(r, u, "gpu_ms", EV_GPU_START, EV_GPU_END, &ph->gpu_ms);
-        size_t np = unit_phases(r, u, &up, &upcap);
-        if (np == (size_t)-1)
-            goto out;
-        size_t ng = 0;
-        int gpu_phase = un->t[EV_GPU_START] != T_NONE && un->t[EV_GPU_END] != T_NONE;
-        struct device_result *d = gpu_phase ? dev_of(res, un->device) : NULL;
-        for (size_t k = 0; k < np; k++) {
-            const struct uphase *p = &up[k];
-            if (p->mark) {
-                size_t m = 0;
-                while (m < nmk && mk[m].name != p->name)
-                    m++;
-                if (m == nmk) {
-                    if (grow_heap((void **)&mk, &mkcap, nmk, sizeof *mk, 16))
-                        goto out;
-                    mk[nmk++].name = p->name, mk[m].count = 0;
-                }
-                mk[m].count++;
-                continue;
-            }
-            if (grow_heap((void **)&occ, &occcap, nocc, sizeof *occ, 256))
-                goto out;
-            occ[nocc++] = (struct occ){p->name, p->within, p->end - p->start};
-            ph->phases++;
-            if (p->within == WITHIN_GPU) {
-                if (grow_heap((void **)&gsub, &gcap, ng, sizeof *gsub, 16))
-                    goto out;
-                gsub[ng++] = (struct span){p->start, p->end};
-                any_gpu_sub = 1;
-            }
-            if (d && is_kernel(r, p)) {
-                size_t di = (size_t)(d - res->dev);
-                if (grow_heap((void **)&kspans[di], &kc[di], nk[di], sizeof **kspans, 256))
-                    goto out;
-                kspans[di][nk[di]++] = (struct span){p->start, p->end};
-            }
+    if (grow_heap((void **)&a->occ, &a->occcap, a->nocc, sizeof *a->occ, 256))
+        return -1;
+    a->occ[a->nocc++] = o;
+    return 0;
+}
+
+static int add_mark(struct acc *a, struct phase_result *ph, uint32_t name)
+{
+    size_t m = 0;
+    while (m < ph->nmarks && ph->marks[m].name != name)
+        m++;
+    if (m == ph->nmarks) {
+        if (grow_heap((void **)&ph->marks, &a->markcap, ph->nmarks, sizeof *ph->marks, 16))
+            return -1;
+        ph->marks[ph->nmarks++] = (struct mark_row){name, 0};
+    }
+    ph->marks[m].count++;
+    return 0;
+}
+
+/* The enclosing stages' time of one unit. */
+static void add_enclosing(const struct unit *un, int64_t *encl)
+{
+    if (un->t[EV_GPU_START] != T_NONE && un->t[EV_GPU_END] != T_NONE)
+        encl[WITHIN_GPU] += un->t[EV_GPU_END] - un->t[EV_GPU_START];
+    if (un->t[EV_SYNTH_START] != T_NONE && un->t[EV_SYNTH_END] != T_NONE)
+        encl[WITHIN_SYNTHESIS] += un->t[EV_SYNTH_END] - un->t[EV_SYNTH_START];
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (int e = 0; e < EV_N; e++)
+        if (un->t[e] != T_NONE) {
+            lo = un->t[e] < lo ? un->t[e] : lo;
+            hi = un->t[e] > hi ? un->t[e] : hi;
         }
-        if (gpu_phase) {
-            /* the part of the GPU phase no sub-phase covers (recorded for
-             * every GPU phase; kept as a row only if some unit has one) */
-            int64_t len = un->t[EV_GPU_END] - un->t[EV_GPU_START];
-            int64_t cov = ng ? union_len(gsub, ng, un->t[EV_GPU_START], un->t[EV_GPU_END]) : 0;
-            if (grow_heap((void **)&occ, &occcap, nocc, sizeof *occ, 256))
-                goto out;
-            occ[nocc++] = (struct occ){PHASE_UNACCOUNTED, WITHIN_GPU, len - cov};
+    if (hi > lo)
+        encl[WITHIN_UNIT] += hi - lo;
+}
+
+/* One consistent unit: its phases, marks, kernel phases and the part of
+ * its GPU phase that no sub-phase covers. */
+static int walk_unit(const struct run *r, struct run_result *res, uint32_t u, struct acc *a)
+{
+    const struct unit *un = &r->units[u];
+    struct phase_result *ph = &res->phase;
+    add_enclosing(un, a->encl);
+    check_reported(r, u, "synth_ms", EV_SYNTH_START, EV_SYNTH_END, &ph->synth_ms);
+    check_reported(r, u, "gpu_ms", EV_GPU_START, EV_GPU_END, &ph->gpu_ms);
+    size_t np = unit_phases(r, u, &a->up, &a->upcap), ng = 0;
+    if (np == (size_t)-1)
+        return -1;
+    int gpu_phase = un->t[EV_GPU_START] != T_NONE && un->t[EV_GPU_END] != T_NONE;
+    struct device_result *d = gpu_phase ? dev_of(res, un->device) : NULL;
+    for (size_t k = 0; k < np; k++) {
+        const struct uphase *p = &a->up[k];
+        if (p->mark) {
+            if (add_mark(a, ph, p->name))
+                return -1;
+            continue;
+        }
+        if (add_occ(a, (struct occ){p->name, p->within, p->end - p->start}))
+            return -1;
+        ph->phases++;
+        if (p->within == WITHIN_GPU) {
+            if (grow_heap((void **)&a->gsub, &a->gcap, ng, sizeof *a->gsub, 16))
+                return -1;
+            a->gsub[ng++] = (struct span){p->start, p->end};
+            a->any_gpu_sub = 1;
+        }
+        if (d && is_kernel(r, p)) {
+            size_t di = (size_t)(d - res->dev);
+            if (grow_heap((void **)&a->kspans[di], &a->kc[di], a->nk[di], sizeof **a->kspans, 256))
+                return -1;
+            a->kspans[di][a->nk[di]++] = (struct span){p->start, p->end};
         }
     }
-    /* the rows: occurrences grouped by (within, name) */
-    if (nocc)
-        qsort(occ, nocc, sizeof *occ, cmp_occ);
-    int64_t *v = scratch_alloc((nocc ? nocc : 1) * sizeof *v);
+    if (!gpu_phase)
+        return 0;
+    /* recorded for every GPU phase; a row only if some unit has a sub-phase */
+    int64_t len = un->t[EV_GPU_END] - un->t[EV_GPU_START];
+    int64_t cov = ng ? union_len(a->gsub, ng, un->t[EV_GPU_START], un->t[EV_GPU_END]) : 0;
+    return add_occ(a, (struct occ){PHASE_UNACCOUNTED, WITHIN_GPU, len - cov});
+}
+
+/* The rows: occurrences grouped by (within, name), the largest first. */
+static int make_rows(struct acc *a, struct phase_result *ph)
+{
+    if (a->nocc)
+        qsort(a->occ, a->nocc, sizeof *a->occ, cmp_occ);
+    int64_t *v = scratch_alloc((a->nocc ? a->nocc : 1) * sizeof *v);
     if (!v)
-        goto out;
-    for (size_t i = 0; i < nocc;) {
-        size_t j = i;
-        while (j < nocc && occ[j].within == occ[i].within && occ[j].name == occ[i].name)
+        return -1;
+    for (size_t i = 0, j; i < a->nocc; i = j) {
+        for (j = i; j < a->nocc && a->occ[j].within == a->occ[i].within && a->occ[j].name == a->occ[i].name;)
             j++;
-        if (occ[i].name != PHASE_UNACCOUNTED || any_gpu_sub) {
-            if (grow_heap((void **)&ph->rows, &rowcap, ph->nrows, sizeof *ph->rows, 8)) {
-                scratch_free(v);
-                goto out;
-            }
-            struct phase_row *row = &ph->rows[ph->nrows++];
-            row->name = occ[i].name;
-            row->within = occ[i].within;
-            double total = 0;
-            for (size_t m = i; m < j; m++) {
-                v[m - i] = occ[m].d;
-                total += (double)occ[m].d;
-            }
-            stage_fill(&row->st, v, j - i);
-            row->total = total;
-            row->share = encl[row->within] > 0 ? total / (double)encl[row->within] : NAN;
+        if (a->occ[i].name == PHASE_UNACCOUNTED && !a->any_gpu_sub)
+            continue;
+        if (grow_heap((void **)&ph->rows, &a->rowcap, ph->nrows, sizeof *ph->rows, 8)) {
+            scratch_free(v);
+            return -1;
         }
-        i = j;
+        struct phase_row *row = &ph->rows[ph->nrows++];
+        row->name = a->occ[i].name;
+        row->within = a->occ[i].within;
+        row->total = 0;
+        for (size_t m = i; m < j; m++) {
+            v[m - i] = a->occ[m].d;
+            row->total += (double)a->occ[m].d;
+        }
+        stage_fill(&row->st, v, j - i);
+        row->share = a->encl[row->within] > 0 ? row->total / (double)a->encl[row->within] : NAN;
     }
     scratch_free(v);
     if (ph->nrows)
         qsort(ph->rows, ph->nrows, sizeof *ph->rows, cmp_row);
-    /* kernel utilization, per device and over the devices that have it */
+    return 0;
+}
+
+/* Kernel utilization, per device and over the devices that have it. */
+static void kernel_figures(struct acc *a, struct run_result *res)
+{
+    struct phase_result *ph = &res->phase;
     for (size_t i = 0; i < res->ndev; i++) {
         struct device_result *d = &res->dev[i];
-        if (!nk[i] || !d->units)
+        if (!a->nk[i] || !d->units)
             continue;
         d->has_kernel = 1;
-        d->kernel_busy = union_len(kspans[i], nk[i], d->window_start, d->window_end);
+        d->kernel_busy = union_len(a->kspans[i], a->nk[i], d->window_start, d->window_end);
         int64_t w = d->window_end - d->window_start;
         d->kernel_utilization = w > 0 ? (double)d->kernel_busy / (double)w : NAN;
         ph->has_kernel = 1;
@@ -333,27 +349,41 @@ int analyze_phase(const struct run *r, struct run_result *res)
     }
     if (ph->has_kernel && ph->kernel_window > 0)
         ph->kernel_utilization = (double)ph->kernel_busy / (double)ph->kernel_window;
-    if (nmk) {
-        ph->marks = malloc(nmk * sizeof *ph->marks);
-        if (!ph->marks)
-            goto out;
-        for (size_t i = 0; i < nmk; i++)
-            ph->marks[i] = (struct mark_row){mk[i].name, mk[i].count};
-        ph->nmarks = nmk;
+}
+
+int analyze_phase(const struct run *r, struct run_result *res)
+{
+    struct phase_result *ph = &res->phase;
+    memset(ph, 0, sizeof *ph);
+    ph->kernel_utilization = NAN;
+    for (size_t i = 0; i < res->ndev; i++)
+        res->dev[i].kernel_utilization = NAN;
+    if (!r->nxev && !r->nxattr)
+        return 0;
+    struct acc a = {0};
+    size_t nd = res->ndev ? res->ndev : 1;
+    a.kspans = calloc(nd, sizeof *a.kspans);
+    a.nk = calloc(nd, sizeof *a.nk);
+    a.kc = calloc(nd, sizeof *a.kc);
+    int rc = a.kspans && a.nk && a.kc ? 0 : -1;
+    for (uint32_t u = 0; u < r->nunits && rc == 0; u++)
+        if (!(r->units[u].flags & U_CONTRA))
+            rc = walk_unit(r, res, u, &a);
+    if (rc == 0)
+        rc = make_rows(&a, ph);
+    if (rc == 0) {
+        kernel_figures(&a, res);
+        if (r->nxattr)
+            rc = by_kind(r, ph);
     }
-    if (r->nxattr && by_kind(r, ph))
-        goto out;
-    rc = 0;
-out:
-    for (size_t i = 0; kspans && i < res->ndev; i++)
-        free(kspans[i]);
-    free(kspans);
-    free(nk);
-    free(kc);
-    free(up);
-    free(occ);
-    free(gsub);
-    free(mk);
+    for (size_t i = 0; a.kspans && i < res->ndev; i++)
+        free(a.kspans[i]);
+    free(a.kspans);
+    free(a.nk);
+    free(a.kc);
+    free(a.up);
+    free(a.occ);
+    free(a.gsub);
     return rc;
 }
 

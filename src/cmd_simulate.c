@@ -264,10 +264,8 @@ static void result_text(FILE *f, const struct run_result *r)
 
 static void jnum(FILE *f, const char *k, double v)
 {
-    if (isfinite(v))
-        fprintf(f, "\"%s\": %.9g", k, v);
-    else
-        fprintf(f, "\"%s\": null", k);
+    fprintf(f, "\"%s\": ", k);
+    json_num(f, v);
 }
 
 static void result_json(FILE *f, const struct run_result *r)

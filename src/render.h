@@ -8,6 +8,7 @@
 #define RENDER_H
 
 #include "analyze.h"
+#include "fmt.h"
 
 #include <stdio.h>
 
@@ -16,9 +17,6 @@ int render_chrome(FILE *f, const struct run_result *res, size_t nres);
 int render_svg(FILE *f, const struct run_result *res, size_t nres);
 int render_html(FILE *f, const struct run_result *res, size_t nres);
 
-/* Text in HTML or SVG markup, outside a script: <, >, & and " escaped,
- * control bytes shown as '?'. */
-void render_markup_text(FILE *f, const char *s, size_t n);
 
 /* Sub-phases and kernels, drawn the way the analysis defined them
  * (phase.h, analyze_phase.c). */

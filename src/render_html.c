@@ -49,76 +49,9 @@ extern const size_t wf_html_js_len, wf_html_css_len;
 #define MAX_UNIT_PHASES 32
 #define MAX_UNIT_MARKS 16
 
-/* The length of the valid UTF-8 sequence at s (n bytes left), or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    size_t len;
-    uint32_t cp;
-    if (s[0] >= 0xc2 && s[0] <= 0xdf)
-        len = 2, cp = s[0] & 0x1f;
-    else if (s[0] >= 0xe0 && s[0] <= 0xef)
-        len = 3, cp = s[0] & 0x0f;
-    else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-        len = 4, cp = s[0] & 0x07;
-    else
-        return 0;
-    if (len > n)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = cp << 6 | (s[i] & 0x3f);
-    }
-    if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-        return 0; /* overlong, a surrogate, or past U+10FFFF */
-    return len;
-}
-
-/* A JSON string that is safe inside a <script> element. */
-static void jstr(FILE *f, const char *str, size_t n)
-{
-    const unsigned char *s = (const unsigned char *)str;
-    fputc('"', f);
-    for (size_t i = 0; i < n;) {
-        unsigned char c = s[i];
-        if (c == '"' || c == '\\') {
-            fputc('\\', f);
-            fputc(c, f);
-            i++;
-        } else if (c < 0x20 || c == 0x7f || c == '<' || c == '>' || c == '&') {
-            fprintf(f, "\\u%04x", c);
-            i++;
-        } else if (c < 0x80) {
-            fputc(c, f);
-            i++;
-        } else {
-            size_t len = utf8_len(s + i, n - i);
-            if (!len) {
-                fputs("\\ufffd", f);
-                i++;
-            } else if (len == 3 && c == 0xe2 && s[i + 1] == 0x80 && (s[i + 2] == 0xa8 || s[i + 2] == 0xa9)) {
-                fprintf(f, "\\u%04x", 0x2000 | (s[i + 2] & 0x3f)); /* U+2028, U+2029 */
-                i += 3;
-            } else {
-                fwrite(s + i, 1, len, f);
-                i += len;
-            }
-        }
-    }
-    fputc('"', f);
-}
-
 static void jstr0(FILE *f, const char *s)
 {
-    jstr(f, s, strlen(s));
-}
-
-static void num(FILE *f, double v)
-{
-    if (isfinite(v))
-        fprintf(f, "%.9g", v);
-    else
-        fputs("null", f);
+    json_str(f, s, strlen(s));
 }
 
 /* Base64, buffered. */
@@ -354,7 +287,7 @@ static void summary(FILE *f, const struct run_result *res)
                 longest = res->dev[i].gaps[g].end - res->dev[i].gaps[g].start;
     }
     fputs(",\"util\":", f);
-    num(f, res->utilization);
+    json_num(f, res->utilization);
     snprintf(line, sizeof line, "busy %s of a %s window%s (%s of pipeline fill before)",
              fmt_dur(b1, sizeof b1, (double)res->busy), fmt_dur(b2, sizeof b2, (double)res->window),
              res->ndev > 1 ? " over all devices" : "", fmt_dur(b3, sizeof b3, fill == INT64_MAX ? NAN : (double)fill));
@@ -365,7 +298,7 @@ static void summary(FILE *f, const struct run_result *res)
          * text report's line) */
         char fillb[256];
         fputs(",\"kutil\":", f);
-        num(f, res->phase.kernel_utilization);
+        json_num(f, res->phase.kernel_utilization);
         size_t kl = strlen(analyze_kernel_phase);
         snprintf(line, sizeof line, "%.*s phases busy %s of the same window", (int)(kl < 64 ? kl : 64),
                  analyze_kernel_phase, fmt_dur(b1, sizeof b1, (double)res->phase.kernel_busy));
@@ -379,18 +312,18 @@ static void summary(FILE *f, const struct run_result *res)
     fputs(",\"idle_text\":", f);
     jstr0(f, line);
     fputs(",\"idle\":", f);
-    num(f, (double)res->idle);
+    json_num(f, (double)res->idle);
     /* The causes in the text report's order. */
     static const int order[CAUSE_N] = {CAUSE_SYNTHESIS, CAUSE_QUEUE, CAUSE_PREP, CAUSE_NO_WORK};
     fputs(",\"causes\":[", f);
     for (int k = 0; k < CAUSE_N; k++) {
         int c = order[k];
         fprintf(f, "%s{\"cause\":%d,\"ns\":", k ? "," : "", c);
-        num(f, (double)res->by_cause[c]);
+        json_num(f, (double)res->by_cause[c]);
         fputs(",\"text\":", f);
         jstr0(f, fmt_dur(b1, sizeof b1, (double)res->by_cause[c]));
         fputs(",\"pct\":", f);
-        num(f, res->idle > 0 ? 100.0 * (double)res->by_cause[c] / (double)res->idle : 0);
+        json_num(f, res->idle > 0 ? 100.0 * (double)res->by_cause[c] / (double)res->idle : 0);
         fputs("}", f);
     }
     fputs("],\"bottleneck\":", f);
@@ -486,11 +419,11 @@ static int device(FILE *f, const struct device_result *d, const struct tenc *e, 
     for (size_t w = 0; w < d->nworkers; w++)
         fprintf(f, "%s%d", w ? "," : "", d->workers[w]);
     fprintf(f, "],\"units\":%llu,\"util\":", (unsigned long long)d->units);
-    num(f, d->utilization);
+    json_num(f, d->utilization);
     fputs(",\"ws\":", f);
-    num(f, d->units ? rel(e, d->window_start) : NAN);
+    json_num(f, d->units ? rel(e, d->window_start) : NAN);
     fputs(",\"we\":", f);
-    num(f, d->units ? rel(e, d->window_end) : NAN);
+    json_num(f, d->units ? rel(e, d->window_end) : NAN);
     fputs(",\"busy\":", f);
     jstr0(f, fmt_dur(b1, sizeof b1, (double)d->busy));
     fputs(",\"idle\":", f);
@@ -534,7 +467,7 @@ static int device(FILE *f, const struct device_result *d, const struct tenc *e, 
     if (d->has_kernel) {
         /* its kernel lane: the union of its kernel phases */
         fputs(",\"kutil\":", f);
-        num(f, d->kernel_utilization);
+        json_num(f, d->kernel_utilization);
         fputs(",\"kbusy\":", f);
         jstr0(f, fmt_dur(b1, sizeof b1, (double)d->kernel_busy));
         fputs(",\"kern\":", f);
@@ -632,7 +565,7 @@ static int kinds_json(FILE *f, const struct run *r, const struct row *rows, size
     fputs(",\"kinds\":[", f);
     for (size_t j = 0; j < m; j++) {
         fputs(j ? "," : "", f);
-        jstr(f, t[j].s, t[j].len);
+        json_str(f, t[j].s, t[j].len);
     }
     fputs("],\"kind\":", f);
     for (size_t i = 0; i < n; i++)
@@ -829,7 +762,7 @@ static int run_html(FILE *f, const struct run_result *res, struct names *nm)
     fputs("{\"source\":", f);
     jstr0(f, r->source);
     fprintf(f, ",\"index\":%d,\"native\":%d,\"t0\":", r->index, r->native);
-    num(f, (double)e.t0);
+    json_num(f, (double)e.t0);
     fprintf(f, ",\"q\":%lld,\"n\":%zu", (long long)e.q, n);
     if (e.wide) {
         /* The six times of each unit, Float64 ns from t0 (NaN: absent). */
@@ -900,7 +833,7 @@ static int run_html(FILE *f, const struct run_result *res, struct names *nm)
     for (size_t j = 0; j < r->njobs; j++) {
         if (j)
             fputc(',', f);
-        jstr(f, r->jobs[j].id, r->jobs[j].len);
+        json_str(f, r->jobs[j].id, r->jobs[j].len);
     }
     fputs("],\"devices\":[", f);
     struct render_kernels kern;
@@ -941,7 +874,7 @@ int render_html(FILE *f, const struct run_result *res, size_t nres)
             continue;
         if (i)
             fputs(", ", f);
-        render_markup_text(f, res[i].run->source, strlen(res[i].run->source));
+        markup_text(f, res[i].run->source, strlen(res[i].run->source));
     }
     fputs("</title>\n<style>\n", f);
     fwrite(wf_html_css, 1, wf_html_css_len, f);
@@ -969,7 +902,7 @@ int render_html(FILE *f, const struct run_result *res, size_t nres)
         size_t len;
         const char *s = uphase_name(res[0].run, &p, &len);
         fputs(i ? "," : "", f);
-        jstr(f, s, len);
+        json_str(f, s, len);
     }
     fputs("],\"kernels\":[", f);
     for (size_t i = 0; i < nm.n; i++) {
@@ -991,7 +924,7 @@ int render_html(FILE *f, const struct run_result *res, size_t nres)
         size_t len;
         const char *s = strtab_get(res[0].run->strs, subn[i], &len);
         fputs(i ? "," : "", f);
-        jstr(f, s, len - 6); /* _START */
+        json_str(f, s, len - 6); /* _START */
     }
     free(subn);
     fputs("]}</script>\n<script>", f);

@@ -44,25 +44,6 @@ static const char *const sub_color[] = {"#332288", "#882255", "#999933", "#55555
 #define SUB_Y 2 /* a sub-phase: the lower part of its GPU bar */
 #define TITLE_ITEMS 12 /* phases, and marks, listed in a row's tooltip */
 
-void render_markup_text(FILE *f, const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '<')
-            fputs("&lt;", f);
-        else if (c == '>')
-            fputs("&gt;", f);
-        else if (c == '&')
-            fputs("&amp;", f);
-        else if (c == '"')
-            fputs("&quot;", f);
-        else if (c < 0x20 || c == 0x7f)
-            fputc('?', f);
-        else
-            fputc(c, f);
-    }
-}
-
 int render_is_kernel(const struct run *r, const struct uphase *p)
 {
     size_t n;
@@ -330,14 +311,14 @@ static void unit_title(FILE *f, const struct run *r, uint32_t ui, const struct s
                        size_t np)
 {
     const struct unit *u = &r->units[ui];
-    render_markup_text(f, r->jobs[u->job].id, r->jobs[u->job].len);
+    markup_text(f, r->jobs[u->job].id, r->jobs[u->job].len);
     if (u->partition >= 0)
         fprintf(f, " partition %d", u->partition);
     size_t kl;
     const char *kind = unit_attr(r, ui, "kind", &kl);
     if (kind) {
         fputs(" \xc2\xb7 kind ", f);
-        render_markup_text(f, kind, kl);
+        markup_text(f, kind, kl);
     }
     int first = 1;
     for (int e = 0; e < EV_N; e++) {
@@ -359,7 +340,7 @@ static void unit_title(FILE *f, const struct run *r, uint32_t ui, const struct s
             fputs(shown++ ? " \xc2\xb7 " : "\n", f);
             size_t nl;
             const char *nm = uphase_name(r, &up[j], &nl);
-            render_markup_text(f, nm, nl);
+            markup_text(f, nm, nl);
             if (mark) {
                 fputs(" at ", f);
                 at_ms(f, sc, up[j].start);
@@ -430,7 +411,7 @@ static double run_svg(FILE *f, const struct run_result *res, double y, const str
 {
     const struct run *r = res->run;
     fprintf(f, "<text x=\"10\" y=\"%.1f\" font-weight=\"bold\">", y + 14);
-    render_markup_text(f, r->source, strlen(r->source));
+    markup_text(f, r->source, strlen(r->source));
     if (isnan(res->utilization))
         fprintf(f, " run %d: GPU utilization unknown (no window)", r->index);
     else
@@ -664,9 +645,9 @@ int render_svg(FILE *f, const struct run_result *res, size_t nres)
             fprintf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">",
                     x, y, c, x + 16, y + 10);
             if (nm)
-                render_markup_text(b, nm, nl);
+                markup_text(b, nm, nl);
             else {
-                render_markup_text(b, analyze_kernel_phase, strlen(analyze_kernel_phase));
+                markup_text(b, analyze_kernel_phase, strlen(analyze_kernel_phase));
                 fputs(" (kernel)", b);
             }
             fputs("</text>\n", b);

@@ -7,6 +7,7 @@
 #define REPORT_H
 
 #include "analyze.h"
+#include "fmt.h"
 #include "model.h"
 
 #include <stdio.h>
@@ -46,19 +47,12 @@ const char *report_phase_fill(char *buf, size_t n, const struct run_result *res)
 /* The bottleneck in one sentence ("synthesis: the GPU waits for ..."). */
 const char *bottleneck_sentence(char *buf, size_t n, const struct run_result *res);
 
-/* "38.0 s", "512 ms", "12.3 us": a duration for people. */
-const char *fmt_dur(char *buf, size_t n, double ns);
-/* ns as an exact decimal number of seconds ("1718000863.5", "-0.000001"):
- * every digit an int64 of nanoseconds holds, none it does not. */
-const char *fmt_secs_exact(char *buf, size_t n, int64_t ns);
 /* The CPU section as the text report prints it: the samples' shares (or
  * that there are none) and the verdict; stage time by concurrency for
  * synthesis and the GPU phase ("" when none).  Returns where the verdict
  * starts in l1 when it is contention, else -1. */
 int report_cpu_lines(const struct cpu_result *c, char *l1, size_t n1, char *l2, size_t n2, char *l3, size_t n3);
 
-/* A JSON string (quotes included) of n bytes of untrusted text. */
-void json_str(FILE *f, const char *s, size_t n);
 /* Pieces of the reports that other outputs (simulate) print the same way:
  * a stage's statistics as JSON, idle by cause as a JSON object, and idle
  * by cause as text ("synthesis 1.2 s (80%) · queue ..."). */

@@ -9,34 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-void json_str(FILE *f, const char *s, size_t n)
-{
-    fputc('"', f);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20 || c == 0x7f)
-            fprintf(f, "\\u%04x", c);
-        else if (c == '<' || c == '>' || c == '&')
-            fprintf(f, "\\u%04x", c); /* safe to embed in HTML as is */
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
-static void num(FILE *f, double v)
-{
-    if (isfinite(v))
-        fprintf(f, "%.9g", v);
-    else
-        fputs("null", f);
-}
-
 static void secs(FILE *f, double ns)
 {
-    num(f, ns / 1e9);
+    json_num(f, ns / 1e9);
 }
 
 /* An integer of nanoseconds as exact seconds: absolute times from a Unix
@@ -118,7 +93,7 @@ static void device_json(FILE *f, const struct device_result *d, const struct rep
         fputs("null", f);
     fputs(", \"utilization\": ", f);
     if (d->units)
-        num(f, d->utilization);
+        json_num(f, d->utilization);
     else
         fputs("null", f);
     fputs(", \"kernel_busy_s\": ", f);
@@ -128,7 +103,7 @@ static void device_json(FILE *f, const struct device_result *d, const struct rep
         fputs("null", f);
     fputs(", \"kernel_utilization\": ", f);
     if (d->has_kernel)
-        num(f, d->kernel_utilization);
+        json_num(f, d->kernel_utilization);
     else
         fputs("null", f);
     fputs(", \"idle_s\": ", f);
@@ -183,11 +158,11 @@ static void role_json(FILE *f, const struct cpu_role *ro)
         return;
     }
     fputs("{\"used\": ", f);
-    num(f, ro->used);
+    json_num(f, ro->used);
     fputs(", \"wanted\": ", f);
-    num(f, ro->wanted);
+    json_num(f, ro->wanted);
     fputs(", \"starvation\": ", f);
-    num(f, ro->starvation);
+    json_num(f, ro->starvation);
     fputc('}', f);
 }
 
@@ -215,9 +190,9 @@ static void report_cpu_json(FILE *f, const struct cpu_result *c)
     fputs(", \"gpu_by_concurrency\": ", f);
     conc_json(f, c->gpu_by, c->ngpu_by);
     fputs(", \"synthesis_slower\": ", f);
-    num(f, c->synth_slower);
+    json_num(f, c->synth_slower);
     fputs(", \"gpu_slower\": ", f);
-    num(f, c->gpu_slower);
+    json_num(f, c->gpu_slower);
     fprintf(f, ", \"synthesis_contended\": %s, \"gpu_contended\": %s, \"contention\": %s}",
             c->synth_contended ? "true" : "false", c->gpu_contended ? "true" : "false",
             c->contention ? "true" : "false");
@@ -241,7 +216,7 @@ static void phases_json(FILE *f, const struct run_result *res)
         fputs(", \"p90_s\": ", f);
         secs(f, row->st.p90);
         fputs(", \"share\": ", f);
-        num(f, row->share);
+        json_num(f, row->share);
         fputc('}', f);
     }
     fputc(']', f);
@@ -285,7 +260,7 @@ static void run_json(FILE *f, const struct run_result *res, const struct report_
     issues_json(f, r);
     fputs(", \"utilization\": ", f);
     if (res->window > 0 || res->busy > 0)
-        num(f, res->utilization);
+        json_num(f, res->utilization);
     else
         fputs("null", f);
     fputs(", \"busy_s\": ", f);
@@ -310,14 +285,14 @@ static void run_json(FILE *f, const struct run_result *res, const struct report_
     }
     fputs("}, \"synthesis_concurrency\": {\"max\": ", f);
     fprintf(f, "%d, \"mean_active\": ", res->synth_max);
-    num(f, res->synth_mean_active);
+    json_num(f, res->synth_mean_active);
     fputs("}, \"throughput\": {\"s_per_job\": ", f);
     secs_or_null(f, res->s_per_job);
     fputs(", \"steady_s_per_job\": ", f);
     secs_or_null(f, res->steady_s_per_job);
     fputs("}, \"kernel_utilization\": ", f);
     if (res->phase.has_kernel)
-        num(f, res->phase.kernel_utilization);
+        json_num(f, res->phase.kernel_utilization);
     else
         fputs("null", f);
     fputs(", \"phases\": ", f);
@@ -370,11 +345,11 @@ static void run_json(FILE *f, const struct run_result *res, const struct report_
         fputs("null", f);
     } else {
         fprintf(f, "{\"synthesis_concurrency\": %d, \"predicted_utilization\": ", a->needed);
-        num(f, a->predicted_needed);
+        json_num(f, a->predicted_needed);
         fprintf(f, ", \"current_concurrency\": %d, \"predicted_utilization_now\": ", a->current);
-        num(f, a->predicted_now);
+        json_num(f, a->predicted_now);
         fputs(", \"worker_cap\": ", f);
-        num(f, a->worker_cap);
+        json_num(f, a->worker_cap);
         fputs(", \"synthesis_s\": ", f);
         secs(f, a->synth_mean);
         fputs(", \"gpu_s_per_unit\": ", f);
@@ -386,22 +361,22 @@ static void run_json(FILE *f, const struct run_result *res, const struct report_
                     a->contention == 2 ? "measured" : a->contention ? "fitted" : "none");
         if (res->bottleneck == BN_CPU) {
             fputs(", \"cpu\": {\"cores\": ", f);
-            num(f, a->cores > 0 ? a->cores : NAN);
+            json_num(f, a->cores > 0 ? a->cores : NAN);
             fputs(", \"synthesis_cpu_s_per_unit\": ", f);
             secs(f, a->synth_cpu_unit);
             fputs(", \"gpu_workers_cpu_s_per_unit\": ", f);
             secs(f, a->host_cpu_unit);
             fputs(", \"synthesis_cpu_s_target\": ", f);
-            num(f, a->cores > 0 ? a->synth_cpu_target / 1e9 : NAN);
+            json_num(f, a->cores > 0 ? a->synth_cpu_target / 1e9 : NAN);
             fprintf(f, ", \"reserve_cores_for_gpu_workers\": %d, \"simulated\": ", a->reserve_cores);
             if (a->sim_done) {
                 fprintf(f, "[{\"synthesis_concurrency\": %d, \"utilization\": ", a->current);
-                num(f, a->sim_util[0]);
+                json_num(f, a->sim_util[0]);
                 fputs(", \"s_per_job\": ", f);
                 secs_or_null(f, a->sim_spj[0]);
                 if (a->current > 1) {
                     fprintf(f, "}, {\"synthesis_concurrency\": %d, \"utilization\": ", a->current - 1);
-                    num(f, a->sim_util[1]);
+                    json_num(f, a->sim_util[1]);
                     fputs(", \"s_per_job\": ", f);
                     secs_or_null(f, a->sim_spj[1]);
                 }
@@ -438,11 +413,11 @@ void report_json(FILE *f, const struct model *m, const struct run_result *res, s
 static void delta(FILE *f, const char *name, double a, double b, int first)
 {
     fprintf(f, "%s\"%s\": {\"a\": ", first ? "" : ", ", name);
-    num(f, a);
+    json_num(f, a);
     fputs(", \"b\": ", f);
-    num(f, b);
+    json_num(f, b);
     fputs(", \"change\": ", f);
-    num(f, b - a);
+    json_num(f, b - a);
     fputc('}', f);
 }
 

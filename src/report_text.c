@@ -24,36 +24,6 @@ int report_color_arg(const char *v, int *color)
     return 0;
 }
 
-const char *fmt_secs_exact(char *buf, size_t n, int64_t ns)
-{
-    uint64_t m = ns < 0 ? (uint64_t)(-(ns + 1)) + 1 : (uint64_t)ns;
-    int len = snprintf(buf, n, "%s%llu.%09llu", ns < 0 ? "-" : "", (unsigned long long)(m / 1000000000u),
-                       (unsigned long long)(m % 1000000000u));
-    while (len > 0 && (size_t)len < n && buf[len - 1] == '0')
-        buf[--len] = 0;
-    if (len > 0 && (size_t)len < n && buf[len - 1] == '.')
-        buf[--len] = 0;
-    return buf;
-}
-
-const char *fmt_dur(char *buf, size_t n, double ns)
-{
-    double a = fabs(ns);
-    if (!isfinite(ns))
-        snprintf(buf, n, "-");
-    else if (a >= 100e9)
-        snprintf(buf, n, "%.0f s", ns / 1e9);
-    else if (a >= 1e9)
-        snprintf(buf, n, "%.2f s", ns / 1e9);
-    else if (a >= 1e6)
-        snprintf(buf, n, "%.1f ms", ns / 1e6);
-    else if (a >= 1e3)
-        snprintf(buf, n, "%.1f us", ns / 1e3);
-    else
-        snprintf(buf, n, "%.0f ns", ns);
-    return buf;
-}
-
 struct paint {
     const char *bold, *dim, *red, *yellow, *green, *off;
 };

@@ -329,4 +329,14 @@ assert r["more"]["p"]["o"] == 8 and r["more"]["m"]["o"] == 24 and r["more"]["p"]
 PY
 fi
 
+# A job id that is not UTF-8 (byte 0xFF) still gives valid JSON in every
+# JSON output: the byte becomes U+FFFD.
+printf 'TIMELINE,0,SYNTH_START,a\377b,\nTIMELINE,1,GPU_START,a\377b,\nTIMELINE,2,GPU_END,a\377b,\n' >"$T/ff.log"
+"$W" render "$T/ff.log" -o "$T/ff.json" && "$W" analyze --json "$T/ff.log" >"$T/ffa.json" || bad "0xFF: a command failed"
+python3 - "$T/ff.json" <<'PY' && ok || bad "render: invalid JSON, or the 0xFF byte is not U+FFFD"
+import json, sys
+sys.exit(0 if "a\ufffdb" in json.dumps(json.load(open(sys.argv[1])), ensure_ascii=False) else 1)
+PY
+python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$T/ffa.json" && ok || bad "analyze --json: invalid JSON"
+
 finish render

@@ -3,6 +3,7 @@
  */
 #include "cmds.h"
 #include "load.h"
+#include "render.h"
 #include "report.h"
 #include "sim.h"
 #include "wf_exit.h"
@@ -70,7 +71,7 @@ int cmd_analyze(int argc, char **argv)
                                              {0, 0, 0, 0}};
     int json = 0, csv = 0, progress = isatty(2), advise_sim = -1 /* auto */, c;
     double trace_cores = 0; /* 0: the trace's, else this machine's (sim_calibrate) */
-    struct report_opts ro = {.color = isatty(1) && getenv("NO_COLOR") == NULL};
+    struct report_opts ro = {.color = isatty(1) && getenv("NO_COLOR") == NULL, .draw_chart = render_term};
     optind = 0; /* 0: a full reset of getopt (glibc), also when called again */
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {

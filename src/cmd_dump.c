@@ -101,7 +101,7 @@ static void print_stats(FILE *f, const struct wft_trace *t)
         fprintf(f, "cpu:       not sampled (recorded with WATERFALL_CPU=0, or before format 1.1)\n");
         return;
     }
-    struct wft_cpu_use u;
+    struct cpu_use u;
     wft_cpu_use(t, &u);
     fprintf(f, "cpu:       %zu samples%s", t->ncpu,
             u.wait_known ? "; a core's share used, and wanted (used + waiting for a core):" : "; a core's share used:");

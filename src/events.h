@@ -29,6 +29,22 @@
 
 #define T_NONE INT64_MIN /* an event the unit does not have */
 
+/* What a native trace's CPU records say of the pipeline's threads
+ * (read_wft.c fills it; the model keeps it per run): the CPU time they
+ * used while their units were synthesized and on the device, and the time
+ * they wanted (used, plus waiting runnable for a CPU), interpolated
+ * between samples, over the wall time of those intervals.  Only intervals
+ * inside their thread's sampled span count. */
+struct cpu_use {
+    int sampled;            /* the trace has CPU records */
+    int wait_known;         /* every sample used has the run-queue wait */
+    double synth_cpu_s, synth_want_s, synth_wall_s;
+    uint64_t synth_units;
+    double gpu_cpu_s, gpu_want_s, gpu_wall_s; /* the thread that marked GPU_START */
+    uint64_t gpu_units;
+};
+
+
 enum unit_flags {
     U_DUP = 1,    /* some event appeared more than once (the first is kept) */
     U_CONTRA = 2, /* its events' times contradict the pipeline's order */

@@ -19,7 +19,7 @@ struct source {
     uint64_t lost_events;   /* native: dropped while recording */
     uint64_t damaged_bytes; /* native: skipped as damaged */
     int torn, unclosed;     /* native: cut off / never closed */
-    struct wft_cpu_use cpu; /* native: the threads' CPU use, when sampled */
+    struct cpu_use cpu; /* native: the threads' CPU use, when sampled */
     unsigned cpus;          /* native: the recording machine's CPUs (0: unknown) */
     uint64_t bytes;
     /* storage */

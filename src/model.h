@@ -12,7 +12,6 @@
 #define MODEL_H
 
 #include "events.h"
-#include "read_wft.h"
 #include "scan.h"
 
 #include <stddef.h>
@@ -65,7 +64,7 @@ struct run {
     int nissues[3];
     uint64_t lost_events; /* native traces: the recorder's count */
     uint64_t damaged_bytes; /* native traces: skipped as damaged */
-    struct wft_cpu_use cpu; /* native traces: the threads' CPU use, when sampled */
+    struct cpu_use cpu; /* native traces: the threads' CPU use, when sampled */
     unsigned cpus;          /* native traces: the recording machine's CPUs (0: unknown) */
     struct xitem *xev;      /* events other than the six, by unit */
     size_t nxev, xev_cap;

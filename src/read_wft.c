@@ -441,7 +441,7 @@ static void acc_add(struct acc *x, double cpu, double want, double wall)
     x->units++;
 }
 
-void wft_cpu_use(const struct wft_trace *t, struct wft_cpu_use *u)
+void wft_cpu_use(const struct wft_trace *t, struct cpu_use *u)
 {
     struct acc whole[2] = {{0}}, inner[2] = {{0}};
     memset(u, 0, sizeof *u);

@@ -9,6 +9,7 @@
 #ifndef READ_WFT_H
 #define READ_WFT_H
 
+#include "events.h"
 #include "wf_format.h"
 
 #include <stddef.h>
@@ -42,20 +43,6 @@ struct wft_cpu_pt {
     uint64_t wait_ns; /* ... and time runnable, waiting for a CPU (0: unknown) */
     uint32_t thread;
     uint32_t flags;   /* WFT_CPU_* */
-};
-
-/* What the CPU records say of the pipeline's threads: the CPU time they
- * used while their units were synthesized and on the device, and the time
- * they wanted (used, plus waiting runnable for a CPU), interpolated
- * between samples, over the wall time of those intervals.  Only intervals
- * inside their thread's sampled span count. */
-struct wft_cpu_use {
-    int sampled;            /* the trace has CPU records */
-    int wait_known;         /* every sample used has the run-queue wait */
-    double synth_cpu_s, synth_want_s, synth_wall_s;
-    uint64_t synth_units;
-    double gpu_cpu_s, gpu_want_s, gpu_wall_s; /* the thread that marked GPU_START */
-    uint64_t gpu_units;
 };
 
 struct wft_unit_info {
@@ -105,7 +92,7 @@ int wft_parse(struct wft_trace *t, const char *path, const void *data, size_t le
 void wft_sort(struct wft_trace *t);
 
 /* The CPU use of the synthesis and GPU intervals (after wft_sort). */
-void wft_cpu_use(const struct wft_trace *t, struct wft_cpu_use *u);
+void wft_cpu_use(const struct wft_trace *t, struct cpu_use *u);
 
 /* The unit's record, or NULL. */
 const struct wft_unit_info *wft_unit_find(const struct wft_trace *t, uint64_t unit);

@@ -28,7 +28,6 @@
  */
 #include "render.h"
 
-#include "report.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -30,13 +30,13 @@
  * puts text into the page with textContent only; and a Content-Security-
  * Policy allows the page's one script (by its hash) and no fetch at all.
  *
- * The summary's sentences are the text report's: report_text.c words the
+ * The summary's sentences are the text report's: explain.c words the
  * bottleneck, and the advice here follows its advice lines.
  */
 #include "render.h"
 
 #include "cmds.h"
-#include "report.h"
+#include "explain.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -17,7 +17,6 @@
  */
 #include "render.h"
 
-#include "report.h"
 
 #include <math.h>
 #include <stdlib.h>

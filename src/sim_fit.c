@@ -537,7 +537,7 @@ const char *sim_calibrate(const struct run *r, const struct run_result *res, dou
      * is what their threads wanted during device time.  A synthesis thread
      * that mostly sleeps has its work elsewhere (a pool the trace does not
      * see): then the fit. */
-    const struct wft_cpu_use *cu = &r->cpu;
+    const struct cpu_use *cu = &r->cpu;
     double m_syn = cu->synth_wall_s > 0
                        ? (cu->wait_known ? cu->synth_want_s : cu->synth_cpu_s) / cu->synth_wall_s
                        : -1;

@@ -298,7 +298,7 @@ static void cpu_from_samples(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         CHECK(load_text("cpusamples.log", cases[i].log) == WF_EXIT_OK);
         struct run *run = &L.model.runs[0];
-        run->cpu = (struct wft_cpu_use){.sampled = 1, .wait_known = 1,
+        run->cpu = (struct cpu_use){.sampled = 1, .wait_known = 1,
                                         .synth_cpu_s = cases[i].syn_used, .synth_want_s = cases[i].syn_want,
                                         .synth_wall_s = 1, .synth_units = 2,
                                         .gpu_cpu_s = cases[i].gpu_used, .gpu_want_s = cases[i].gpu_want,

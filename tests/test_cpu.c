@@ -104,7 +104,7 @@ int main(void)
     for (size_t i = 1; i < tr.ncpu; i++)
         if (tr.cpu[i].thread == tr.cpu[i - 1].thread)
             CHECK(tr.cpu[i].cpu_ns >= tr.cpu[i - 1].cpu_ns && tr.cpu[i].ns >= tr.cpu[i - 1].ns);
-    struct wft_cpu_use u;
+    struct cpu_use u;
     wft_cpu_use(&tr, &u);
     CHECK(u.sampled);
     /* Intervals at the start, before a thread's first sample, do not count:

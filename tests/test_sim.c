@@ -345,7 +345,7 @@ static void measured_known(void)
     CHECK(sim_run(&truth, &o) == 0);
     /* what the recorder would have measured: wanted = wall for both (used
      * is less where they waited for a core) */
-    o.run.cpu = (struct wft_cpu_use){.sampled = 1, .wait_known = 1, .synth_cpu_s = 150, .synth_want_s = 198,
+    o.run.cpu = (struct cpu_use){.sampled = 1, .wait_known = 1, .synth_cpu_s = 150, .synth_want_s = 198,
                                      .synth_wall_s = 200, .synth_units = 200, .gpu_cpu_s = 140,
                                      .gpu_want_s = 176, .gpu_wall_s = 180, .gpu_units = 200};
     struct sim_params p = {0};

@@ -1,0 +1,303 @@
+/*
+ * explain.c -- the findings in words: the bottleneck's sentence, the
+ * advice, the CPU section's lines and what fills the GPU phase, as the
+ * text report and the HTML summary both show them (explain.h).
+ */
+#include "explain.h"
+
+#include "fmt.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+/* Why the cores limit throughput, in a clause. */
+static void cpu_evidence(char *buf, size_t n, const struct run_result *res)
+{
+    const struct cpu_result *c = &res->cpu;
+    size_t k = 0;
+    buf[0] = 0;
+    if (c->source == CPU_SRC_SAMPLES) {
+        if (c->synth_contended)
+            k += (size_t)snprintf(buf + k, n - k, "synthesis got %.0f%% of the core it wanted", 100 * c->synth.used / c->synth.wanted);
+        if (c->gpu_contended && k < n)
+            k += (size_t)snprintf(buf + k, n - k, "%sthe GPU workers got %.0f%% of the core they wanted in the GPU phase",
+                                  k ? ", " : "", 100 * c->gpu.used / c->gpu.wanted);
+        if (k < n)
+            snprintf(buf + k, n - k, " (the recorder's CPU samples)");
+        return;
+    }
+    if (c->synth_contended)
+        k += (size_t)snprintf(buf + k, n - k, "synthesis takes %.2fx its time alone beside other syntheses", c->synth_slower);
+    if (c->gpu_contended && k < n)
+        k += (size_t)snprintf(buf + k, n - k, "%sthe GPU phase takes %.2fx its time alone beside syntheses", k ? ", " : "",
+                              c->gpu_slower);
+    if (k < n)
+        snprintf(buf + k, n - k, " (timing)");
+}
+
+const char *phase_label(const struct run *r, const struct phase_row *row, size_t *len)
+{
+    if (row->name == PHASE_UNACCOUNTED) {
+        *len = 11;
+        return "unaccounted";
+    }
+    size_t n;
+    const char *s = strtab_get(r->strs, row->name, &n);
+    *len = n - 6; /* _START */
+    return s;
+}
+
+const char *report_phase_fill(char *buf, size_t n, const struct run_result *res)
+{
+    size_t k = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < res->phase.nrows && k < n; i++) {
+        const struct phase_row *row = &res->phase.rows[i];
+        size_t len;
+        const char *name = phase_label(res->run, row, &len);
+        if (row->within != WITHIN_GPU || (len == strlen(analyze_kernel_phase) &&
+                                          !strncasecmp(name, analyze_kernel_phase, len)))
+            continue;
+        k += (size_t)snprintf(buf + k, n - k, "%s%.*s %.1f%%", k ? ", " : "", (int)len, name, 100 * row->share);
+    }
+    if (k < n)
+        snprintf(buf + k, n - k, "%sof the GPU phase's time", k ? " " : "unknown (no sub-phases) ");
+    return buf;
+}
+
+const char *bottleneck_sentence(char *buf, size_t n, const struct run_result *res)
+{
+    char s[32], g[32], q[32], pr[32];
+    const struct advice *a = &res->advice;
+    switch (res->bottleneck) {
+    case BN_GPU:
+        if (res->phase.has_kernel)
+            snprintf(buf, n, "gpu: the kernels run %.1f%% of the window; only more GPU capacity or faster kernels help",
+                     100 * res->phase.kernel_utilization);
+        else
+            snprintf(buf, n, "gpu: the GPU is busy %.1f%% of its window; only more GPU capacity or faster proving helps",
+                     100 * res->utilization);
+        break;
+    case BN_GPU_PHASE: {
+        char fill[256];
+        report_phase_fill(fill, sizeof fill, res);
+        snprintf(buf, n,
+                 "gpu_phase: the GPU phase is busy %.1f%% of the window but its kernels run %.1f%%; the rest of the "
+                 "phase is %s",
+                 100 * res->utilization, 100 * res->phase.kernel_utilization, fill);
+        break;
+    }
+    case BN_SYNTHESIS:
+        if (a->valid)
+            snprintf(buf, n,
+                     "synthesis: the GPU waits for synthesis, which takes %s per unit with at most %d at once, "
+                     "against %s of GPU time per unit",
+                     fmt_dur(s, sizeof s, a->synth_mean), res->synth_max,
+                     fmt_dur(g, sizeof g, 1.0 / a->rate));
+        else
+            snprintf(buf, n, "synthesis: the GPU waits for units still in synthesis");
+        break;
+    case BN_DISPATCH:
+        snprintf(buf, n,
+                 "dispatch: units are ready but the GPU waits for them to be picked up (%s) or prepared (%s)",
+                 fmt_dur(q, sizeof q, (double)res->by_cause[CAUSE_QUEUE]),
+                 fmt_dur(pr, sizeof pr, (double)res->by_cause[CAUSE_PREP]));
+        break;
+    case BN_INPUT:
+        snprintf(buf, n, "input: while the GPU idles nothing is in flight: the pipeline is not fed enough work");
+        break;
+    case BN_CPU: {
+        char ev[320];
+        cpu_evidence(ev, sizeof ev, res);
+        snprintf(buf, n, "cpu: the cores limit throughput: %s; more syntheses at once cannot help%s", ev,
+                 res->cpu.gpu_contended ? ", and the GPU phase's busy time holds waiting for a core" : "");
+        break;
+    }
+    default:
+        snprintf(buf, n, "unknown: no unit completed on a GPU");
+    }
+    return buf;
+}
+
+/* The cpu bottleneck's advice: never more syntheses.  Less CPU time per
+ * synthesis (what would let the cores keep the GPU at its rate), or cores
+ * reserved for the GPU workers; and the simulation at the current
+ * concurrency and one lower, where a contention model is known. */
+static int cpu_advice_lines(const struct run_result *res, char *l1, size_t n1, char *l2, size_t n2)
+{
+    const struct advice *a = &res->advice;
+    char x[32], y[32];
+    size_t k = 0;
+    int emph = 0;
+    if (a->sim_done && a->needed < a->current) {
+        /* the simulation's least concurrency within 2% of the best s per
+         * job, never above the current one (the JSON's synthesis_concurrency) */
+        emph = snprintf(l1, n1, "run %d synthes%s at once, not more", a->needed, a->needed > 1 ? "es" : "is");
+        k = (size_t)emph;
+        k += (size_t)snprintf(l1 + k, n1 - k, " (now %d): as fast with less CPU, simulated; ", a->current);
+    } else {
+        k += (size_t)snprintf(l1 + k, n1 - k, "no more syntheses at once (now %d); ", a->current);
+    }
+    if (k < n1 && a->cores > 0 && a->synth_cpu_target > 0 && a->synth_cpu_target < a->synth_cpu_unit)
+        k += (size_t)snprintf(l1 + k, n1 - k,
+                              "cut synthesis CPU time per unit from %s to %s (-%.0f%%), so that %g cores keep the GPU "
+                              "busy",
+                              fmt_dur(x, sizeof x, a->synth_cpu_unit), fmt_dur(y, sizeof y, a->synth_cpu_target),
+                              100 * (1 - a->synth_cpu_target / a->synth_cpu_unit), a->cores);
+    else if (k < n1 && a->cores > 0 && a->synth_cpu_target >= a->synth_cpu_unit && a->synth_cpu_unit > 0)
+        k += (size_t)snprintf(l1 + k, n1 - k,
+                              "the pipeline's CPU work per unit (%s of synthesis, %s of the GPU workers' host work) "
+                              "fits on the %g cores at the GPU's rate, %s",
+                              fmt_dur(x, sizeof x, a->synth_cpu_unit), fmt_dur(y, sizeof y, a->host_cpu_unit), a->cores,
+                              a->demand > a->cores + 0.05
+                                  ? "but not all at once: fewer syntheses at once"
+                                  : "and wants fewer cores than that at once: other work takes them; find it");
+    else if (k < n1 && a->cores > 0 && a->synth_cpu_target <= 0)
+        k += (size_t)snprintf(l1 + k, n1 - k,
+                              "the GPU workers' host work alone (%s of CPU per unit) needs more than the %g cores at "
+                              "the GPU's rate: cut it",
+                              fmt_dur(x, sizeof x, a->host_cpu_unit), a->cores);
+    else if (k < n1)
+        k += (size_t)snprintf(l1 + k, n1 - k, "cut the CPU time per synthesis (now %s per unit)",
+                              fmt_dur(x, sizeof x, a->synth_cpu_unit));
+    if (k < n1 && a->reserve_cores > 0)
+        snprintf(l1 + k, n1 - k, ", or reserve %d core%s for the GPU workers", a->reserve_cores,
+                 a->reserve_cores > 1 ? "s" : "");
+    if (a->sim_done) {
+        k = (size_t)snprintf(l2, n2, "SIMULATED, CPU contention %s: at %d synthes%s %.1f%% and %s per job",
+                             a->contention == 2 ? "measured from the threads' CPU time" : "fitted from the timing",
+                             a->current, a->current > 1 ? "es" : "is", 100 * a->sim_util[0],
+                             fmt_dur(x, sizeof x, a->sim_spj[0]));
+        if (a->current > 1 && k < n2)
+            snprintf(l2 + k, n2 - k, ", at %d %.1f%% and %s per job", a->current - 1, 100 * a->sim_util[1],
+                     fmt_dur(y, sizeof y, a->sim_spj[1]));
+    }
+    else if (!strcmp(a->model, "simulation"))
+        snprintf(l2, n2, "SIMULATED without a contention model (none could be measured or fitted from this run): "
+                         "its figures would leave the contention out, so none are shown");
+    else
+        snprintf(l2, n2, "nothing simulated: no contention model could be measured or fitted from this run");
+    return emph;
+}
+
+int report_advice_lines(const struct run_result *res, char *l1, size_t n1, char *l2, size_t n2)
+{
+    const struct advice *a = &res->advice;
+    const char *how = "formula min(1, c*g/s), no CPU contention";
+    char s[32], g[32];
+    int emph = 0;
+    l1[0] = l2[0] = 0;
+    if (!a->valid) {
+        snprintf(l1, n1, "none: needs units with both synthesis times and GPU times");
+    } else if (res->bottleneck == BN_CPU) {
+        return cpu_advice_lines(res, l1, n1, l2, n2);
+    } else if (!strcmp(a->model, "simulation")) {
+        if (a->needed > a->current) {
+            emph = snprintf(l1, n1, "run %d syntheses at once", a->needed);
+            snprintf(l1 + emph, n1 - (size_t)emph, " (now %d): GPU utilization %.1f%% measured -> %.0f%% simulated",
+                     a->current, 100 * res->utilization, 100 * a->predicted_needed);
+        } else
+            snprintf(l1, n1, "synthesis concurrency %d is enough: the simulation finds no faster setting "
+                             "(%d would give %.0f%%)",
+                     a->current, a->needed, 100 * a->predicted_needed);
+        snprintf(l2, n2, "SIMULATED: a discrete-event simulation calibrated from this run, CPU contention %s; "
+                         "the least concurrency within 2%% of the best s per job (waterfall simulate --sweep shows it)",
+                 a->contention == 2 ? "measured from the threads' CPU time"
+                 : a->contention    ? "fitted"
+                                    : "not identifiable here, left out");
+    } else if (res->bottleneck == BN_GPU_PHASE) {
+        const struct phase_row *big = NULL;
+        size_t len = 0;
+        const char *name = NULL;
+        for (size_t i = 0; i < res->phase.nrows; i++) {
+            const struct phase_row *row = &res->phase.rows[i];
+            size_t ln;
+            const char *nm = phase_label(res->run, row, &ln);
+            if (row->within == WITHIN_GPU && !(ln == strlen(analyze_kernel_phase) && !strncasecmp(nm, analyze_kernel_phase, ln)) &&
+                (!big || row->total > big->total))
+                big = row, name = nm, len = ln;
+        }
+        if (big)
+            snprintf(l1, n1, "none for synthesis: shorten the GPU phase's work outside the kernels, or overlap it with "
+                             "the next unit's kernels; the largest is %.*s (%s per unit, %.1f%% of the phase)",
+                     (int)len, name, fmt_dur(g, sizeof g, big->st.mean), 100 * big->share);
+        else
+            snprintf(l1, n1, "none for synthesis: shorten the GPU phase's work outside the kernels");
+        snprintf(l2, n2, "kernel utilization %.1f%% against %.1f%% for the GPU phase: more syntheses cannot fill "
+                         "the kernels' idle time inside the phase",
+                 100 * res->phase.kernel_utilization, 100 * res->utilization);
+    } else if (res->bottleneck == BN_GPU) {
+        snprintf(l1, n1, "none for synthesis: the GPU is the bottleneck (the formula, with g = %s and "
+                         "s = %s, would ask for %d at once; %d ran)",
+                 fmt_dur(g, sizeof g, 1.0 / a->rate), fmt_dur(s, sizeof s, a->synth_mean), a->needed, a->current);
+    } else if (a->needed > a->current) {
+        emph = snprintf(l1, n1, "run %d syntheses at once", a->needed);
+        snprintf(l1 + emph, n1 - (size_t)emph, " (now %d): GPU utilization %.1f%% measured -> %.0f%% predicted",
+                 a->current, 100 * res->utilization, 100 * a->predicted_needed);
+        size_t k = (size_t)snprintf(l2, n2, "%s; g = %s of GPU per unit, s = %s of synthesis per unit", how,
+                                    fmt_dur(g, sizeof g, 1.0 / a->rate), fmt_dur(s, sizeof s, a->synth_mean));
+        if (a->worker_cap < 1 - 1e-9 && k < n2)
+            snprintf(l2 + k, n2 - k, "; the GPU workers' prep and proving allow at most %.0f%%",
+                     100 * a->worker_cap);
+    } else {
+        snprintf(l1, n1, "synthesis concurrency %d is enough by the formula (it needs %d); "
+                         "if utilization is still low, look at CPU contention and dispatch",
+                 a->current, a->needed);
+        snprintf(l2, n2, "%s; g = %s, s = %s", how, fmt_dur(g, sizeof g, 1.0 / a->rate),
+                 fmt_dur(s, sizeof s, a->synth_mean));
+    }
+    return emph;
+}
+
+static size_t role_line(char *b, size_t n, const char *who, const struct cpu_role *ro)
+{
+    size_t k = (size_t)snprintf(b, n, "%s used %.0f%% of a core", who, 100 * ro->used);
+    if (k < n)
+        k += (size_t)(isnan(ro->wanted) ? snprintf(b + k, n - k, ", wanted unknown (no run-queue wait)")
+                                         : snprintf(b + k, n - k, ", wanted %.0f%%", 100 * ro->wanted));
+    if (k < n && !isnan(ro->starvation))
+        k += (size_t)snprintf(b + k, n - k, " (starved %.0f%%)", 100 * ro->starvation);
+    return k < n ? k : n - 1;
+}
+
+static void conc_line(char *b, size_t n, const char *what, const struct conc_row *rows, size_t nr, double slower)
+{
+    char d[32];
+    int gpu = what[0] == 'G'; /* a GPU phase's k: the syntheses beside it, plus one */
+    size_t k = (size_t)snprintf(b, n, gpu ? "%s by 1 + the syntheses beside it:" : "%s by syntheses at once:", what);
+    for (size_t i = 0; i < nr && i < 8 && k < n; i++)
+        k += (size_t)snprintf(b + k, n - k, "%s %d: %s (%llu)", i ? " ·" : "", rows[i].k,
+                              fmt_dur(d, sizeof d, rows[i].mean), (unsigned long long)rows[i].units);
+    if (nr > 8 && k < n)
+        k += (size_t)snprintf(b + k, n - k, " · ... (%zu more)", nr - 8);
+    if (!isnan(slower) && k < n)
+        snprintf(b + k, n - k, "; beside others %.2fx alone", slower);
+}
+
+int report_cpu_lines(const struct cpu_result *c, char *l1, size_t n1, char *l2, size_t n2, char *l3, size_t n3)
+{
+    size_t k;
+    if (c->source == CPU_SRC_SAMPLES && (c->synth.known || c->gpu.known)) {
+        k = (size_t)snprintf(l1, n1, "from the recorder's samples: ");
+        if (c->synth.known && k < n1)
+            k += role_line(l1 + k, n1 - k, "synthesis", &c->synth);
+        if (c->gpu.known && k < n1)
+            k += role_line(l1 + k, n1 - k, c->synth.known ? "; GPU workers" : "GPU workers", &c->gpu);
+    } else {
+        k = (size_t)snprintf(l1, n1, "no CPU samples: from the timing alone");
+    }
+    int emph = 0;
+    if (k < n1) {
+        k += (size_t)snprintf(l1 + k, n1 - k, "; ");
+        emph = (int)k;
+        snprintf(l1 + k, n1 - k, "%s", c->contention ? "contention: the cores limit throughput" : "no contention found");
+    }
+    l2[0] = l3[0] = 0;
+    if (c->nsynth_by)
+        conc_line(l2, n2, "synthesis", c->synth_by, c->nsynth_by, c->synth_slower);
+    if (c->ngpu_by) /* k counts the GPU phase itself, as a synthesis counts itself */
+        conc_line(l3, n3, "GPU phase", c->gpu_by, c->ngpu_by, c->gpu_slower);
+    return c->contention ? emph : -1;
+}

@@ -237,6 +237,109 @@ static void reported_json(FILE *f, const char *key, const struct reported_check 
     }
 }
 
+/* The phases inside the stages, marks, kinds, the daemon's own durations,
+ * and where the times come from (docs/json.md, RUN). */
+static void inside_json(FILE *f, const struct run_result *res)
+{
+    const struct run *r = res->run;
+    fputs(", \"kernel_utilization\": ", f);
+    if (res->phase.has_kernel)
+        json_num(f, res->phase.kernel_utilization);
+    else
+        fputs("null", f);
+    fputs(", \"phases\": ", f);
+    phases_json(f, res);
+    fputs(", \"marks\": {", f);
+    for (size_t i = 0; i < res->phase.nmarks; i++) {
+        size_t n;
+        const char *nm = strtab_get(r->strs, res->phase.marks[i].name, &n);
+        fputs(i ? ", " : "", f);
+        json_str(f, nm, n);
+        fprintf(f, ": %llu", (unsigned long long)res->phase.marks[i].count);
+    }
+    fputs("}, \"by_kind\": {", f);
+    for (size_t i = 0; i < res->phase.nkinds; i++) {
+        const struct kind_row *k = &res->phase.kinds[i];
+        fputs(i ? ", " : "", f);
+        if (k->kind)
+            json_str(f, k->kind, k->klen);
+        else
+            fputs("\"\"", f);
+        fprintf(f, ": {\"units\": %llu, \"completed\": %llu, \"stages\": {", (unsigned long long)k->units,
+                (unsigned long long)k->completed);
+        for (int st = 0; st < ST_N; st++) {
+            fprintf(f, "%s\"%s\": ", st ? ", " : "", stage_names[st]);
+            report_stage_json(f, &k->stage[st]);
+        }
+        fputs("}}", f);
+    }
+    fputs("}, \"reported\": {", f);
+    reported_json(f, "synth_ms", &res->phase.synth_ms, 1);
+    reported_json(f, "gpu_ms", &res->phase.gpu_ms, 0);
+    fprintf(f, "}, \"other_events_without_unit\": %llu, \"clock\": ", (unsigned long long)r->xorphans);
+    if (r->wall_events) {
+        fputs("{\"from\": \"line_timestamps\", \"origin_unix_s\": ", f);
+        secs_i(f, r->wall_origin);
+        fputc('}', f);
+    } else {
+        fputs("{\"from\": \"records\", \"origin_unix_s\": null}", f);
+    }
+}
+
+/* runs[].advice (docs/json.md, ADVICE) */
+static void advice_json(FILE *f, const struct run_result *res)
+{
+    fputs(", \"advice\": ", f);
+    const struct advice *a = &res->advice;
+    if (!a->valid) {
+        fputs("null", f);
+    } else {
+        fprintf(f, "{\"synthesis_concurrency\": %d, \"predicted_utilization\": ", a->needed);
+        json_num(f, a->predicted_needed);
+        fprintf(f, ", \"current_concurrency\": %d, \"predicted_utilization_now\": ", a->current);
+        json_num(f, a->predicted_now);
+        fputs(", \"worker_cap\": ", f);
+        json_num(f, a->worker_cap);
+        fputs(", \"synthesis_s\": ", f);
+        secs(f, a->synth_mean);
+        fputs(", \"gpu_s_per_unit\": ", f);
+        secs(f, a->rate > 0 ? 1.0 / a->rate : 0);
+        fprintf(f, ", \"model\": \"%s\"", a->model);
+        if (!strcmp(a->model, "simulation"))
+            fprintf(f, ", \"contention_fitted\": %s, \"contention_model\": \"%s\"",
+                    a->contention ? "true" : "false",
+                    a->contention == 2 ? "measured" : a->contention ? "fitted" : "none");
+        if (res->bottleneck == BN_CPU) {
+            fputs(", \"cpu\": {\"cores\": ", f);
+            json_num(f, a->cores > 0 ? a->cores : NAN);
+            fputs(", \"synthesis_cpu_s_per_unit\": ", f);
+            secs(f, a->synth_cpu_unit);
+            fputs(", \"gpu_workers_cpu_s_per_unit\": ", f);
+            secs(f, a->host_cpu_unit);
+            fputs(", \"synthesis_cpu_s_target\": ", f);
+            json_num(f, a->cores > 0 ? a->synth_cpu_target / 1e9 : NAN);
+            fprintf(f, ", \"reserve_cores_for_gpu_workers\": %d, \"simulated\": ", a->reserve_cores);
+            if (a->sim_done) {
+                fprintf(f, "[{\"synthesis_concurrency\": %d, \"utilization\": ", a->current);
+                json_num(f, a->sim_util[0]);
+                fputs(", \"s_per_job\": ", f);
+                secs_or_null(f, a->sim_spj[0]);
+                if (a->current > 1) {
+                    fprintf(f, "}, {\"synthesis_concurrency\": %d, \"utilization\": ", a->current - 1);
+                    json_num(f, a->sim_util[1]);
+                    fputs(", \"s_per_job\": ", f);
+                    secs_or_null(f, a->sim_spj[1]);
+                }
+                fputs("}]", f);
+            } else {
+                fputs("null", f);
+            }
+            fputc('}', f);
+        }
+        fputc('}', f);
+    }
+}
+
 static void run_json(FILE *f, const struct run_result *res, const struct report_opts *o)
 {
     const struct run *r = res->run;
@@ -290,48 +393,8 @@ static void run_json(FILE *f, const struct run_result *res, const struct report_
     secs_or_null(f, res->s_per_job);
     fputs(", \"steady_s_per_job\": ", f);
     secs_or_null(f, res->steady_s_per_job);
-    fputs("}, \"kernel_utilization\": ", f);
-    if (res->phase.has_kernel)
-        json_num(f, res->phase.kernel_utilization);
-    else
-        fputs("null", f);
-    fputs(", \"phases\": ", f);
-    phases_json(f, res);
-    fputs(", \"marks\": {", f);
-    for (size_t i = 0; i < res->phase.nmarks; i++) {
-        size_t n;
-        const char *nm = strtab_get(r->strs, res->phase.marks[i].name, &n);
-        fputs(i ? ", " : "", f);
-        json_str(f, nm, n);
-        fprintf(f, ": %llu", (unsigned long long)res->phase.marks[i].count);
-    }
-    fputs("}, \"by_kind\": {", f);
-    for (size_t i = 0; i < res->phase.nkinds; i++) {
-        const struct kind_row *k = &res->phase.kinds[i];
-        fputs(i ? ", " : "", f);
-        if (k->kind)
-            json_str(f, k->kind, k->klen);
-        else
-            fputs("\"\"", f);
-        fprintf(f, ": {\"units\": %llu, \"completed\": %llu, \"stages\": {", (unsigned long long)k->units,
-                (unsigned long long)k->completed);
-        for (int st = 0; st < ST_N; st++) {
-            fprintf(f, "%s\"%s\": ", st ? ", " : "", stage_names[st]);
-            report_stage_json(f, &k->stage[st]);
-        }
-        fputs("}}", f);
-    }
-    fputs("}, \"reported\": {", f);
-    reported_json(f, "synth_ms", &res->phase.synth_ms, 1);
-    reported_json(f, "gpu_ms", &res->phase.gpu_ms, 0);
-    fprintf(f, "}, \"other_events_without_unit\": %llu, \"clock\": ", (unsigned long long)r->xorphans);
-    if (r->wall_events) {
-        fputs("{\"from\": \"line_timestamps\", \"origin_unix_s\": ", f);
-        secs_i(f, r->wall_origin);
-        fputc('}', f);
-    } else {
-        fputs("{\"from\": \"records\", \"origin_unix_s\": null}", f);
-    }
+    fputc('}', f);
+    inside_json(f, res);
     fputs(", \"cpu\": ", f);
     report_cpu_json(f, &res->cpu);
     fputs(", \"bottleneck\": ", f);
@@ -339,55 +402,7 @@ static void run_json(FILE *f, const struct run_result *res, const struct report_
         fputs("null", f);
     else
         fprintf(f, "\"%s\"", bottleneck_names[res->bottleneck]);
-    fputs(", \"advice\": ", f);
-    const struct advice *a = &res->advice;
-    if (!a->valid) {
-        fputs("null", f);
-    } else {
-        fprintf(f, "{\"synthesis_concurrency\": %d, \"predicted_utilization\": ", a->needed);
-        json_num(f, a->predicted_needed);
-        fprintf(f, ", \"current_concurrency\": %d, \"predicted_utilization_now\": ", a->current);
-        json_num(f, a->predicted_now);
-        fputs(", \"worker_cap\": ", f);
-        json_num(f, a->worker_cap);
-        fputs(", \"synthesis_s\": ", f);
-        secs(f, a->synth_mean);
-        fputs(", \"gpu_s_per_unit\": ", f);
-        secs(f, a->rate > 0 ? 1.0 / a->rate : 0);
-        fprintf(f, ", \"model\": \"%s\"", a->model);
-        if (!strcmp(a->model, "simulation"))
-            fprintf(f, ", \"contention_fitted\": %s, \"contention_model\": \"%s\"",
-                    a->contention ? "true" : "false",
-                    a->contention == 2 ? "measured" : a->contention ? "fitted" : "none");
-        if (res->bottleneck == BN_CPU) {
-            fputs(", \"cpu\": {\"cores\": ", f);
-            json_num(f, a->cores > 0 ? a->cores : NAN);
-            fputs(", \"synthesis_cpu_s_per_unit\": ", f);
-            secs(f, a->synth_cpu_unit);
-            fputs(", \"gpu_workers_cpu_s_per_unit\": ", f);
-            secs(f, a->host_cpu_unit);
-            fputs(", \"synthesis_cpu_s_target\": ", f);
-            json_num(f, a->cores > 0 ? a->synth_cpu_target / 1e9 : NAN);
-            fprintf(f, ", \"reserve_cores_for_gpu_workers\": %d, \"simulated\": ", a->reserve_cores);
-            if (a->sim_done) {
-                fprintf(f, "[{\"synthesis_concurrency\": %d, \"utilization\": ", a->current);
-                json_num(f, a->sim_util[0]);
-                fputs(", \"s_per_job\": ", f);
-                secs_or_null(f, a->sim_spj[0]);
-                if (a->current > 1) {
-                    fprintf(f, "}, {\"synthesis_concurrency\": %d, \"utilization\": ", a->current - 1);
-                    json_num(f, a->sim_util[1]);
-                    fputs(", \"s_per_job\": ", f);
-                    secs_or_null(f, a->sim_spj[1]);
-                }
-                fputs("}]", f);
-            } else {
-                fputs("null", f);
-            }
-            fputc('}', f);
-        }
-        fputc('}', f);
-    }
+    advice_json(f, res);
     fputc('}', f);
 }
 

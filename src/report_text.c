@@ -204,17 +204,11 @@ static void phases_text(FILE *f, const struct run_result *res, const struct pain
     reported_text(f, "gpu_ms", &ph->gpu_ms, p);
 }
 
-static void run_text(FILE *f, const struct run_result *res, size_t nruns_in_source,
-                     const struct report_opts *o)
+/* The run's counts and what is wrong with its input, and its clock. */
+static void counts_text(FILE *f, const struct run_result *res, const struct paint *pp)
 {
     const struct run *r = res->run;
-    struct paint p = paint_for(o);
-    char b1[32], b2[32], b3[32], b4[640];
-    fprintf(f, "%s%s%s", p.bold, r->source, p.off);
-    if (nruns_in_source > 1)
-        fprintf(f, " %srun %d%s", p.bold, r->index, p.off);
-    fprintf(f, " %s(%s %llu-%llu)%s\n", p.dim, r->native ? "events" : "lines",
-            (unsigned long long)r->first_line, (unsigned long long)r->last_line, p.off);
+    struct paint p = *pp;
 #define PL(n) ((n) == 1 ? "" : "s")
     fprintf(f, "  %llu job%s (%llu completed), %llu unit%s", (unsigned long long)res->jobs, PL(res->jobs),
             (unsigned long long)res->jobs_completed, (unsigned long long)res->units, PL(res->units));
@@ -254,6 +248,21 @@ static void run_text(FILE *f, const struct run_result *res, size_t nruns_in_sour
                    "record, %s\n",
                 "clock", (unsigned long long)r->wall_events, r->wall_events == 1 ? "" : "s", when);
     }
+
+}
+
+static void run_text(FILE *f, const struct run_result *res, size_t nruns_in_source,
+                     const struct report_opts *o)
+{
+    const struct run *r = res->run;
+    struct paint p = paint_for(o);
+    char b1[32], b2[32], b3[32], b4[640];
+    fprintf(f, "%s%s%s", p.bold, r->source, p.off);
+    if (nruns_in_source > 1)
+        fprintf(f, " %srun %d%s", p.bold, r->index, p.off);
+    fprintf(f, " %s(%s %llu-%llu)%s\n", p.dim, r->native ? "events" : "lines",
+            (unsigned long long)r->first_line, (unsigned long long)r->last_line, p.off);
+    counts_text(f, res, &p);
 
     if (res->bottleneck == BN_NONE) {
         uint64_t proved = 0;

@@ -10,6 +10,7 @@
 #include "explain.h"
 #include "fmt.h"
 #include "model.h"
+#include "sim.h"
 
 #include <stdio.h>
 
@@ -51,5 +52,22 @@ int report_color_arg(const char *v, int *color);
 void report_stage_json(FILE *f, const struct stage_stats *s);
 void report_causes_json(FILE *f, const int64_t *by);
 void report_causes_text(FILE *f, const int64_t *by, int64_t idle);
+
+/* `waterfall simulate`'s output: the calibration (from a trace, or the
+ * parameters), and one simulated point or a sweep's points. */
+struct sim_report {
+    const char *from;              /* the trace calibrated from, or NULL */
+    const struct sim_params *calib; /* as calibrated */
+    const struct sim_fit *fit;
+    const struct sim_params *params; /* each point's */
+    const struct sim_out *outs;      /* each point's result */
+    const double *vals;              /* each point's knob value */
+    size_t npts, best;
+    int ranked;                      /* the sweep ranks its points (not a workload's sweep) */
+    unsigned long long seed;
+    const char *knob;                /* the swept knob, or NULL: one point */
+};
+void report_sim_text(FILE *f, const struct sim_report *s, int color);
+void report_sim_json(FILE *f, const struct sim_report *s);
 
 #endif /* REPORT_H */

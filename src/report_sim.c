@@ -1,0 +1,253 @@
+/*
+ * report_sim.c -- `waterfall simulate`'s output, as text and as JSON
+ * (docs/simulate.md): the calibration, the simulated setup, and the
+ * predicted figures of one point or of each point of a sweep.  Every
+ * figure printed here is simulated, and says so.
+ */
+#include "report.h"
+
+#include <math.h>
+#include <string.h>
+
+/* A duration; "-" where it is undefined (negative, as the analysis marks
+ * e.g. the steady s per job of a single job). */
+static const char *dur(char *buf, size_t n, double ns)
+{
+    return fmt_dur(buf, n, ns >= 0 ? ns : NAN);
+}
+
+static void setup_line(FILE *f, const struct sim_params *p)
+{
+    fprintf(f, "  %-13s %llu job%s x %d partition%s, synthesis concurrency %d, %d device%s x %d worker%s, "
+               "channel %d, ",
+            "setup", (unsigned long long)p->jobs, p->jobs == 1 ? "" : "s", p->partitions, p->partitions == 1 ? "" : "s",
+            p->synth_concurrency, p->devices, p->devices == 1 ? "" : "s", p->gpu_workers,
+            p->gpu_workers == 1 ? "" : "s", p->channel);
+    if (p->cores > 0)
+        fprintf(f, "%g cores (synthesis %.2g, host %.2g, host share %.2g, weight %.2g), ", p->cores,
+                p->synth_threads, p->host_threads, p->host_share, p->host_weight > 0 ? p->host_weight : 1);
+    else
+        fprintf(f, "no CPU contention, ");
+    if (p->rate > 0)
+        fprintf(f, "%g jobs/s\n", p->rate);
+    else
+        fprintf(f, "all jobs at once\n");
+}
+
+static void calib_text(FILE *f, const char *from, const struct sim_params *p, const struct sim_fit *fit)
+{
+    char a[32], b[32], c[32], d[32];
+    if (!from) {
+        fprintf(f, "  %-13s from parameters: synthesis %s, device %s, prep %s, dispatch %s per unit, spread %.2g\n",
+                "calibration", fmt_dur(a, sizeof a, p->synth.mean * 1e9), fmt_dur(b, sizeof b, p->gpu.mean * 1e9),
+                fmt_dur(c, sizeof c, p->prep.mean * 1e9), fmt_dur(d, sizeof d, p->pickup.mean * 1e9), p->synth.cv);
+        return;
+    }
+    fprintf(f, "  %-13s from %s: %zu complete unit%s resampled: synthesis %s, device %s (effective), prep %s, "
+               "dispatch %s per unit (means%s)\n",
+            "calibration", from, p->synth.n, p->synth.n == 1 ? "" : "s", fmt_dur(a, sizeof a, sim_dist_mean(&p->synth) * 1e9),
+            fmt_dur(b, sizeof b, sim_dist_mean(&p->gpu) * 1e9), fmt_dur(c, sizeof c, sim_dist_mean(&p->prep) * 1e9),
+            fmt_dur(d, sizeof d, sim_dist_mean(&p->pickup) * 1e9),
+            fit->fitted || fit->given || fit->measured ? ", without contention" : "");
+    if (fit->measured)
+        fprintf(f, "  %-13s measured, not fitted: the recorder sampled the threads' CPU time: a synthesis thread "
+                   "wanted %.0f%% of a core while synthesizing, a GPU worker's %.0f%% during device time; on the "
+                   "trace's %g cores a synthesis uses 1 core, a GPU worker's host work 1 core, busy %.0f%% of "
+                   "device time; the worst slowdown it sees in the trace is %.2fx\n",
+                "contention", 100 * fit->synth_cpu_share, 100 * fit->host_cpu_share, fit->trace_cores,
+                100 * fit->host_share, fit->max_slowdown);
+    else if (fit->given)
+        fprintf(f, "  %-13s given, not fitted: on the trace's %g cores a synthesis uses %.2g core%s, a GPU worker's "
+                   "host work %.2g core%s, busy %.0f%% of device time, weighted %gx; the worst slowdown it sees in "
+                   "the trace is %.2fx\n",
+                "contention", fit->trace_cores, fit->synth_threads, fit->synth_threads == 1 ? "" : "s",
+                fit->host_threads, fit->host_threads == 1 ? "" : "s", 100 * fit->host_share, fit->host_weight,
+                fit->max_slowdown);
+    else if (fit->fitted)
+        fprintf(f, "  %-13s fitted on %g cores from %zu units: a synthesis uses %.2g core%s, a GPU worker's host "
+                   "work %.2g core%s, busy %.0f%% of device time, weighted %gx; explains %.0f%% of the variation of synthesis "
+                   "times, %.0f%% of device times; the worst slowdown in the trace was %.2fx\n",
+                "contention", fit->trace_cores, fit->units_used, fit->synth_threads,
+                fit->synth_threads == 1 ? "" : "s", fit->host_threads, fit->host_threads == 1 ? "" : "s",
+                100 * fit->host_share, fit->host_weight, 100 * fit->r2_synth, 100 * fit->r2_gpu, fit->max_slowdown);
+    else
+        fprintf(f, "  %-13s not fitted: %s; %s\n", "contention", fit->why,
+                p->cores > 0 ? "the model runs with the given --cores and threads"
+                             : "left out (--synth-threads, --host-threads, --host-share give it)");
+}
+
+static void result_text(FILE *f, const struct run_result *r)
+{
+    char a[32], b[32];
+    fprintf(f, "  %-13s GPU utilization %.1f%%, %s per job (steady %s), bottleneck %s\n", "predicted",
+            100 * r->utilization, dur(a, sizeof a, r->s_per_job), dur(b, sizeof b, r->steady_s_per_job),
+            r->bottleneck ? bottleneck_names[r->bottleneck] : "none");
+    char c[32];
+    fprintf(f, "  %-13s %s", "idle", fmt_dur(c, sizeof c, (double)r->idle));
+    if (r->idle > 0) {
+        fputs(": ", f);
+        report_causes_text(f, r->by_cause, r->idle);
+    }
+    fputc('\n', f);
+}
+
+static void jnum(FILE *f, const char *k, double v)
+{
+    fprintf(f, "\"%s\": ", k);
+    json_num(f, v);
+}
+
+static void result_json(FILE *f, const struct run_result *r)
+{
+    jnum(f, "utilization", r->utilization);
+    fputs(", ", f);
+    jnum(f, "s_per_job", r->s_per_job >= 0 ? r->s_per_job * 1e-9 : NAN);
+    fputs(", ", f);
+    jnum(f, "steady_s_per_job", r->steady_s_per_job >= 0 ? r->steady_s_per_job * 1e-9 : NAN);
+    fputs(", ", f);
+    jnum(f, "busy_s", (double)r->busy * 1e-9);
+    fputs(", ", f);
+    jnum(f, "window_s", (double)r->window * 1e-9);
+    fputs(", ", f);
+    jnum(f, "idle_s", (double)r->idle * 1e-9);
+    fputs(", \"idle_by_cause\": ", f);
+    report_causes_json(f, r->by_cause);
+    fprintf(f, ", \"bottleneck\": \"%s\", \"jobs_completed\": %llu, \"units\": %llu",
+            r->bottleneck ? bottleneck_names[r->bottleneck] : "none", (unsigned long long)r->jobs_completed,
+            (unsigned long long)r->units);
+    fputs(", \"stages\": {", f);
+    for (int s = 0; s < ST_N; s++) {
+        fprintf(f, "%s\"%s\": ", s ? ", " : "", stage_names[s]);
+        report_stage_json(f, &r->stage[s]);
+    }
+    fputc('}', f);
+}
+
+static void params_json(FILE *f, const struct sim_params *p)
+{
+    fprintf(f, "\"params\": {\"jobs\": %llu, \"partitions\": %d, \"rate\": %.9g, \"synth_concurrency\": %d, "
+               "\"gpu_workers\": %d, \"devices\": %d, \"channel\": %d, \"cores\": %.9g, \"synth_threads\": %.9g, "
+               "\"host_threads\": %.9g, \"host_share\": %.9g, \"host_weight\": %.9g, \"seed\": %llu}",
+            (unsigned long long)p->jobs, p->partitions, p->rate, p->synth_concurrency, p->gpu_workers, p->devices,
+            p->channel, p->cores, p->synth_threads, p->host_threads, p->host_share,
+            p->host_weight > 0 ? p->host_weight : 1, (unsigned long long)p->seed);
+}
+
+static void calib_json(FILE *f, const char *from, const struct sim_params *p, const struct sim_fit *fit)
+{
+    fputs("\"calibration\": {\"source\": ", f);
+    if (from) {
+        json_str(f, from, strlen(from));
+        fprintf(f, ", \"units\": %zu, ", p->synth.n);
+    } else {
+        fputs("\"parameters\", \"spread\": ", f);
+        fprintf(f, "%.9g, ", p->synth.cv);
+    }
+    jnum(f, "synth_s", sim_dist_mean(&p->synth));
+    fputs(", ", f);
+    jnum(f, "gpu_s", sim_dist_mean(&p->gpu));
+    fputs(", ", f);
+    jnum(f, "prep_s", sim_dist_mean(&p->prep));
+    if (from) {
+        fprintf(f, ", \"contention\": {\"fitted\": %s, \"given\": %s, \"measured\": %s, \"trace_cores\": %.9g",
+                fit->fitted ? "true" : "false", fit->given ? "true" : "false", fit->measured ? "true" : "false",
+                fit->trace_cores);
+        if (fit->synth_cpu_share >= 0)
+            fprintf(f, ", \"synth_cpu_share\": %.6f", fit->synth_cpu_share);
+        if (fit->host_cpu_share >= 0)
+            fprintf(f, ", \"host_cpu_share\": %.6f", fit->host_cpu_share);
+        if (fit->given || fit->measured || fit->fitted) {
+            fprintf(f, ", \"synth_threads\": %.9g, \"host_threads\": %.9g, \"host_share\": %.9g, "
+                       "\"host_weight\": %.9g, \"max_slowdown\": %.6f",
+                    fit->synth_threads, fit->host_threads, fit->host_share, fit->host_weight, fit->max_slowdown);
+            if (fit->fitted)
+                fprintf(f, ", \"r2_synth\": %.6f, \"r2_gpu\": %.6f, \"units\": %zu", fit->r2_synth, fit->r2_gpu,
+                        fit->units_used);
+            fputc('}', f);
+        } else {
+            fprintf(f, ", \"why\": \"%s\"}", fit->why);
+        }
+    }
+    fputc('}', f);
+}
+
+/* A bar of n eighths. */
+static void bar(FILE *f, double frac, int width)
+{
+    static const char *const part[] = {"", "▏", "▎", "▍", "▌", "▋", "▊", "▉"};
+    if (!(frac >= 0))
+        frac = 0;
+    if (frac > 1)
+        frac = 1;
+    int eighths = (int)lround(frac * width * 8);
+    for (int i = 0; i < eighths / 8; i++)
+        fputs("█", f);
+    fputs(part[eighths % 8], f);
+    for (int i = eighths / 8 + (eighths % 8 != 0); i < width; i++)
+        fputc(' ', f);
+}
+
+void report_sim_json(FILE *f, const struct sim_report *s)
+{
+    fprintf(f, "{\"simulated\": true, ");
+    result_json(f, &s->outs[s->best].res);
+    fprintf(f, ", ");
+    params_json(f, &s->params[s->best]);
+    fprintf(f, ", ");
+    calib_json(f, s->from, s->calib, s->fit);
+    if (s->knob) {
+        fprintf(f, ", \"sweep\": {\"knob\": \"%s\", ", s->knob);
+        if (s->ranked)
+            fprintf(f, "\"best\": %.9g, \"points\": [", s->vals[s->best]);
+        else
+            fprintf(f, "\"best\": null, \"points\": [");
+        for (size_t i = 0; i < s->npts; i++) {
+            fprintf(f, "%s{\"value\": %.9g, ", i ? ", " : "", s->vals[i]);
+            result_json(f, &s->outs[i].res);
+            fprintf(f, "}");
+        }
+        fprintf(f, "]}");
+    }
+    fprintf(f, "}\n");
+}
+
+/* A sweep's table: a row per point, the best starred. */
+static void sweep_text(FILE *f, const struct sim_report *s, int color)
+{
+    fprintf(f, "\n  %17s  %11s  %10s  %10s  %-34s%s\n", s->knob, "utilization", "s per job", "steady",
+            "idle: synthesis / queue / prep / no_work", color ? "  utilization" : "");
+    static const int order[CAUSE_N] = {CAUSE_SYNTHESIS, CAUSE_QUEUE, CAUSE_PREP, CAUSE_NO_WORK};
+    for (size_t i = 0; i < s->npts; i++) {
+        const struct run_result *r = &s->outs[i].res;
+        char a[32], b[32], cs[CAUSE_N][32], cause[160];
+        for (int k = 0; k < CAUSE_N; k++)
+            fmt_dur(cs[k], sizeof cs[k], (double)r->by_cause[order[k]]);
+        snprintf(cause, sizeof cause, "%s / %s / %s / %s", cs[0], cs[1], cs[2], cs[3]);
+        int star = i == s->best && s->ranked;
+        fprintf(f, "  %15.6g %s  %10.1f%%  %10s  %10s  %-34s", s->vals[i], star ? "*" : " ", 100 * r->utilization,
+                dur(a, sizeof a, r->s_per_job), dur(b, sizeof b, r->steady_s_per_job), cause);
+        if (color) {
+            fputs("  ", f);
+            fputs(star ? "\033[32m" : "\033[2m", f);
+            bar(f, r->utilization, 20);
+            fputs("\033[0m", f);
+        }
+        fputc('\n', f);
+    }
+    if (s->ranked)
+        fprintf(f, "  * best: %s %g, %.1f%% GPU utilization, %s per job\n", s->knob, s->vals[s->best],
+                100 * s->outs[s->best].res.utilization, dur((char[32]){0}, 32, s->outs[s->best].res.s_per_job));
+    else
+        fprintf(f, "  (%s is the workload, not a setting: no best)\n", s->knob);
+}
+
+void report_sim_text(FILE *f, const struct sim_report *s, int color)
+{
+    fprintf(f, "waterfall simulate: SIMULATED, not measured: a discrete-event simulation (seed %llu)\n", s->seed);
+    calib_text(f, s->from, s->calib, s->fit);
+    setup_line(f, &s->params[s->knob ? s->best : 0]);
+    if (!s->knob)
+        result_text(f, &s->outs[0].res);
+    else
+        sweep_text(f, s, color);
+}

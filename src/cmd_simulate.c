@@ -180,7 +180,20 @@ static int parse_sweep(const char *v, struct sweep *s)
     return 0;
 }
 
-int cmd_simulate(int argc, char **argv)
+/* The command line (knobs: NAN or -1 when not given). */
+struct sim_cli {
+    const char *from;
+    long run_no;
+    double synth_s, gpu_s, prep_s, disp_s, spread, tcores; /* tcores 0: the trace's, else this machine's */
+    int nofit, json, color, have_sweep;
+    struct sweep sw;
+    double k_cores, k_sth, k_hth, k_hsh, k_hw, k_rate;
+    long k_c, k_w, k_d, k_k, k_parts, k_jobs;
+    unsigned long long seed;
+};
+
+/* -1 to go ahead, else the exit status. */
+static int sim_parse(int argc, char **argv, struct sim_cli *o)
 {
     enum {
         O_FROM = 256, O_RUN, O_SYNTH_S, O_GPU_S, O_PREP_S, O_SPREAD, O_TCORES, O_NOFIT, O_C, O_W, O_D, O_K,
@@ -201,54 +214,49 @@ int cmd_simulate(int argc, char **argv)
         {"sweep", required_argument, 0, O_SWEEP}, {"json", no_argument, 0, O_JSON},
         {"color", required_argument, 0, O_COLOR}, {"colour", required_argument, 0, O_COLOR},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    const char *from = NULL;
-    long run_no = 1, lv;
-    double synth_s = -1, gpu_s = -1, prep_s = 0, disp_s = 0, spread = 0, tcores = 0; /* 0: the trace's, else this machine's */
-    int nofit = 0, json = 0, color = isatty(1) && !getenv("NO_COLOR"), have_sweep = 0;
-    struct sweep sw = {0};
-    /* the user's knobs: NAN / -1 when not given */
-    double k_cores = NAN, k_sth = NAN, k_hth = NAN, k_hsh = NAN, k_hw = NAN, k_rate = NAN;
-    long k_c = -1, k_w = -1, k_d = -1, k_k = -1, k_parts = -1, k_jobs = -1;
-    unsigned long long seed = 1;
+    *o = (struct sim_cli){.run_no = 1, .synth_s = -1, .gpu_s = -1, .color = isatty(1) && !getenv("NO_COLOR"),
+                          .k_cores = NAN, .k_sth = NAN, .k_hth = NAN, .k_hsh = NAN, .k_hw = NAN, .k_rate = NAN,
+                          .k_c = -1, .k_w = -1, .k_d = -1, .k_k = -1, .k_parts = -1, .k_jobs = -1, .seed = 1};
+    long lv;
     int c;
     optind = 0;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         int bad = 0;
         switch (c) {
-        case O_FROM: from = optarg; break;
-        case O_RUN: bad = integer("--run", optarg, 1, 1000000, &run_no); break;
-        case O_SYNTH_S: bad = num("--synth-s", optarg, 1e-9, 1e9, &synth_s); break;
-        case O_GPU_S: bad = num("--gpu-s", optarg, 1e-9, 1e9, &gpu_s); break;
-        case O_PREP_S: bad = num("--prep-s", optarg, 0, 1e9, &prep_s); break;
-        case O_DISP: bad = num("--dispatch-s", optarg, 0, 1e9, &disp_s); break;
-        case O_SPREAD: bad = num("--spread", optarg, 0, 100, &spread); break;
+        case O_FROM: o->from = optarg; break;
+        case O_RUN: bad = integer("--run", optarg, 1, 1000000, &o->run_no); break;
+        case O_SYNTH_S: bad = num("--synth-s", optarg, 1e-9, 1e9, &o->synth_s); break;
+        case O_GPU_S: bad = num("--gpu-s", optarg, 1e-9, 1e9, &o->gpu_s); break;
+        case O_PREP_S: bad = num("--prep-s", optarg, 0, 1e9, &o->prep_s); break;
+        case O_DISP: bad = num("--dispatch-s", optarg, 0, 1e9, &o->disp_s); break;
+        case O_SPREAD: bad = num("--spread", optarg, 0, 100, &o->spread); break;
         case O_TCORES:
-            bad = num("--trace-cores", optarg, 0.01, 1e6, &tcores);
+            bad = num("--trace-cores", optarg, 0.01, 1e6, &o->tcores);
             break;
-        case O_NOFIT: nofit = 1; break;
-        case O_C: bad = integer("--synth-concurrency", optarg, 1, 100000, &k_c); break;
-        case O_W: bad = integer("--gpu-workers", optarg, 1, 100000, &k_w); break;
-        case O_D: bad = integer("--devices", optarg, 1, 100000, &k_d); break;
-        case O_K: bad = integer("--channel", optarg, 0, 10000000, &k_k); break;
-        case O_JOBS: bad = integer("--jobs", optarg, 1, 50000000, &k_jobs); break;
-        case O_PARTS: bad = integer("--partitions", optarg, 1, 100000, &k_parts); break;
-        case O_RATE: bad = num("--rate", optarg, 0, 1e9, &k_rate); break;
-        case O_CORES: bad = num("--cores", optarg, 0, 1e6, &k_cores); break;
-        case O_STH: bad = num("--synth-threads", optarg, 1e-6, 1e6, &k_sth); break;
-        case O_HTH: bad = num("--host-threads", optarg, 1e-6, 1e6, &k_hth); break;
-        case O_HSH: bad = num("--host-share", optarg, 0, 1, &k_hsh); break;
-        case O_HW: bad = num("--host-weight", optarg, 0.001, 1000, &k_hw); break;
+        case O_NOFIT: o->nofit = 1; break;
+        case O_C: bad = integer("--synth-concurrency", optarg, 1, 100000, &o->k_c); break;
+        case O_W: bad = integer("--gpu-workers", optarg, 1, 100000, &o->k_w); break;
+        case O_D: bad = integer("--devices", optarg, 1, 100000, &o->k_d); break;
+        case O_K: bad = integer("--channel", optarg, 0, 10000000, &o->k_k); break;
+        case O_JOBS: bad = integer("--jobs", optarg, 1, 50000000, &o->k_jobs); break;
+        case O_PARTS: bad = integer("--partitions", optarg, 1, 100000, &o->k_parts); break;
+        case O_RATE: bad = num("--rate", optarg, 0, 1e9, &o->k_rate); break;
+        case O_CORES: bad = num("--cores", optarg, 0, 1e6, &o->k_cores); break;
+        case O_STH: bad = num("--synth-threads", optarg, 1e-6, 1e6, &o->k_sth); break;
+        case O_HTH: bad = num("--host-threads", optarg, 1e-6, 1e6, &o->k_hth); break;
+        case O_HSH: bad = num("--host-share", optarg, 0, 1, &o->k_hsh); break;
+        case O_HW: bad = num("--host-weight", optarg, 0.001, 1000, &o->k_hw); break;
         case O_SEED:
             bad = integer("--seed", optarg, 0, 2147483647L, &lv);
-            seed = (unsigned long long)lv;
+            o->seed = (unsigned long long)lv;
             break;
         case O_SWEEP:
-            bad = parse_sweep(optarg, &sw);
-            have_sweep = 1;
+            bad = parse_sweep(optarg, &o->sw);
+            o->have_sweep = 1;
             break;
-        case O_JSON: json = 1; break;
+        case O_JSON: o->json = 1; break;
         case O_COLOR:
-            if (report_color_arg(optarg, &color)) {
+            if (report_color_arg(optarg, &o->color)) {
                 fprintf(stderr, "waterfall simulate: --color takes auto, always or never\n");
                 bad = 1;
             }
@@ -263,132 +271,134 @@ int cmd_simulate(int argc, char **argv)
         fprintf(stderr, "waterfall simulate: unexpected '%s' (the trace goes after --from)\n", argv[optind]);
         return WF_EXIT_USAGE;
     }
-    if (!from && (synth_s < 0 || gpu_s < 0)) {
+    if (!o->from && (o->synth_s < 0 || o->gpu_s < 0)) {
         fprintf(stderr, "waterfall simulate: give --from FILE, or both --synth-s and --gpu-s\n");
         simulate_usage(stderr);
         return WF_EXIT_USAGE;
     }
-    if (from && (synth_s >= 0 || gpu_s >= 0)) {
+    if (o->from && (o->synth_s >= 0 || o->gpu_s >= 0)) {
         fprintf(stderr, "waterfall simulate: --from and --synth-s/--gpu-s do not go together: one calibration\n");
         return WF_EXIT_USAGE;
     }
+    return -1;
+}
 
-    struct sim_params p = {0};
-    struct sim_fit fit = {0};
-    struct loaded l = {0};
-    int loaded = 0, rc = WF_EXIT_OK;
-    if (from) {
-        char *paths[1] = {(char *)from};
-        rc = load_inputs(&l, paths, 1, isatty(2), "waterfall simulate");
-        loaded = 1;
-        if (l.nres == 0) {
-            loaded_free(&l);
-            return rc == WF_EXIT_OK ? WF_EXIT_INPUT : rc;
-        }
-        if ((size_t)run_no > l.nres) {
-            fprintf(stderr, "waterfall simulate: %s holds %zu run%s; --run %ld is not one\n", from, l.nres,
-                    l.nres == 1 ? "" : "s", run_no);
-            loaded_free(&l);
-            return WF_EXIT_USAGE;
-        }
-        const struct run_result *res = &l.res[run_no - 1];
-        struct timespec c0, c1;
-        clock_gettime(CLOCK_MONOTONIC, &c0);
-        /* A contention model on the command line replaces the fit, in the
-         * calibration as in the simulation (sim_calibrate). */
-        struct sim_params given = {.synth_threads = isnan(k_sth) ? 1 : k_sth,
-                                   .host_threads = isnan(k_hth) ? 1 : k_hth,
-                                   .host_share = isnan(k_hsh) ? 0 : k_hsh,
-                                   .host_weight = isnan(k_hw) ? 1 : k_hw};
-        int have_given = !isnan(k_sth) || !isnan(k_hth) || !isnan(k_hsh) || !isnan(k_hw);
-        const char *err = sim_calibrate(res->run, res, tcores, !nofit, have_given ? &given : NULL, &p, &fit);
-        clock_gettime(CLOCK_MONOTONIC, &c1);
-        if (getenv("WATERFALL_TIMING"))
-            fprintf(stderr, "timing: calibration and contention fit %.3f s\n",
-                    (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) * 1e-9);
-        if (err) {
-            fprintf(stderr, "waterfall simulate: %s: %s\n", from, err);
-            loaded_free(&l);
-            return WF_EXIT_INPUT;
-        }
-        if (l.nres > 1 && !json)
-            fprintf(stderr, "waterfall simulate: %s holds %zu runs; calibrating from run %ld (--run picks another)\n",
-                    from, l.nres, run_no);
-        sim_trace_defaults(&p, &fit);
-        if (rc == WF_EXIT_OK && l.partial) {
-            rc = WF_EXIT_PARTIAL;
-            loaded_partial_note(&l, "waterfall simulate");
-        }
-    } else {
-        p.synth = (struct sim_dist){.mean = synth_s, .cv = spread};
-        p.gpu = (struct sim_dist){.mean = gpu_s, .cv = spread};
-        p.prep = (struct sim_dist){.mean = prep_s, .cv = spread};
-        p.pickup = (struct sim_dist){.mean = disp_s, .cv = spread};
-        p.calib_partitions = 1;
-        p.jobs = 100;
-        p.partitions = 1;
-        p.synth_concurrency = p.gpu_workers = p.devices = 1;
-        p.channel = -1;
-        p.synth_threads = p.host_threads = 1;
+/* Calibrate from the trace's run (--from): an exit status, OK or PARTIAL
+ * to go ahead. */
+static int sim_from_trace(const struct sim_cli *o, struct loaded *l, struct sim_params *p, struct sim_fit *fit)
+{
+    char *paths[1] = {(char *)o->from};
+    int rc = load_inputs(l, paths, 1, isatty(2), "waterfall simulate");
+    if (l->nres == 0)
+        return rc == WF_EXIT_OK ? WF_EXIT_INPUT : rc;
+    if ((size_t)o->run_no > l->nres) {
+        fprintf(stderr, "waterfall simulate: %s holds %zu run%s; --run %ld is not one\n", o->from, l->nres,
+                l->nres == 1 ? "" : "s", o->run_no);
+        return WF_EXIT_USAGE;
     }
-    int channel_given = k_k >= 0;
-    if (k_c > 0) p.synth_concurrency = (int)k_c;
-    if (k_w > 0) p.gpu_workers = (int)k_w;
-    if (k_d > 0) p.devices = (int)k_d;
-    if (k_k >= 0) p.channel = (int)k_k;
-    if (k_jobs > 0) p.jobs = (uint64_t)k_jobs;
-    if (k_parts > 0) p.partitions = (int)k_parts;
-    if (!isnan(k_rate)) p.rate = k_rate;
-    if (!isnan(k_cores)) p.cores = k_cores;
-    if (!isnan(k_sth)) p.synth_threads = k_sth;
-    if (!isnan(k_hth)) p.host_threads = k_hth;
-    if (!isnan(k_hsh)) p.host_share = k_hsh;
-    if (!isnan(k_hw)) p.host_weight = k_hw;
-    p.seed = seed;
+    const struct run_result *res = &l->res[o->run_no - 1];
+    struct timespec c0, c1;
+    clock_gettime(CLOCK_MONOTONIC, &c0);
+    /* A contention model on the command line replaces the fit, in the
+     * calibration as in the simulation (sim_calibrate). */
+    struct sim_params given = {.synth_threads = isnan(o->k_sth) ? 1 : o->k_sth,
+                               .host_threads = isnan(o->k_hth) ? 1 : o->k_hth,
+                               .host_share = isnan(o->k_hsh) ? 0 : o->k_hsh,
+                               .host_weight = isnan(o->k_hw) ? 1 : o->k_hw};
+    int have_given = !isnan(o->k_sth) || !isnan(o->k_hth) || !isnan(o->k_hsh) || !isnan(o->k_hw);
+    const char *err = sim_calibrate(res->run, res, o->tcores, !o->nofit, have_given ? &given : NULL, p, fit);
+    clock_gettime(CLOCK_MONOTONIC, &c1);
+    if (getenv("WATERFALL_TIMING"))
+        fprintf(stderr, "timing: calibration and contention fit %.3f s\n",
+                (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) * 1e-9);
+    if (err) {
+        fprintf(stderr, "waterfall simulate: %s: %s\n", o->from, err);
+        return WF_EXIT_INPUT;
+    }
+    if (l->nres > 1 && !o->json)
+        fprintf(stderr, "waterfall simulate: %s holds %zu runs; calibrating from run %ld (--run picks another)\n",
+                o->from, l->nres, o->run_no);
+    sim_trace_defaults(p, fit);
+    if (rc == WF_EXIT_OK && l->partial) {
+        rc = WF_EXIT_PARTIAL;
+        loaded_partial_note(l, "waterfall simulate");
+    }
+    return rc;
+}
 
-    /* the points: one, or the sweep's */
-    size_t npts = 1;
-    if (have_sweep)
-        npts = (size_t)floor((sw.b - sw.a) / sw.step + 1e-9) + 1;
-    struct sim_out *outs = calloc(npts, sizeof *outs);
-    double *vals = calloc(npts, sizeof *vals), *spj = calloc(npts, sizeof *spj);
-    struct sim_params *pp = calloc(npts, sizeof *pp);
-    if (!outs || !vals || !spj || !pp) {
-        fprintf(stderr, "waterfall simulate: out of memory\n");
-        rc = WF_EXIT_FAIL;
-        goto done;
-    }
+/* Calibrate from --synth-s and --gpu-s. */
+static void sim_from_params(const struct sim_cli *o, struct sim_params *p)
+{
+    p->synth = (struct sim_dist){.mean = o->synth_s, .cv = o->spread};
+    p->gpu = (struct sim_dist){.mean = o->gpu_s, .cv = o->spread};
+    p->prep = (struct sim_dist){.mean = o->prep_s, .cv = o->spread};
+    p->pickup = (struct sim_dist){.mean = o->disp_s, .cv = o->spread};
+    p->calib_partitions = 1;
+    p->jobs = 100;
+    p->partitions = 1;
+    p->synth_concurrency = p->gpu_workers = p->devices = 1;
+    p->channel = -1;
+    p->synth_threads = p->host_threads = 1;
+}
+
+/* The knobs given on the command line, over the calibration's. */
+static void sim_knobs(const struct sim_cli *o, struct sim_params *p)
+{
+    if (o->k_c > 0) p->synth_concurrency = (int)o->k_c;
+    if (o->k_w > 0) p->gpu_workers = (int)o->k_w;
+    if (o->k_d > 0) p->devices = (int)o->k_d;
+    if (o->k_k >= 0) p->channel = (int)o->k_k;
+    if (o->k_jobs > 0) p->jobs = (uint64_t)o->k_jobs;
+    if (o->k_parts > 0) p->partitions = (int)o->k_parts;
+    if (!isnan(o->k_rate)) p->rate = o->k_rate;
+    if (!isnan(o->k_cores)) p->cores = o->k_cores;
+    if (!isnan(o->k_sth)) p->synth_threads = o->k_sth;
+    if (!isnan(o->k_hth)) p->host_threads = o->k_hth;
+    if (!isnan(o->k_hsh)) p->host_share = o->k_hsh;
+    if (!isnan(o->k_hw)) p->host_weight = o->k_hw;
+    p->seed = o->seed;
+}
+
+/* Each point's parameters (one, or the sweep's): OK, or USAGE with the
+ * reason on stderr. */
+static int sim_points(const struct sim_cli *o, const struct sim_params *p, struct sim_params *pp, double *vals,
+                      size_t npts)
+{
     for (size_t i = 0; i < npts; i++) {
-        pp[i] = p;
-        if (have_sweep) {
-            vals[i] = sw.a + (double)i * sw.step;
-            set_knob(&pp[i], sw.knob, vals[i]);
+        pp[i] = *p;
+        if (o->have_sweep) {
+            vals[i] = o->sw.a + (double)i * o->sw.step;
+            set_knob(&pp[i], o->sw.knob, vals[i]);
         }
-        if (!from) /* --synth-s and --gpu-s are per unit, whatever the partitions */
+        if (!o->from) /* --synth-s and --gpu-s are per unit, whatever the partitions */
             pp[i].calib_partitions = pp[i].partitions;
-        if (!channel_given && !(have_sweep && sw.knob == KN_CHANNEL))
+        if (o->k_k < 0 && !(o->have_sweep && o->sw.knob == KN_CHANNEL))
             pp[i].channel = pp[i].channel > pp[i].synth_concurrency ? pp[i].channel : pp[i].synth_concurrency;
         const char *bad = sim_check(&pp[i]);
         if (bad) {
-            fprintf(stderr, "waterfall simulate: %s%s%s%s\n", bad, have_sweep ? " (in the sweep of " : "",
-                    have_sweep ? knob_names[sw.knob] : "", have_sweep ? ")" : "");
-            rc = WF_EXIT_USAGE;
-            goto done;
+            fprintf(stderr, "waterfall simulate: %s%s%s%s\n", bad, o->have_sweep ? " (in the sweep of " : "",
+                    o->have_sweep ? knob_names[o->sw.knob] : "", o->have_sweep ? ")" : "");
+            return WF_EXIT_USAGE;
         }
     }
+    return WF_EXIT_OK;
+}
+
+/* Simulate each point, keeping its figures (spj: its s per job): OK, or
+ * an exit status with the reason on stderr. */
+static int sim_runs(const struct sim_params *pp, struct sim_out *outs, double *spj, size_t npts)
+{
     for (size_t i = 0; i < npts; i++) {
         int st = sim_run(&pp[i], &outs[i]);
         if (st == -2) {
             fprintf(stderr, "waterfall simulate: the simulated run would last past %.0e s (the nanosecond "
                             "timestamps would overflow): give shorter times, fewer jobs or a faster --rate\n",
                     SIM_MAX_S);
-            rc = WF_EXIT_USAGE;
-            goto done;
+            return WF_EXIT_USAGE;
         }
         if (st) {
             fprintf(stderr, "waterfall simulate: out of memory\n");
-            rc = WF_EXIT_FAIL;
-            goto done;
+            return WF_EXIT_FAIL;
         }
         if (getenv("WATERFALL_TIMING"))
             fprintf(stderr, "timing: %zu units, %llu events: simulation %.3f s (%.2fM units/s), analysis %.3f s\n",
@@ -397,19 +407,58 @@ int cmd_simulate(int argc, char **argv)
         spj[i] = outs[i].res.s_per_job;
         sim_out_drop_run(&outs[i]); /* the figures stay; the units go */
     }
+    return WF_EXIT_OK;
+}
+
+int cmd_simulate(int argc, char **argv)
+{
+    struct sim_cli o;
+    int rc = sim_parse(argc, argv, &o);
+    if (rc >= 0)
+        return rc;
+    struct sim_params p = {0};
+    struct sim_fit fit = {0};
+    struct loaded l = {0};
+    rc = WF_EXIT_OK;
+    if (o.from)
+        rc = sim_from_trace(&o, &l, &p, &fit);
+    else
+        sim_from_params(&o, &p);
+    size_t npts = o.have_sweep ? (size_t)floor((o.sw.b - o.sw.a) / o.sw.step + 1e-9) + 1 : 1;
+    struct sim_out *outs = NULL;
+    double *vals = NULL, *spj = NULL;
+    struct sim_params *pp = NULL;
+    if (rc != WF_EXIT_OK && rc != WF_EXIT_PARTIAL)
+        goto done;
+    sim_knobs(&o, &p);
+    outs = calloc(npts, sizeof *outs);
+    vals = calloc(npts, sizeof *vals);
+    spj = calloc(npts, sizeof *spj);
+    pp = calloc(npts, sizeof *pp);
+    if (!outs || !vals || !spj || !pp) {
+        fprintf(stderr, "waterfall simulate: out of memory\n");
+        rc = WF_EXIT_FAIL;
+        goto done;
+    }
+    int st = sim_points(&o, &p, pp, vals, npts);
+    if (st == WF_EXIT_OK)
+        st = sim_runs(pp, outs, spj, npts);
+    if (st != WF_EXIT_OK) {
+        rc = st;
+        goto done;
+    }
     /* The best: the least s per job; among points within SIM_BEST_TOL of
      * it, the first (the smaller value).  Jobs and the arrival rate are the
      * workload, not a setting: their sweeps rank nothing. */
-    int ranked = have_sweep && sw.knob != KN_JOBS && sw.knob != KN_RATE;
+    int ranked = o.have_sweep && o.sw.knob != KN_JOBS && o.sw.knob != KN_RATE;
     size_t best = ranked ? sim_best(spj, npts, SIM_BEST_TOL) : 0;
-
-    struct sim_report sr = {.from = from, .calib = &p, .fit = &fit, .params = pp, .outs = outs, .vals = vals,
-                            .npts = npts, .best = best, .ranked = ranked, .seed = seed,
-                            .knob = have_sweep ? knob_names[sw.knob] : NULL};
-    if (json)
+    struct sim_report sr = {.from = o.from, .calib = &p, .fit = &fit, .params = pp, .outs = outs, .vals = vals,
+                            .npts = npts, .best = best, .ranked = ranked, .seed = o.seed,
+                            .knob = o.have_sweep ? knob_names[o.sw.knob] : NULL};
+    if (o.json)
         report_sim_json(stdout, &sr);
     else
-        report_sim_text(stdout, &sr, color);
+        report_sim_text(stdout, &sr, o.color);
     if (fflush(stdout) != 0) {
         fprintf(stderr, "waterfall simulate: write failed\n");
         rc = WF_EXIT_FAIL;
@@ -423,7 +472,7 @@ done:
     free(spj);
     free(pp);
     sim_params_free(&p);
-    if (loaded)
+    if (o.from)
         loaded_free(&l);
     return rc;
 }

@@ -54,7 +54,16 @@ static void analyze_usage(FILE *f)
             "reported), 4 partial (lines skipped, events lost, or a damaged trace)\n");
 }
 
-int cmd_analyze(int argc, char **argv)
+/* The command line. */
+struct analyze_cli {
+    int json, csv, progress;
+    int advise_sim;     /* -1 auto, 0 formula, 1 sim */
+    double trace_cores; /* 0: the trace's, else this machine's (sim_calibrate) */
+    struct report_opts ro;
+};
+
+/* -1 to go ahead (argv[optind..] are the inputs), else the exit status. */
+static int analyze_parse(int argc, char **argv, struct analyze_cli *o)
 {
     enum { O_JSON = 256, O_CSV, O_GAPS, O_COLOR, O_NOPROG, O_CHART, O_ADVISE, O_TCORES, O_KPHASE };
     static const struct option longopts[] = {{"json", no_argument, 0, O_JSON},
@@ -69,20 +78,20 @@ int cmd_analyze(int argc, char **argv)
                                              {"no-progress", no_argument, 0, O_NOPROG},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
-    int json = 0, csv = 0, progress = isatty(2), advise_sim = -1 /* auto */, c;
-    double trace_cores = 0; /* 0: the trace's, else this machine's (sim_calibrate) */
-    struct report_opts ro = {.color = isatty(1) && getenv("NO_COLOR") == NULL, .draw_chart = render_term};
+    *o = (struct analyze_cli){.progress = isatty(2), .advise_sim = -1,
+                              .ro = {.color = isatty(1) && getenv("NO_COLOR") == NULL, .draw_chart = render_term}};
+    int c;
     optind = 0; /* 0: a full reset of getopt (glibc), also when called again */
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
         case O_JSON:
-            json = 1;
+            o->json = 1;
             break;
         case O_CSV:
-            csv = 1;
+            o->csv = 1;
             break;
         case O_GAPS:
-            ro.gaps = 1;
+            o->ro.gaps = 1;
             if (optarg) {
                 char *end;
                 long v = strtol(optarg, &end, 10);
@@ -90,17 +99,17 @@ int cmd_analyze(int argc, char **argv)
                     fprintf(stderr, "waterfall analyze: --gaps takes a positive count, not '%s'\n", optarg);
                     return WF_EXIT_USAGE;
                 }
-                ro.max_gaps = (size_t)v;
+                o->ro.max_gaps = (size_t)v;
             }
             break;
         case O_COLOR:
-            if (report_color_arg(optarg, &ro.color)) {
+            if (report_color_arg(optarg, &o->ro.color)) {
                 fprintf(stderr, "waterfall analyze: --color takes auto, always or never\n");
                 return WF_EXIT_USAGE;
             }
             break;
         case O_CHART: {
-            ro.chart = 20;
+            o->ro.chart = 20;
             if (optarg) {
                 char *end;
                 long v = strtol(optarg, &end, 10);
@@ -108,12 +117,12 @@ int cmd_analyze(int argc, char **argv)
                     fprintf(stderr, "waterfall analyze: --chart takes a number of unit rows, not '%s'\n", optarg);
                     return WF_EXIT_USAGE;
                 }
-                ro.chart = (int)v;
+                o->ro.chart = (int)v;
             }
             break;
         }
         case O_NOPROG:
-            progress = 0;
+            o->progress = 0;
             break;
         case O_KPHASE:
             if (kernel_phase_arg(optarg, "analyze"))
@@ -121,8 +130,8 @@ int cmd_analyze(int argc, char **argv)
             break;
         case O_TCORES: {
             char *end;
-            trace_cores = strtod(optarg, &end);
-            if (end == optarg || *end || !(trace_cores >= 0.01 && trace_cores <= 1e6)) {
+            o->trace_cores = strtod(optarg, &end);
+            if (end == optarg || *end || !(o->trace_cores >= 0.01 && o->trace_cores <= 1e6)) {
                 fprintf(stderr, "waterfall analyze: --trace-cores takes a number of cores, not '%s'\n", optarg);
                 return WF_EXIT_USAGE;
             }
@@ -130,11 +139,11 @@ int cmd_analyze(int argc, char **argv)
         }
         case O_ADVISE:
             if (!strcmp(optarg, "sim") || !strcmp(optarg, "simulation"))
-                advise_sim = 1;
+                o->advise_sim = 1;
             else if (!strcmp(optarg, "auto"))
-                advise_sim = -1;
+                o->advise_sim = -1;
             else if (!strcmp(optarg, "formula"))
-                advise_sim = 0;
+                o->advise_sim = 0;
             else {
                 fprintf(stderr, "waterfall analyze: --advise takes auto, formula or sim, not '%s'\n", optarg);
                 return WF_EXIT_USAGE;
@@ -148,8 +157,8 @@ int cmd_analyze(int argc, char **argv)
             return WF_EXIT_USAGE;
         }
     }
-    ro.width = terminal_width();
-    if (json && csv) {
+    o->ro.width = terminal_width();
+    if (o->json && o->csv) {
         fprintf(stderr, "waterfall analyze: --json and --csv exclude each other\n");
         return WF_EXIT_USAGE;
     }
@@ -158,29 +167,43 @@ int cmd_analyze(int argc, char **argv)
         analyze_usage(stderr);
         return WF_EXIT_USAGE;
     }
+    return -1;
+}
+
+/* The simulator's advice replaces the formula's where it can run:
+ * calibrated from the run itself, contention measured (a native trace's
+ * CPU samples) or fitted on the cores of the machine that recorded it
+ * (--trace-cores; default: what a native trace says, else this
+ * machine's). */
+static void advise(struct loaded *l, const struct analyze_cli *o)
+{
+    for (size_t i = 0; o->advise_sim && i < l->nres; i++) {
+        struct run_result *res = &l->res[i];
+        /* auto: where the CPU samples give a model, or the timing shows
+         * contention that a fit may identify */
+        int want = o->advise_sim > 0 || res->run->cpu.sampled || res->cpu.contention;
+        if (res->advice.valid && want && sim_advise(res->run, res, o->trace_cores, o->advise_sim < 0) < 0)
+            fprintf(stderr, "waterfall analyze: %s run %d: the simulation could not run; the advice is the formula's\n",
+                    res->run->source, res->run->index);
+    }
+}
+
+int cmd_analyze(int argc, char **argv)
+{
+    struct analyze_cli o;
+    int rc = analyze_parse(argc, argv, &o);
+    if (rc >= 0)
+        return rc;
     struct loaded l;
-    int rc = load_inputs(&l, argv + optind, argc - optind, progress, "waterfall analyze");
+    rc = load_inputs(&l, argv + optind, argc - optind, o.progress, "waterfall analyze");
     if (l.nres > 0 && (rc == WF_EXIT_OK || rc == WF_EXIT_INPUT)) {
-        /* The simulator's advice replaces the formula's where it can run:
-         * calibrated from the run itself, contention measured (a native
-         * trace's CPU samples) or fitted on the cores of the machine that
-         * recorded it (--trace-cores; default: what a native trace says,
-         * else this machine's). */
-        for (size_t i = 0; advise_sim && i < l.nres; i++) {
-            struct run_result *res = &l.res[i];
-            /* auto: where the CPU samples give a model, or the timing shows
-             * contention that a fit may identify */
-            int want = advise_sim > 0 || res->run->cpu.sampled || res->cpu.contention;
-            if (res->advice.valid && want && sim_advise(res->run, res, trace_cores, advise_sim < 0) < 0)
-                fprintf(stderr, "waterfall analyze: %s run %d: the simulation could not run; the advice is the formula's\n",
-                        res->run->source, res->run->index);
-        }
-        if (json)
-            report_json(stdout, &l.model, l.res, l.nres, &ro);
-        else if (csv)
+        advise(&l, &o);
+        if (o.json)
+            report_json(stdout, &l.model, l.res, l.nres, &o.ro);
+        else if (o.csv)
             report_csv(stdout, l.res, l.nres);
         else
-            report_text(stdout, &l.model, l.res, l.nres, &ro);
+            report_text(stdout, &l.model, l.res, l.nres, &o.ro);
         if (fflush(stdout) != 0 || ferror(stdout)) {
             fprintf(stderr, "waterfall analyze: writing the report failed\n");
             rc = WF_EXIT_FAIL;

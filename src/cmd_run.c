@@ -7,6 +7,7 @@
 #include "wf_exit.h"
 
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,10 +77,102 @@ static int num_arg(const char *opt, const char *v, double *out)
 
 /* Parse argv into *c: -1 when the run should go ahead, else the exit
  * status (help printed, or a usage error reported). */
+/* The whole-number options: where each goes in the config, and its range. */
+struct int_opt {
+    int id;
+    const char *name;
+    long lo, hi;
+    size_t off;
+    int size; /* sizeof the field: int, unsigned or long */
+};
+#define INT_OPT(id, name, lo, hi, field)                                                           \
+    {id, name, lo, hi, offsetof(struct engine_config, field), (int)sizeof(((struct engine_config *)0)->field)}
+
+enum { O_JOBS = 256, O_PARTS, O_SYNTH, O_WORKERS, O_DEVICES, O_CHANNEL, O_SIZE, O_ROUNDS, O_DEVICE,
+       O_RATIO, O_SPEEDUP, O_DEVTIME, O_RATE, O_LOCK, O_NOLOCK, O_NOPIN, O_OUT, O_TRUTH, O_SEED, O_CORRUPT, O_QUIET };
+
+static const struct int_opt int_opts[] = {
+    INT_OPT(O_JOBS, "--jobs", 1, 10000000, jobs),
+    INT_OPT(O_PARTS, "--partitions", 1, 10000, partitions),
+    INT_OPT(O_SYNTH, "--synth-concurrency", 1, 1024, synth_concurrency),
+    INT_OPT(O_WORKERS, "--gpu-workers", 1, 64, gpu_workers),
+    INT_OPT(O_DEVICES, "--devices", 1, 64, devices),
+    INT_OPT(O_CHANNEL, "--channel", 1, 1000000, channel),
+    INT_OPT(O_ROUNDS, "--synth-rounds", 1, 10000, synth_rounds),
+    INT_OPT(O_CORRUPT, "--corrupt-unit", 0, 100000000, corrupt_unit),
+};
+
+/* Option ch when it is a whole number: 1 taken, 0 not one of them, -1 bad. */
+static int take_int(int ch, const char *arg, struct engine_config *c)
+{
+    for (size_t i = 0; i < sizeof int_opts / sizeof int_opts[0]; i++) {
+        const struct int_opt *o = &int_opts[i];
+        if (o->id != ch)
+            continue;
+        long v;
+        if (int_arg(o->name, arg, o->lo, o->hi, &v))
+            return -1;
+        char *field = (char *)c + o->off;
+        if (o->size == sizeof(long))
+            *(long *)field = v;
+        else if (o->size == sizeof(int))
+            *(int *)field = (int)v; /* int or unsigned: v is in range for both */
+        return 1;
+    }
+    return 0;
+}
+
+/* --size: a power of two, as log_n. */
+static int take_size(const char *arg, struct engine_config *c)
+{
+    long v;
+    if (int_arg("--size", arg, 16, 1L << 26, &v))
+        return -1;
+    if (v & (v - 1)) {
+        fprintf(stderr, "waterfall run: --size must be a power of two (16 to 67108864), not %ld\n", v);
+        return -1;
+    }
+    c->log_n = 0;
+    while ((1L << c->log_n) < v)
+        c->log_n++;
+    return 0;
+}
+
+/* The other options: 0, or -1 (bad, said on stderr). */
+static int take_other(int ch, const char *arg, struct engine_config *c)
+{
+    switch (ch) {
+    case O_SIZE: return take_size(arg, c);
+    case O_RATIO: return num_arg("--synth-ratio", arg, &c->synth_ratio) ? -1 : 0;
+    case O_DEVICE: c->device = arg; return 0;
+    case O_SPEEDUP: return num_arg("--speedup", arg, &c->speedup) ? -1 : 0;
+    case O_DEVTIME:
+        if (num_arg("--device-time", arg, &c->device_time))
+            return -1;
+        c->device_time /= 1e3;
+        return 0;
+    case O_RATE: return num_arg("--rate", arg, &c->rate) ? -1 : 0;
+    case O_LOCK: c->kernel_lock = 1; return 0;
+    case O_NOLOCK: c->kernel_lock = 0; return 0;
+    case O_NOPIN: c->pin = 0; return 0;
+    case O_OUT: c->out = arg; return 0;
+    case O_TRUTH: c->truth = arg; return 0;
+    case O_QUIET: c->quiet = 1; return 0;
+    case O_SEED: {
+        char *end;
+        c->seed = strtoull(arg, &end, 10);
+        if (!*arg || *end) {
+            fprintf(stderr, "waterfall run: --seed takes a whole number\n");
+            return -1;
+        }
+        return 0;
+    }
+    }
+    return -1;
+}
+
 int run_parse(int argc, char **argv, struct engine_config *c_out)
 {
-    enum { O_JOBS = 256, O_PARTS, O_SYNTH, O_WORKERS, O_DEVICES, O_CHANNEL, O_SIZE, O_ROUNDS, O_DEVICE,
-           O_RATIO, O_SPEEDUP, O_DEVTIME, O_RATE, O_LOCK, O_NOLOCK, O_NOPIN, O_OUT, O_TRUTH, O_SEED, O_CORRUPT, O_QUIET };
     static const struct option longopts[] = {
         {"jobs", required_argument, 0, O_JOBS},
         {"partitions", required_argument, 0, O_PARTS},
@@ -107,116 +200,19 @@ int run_parse(int argc, char **argv, struct engine_config *c_out)
     struct engine_config c;
     engine_defaults(&c);
     int ch;
-    long v;
     optind = 0; /* 0: a full reset of getopt (glibc), also when called again */
     while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (ch) {
-        case O_JOBS:
-            if (int_arg("--jobs", optarg, 1, 10000000, &v))
-                return WF_EXIT_USAGE;
-            c.jobs = (int)v;
-            break;
-        case O_PARTS:
-            if (int_arg("--partitions", optarg, 1, 10000, &v))
-                return WF_EXIT_USAGE;
-            c.partitions = (int)v;
-            break;
-        case O_SYNTH:
-            if (int_arg("--synth-concurrency", optarg, 1, 1024, &v))
-                return WF_EXIT_USAGE;
-            c.synth_concurrency = (int)v;
-            break;
-        case O_WORKERS:
-            if (int_arg("--gpu-workers", optarg, 1, 64, &v))
-                return WF_EXIT_USAGE;
-            c.gpu_workers = (int)v;
-            break;
-        case O_DEVICES:
-            if (int_arg("--devices", optarg, 1, 64, &v))
-                return WF_EXIT_USAGE;
-            c.devices = (int)v;
-            break;
-        case O_CHANNEL:
-            if (int_arg("--channel", optarg, 1, 1000000, &v))
-                return WF_EXIT_USAGE;
-            c.channel = (int)v;
-            break;
-        case O_SIZE: {
-            if (int_arg("--size", optarg, 16, 1L << 26, &v))
-                return WF_EXIT_USAGE;
-            if (v & (v - 1)) {
-                fprintf(stderr, "waterfall run: --size must be a power of two (16 to 67108864), not %ld\n", v);
-                return WF_EXIT_USAGE;
-            }
-            c.log_n = 0;
-            while ((1L << c.log_n) < v)
-                c.log_n++;
-            break;
-        }
-        case O_ROUNDS:
-            if (int_arg("--synth-rounds", optarg, 1, 10000, &v))
-                return WF_EXIT_USAGE;
-            c.synth_rounds = (unsigned)v;
-            break;
-        case O_RATIO:
-            if (num_arg("--synth-ratio", optarg, &c.synth_ratio))
-                return WF_EXIT_USAGE;
-            break;
-        case O_DEVICE:
-            c.device = optarg;
-            break;
-        case O_SPEEDUP:
-            if (num_arg("--speedup", optarg, &c.speedup))
-                return WF_EXIT_USAGE;
-            break;
-        case O_DEVTIME:
-            if (num_arg("--device-time", optarg, &c.device_time))
-                return WF_EXIT_USAGE;
-            c.device_time /= 1e3;
-            break;
-        case O_RATE:
-            if (num_arg("--rate", optarg, &c.rate))
-                return WF_EXIT_USAGE;
-            break;
-        case O_LOCK:
-            c.kernel_lock = 1;
-            break;
-        case O_NOLOCK:
-            c.kernel_lock = 0;
-            break;
-        case O_NOPIN:
-            c.pin = 0;
-            break;
-        case O_OUT:
-            c.out = optarg;
-            break;
-        case O_TRUTH:
-            c.truth = optarg;
-            break;
-        case O_SEED: {
-            char *end;
-            c.seed = strtoull(optarg, &end, 10);
-            if (!*optarg || *end) {
-                fprintf(stderr, "waterfall run: --seed takes a whole number\n");
-                return WF_EXIT_USAGE;
-            }
-            break;
-        }
-        case O_CORRUPT:
-            if (int_arg("--corrupt-unit", optarg, 0, 100000000, &v))
-                return WF_EXIT_USAGE;
-            c.corrupt_unit = v;
-            break;
-        case O_QUIET:
-            c.quiet = 1;
-            break;
-        case 'h':
+        if (ch == 'h') {
             run_usage(stdout);
             return WF_EXIT_OK;
-        default:
+        }
+        if (ch == '?' || ch == ':') {
             run_usage(stderr);
             return WF_EXIT_USAGE;
         }
+        int t = take_int(ch, optarg, &c);
+        if (t < 0 || (t == 0 && take_other(ch, optarg, &c)))
+            return WF_EXIT_USAGE;
     }
     if (optind < argc) {
         fprintf(stderr, "waterfall run: unexpected argument '%s'\n", argv[optind]);

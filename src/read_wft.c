@@ -65,146 +65,178 @@ static int rec_whole(const unsigned char *d, size_t len, size_t off)
 }
 
 /* Handle one framed record; returns 0, or -1 if its contents are bad. */
+/* The fixed part of a record into r: 0, or -1 when the record is shorter. */
+static int get(void *r, size_t n, const unsigned char *p, uint32_t size)
+{
+    if (size < n)
+        return -1;
+    memcpy(r, p, n);
+    return 0;
+}
+
+static int rec_thread(struct wft_trace *t, const unsigned char *p, uint32_t size)
+{
+    struct wft_thread r;
+    if (get(&r, sizeof r, p, size))
+        return -1;
+    struct wft_thread_info *th = thread_at(t, r.thread);
+    if (!th)
+        return -1;
+    th->tid = r.tid;
+    th->seen = 1;
+    memcpy(th->name, r.name, sizeof th->name);
+    th->name[sizeof th->name - 1] = 0;
+    return 0;
+}
+
+static int rec_unit(struct wft_trace *t, const unsigned char *p, uint32_t size)
+{
+    struct wft_unit r;
+    if (get(&r, sizeof r, p, size))
+        return -1;
+    if (r.job_len > size - sizeof r || r.unit == 0)
+        return -1;
+    if (grow_array((void **)&t->units, &t->units_cap, t->nunits + 1, sizeof *t->units))
+        return -1;
+    char *job = malloc(r.job_len + 1);
+    if (!job)
+        return -1;
+    memcpy(job, p + sizeof r, r.job_len);
+    job[r.job_len] = 0;
+    t->units[t->nunits++] = (struct wft_unit_info){r.unit, r.partition < 0 ? -1 : r.partition, job};
+    return 0;
+}
+
+static int rec_event_def(struct wft_trace *t, const unsigned char *p, uint32_t size)
+{
+    struct wft_event_def r;
+    if (get(&r, sizeof r, p, size))
+        return -1;
+    if (r.event >= 4096 || r.event < 16 || r.name_len > size - sizeof r || r.name_len > 256)
+        return -1;
+    char *name = malloc(r.name_len + 1);
+    if (!name)
+        return -1;
+    memcpy(name, p + sizeof r, r.name_len);
+    name[r.name_len] = 0;
+    free(t->event_names[r.event]);
+    t->event_names[r.event] = name;
+    return 0;
+}
+
+static int rec_events(struct wft_trace *t, const unsigned char *p, uint32_t size)
+{
+    struct wft_events r;
+    if (get(&r, sizeof r, p, size))
+        return -1;
+    if ((uint64_t)r.count * sizeof(struct wft_event) != size - sizeof r)
+        return -1;
+    struct wft_thread_info *th = thread_at(t, r.thread);
+    if (!th)
+        return -1;
+    if (grow_array((void **)&t->ev, &t->ev_cap, t->nev + r.count, sizeof *t->ev))
+        return -1;
+    const unsigned char *q = p + sizeof r;
+    for (uint32_t i = 0; i < r.count; i++, q += sizeof(struct wft_event)) {
+        struct wft_event e;
+        memcpy(&e, q, sizeof e);
+        struct wft_ev *o = &t->ev[t->nev++];
+        o->ns = (int64_t)e.ticks; /* raw until wft_parse converts */
+        o->unit = e.word & WFT_UNIT_MASK;
+        o->event = (uint32_t)(e.word >> WFT_UNIT_BITS);
+        o->thread = r.thread;
+        o->worker = th->worker;
+        o->device = th->device;
+    }
+    th->events += r.count;
+    return 0;
+}
+
+static int rec_role(struct wft_trace *t, const unsigned char *p, uint32_t size)
+{
+    struct wft_role r;
+    if (get(&r, sizeof r, p, size))
+        return -1;
+    struct wft_thread_info *th = thread_at(t, r.thread);
+    if (!th)
+        return -1;
+    int32_t w = r.worker < 0 ? -1 : r.worker, d = r.device < 0 ? -1 : r.device;
+    if (th->roles && (w != th->worker || d != th->device))
+        th->role_changed = 1;
+    th->roles = 1;
+    th->worker = w;
+    th->device = d;
+    return 0;
+}
+
+static int rec_lost(struct wft_trace *t, const unsigned char *p, uint32_t size)
+{
+    struct wft_lost r;
+    if (get(&r, sizeof r, p, size))
+        return -1;
+    struct wft_thread_info *th = thread_at(t, r.thread);
+    if (!th)
+        return -1;
+    th->lost = r.lost;
+    return 0;
+}
+
+static int rec_clock(struct wft_trace *t, const unsigned char *p, uint32_t size, uint64_t *clk_first, uint64_t *clk_last)
+{
+    struct wft_clockpt r;
+    if (get(&r, sizeof r, p, size))
+        return -1;
+    if (t->clock_points == 0) {
+        clk_first[0] = r.ticks;
+        clk_first[1] = r.mono_ns;
+    }
+    clk_last[0] = r.ticks;
+    clk_last[1] = r.mono_ns;
+    t->clock_points++;
+    return 0;
+}
+
+static int rec_cpu(struct wft_trace *t, const unsigned char *p, uint32_t size)
+{
+    struct wft_cpu r;
+    if (get(&r, sizeof r, p, size))
+        return -1;
+    struct wft_thread_info *th = thread_at(t, r.thread);
+    if (!th)
+        return -1;
+    if (grow_array((void **)&t->cpu, &t->cpu_cap, t->ncpu + 1, sizeof *t->cpu))
+        return -1;
+    t->cpu[t->ncpu++] = (struct wft_cpu_pt){.ns = (int64_t)r.ticks, .cpu_ns = r.cpu_ns,
+                                            .wait_ns = r.flags & WFT_CPU_WAIT ? r.wait_ns : 0,
+                                            .thread = r.thread, .flags = r.flags};
+    if (r.cpu_ns > th->cpu_ns) /* the latest; an exit sample may come late in the file */
+        th->cpu_ns = r.cpu_ns;
+    return 0;
+}
+
 static int take_record(struct wft_trace *t, const unsigned char *p, uint32_t size,
                        uint16_t type, uint64_t *clk_first, uint64_t *clk_last)
 {
     switch (type) {
-    case WFT_THREAD: {
-        struct wft_thread r;
-        if (size < sizeof r)
-            return -1;
-        memcpy(&r, p, sizeof r);
-        struct wft_thread_info *th = thread_at(t, r.thread);
-        if (!th)
-            return -1;
-        th->tid = r.tid;
-        th->seen = 1;
-        memcpy(th->name, r.name, sizeof th->name);
-        th->name[sizeof th->name - 1] = 0;
-        return 0;
-    }
-    case WFT_UNIT: {
-        struct wft_unit r;
-        if (size < sizeof r)
-            return -1;
-        memcpy(&r, p, sizeof r);
-        if (r.job_len > size - sizeof r || r.unit == 0)
-            return -1;
-        if (grow_array((void **)&t->units, &t->units_cap, t->nunits + 1, sizeof *t->units))
-            return -1;
-        char *job = malloc(r.job_len + 1);
-        if (!job)
-            return -1;
-        memcpy(job, p + sizeof r, r.job_len);
-        job[r.job_len] = 0;
-        t->units[t->nunits++] = (struct wft_unit_info){r.unit, r.partition < 0 ? -1 : r.partition, job};
-        return 0;
-    }
-    case WFT_EVENT_DEF: {
-        struct wft_event_def r;
-        if (size < sizeof r)
-            return -1;
-        memcpy(&r, p, sizeof r);
-        if (r.event >= 4096 || r.event < 16 || r.name_len > size - sizeof r || r.name_len > 256)
-            return -1;
-        char *name = malloc(r.name_len + 1);
-        if (!name)
-            return -1;
-        memcpy(name, p + sizeof r, r.name_len);
-        name[r.name_len] = 0;
-        free(t->event_names[r.event]);
-        t->event_names[r.event] = name;
-        return 0;
-    }
-    case WFT_EVENTS: {
-        struct wft_events r;
-        if (size < sizeof r)
-            return -1;
-        memcpy(&r, p, sizeof r);
-        if ((uint64_t)r.count * sizeof(struct wft_event) != size - sizeof r)
-            return -1;
-        struct wft_thread_info *th = thread_at(t, r.thread);
-        if (!th)
-            return -1;
-        if (grow_array((void **)&t->ev, &t->ev_cap, t->nev + r.count, sizeof *t->ev))
-            return -1;
-        const unsigned char *q = p + sizeof r;
-        for (uint32_t i = 0; i < r.count; i++, q += sizeof(struct wft_event)) {
-            struct wft_event e;
-            memcpy(&e, q, sizeof e);
-            struct wft_ev *o = &t->ev[t->nev++];
-            o->ns = (int64_t)e.ticks; /* raw until wft_parse converts */
-            o->unit = e.word & WFT_UNIT_MASK;
-            o->event = (uint32_t)(e.word >> WFT_UNIT_BITS);
-            o->thread = r.thread;
-            o->worker = th->worker;
-            o->device = th->device;
-        }
-        th->events += r.count;
-        return 0;
-    }
-    case WFT_ROLE: {
-        struct wft_role r;
-        if (size < sizeof r)
-            return -1;
-        memcpy(&r, p, sizeof r);
-        struct wft_thread_info *th = thread_at(t, r.thread);
-        if (!th)
-            return -1;
-        int32_t w = r.worker < 0 ? -1 : r.worker, d = r.device < 0 ? -1 : r.device;
-        if (th->roles && (w != th->worker || d != th->device))
-            th->role_changed = 1;
-        th->roles = 1;
-        th->worker = w;
-        th->device = d;
-        return 0;
-    }
-    case WFT_LOST: {
-        struct wft_lost r;
-        if (size < sizeof r)
-            return -1;
-        memcpy(&r, p, sizeof r);
-        struct wft_thread_info *th = thread_at(t, r.thread);
-        if (!th)
-            return -1;
-        th->lost = r.lost;
-        return 0;
-    }
-    case WFT_CLOCK: {
-        struct wft_clockpt r;
-        if (size < sizeof r)
-            return -1;
-        memcpy(&r, p, sizeof r);
-        if (t->clock_points == 0) {
-            clk_first[0] = r.ticks;
-            clk_first[1] = r.mono_ns;
-        }
-        clk_last[0] = r.ticks;
-        clk_last[1] = r.mono_ns;
-        t->clock_points++;
-        return 0;
-    }
-    case WFT_CPU: {
-        struct wft_cpu r;
-        if (size < sizeof r)
-            return -1;
-        memcpy(&r, p, sizeof r);
-        struct wft_thread_info *th = thread_at(t, r.thread);
-        if (!th)
-            return -1;
-        if (grow_array((void **)&t->cpu, &t->cpu_cap, t->ncpu + 1, sizeof *t->cpu))
-            return -1;
-        t->cpu[t->ncpu++] = (struct wft_cpu_pt){.ns = (int64_t)r.ticks, .cpu_ns = r.cpu_ns,
-                                                .wait_ns = r.flags & WFT_CPU_WAIT ? r.wait_ns : 0,
-                                                .thread = r.thread, .flags = r.flags};
-        if (r.cpu_ns > th->cpu_ns) /* the latest; an exit sample may come late in the file */
-            th->cpu_ns = r.cpu_ns;
-        return 0;
-    }
+    case WFT_THREAD:
+        return rec_thread(t, p, size);
+    case WFT_UNIT:
+        return rec_unit(t, p, size);
+    case WFT_EVENT_DEF:
+        return rec_event_def(t, p, size);
+    case WFT_EVENTS:
+        return rec_events(t, p, size);
+    case WFT_ROLE:
+        return rec_role(t, p, size);
+    case WFT_LOST:
+        return rec_lost(t, p, size);
+    case WFT_CLOCK:
+        return rec_clock(t, p, size, clk_first, clk_last);
+    case WFT_CPU:
+        return rec_cpu(t, p, size);
     case WFT_END:
-        if (size < sizeof t->end)
+        if (get(&t->end, sizeof t->end, p, size))
             return -1;
-        memcpy(&t->end, p, sizeof t->end);
         t->closed = 1;
         return 0;
     default:

@@ -373,17 +373,9 @@ static void *work(void *arg)
     return NULL;
 }
 
-int read_text(struct text_input *in, int fd, const char *name, const void *prefix,
-              size_t prefix_len, int show_progress, char *err, size_t errlen)
+/* How many byte ranges to read a file of size bytes in (a pipe: 1). */
+static int ranges_for(int is_pipe, uint64_t size)
 {
-    memset(in, 0, sizeof *in);
-    struct stat st;
-    if (fstat(fd, &st) < 0) {
-        snprintf(err, errlen, "%s: cannot stat: %s", name, strerror(errno));
-        return -1;
-    }
-    int is_pipe = !S_ISREG(st.st_mode);
-    uint64_t size = is_pipe ? 0 : (uint64_t)st.st_size;
     int n = 1;
     if (!is_pipe && size >= (64u << 20)) {
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -396,6 +388,84 @@ int read_text(struct text_input *in, int fd, const char *name, const void *prefi
         int f = atoi(force);
         n = f < 1 ? 1 : f > MAX_THREADS ? MAX_THREADS : f;
     }
+    return n;
+}
+
+/* Read the ranges: w[0] on this thread, the others on their own.  When
+ * not all threads start, one thread reads everything; returns how many
+ * parts there are. */
+static int read_ranges(struct text_input *in, struct worker *w, pthread_t *th, int n, int is_pipe, uint64_t size)
+{
+    int started = 1;
+    for (int i = 1; i < n; i++)
+        if (pthread_create(&th[i], NULL, work, &w[i]) == 0)
+            started++;
+        else
+            break;
+    if (started < n) {
+        /* Could not start them all: do it in one thread. */
+        for (int i = 1; i < started; i++)
+            pthread_join(th[i], NULL);
+        for (int i = 0; i < n; i++)
+            evpart_free(&in->parts[i]);
+        in->nparts = n = 1;
+        w[0].end = is_pipe ? UINT64_MAX : size;
+    }
+    work(&w[0]);
+    for (int i = 1; i < n; i++)
+        pthread_join(th[i], NULL);
+    return n;
+}
+
+/* Join the parts in order.  A part whose start hid a restart of the
+ * epoch (rare: a run ending just before it with times far below the
+ * run's latest) is read again knowing the state it starts in. */
+static void join_parts(struct text_input *in, struct worker *w, int n)
+{
+    int has_prev = 0;
+    int64_t m = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t m_out;
+        /* what follows the part: the next part's first event decides an
+         * event the part still holds (a late line, or a restart) */
+        int64_t t_after = INT64_MIN;
+        for (int k = i + 1; k < n && t_after == INT64_MIN; k++)
+            if (in->parts[k].nseen)
+                t_after = in->parts[k].t_first;
+        in->parts[i].t_after = t_after;
+        evpart_settle(&in->parts[i], t_after);
+        if (evpart_link(&in->parts[i], has_prev, m, &m_out) && !w[i].err) {
+            evpart_free(&in->parts[i]);
+            in->parts[i].want_side = 1;
+            in->parts[i].want_recs = 0; /* the state is known: nothing to check */
+            in->parts[i].has_in = 1;
+            in->parts[i].m_in = m;
+            w[i].prog = NULL;
+            work(&w[i]);
+            in->parts[i].t_after = t_after;
+            evpart_settle(&in->parts[i], t_after);
+            evpart_link(&in->parts[i], has_prev, m, &m_out);
+            in->rereads++;
+        }
+        if (in->parts[i].nsegs) {
+            has_prev = 1;
+            m = m_out;
+        }
+    }
+}
+
+int read_text(struct text_input *in, int fd, const char *name, const void *prefix,
+              size_t prefix_len, int show_progress, char *err, size_t errlen)
+{
+    memset(in, 0, sizeof *in);
+    struct stat st;
+    if (fstat(fd, &st) < 0) {
+        snprintf(err, errlen, "%s: cannot stat: %s", name, strerror(errno));
+        return -1;
+    }
+    int is_pipe = !S_ISREG(st.st_mode);
+    uint64_t size = is_pipe ? 0 : (uint64_t)st.st_size;
+    int n = ranges_for(is_pipe, size);
     struct progress prog = {.total = size, .name = name, .shown = -1,
                             .show = show_progress && (is_pipe || size > (100u << 20))};
     in->parts = calloc((size_t)n, sizeof *in->parts);
@@ -432,60 +502,10 @@ int read_text(struct text_input *in, int fd, const char *name, const void *prefi
             w[i].prefix_len = prefix_len;
         }
     }
-    int started = 1;
-    for (int i = 1; i < n; i++)
-        if (pthread_create(&th[i], NULL, work, &w[i]) == 0)
-            started++;
-        else
-            break;
-    if (started < n) {
-        /* Could not start them all: do it in one thread. */
-        for (int i = 1; i < started; i++)
-            pthread_join(th[i], NULL);
-        for (int i = 0; i < n; i++)
-            evpart_free(&in->parts[i]);
-        in->nparts = n = 1;
-        w[0].end = is_pipe ? UINT64_MAX : size;
-        started = 1;
-    }
-    work(&w[0]);
-    for (int i = 1; i < n; i++)
-        pthread_join(th[i], NULL);
+    n = read_ranges(in, w, th, n, is_pipe, size);
     if (prog.show)
         fprintf(stderr, "\r%*s\r", 40 + (int)strlen(name), "");
-    /* Join the parts in order.  A part whose start hid a restart of the
-     * epoch (rare: a run ending just before it with times far below the
-     * run's latest) is read again knowing the state it starts in. */
-    int has_prev = 0;
-    int64_t m = 0;
-    for (int i = 0; i < n; i++) {
-        int64_t m_out;
-        /* what follows the part: the next part's first event decides an
-         * event the part still holds (a late line, or a restart) */
-        int64_t t_after = INT64_MIN;
-        for (int k = i + 1; k < n && t_after == INT64_MIN; k++)
-            if (in->parts[k].nseen)
-                t_after = in->parts[k].t_first;
-        in->parts[i].t_after = t_after;
-        evpart_settle(&in->parts[i], t_after);
-        if (evpart_link(&in->parts[i], has_prev, m, &m_out) && !w[i].err) {
-            evpart_free(&in->parts[i]);
-            in->parts[i].want_side = 1;
-            in->parts[i].want_recs = 0; /* the state is known: nothing to check */
-            in->parts[i].has_in = 1;
-            in->parts[i].m_in = m;
-            w[i].prog = NULL;
-            work(&w[i]);
-            in->parts[i].t_after = t_after;
-            evpart_settle(&in->parts[i], t_after);
-            evpart_link(&in->parts[i], has_prev, m, &m_out);
-            in->rereads++;
-        }
-        if (in->parts[i].nsegs) {
-            has_prev = 1;
-            m = m_out;
-        }
-    }
+    join_parts(in, w, n);
     if (map)
         munmap((void *)map, (size_t)size);
     int rc = 0;

@@ -420,6 +420,87 @@ static void keep_first(struct pline *list, int *n, struct pline x)
  * join r too, so the units added here must be findable.  The units met on
  * both sides are merged; the rest are gathered at the front of the part's
  * array, whose pages are then moved onto the end of the run's. */
+/* A unit met on both sides of a seam: b's events (d: where they were)
+ * join a's, in line order, after those of the run so far; the first of an
+ * event is kept, the rest are duplicates. */
+static void merge_unit(struct run *r, struct evpart *p, struct unit *a, const struct unit *b,
+                       const struct uside *d, struct pline *dups, int *ndups)
+{
+    /* The same unit on both sides: its events here, in line order,
+     * after those of the run so far. */
+    int order[EV_N], n = 0;
+    for (int e = 0; e < EV_N; e++) {
+        if (b->t[e] == T_NONE)
+            continue;
+        int k = n++;
+        while (k > 0 && d->dline[order[k - 1]] > d->dline[e]) {
+            order[k] = order[k - 1];
+            k--;
+        }
+        order[k] = e;
+    }
+    a->flags |= b->flags & (U_DUP | U_QUEUE);
+    for (int k = 0; k < n; k++) {
+        int e = order[k];
+        if (a->t[e] != T_NONE) {
+            a->flags |= U_DUP;
+            r->duplicates++;
+            keep_first(dups, ndups, (struct pline){b->line + d->dline[e], e});
+            continue;
+        }
+        a->t[e] = b->t[e];
+        const struct role *ro = &p->roles[d->role[e]];
+        if (ro->worker >= 0 && a->worker < 0)
+            a->worker = ro->worker;
+        if (ro->device >= 0) {
+            a->device = ro->device;
+            a->flags |= U_DEVSET;
+        }
+    }
+}
+
+/* The units of s new to the run (dest: their run job, UINT32_MAX for
+ * those merged), in their order, onto the end of the run's array: the
+ * part's pages are moved, not copied, where they can be.  more: a later
+ * part joins the run too, so they are indexed.  0, or -1. */
+static int append_new(struct run *r, struct seg *s, const uint32_t *dest, uint64_t base, int more)
+{
+    /* The units new to the run, in their order, at the front of s. */
+    size_t m = 0;
+    for (size_t i = 0; i < s->nunits; i++) {
+        if (dest[i] == UINT32_MAX)
+            continue;
+        struct unit u = s->units[i];
+        u.job = dest[i];
+        u.line += base + 1;
+        r->jobs[u.job].units++;
+        s->units[m++] = u;
+    }
+    size_t first = r->nunits, U = sizeof *r->units;
+    void *ua = r->units, *ub = s->units;
+    size_t cap = big_append(&ua, first * U, r->units_cap * U, &ub, m * U, s->units_cap * U);
+    if (cap) {
+        r->units = ua;
+        r->units_cap = cap / U;
+        s->units = NULL;
+        s->units_cap = 0;
+    } else if (m) {
+        if (grow_array((void **)&r->units, &r->units_cap, first + m, sizeof *r->units))
+            return -1;
+        memcpy(r->units + first, s->units, m * U);
+    }
+    r->nunits = first + m;
+    if (more)
+        for (size_t k = first; k < r->nunits; k++) {
+            size_t slot;
+            unit_lookup(r, r->units[k].job, r->units[k].partition, &slot); /* not there: its place */
+            r->uindex[slot] = (unit_hash(r->jobs[r->units[k].job].hash, r->units[k].partition) &
+                               0xffffffff00000000ull) |
+                              (k + 1);
+        }
+    return 0;
+}
+
 static int join(struct run *r, struct evpart *p, struct seg *s, uint64_t base, int more)
 {
     if (index_grow(&r->jindex, &r->jindex_mask, r->njobs, r->njobs + p->njobs, job_hash_of, r) ||
@@ -461,77 +542,14 @@ static int join(struct run *r, struct evpart *p, struct seg *s, uint64_t base, i
             continue;
         }
         dest[i] = UINT32_MAX;
-        /* The same unit on both sides: its events here, in line order,
-         * after those of the run so far. */
-        struct unit *a = &r->units[found];
-        const struct uside *d = &s->side[i];
-        int order[EV_N], n = 0;
-        for (int e = 0; e < EV_N; e++) {
-            if (b->t[e] == T_NONE)
-                continue;
-            int k = n++;
-            while (k > 0 && d->dline[order[k - 1]] > d->dline[e]) {
-                order[k] = order[k - 1];
-                k--;
-            }
-            order[k] = e;
-        }
-        a->flags |= b->flags & (U_DUP | U_QUEUE);
-        for (int k = 0; k < n; k++) {
-            int e = order[k];
-            if (a->t[e] != T_NONE) {
-                a->flags |= U_DUP;
-                r->duplicates++;
-                keep_first(dups, &ndups, (struct pline){b->line + d->dline[e], e});
-                continue;
-            }
-            a->t[e] = b->t[e];
-            const struct role *ro = &p->roles[d->role[e]];
-            if (ro->worker >= 0 && a->worker < 0)
-                a->worker = ro->worker;
-            if (ro->device >= 0) {
-                a->device = ro->device;
-                a->flags |= U_DEVSET;
-            }
-        }
+        merge_unit(r, p, &r->units[found], b, &s->side[i], dups, &ndups);
     }
-    /* The units new to the run, in their order, at the front of s. */
-    size_t m = 0;
-    for (size_t i = 0; i < s->nunits; i++) {
-        if (dest[i] == UINT32_MAX)
-            continue;
-        struct unit u = s->units[i];
-        u.job = dest[i];
-        u.line += base + 1;
-        r->jobs[u.job].units++;
-        s->units[m++] = u;
-    }
-    size_t first = r->nunits, U = sizeof *r->units;
     size_t side_bytes = s->side ? s->units_cap * sizeof *s->side : 0; /* before units_cap changes */
-    void *ua = r->units, *ub = s->units;
-    size_t cap = big_append(&ua, first * U, r->units_cap * U, &ub, m * U, s->units_cap * U);
-    if (cap) {
-        r->units = ua;
-        r->units_cap = cap / U;
-        s->units = NULL;
-        s->units_cap = 0;
-    } else if (m) {
-        if (grow_array((void **)&r->units, &r->units_cap, first + m, sizeof *r->units)) {
-            free(jmap);
-            free(dest);
-            return -1;
-        }
-        memcpy(r->units + first, s->units, m * U);
+    if (append_new(r, s, dest, base, more)) {
+        free(jmap);
+        free(dest);
+        return -1;
     }
-    r->nunits = first + m;
-    if (more)
-        for (size_t k = first; k < r->nunits; k++) {
-            size_t slot;
-            unit_lookup(r, r->units[k].job, r->units[k].partition, &slot); /* not there: its place */
-            r->uindex[slot] = (unit_hash(r->jobs[r->units[k].job].hash, r->units[k].partition) &
-                               0xffffffff00000000ull) |
-                              (k + 1);
-        }
     free(jmap);
     free(dest);
     r->last_line = base + s->last_line + 1;

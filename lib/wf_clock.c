@@ -57,7 +57,10 @@ double wfc_calibrate(unsigned ms)
 #if defined(__aarch64__)
     {
         uint64_t f;
-        __asm__ volatile("mrs %0, cntfrq_el0" : "=r"(f));
+        /* clang-format off: it would put each operand on a line of its own */
+        __asm__ volatile("mrs %0, cntfrq_el0"
+                         : "=r"(f));
+        /* clang-format on */
         if (f)
             return (double)f / 1e9;
     }

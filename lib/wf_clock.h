@@ -37,7 +37,10 @@ static inline uint64_t wfc_ticks(void)
 #elif defined(__aarch64__)
     if (__builtin_expect(wfc_source == 3, 1)) {
         uint64_t v;
-        __asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
+        /* clang-format off: it would put each operand on a line of its own */
+        __asm__ volatile("mrs %0, cntvct_el0"
+                         : "=r"(v));
+        /* clang-format on */
         return v;
     }
 #endif

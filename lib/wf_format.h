@@ -57,10 +57,10 @@ struct wft_header {
 #define WFT_F_CPU 2u      /* threads' CPU time sampled (CPU records; minor >= 1) */
 
 struct wft_rec {
-    uint32_t size;  /* whole record in bytes, header included, multiple of 8 */
-    uint16_t type;  /* enum wft_type */
-    uint16_t check; /* wft_check(size, type): a cheap filter for framing */
-    uint32_t crc;   /* CRC-32C (Castagnoli) of bytes [16, size) of the record */
+    uint32_t size;     /* whole record in bytes, header included, multiple of 8 */
+    uint16_t type;     /* enum wft_type */
+    uint16_t check;    /* wft_check(size, type): a cheap filter for framing */
+    uint32_t crc;      /* CRC-32C (Castagnoli) of bytes [16, size) of the record */
     uint32_t reserved; /* 0 */
 };
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 static const char *const wft_names[6] = {"SYNTH_START", "SYNTH_END", "CHAN_SEND",
-                                         "GPU_PICKUP",  "GPU_START", "GPU_END"};
+                                         "GPU_PICKUP", "GPU_START", "GPU_END"};
 
 const char *wft_builtin_name(unsigned ev)
 {

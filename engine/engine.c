@@ -417,35 +417,9 @@ static int write_truth(const struct engine *e, const struct engine_result *r, ch
     return 0;
 }
 
-int engine_run(const struct engine_config *c, struct engine_result *r, char *err, size_t errlen)
+/* Start the devices: 0, or -1 (those started are stopped again). */
+static int devices_start(struct engine *e, const struct engine_config *c, char *err, size_t errlen)
 {
-    memset(r, 0, sizeof *r);
-    if (engine_validate(c, err, errlen))
-        return -1;
-    struct engine *e = calloc(1, sizeof *e);
-    if (!e) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    e->cfg = c;
-    e->ops = device_find(c->device);
-    e->total_units = (uint64_t)c->jobs * (uint64_t)c->partitions;
-    if (calibrate(c, r, err, errlen)) {
-        free(e);
-        return -1;
-    }
-    e->rounds = r->synth_rounds;
-    for (int p = 0; p < PHASE_COUNT; p++)
-        for (int k = 0; k < 2; k++)
-            phase_ev[p][k] = wf_event_define(phase_names[p][k]);
-    if (e->ops->setup(c, r->cpu_prove_s, err, errlen) || channel_init(&e->chan, (size_t)c->channel)) {
-        if (!err[0])
-            snprintf(err, errlen, "out of memory");
-        free(e);
-        return -1;
-    }
-    sem_init(&e->permits, 0, (unsigned)c->synth_concurrency);
-    pthread_mutex_init(&e->pool.mu, NULL);
     for (int d = 0; d < c->devices; d++) {
         e->dev[d].id = d;
         e->dev[d].ops = e->ops;
@@ -457,20 +431,17 @@ int engine_run(const struct engine_config *c, struct engine_result *r, char *err
             snprintf(err, errlen, "cannot start device %d", d);
             for (int k = 0; k < d; k++)
                 e->ops->device_fini(&e->dev[k]);
-            channel_destroy(&e->chan);
-            free(e);
             return -1;
         }
     }
-    if (c->out) {
-        int rc = wf_open(c->out);
-        if (rc) {
-            snprintf(err, errlen, "%s: cannot record: %s", c->out, strerror(-rc));
-            channel_destroy(&e->chan);
-            free(e);
-            return -1;
-        }
-    }
+    return 0;
+}
+
+/* Run the pipeline's threads to the end: the GPU workers, then the
+ * syntheses; 0, or -1 when not all could start (then the syntheses stop
+ * early and the message is in err). */
+static int threads_run(struct engine *e, const struct engine_config *c, char *err, size_t errlen)
+{
     int nsynth = c->synth_concurrency;
     int nworkers = c->gpu_workers * c->devices;
     pthread_t *st = calloc((size_t)nsynth, sizeof *st), *gt = calloc((size_t)nworkers, sizeof *gt);
@@ -501,16 +472,16 @@ int engine_run(const struct engine_config *c, struct engine_result *r, char *err
     channel_close(&e->chan);
     for (int i = 0; i < started_g; i++)
         pthread_join(gt[i], NULL);
-    for (int d = 0; d < c->devices; d++)
-        e->ops->device_fini(&e->dev[d]);
-    r->wall_s = device_now() - e->t0;
-    if (c->out) {
-        int crc = wf_close();
-        if (crc && rc == 0) {
-            snprintf(err, errlen, "%s: finishing the trace failed: %s", c->out, strerror(-crc));
-            rc = -1;
-        }
-    }
+    free(st);
+    free(gt);
+    free(wa);
+    free(sa);
+    return rc;
+}
+
+/* What the run measured, into r; the devices' logs are freed. */
+static void results_take(struct engine *e, const struct engine_config *c, struct engine_result *r)
+{
     r->units = atomic_load(&e->done);
     r->errors = atomic_load(&e->errors);
     r->first_error_unit = atomic_load(&e->first_error);
@@ -529,6 +500,63 @@ int engine_run(const struct engine_config *c, struct engine_result *r, char *err
         pthread_mutex_destroy(&e->dev[d].kernel.mu);
         pthread_mutex_destroy(&e->dev[d].kernel_lock);
     }
+}
+
+int engine_run(const struct engine_config *c, struct engine_result *r, char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    if (engine_validate(c, err, errlen))
+        return -1;
+    struct engine *e = calloc(1, sizeof *e);
+    if (!e) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    e->cfg = c;
+    e->ops = device_find(c->device);
+    e->total_units = (uint64_t)c->jobs * (uint64_t)c->partitions;
+    if (calibrate(c, r, err, errlen)) {
+        free(e);
+        return -1;
+    }
+    e->rounds = r->synth_rounds;
+    for (int p = 0; p < PHASE_COUNT; p++)
+        for (int k = 0; k < 2; k++)
+            phase_ev[p][k] = wf_event_define(phase_names[p][k]);
+    if (e->ops->setup(c, r->cpu_prove_s, err, errlen) || channel_init(&e->chan, (size_t)c->channel)) {
+        if (!err[0])
+            snprintf(err, errlen, "out of memory");
+        free(e);
+        return -1;
+    }
+    sem_init(&e->permits, 0, (unsigned)c->synth_concurrency);
+    pthread_mutex_init(&e->pool.mu, NULL);
+    if (devices_start(e, c, err, errlen)) {
+        channel_destroy(&e->chan);
+        free(e);
+        return -1;
+    }
+    if (c->out) {
+        int rc = wf_open(c->out);
+        if (rc) {
+            snprintf(err, errlen, "%s: cannot record: %s", c->out, strerror(-rc));
+            channel_destroy(&e->chan);
+            free(e);
+            return -1;
+        }
+    }
+    int rc = threads_run(e, c, err, errlen);
+    for (int d = 0; d < c->devices; d++)
+        e->ops->device_fini(&e->dev[d]);
+    r->wall_s = device_now() - e->t0;
+    if (c->out) {
+        int crc = wf_close();
+        if (crc && rc == 0) {
+            snprintf(err, errlen, "%s: finishing the trace failed: %s", c->out, strerror(-crc));
+            rc = -1;
+        }
+    }
+    results_take(e, c, r);
     if (rc == 0 && c->truth && write_truth(e, r, err, errlen))
         rc = -1;
     sem_destroy(&e->permits);
@@ -539,10 +567,6 @@ int engine_run(const struct engine_config *c, struct engine_result *r, char *err
     }
     free(e->pool.free);
     pthread_mutex_destroy(&e->pool.mu);
-    free(st);
-    free(gt);
-    free(wa);
-    free(sa);
     free(e);
     if (rc)
         return -1;

@@ -5,7 +5,9 @@
 #ifndef CMDS_H
 #define CMDS_H
 
-#define WF_TOOL_VERSION "0.1.0"
+#include "waterfall_version.h"
+
+#define WF_TOOL_VERSION WF_VERSION_STRING /* one version: CMake's project(VERSION) */
 
 int cmd_dump(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);

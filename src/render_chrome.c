@@ -298,16 +298,10 @@ static void run_span(const struct run *r, int64_t *first_t, int64_t *last_t)
         *first_t = *last_t = 0;
 }
 
-static void run_chrome(FILE *f, const struct run_result *res, int pid, int *first)
+/* The idle stretches: one track per device, each slice named by its cause. */
+static void chrome_idle_tracks(FILE *f, const struct run_result *res, int pid, int *first)
 {
-    const struct run *r = res->run;
-    int64_t last;
-    run_span(r, &time_origin, &last);
-    char name[512];
-    snprintf(name, sizeof name, "%s run %d%s", r->source, r->index, r->native ? "" : " (text log)");
-    meta(f, pid, TID_IDLE, "process_name", name, first);
-
-    /* Idle stretches, one track per device, named by cause. */
+    char name[64];
     for (size_t d = 0; d < res->ndev; d++) {
         const struct device_result *dv = &res->dev[d];
         snprintf(name, sizeof name, "GPU %d idle (by cause)", dv->device);
@@ -316,14 +310,15 @@ static void run_chrome(FILE *f, const struct run_result *res, int pid, int *firs
             const struct idle_seg *s = &dv->segs[i];
             char nm[32];
             snprintf(nm, sizeof nm, "idle: %s", cause_names[s->cause]);
-            slice(f, pid, TID_IDLE + (int)d, nm, s->start, s->end, r, NULL, first);
+            slice(f, pid, TID_IDLE + (int)d, nm, s->start, s->end, res->run, NULL, first);
         }
     }
+}
 
-    /* Where each unit's slices went, for its phases and marks. */
-    struct placed *pl = r->nxev ? calloc(r->nunits, sizeof *pl) : NULL;
-
-    /* Synthesis slots: interval partitioning by start. */
+/* The synthesis slots: each unit's synthesis slice, on the first slot free
+ * at its start (interval partitioning by start). */
+static void chrome_synth_slots(FILE *f, const struct run *r, int pid, int64_t last, struct placed *pl, int *first)
+{
     const struct unit **order = malloc((r->nunits ? r->nunits : 1) * sizeof *order);
     size_t n = 0;
     for (size_t i = 0; order && i < r->nunits; i++)
@@ -348,6 +343,7 @@ static void run_chrome(FILE *f, const struct run_result *res, int pid, int *firs
             end = last;
         int s = lane_pick(&slots, &nslots, u->t[EV_SYNTH_START], end);
         if (nslots != before) {
+            char name[32];
             snprintf(name, sizeof name, "synthesis slot %d", s);
             meta(f, pid, TID_SYNTH + s, "thread_name", name, first);
         }
@@ -361,8 +357,61 @@ static void run_chrome(FILE *f, const struct run_result *res, int pid, int *firs
     }
     free(slots);
     free(order);
+}
 
-    /* Worker tracks: prep and gpu slices; queue waits as async events. */
+/* Unit i's queue wait, from ready to pick, as an async pair ("b"/"e") on
+ * the process's first track, its id the unit's index. */
+static void chrome_queue_wait(FILE *f, const struct run *r, size_t i, int64_t ready, int64_t pick, int pid,
+                              int *first)
+{
+    const struct unit *u = &r->units[i];
+    fprintf(f,
+            "%s\n{\"ph\":\"b\",\"cat\":\"queue\",\"name\":\"queue\",\"id2\":{\"local\":\"0x%zx\"},\"pid\":%d,"
+            "\"tid\":%d,\"ts\":",
+            *first ? "" : ",", i, pid, TID_IDLE);
+    us(f, ready);
+    /* the event the wait began at, as the log wrote it */
+    unit_args(f, r, u,
+              u->t[EV_CHAN_SEND] == T_NONE ? ev_names[EV_SYNTH_END]
+              : u->flags & U_QUEUE         ? "GPU_QUEUE"
+                                           : ev_names[EV_CHAN_SEND]);
+    fprintf(f,
+            "},\n{\"ph\":\"e\",\"cat\":\"queue\",\"name\":\"queue\",\"id2\":{\"local\":\"0x%zx\"},\"pid\":%d,"
+            "\"tid\":%d,\"ts\":",
+            i, pid, TID_IDLE);
+    us(f, pick);
+    fputc('}', f);
+    *first = 0;
+}
+
+/* The track of a unit's worker slices from a to b: its worker's first lane
+ * free at a (named when new), or -1 when out of memory. */
+static int chrome_worker_tid(FILE *f, const struct unit *u, int64_t a, int64_t b, struct wtrack **wt, size_t *nwt,
+                             int pid, int *first)
+{
+    struct wtrack *w = wtrack_of(wt, nwt, u->device, u->worker);
+    if (!w)
+        return -1;
+    size_t before = w->nlanes;
+    int lane = lane_pick(&w->lanes, &w->nlanes, a, b);
+    int tid = TID_WORKER + (int)(w - *wt) * 1000 + lane;
+    if (w->nlanes != before) {
+        char wn[32] = "(no worker= in the log)", name[96];
+        if (u->worker >= 0)
+            snprintf(wn, sizeof wn, "worker %d", u->worker);
+        if (lane == 0)
+            snprintf(name, sizeof name, "GPU %d %s", u->device, wn);
+        else
+            snprintf(name, sizeof name, "GPU %d %s (overlapping units %d)", u->device, wn, lane);
+        meta(f, pid, tid, "thread_name", name, first);
+    }
+    return tid;
+}
+
+/* The worker tracks: each unit's queue wait, then its prep and gpu slices
+ * on its worker's track (an overflow lane of it where they would overlap). */
+static void chrome_worker_tracks(FILE *f, const struct run *r, int pid, int64_t last, struct placed *pl, int *first)
+{
     struct wtrack *wt = NULL;
     size_t nwt = 0;
     for (size_t i = 0; i < r->nunits; i++) {
@@ -371,25 +420,8 @@ static void run_chrome(FILE *f, const struct run_result *res, int pid, int *firs
             continue;
         int64_t ready = u->t[EV_CHAN_SEND] != T_NONE ? u->t[EV_CHAN_SEND] : u->t[EV_SYNTH_END];
         int64_t pick = u->t[EV_GPU_PICKUP] != T_NONE ? u->t[EV_GPU_PICKUP] : u->t[EV_GPU_START];
-        if (ready != T_NONE && pick != T_NONE && pick > ready) {
-            fprintf(f,
-                    "%s\n{\"ph\":\"b\",\"cat\":\"queue\",\"name\":\"queue\",\"id2\":{\"local\":\"0x%zx\"},\"pid\":%d,"
-                    "\"tid\":%d,\"ts\":",
-                    *first ? "" : ",", i, pid, TID_IDLE);
-            us(f, ready);
-            /* the event the wait began at, as the log wrote it */
-            unit_args(f, r, u,
-                      u->t[EV_CHAN_SEND] == T_NONE ? ev_names[EV_SYNTH_END]
-                      : u->flags & U_QUEUE         ? "GPU_QUEUE"
-                                                   : ev_names[EV_CHAN_SEND]);
-            fprintf(f,
-                    "},\n{\"ph\":\"e\",\"cat\":\"queue\",\"name\":\"queue\",\"id2\":{\"local\":\"0x%zx\"},\"pid\":%d,"
-                    "\"tid\":%d,\"ts\":",
-                    i, pid, TID_IDLE);
-            us(f, pick);
-            fputc('}', f);
-            *first = 0;
-        }
+        if (ready != T_NONE && pick != T_NONE && pick > ready)
+            chrome_queue_wait(f, r, i, ready, pick, pid, first);
         int64_t a = pick, b = u->t[EV_GPU_END];
         if (a == T_NONE)
             continue;
@@ -398,22 +430,9 @@ static void run_chrome(FILE *f, const struct run_result *res, int pid, int *firs
             b = last;
         if (b <= a && open)
             continue;
-        struct wtrack *w = wtrack_of(&wt, &nwt, u->device, u->worker);
-        if (!w)
+        int tid = chrome_worker_tid(f, u, a, b, &wt, &nwt, pid, first);
+        if (tid < 0)
             break;
-        size_t before = w->nlanes;
-        int lane = lane_pick(&w->lanes, &w->nlanes, a, b);
-        int tid = TID_WORKER + (int)(w - wt) * 1000 + lane;
-        if (w->nlanes != before) {
-            char wn[32] = "(no worker= in the log)";
-            if (u->worker >= 0)
-                snprintf(wn, sizeof wn, "worker %d", u->worker);
-            if (lane == 0)
-                snprintf(name, sizeof name, "GPU %d %s", u->device, wn);
-            else
-                snprintf(name, sizeof name, "GPU %d %s (overlapping units %d)", u->device, wn, lane);
-            meta(f, pid, tid, "thread_name", name, first);
-        }
         int64_t gs = u->t[EV_GPU_START];
         if (gs == T_NONE)
             slice(f, pid, tid, open ? "prep (unfinished: no GPU_START)" : "prep (no GPU_START)", a, b, r, u, first);
@@ -427,8 +446,11 @@ static void run_chrome(FILE *f, const struct run_result *res, int pid, int *firs
     for (size_t i = 0; i < nwt; i++)
         free(wt[i].lanes);
     free(wt);
+}
 
-    /* Phases nested in their slices, and marks. */
+/* The units' phases, nested in the slices placed for them, and their marks. */
+static void chrome_phases(FILE *f, const struct run *r, int pid, const struct placed *pl, int *first)
+{
     struct uphase *up = NULL;
     size_t upcap = 0, async_id = r->nunits; /* past the queue waits' ids */
     for (size_t i = 0; pl && i < r->nunits; i++) {
@@ -439,6 +461,23 @@ static void run_chrome(FILE *f, const struct run_result *res, int pid, int *firs
             break;
     }
     free(up);
+}
+
+/* One run as one process: its name, then its tracks. */
+static void run_chrome(FILE *f, const struct run_result *res, int pid, int *first)
+{
+    const struct run *r = res->run;
+    int64_t last;
+    run_span(r, &time_origin, &last);
+    char name[512];
+    snprintf(name, sizeof name, "%s run %d%s", r->source, r->index, r->native ? "" : " (text log)");
+    meta(f, pid, TID_IDLE, "process_name", name, first);
+    chrome_idle_tracks(f, res, pid, first);
+    /* Where each unit's slices went, for its phases and marks. */
+    struct placed *pl = r->nxev ? calloc(r->nunits, sizeof *pl) : NULL;
+    chrome_synth_slots(f, r, pid, last, pl, first);
+    chrome_worker_tracks(f, r, pid, last, pl, first);
+    chrome_phases(f, r, pid, pl, first);
     free(pl);
 }
 

@@ -241,14 +241,38 @@ static struct tenc time_encoding(const struct run_result *res, const struct row 
     return e;
 }
 
-static void summary(FILE *f, const struct run_result *res)
+/* ,"key": and the string s */
+static void jkey_str(FILE *f, const char *key, const char *s)
+{
+    fprintf(f, ",\"%s\":", key);
+    jstr0(f, s);
+}
+
+/* ,"key": and the number v */
+static void jkey_num(FILE *f, const char *key, double v)
+{
+    fprintf(f, ",\"%s\":", key);
+    json_num(f, v);
+}
+
+/* ,"key":[...]: the lines s[0..n), the first always, the others where not empty */
+static void jkey_lines(FILE *f, const char *key, const char *const *s, size_t n)
+{
+    fprintf(f, ",\"%s\":[", key);
+    jstr0(f, s[0]);
+    for (size_t i = 1; i < n; i++)
+        if (s[i][0]) {
+            fputc(',', f);
+            jstr0(f, s[i]);
+        }
+    fputs("]", f);
+}
+
+/* The summary's warnings: what went wrong in the input, as the text report words it. */
+static void summary_warnings(FILE *f, const struct run_result *res)
 {
     const struct run *r = res->run;
-    char b1[32], b2[32], b3[32], line[640];
-
-    fprintf(f, "{\"units\":%llu,\"jobs\":%llu,\"jobs_completed\":%llu", (unsigned long long)res->units,
-            (unsigned long long)res->jobs, (unsigned long long)res->jobs_completed);
-    /* What went wrong in the input, as the text report words it. */
+    char line[640];
     fputs(",\"warnings\":[", f);
     int first = 1;
     struct {
@@ -269,100 +293,84 @@ static void summary(FILE *f, const struct run_result *res)
             first = 0;
         }
     fputs("]", f);
-    if (res->bottleneck == BN_NONE) {
-        fputs(",\"none\":", f);
-        jstr0(f, "no unit has both GPU_START and GPU_END: nothing to measure on a GPU yet");
-        fputs("}", f);
-        return;
-    }
+}
+
+/* The summary's utilization: the GPU's, and with kernel phases the
+ * kernels' and what fills the rest of the GPU phase (the text report's lines). */
+static void summary_util(FILE *f, const struct run_result *res)
+{
+    char b1[32], b2[32], b3[32], line[640];
     int64_t fill = INT64_MAX;
+    for (size_t i = 0; i < res->ndev; i++)
+        if (res->dev[i].units && res->dev[i].fill < fill)
+            fill = res->dev[i].fill;
+    jkey_num(f, "util", res->utilization);
+    snprintf(line, sizeof line, "busy %s of a %s window%s (%s of pipeline fill before)",
+             fmt_dur(b1, sizeof b1, (double)res->busy), fmt_dur(b2, sizeof b2, (double)res->window),
+             res->ndev > 1 ? " over all devices" : "", fmt_dur(b3, sizeof b3, fill == INT64_MAX ? NAN : (double)fill));
+    jkey_str(f, "util_text", line);
+    if (!res->phase.has_kernel)
+        return;
+    char fillb[256];
+    jkey_num(f, "kutil", res->phase.kernel_utilization);
+    size_t kl = strlen(analyze_kernel_phase);
+    snprintf(line, sizeof line, "%.*s phases busy %s of the same window", (int)(kl < 64 ? kl : 64),
+             analyze_kernel_phase, fmt_dur(b1, sizeof b1, (double)res->phase.kernel_busy));
+    jkey_str(f, "kernel_text", line);
+    jkey_str(f, "fill_text", report_phase_fill(fillb, sizeof fillb, res));
+}
+
+/* The summary's idle time: its gaps, and each cause's share in the text report's order. */
+static void summary_idle(FILE *f, const struct run_result *res)
+{
+    char b1[32], b2[32], line[640];
     size_t ngaps = 0;
     int64_t longest = 0;
     for (size_t i = 0; i < res->ndev; i++) {
-        if (res->dev[i].units && res->dev[i].fill < fill)
-            fill = res->dev[i].fill;
         ngaps += res->dev[i].ngaps;
         for (size_t g = 0; g < res->dev[i].ngaps; g++)
             if (res->dev[i].gaps[g].end - res->dev[i].gaps[g].start > longest)
                 longest = res->dev[i].gaps[g].end - res->dev[i].gaps[g].start;
     }
-    fputs(",\"util\":", f);
-    json_num(f, res->utilization);
-    snprintf(line, sizeof line, "busy %s of a %s window%s (%s of pipeline fill before)",
-             fmt_dur(b1, sizeof b1, (double)res->busy), fmt_dur(b2, sizeof b2, (double)res->window),
-             res->ndev > 1 ? " over all devices" : "", fmt_dur(b3, sizeof b3, fill == INT64_MAX ? NAN : (double)fill));
-    fputs(",\"util_text\":", f);
-    jstr0(f, line);
-    if (res->phase.has_kernel) {
-        /* kernel utilization, and what fills the rest of the GPU phase (the
-         * text report's line) */
-        char fillb[256];
-        fputs(",\"kutil\":", f);
-        json_num(f, res->phase.kernel_utilization);
-        size_t kl = strlen(analyze_kernel_phase);
-        snprintf(line, sizeof line, "%.*s phases busy %s of the same window", (int)(kl < 64 ? kl : 64),
-                 analyze_kernel_phase, fmt_dur(b1, sizeof b1, (double)res->phase.kernel_busy));
-        fputs(",\"kernel_text\":", f);
-        jstr0(f, line);
-        fputs(",\"fill_text\":", f);
-        jstr0(f, report_phase_fill(fillb, sizeof fillb, res));
-    }
     snprintf(line, sizeof line, "%s in %zu gaps (longest %s)", fmt_dur(b1, sizeof b1, (double)res->idle), ngaps,
              fmt_dur(b2, sizeof b2, (double)longest));
-    fputs(",\"idle_text\":", f);
-    jstr0(f, line);
-    fputs(",\"idle\":", f);
-    json_num(f, (double)res->idle);
-    /* The causes in the text report's order. */
+    jkey_str(f, "idle_text", line);
+    jkey_num(f, "idle", (double)res->idle);
     static const int order[CAUSE_N] = {CAUSE_SYNTHESIS, CAUSE_QUEUE, CAUSE_PREP, CAUSE_NO_WORK};
     fputs(",\"causes\":[", f);
     for (int k = 0; k < CAUSE_N; k++) {
         int c = order[k];
         fprintf(f, "%s{\"cause\":%d,\"ns\":", k ? "," : "", c);
         json_num(f, (double)res->by_cause[c]);
-        fputs(",\"text\":", f);
-        jstr0(f, fmt_dur(b1, sizeof b1, (double)res->by_cause[c]));
-        fputs(",\"pct\":", f);
-        json_num(f, res->idle > 0 ? 100.0 * (double)res->by_cause[c] / (double)res->idle : 0);
+        jkey_str(f, "text", fmt_dur(b1, sizeof b1, (double)res->by_cause[c]));
+        jkey_num(f, "pct", res->idle > 0 ? 100.0 * (double)res->by_cause[c] / (double)res->idle : 0);
         fputs("}", f);
     }
-    fputs("],\"bottleneck\":", f);
-    jstr0(f, bottleneck_names[res->bottleneck]);
-    fputs(",\"bottleneck_text\":", f);
-    jstr0(f, bottleneck_sentence(line, sizeof line, res));
-
-    /* The advice: the text report's two lines. */
-    char l2[512];
-    report_advice_lines(res, line, sizeof line, l2, sizeof l2);
-    fputs(",\"advice\":[", f);
-    jstr0(f, line);
-    if (l2[0]) {
-        fputc(',', f);
-        jstr0(f, l2);
-    }
     fputs("]", f);
+}
+
+/* The summary's verdict: the bottleneck, the advice (the text report's two
+ * lines), the throughput and the CPU's lines. */
+static void summary_verdict(FILE *f, const struct run_result *res)
+{
+    char b1[32], b2[32], line[640], l2[512], l3[512];
+    jkey_str(f, "bottleneck", bottleneck_names[res->bottleneck]);
+    jkey_str(f, "bottleneck_text", bottleneck_sentence(line, sizeof line, res));
+    report_advice_lines(res, line, sizeof line, l2, sizeof l2);
+    jkey_lines(f, "advice", (const char *const[]){line, l2}, 2);
     snprintf(line, sizeof line, "%s per job, steady %s per job; synthesis concurrency max %d, mean %.2f over the GPU window",
              fmt_dur(b1, sizeof b1, res->s_per_job >= 0 ? res->s_per_job : NAN),
              fmt_dur(b2, sizeof b2, res->steady_s_per_job >= 0 ? res->steady_s_per_job : NAN), res->synth_max,
              res->synth_mean_active);
-    fputs(",\"throughput\":", f);
-    jstr0(f, line);
-    {
-        char c2[512], c3[512];
-        report_cpu_lines(&res->cpu, line, sizeof line, c2, sizeof c2, c3, sizeof c3);
-        fputs(",\"cpu\":[", f);
-        jstr0(f, line);
-        if (c2[0]) {
-            fputc(',', f);
-            jstr0(f, c2);
-        }
-        if (c3[0]) {
-            fputc(',', f);
-            jstr0(f, c3);
-        }
-        fputs("]", f);
-    }
+    jkey_str(f, "throughput", line);
+    report_cpu_lines(&res->cpu, line, sizeof line, l2, sizeof l2, l3, sizeof l3);
+    jkey_lines(f, "cpu", (const char *const[]){line, l2, l3}, 3);
+}
 
+/* The summary's stage table: each stage's count, then its mean and percentiles. */
+static void summary_stages(FILE *f, const struct run_result *res)
+{
+    char b1[32];
     fputs(",\"stages\":[", f);
     for (int k = 0; k < ST_N; k++) {
         const struct stage_stats *st = &res->stage[k];
@@ -374,37 +382,69 @@ static void summary(FILE *f, const struct run_result *res)
         }
         fputs("]", f);
     }
-    fputs("]}", f);
+    fputs("]", f);
 }
 
-/* Spans [start, end) as the page reads them: Float64 ns pairs from t0
- * (wide), or columns in q: the gap since the previous one's end (the
- * first: since t0), and the length. */
-static int spans_json(FILE *f, const struct tenc *e, size_t n, const int64_t *start, const int64_t *end,
-                      size_t stride)
+/* A run's summary beside its waterfall: the counts and warnings, then
+ * (where a GPU was measured) the text report's figures and sentences. */
+static void summary(FILE *f, const struct run_result *res)
+{
+    fprintf(f, "{\"units\":%llu,\"jobs\":%llu,\"jobs_completed\":%llu", (unsigned long long)res->units,
+            (unsigned long long)res->jobs, (unsigned long long)res->jobs_completed);
+    summary_warnings(f, res);
+    if (res->bottleneck == BN_NONE) {
+        jkey_str(f, "none", "no unit has both GPU_START and GPU_END: nothing to measure on a GPU yet");
+        fputs("}", f);
+        return;
+    }
+    summary_util(f, res);
+    summary_idle(f, res);
+    summary_verdict(f, res);
+    summary_stages(f, res);
+    fputs("}", f);
+}
+
+/* The i-th of a device's idle stretches, as a span (for spans_json). */
+static struct span seg_at(const void *v, size_t i)
+{
+    const struct idle_seg *s = (const struct idle_seg *)v + i;
+    return (struct span){s->start, s->end};
+}
+
+/* The i-th of a device's kernel spans (for spans_json). */
+static struct span span_at(const void *v, size_t i)
+{
+    return ((const struct span *)v)[i];
+}
+
+/* The n spans [start, end) at(items, 0..n) as the page reads them:
+ * Float64 ns pairs from t0 (wide), or columns in q: the gap since the
+ * previous one's end (the first: since t0), and the length. */
+static int spans_json(FILE *f, const struct tenc *e, const void *items, size_t n,
+                      struct span (*at)(const void *, size_t))
 {
     if (e->wide) {
         struct b64 b;
         b64_begin(&b, f);
         for (size_t s = 0; s < n; s++) {
-            b64_f64(&b, rel(e, start[s * stride]));
-            b64_f64(&b, rel(e, end[s * stride]));
+            b64_f64(&b, rel(e, at(items, s).start));
+            b64_f64(&b, rel(e, at(items, s).end));
         }
         b64_end(&b);
         return 0;
     }
-    int64_t *v = malloc((n ? n : 1) * sizeof *v);
+    int64_t *v = calloc(n ? n : 1, sizeof *v);
     if (!v)
         return -1;
     int64_t prev = e->t0;
     for (size_t s = 0; s < n; s++) {
-        v[s] = (start[s * stride] - prev) / e->q;
-        prev = end[s * stride];
+        v[s] = (at(items, s).start - prev) / e->q;
+        prev = at(items, s).end;
     }
     fputs("{\"gap\":", f);
     column(f, v, n);
     for (size_t s = 0; s < n; s++)
-        v[s] = (end[s * stride] - start[s * stride]) / e->q;
+        v[s] = (at(items, s).end - at(items, s).start) / e->q;
     fputs(",\"len\":", f);
     column(f, v, n);
     fputc('}', f);
@@ -412,68 +452,38 @@ static int spans_json(FILE *f, const struct tenc *e, size_t n, const int64_t *st
     return 0;
 }
 
+/* A device: its workers and figures, its idle stretches by cause, and
+ * where its units have kernel phases its kernel lane. */
 static int device(FILE *f, const struct device_result *d, const struct tenc *e, const struct span *kern, size_t nkern)
 {
-    char b1[32], b2[32];
+    char b1[32];
     fprintf(f, "{\"id\":%d,\"workers\":[", d->device);
     for (size_t w = 0; w < d->nworkers; w++)
         fprintf(f, "%s%d", w ? "," : "", d->workers[w]);
-    fprintf(f, "],\"units\":%llu,\"util\":", (unsigned long long)d->units);
-    json_num(f, d->utilization);
-    fputs(",\"ws\":", f);
-    json_num(f, d->units ? rel(e, d->window_start) : NAN);
-    fputs(",\"we\":", f);
-    json_num(f, d->units ? rel(e, d->window_end) : NAN);
-    fputs(",\"busy\":", f);
-    jstr0(f, fmt_dur(b1, sizeof b1, (double)d->busy));
-    fputs(",\"idle\":", f);
-    jstr0(f, fmt_dur(b2, sizeof b2, (double)d->idle));
+    fprintf(f, "],\"units\":%llu", (unsigned long long)d->units);
+    jkey_num(f, "util", d->utilization);
+    jkey_num(f, "ws", d->units ? rel(e, d->window_start) : NAN);
+    jkey_num(f, "we", d->units ? rel(e, d->window_end) : NAN);
+    jkey_str(f, "busy", fmt_dur(b1, sizeof b1, (double)d->busy));
+    jkey_str(f, "idle", fmt_dur(b1, sizeof b1, (double)d->idle));
     fputs(",\"by_cause\":[", f);
     for (int c = 0; c < CAUSE_N; c++) {
         fputs(c ? "," : "", f);
         jstr0(f, fmt_dur(b1, sizeof b1, (double)d->by_cause[c]));
     }
     fputs("],\"segs\":", f);
-    if (e->wide) { /* Float64 ns pairs */
-        struct b64 b;
-        b64_begin(&b, f);
-        for (size_t s = 0; s < d->nsegs; s++) {
-            b64_f64(&b, rel(e, d->segs[s].start));
-            b64_f64(&b, rel(e, d->segs[s].end));
-        }
-        b64_end(&b);
-    } else { /* in q: the gap since the previous one's end (the first: since t0), its length */
-        int64_t *v = malloc((d->nsegs ? d->nsegs : 1) * sizeof *v);
-        if (!v)
-            return -1;
-        int64_t prev = e->t0;
-        for (size_t s = 0; s < d->nsegs; s++) {
-            v[s] = (d->segs[s].start - prev) / e->q;
-            prev = d->segs[s].end;
-        }
-        fputs("{\"gap\":", f);
-        column(f, v, d->nsegs);
-        for (size_t s = 0; s < d->nsegs; s++)
-            v[s] = (d->segs[s].end - d->segs[s].start) / e->q;
-        fputs(",\"len\":", f);
-        column(f, v, d->nsegs);
-        fputc('}', f);
-        free(v);
-    }
+    if (spans_json(f, e, d->segs, d->nsegs, seg_at))
+        return -1;
     fputs(",\"seg_causes\":\"", f);
     for (size_t s = 0; s < d->nsegs; s++)
         fputc('0' + d->segs[s].cause, f);
     fputc('"', f);
     if (d->has_kernel) {
         /* its kernel lane: the union of its kernel phases */
-        fputs(",\"kutil\":", f);
-        json_num(f, d->kernel_utilization);
-        fputs(",\"kbusy\":", f);
-        jstr0(f, fmt_dur(b1, sizeof b1, (double)d->kernel_busy));
+        jkey_num(f, "kutil", d->kernel_utilization);
+        jkey_str(f, "kbusy", fmt_dur(b1, sizeof b1, (double)d->kernel_busy));
         fputs(",\"kern\":", f);
-        static const struct span none = {0, 0};
-        const struct span *k = nkern ? kern : &none;
-        if (spans_json(f, e, nkern, &k->start, &k->end, sizeof *k / sizeof(int64_t)))
+        if (spans_json(f, e, kern, nkern, span_at))
             return -1;
     }
     fputc('}', f);
@@ -596,12 +606,23 @@ static int grow_cols(int64_t **c, int nc, size_t *cap, size_t need)
     return 0;
 }
 
-/* Wide times: the phases' (start, end) pairs, or the marks' times, as
- * Float64 ns from t0, in the order and within the limits of phases_json. */
+/* The columns c[0..nc) of n values each, as "keys[i]":column, comma-separated. */
+static void columns_json(FILE *f, const char *const *keys, int64_t *const *c, int nc, size_t n)
+{
+    for (int i = 0; i < nc; i++) {
+        fprintf(f, "%s\"%s\":", i ? "," : "", keys[i]);
+        column(f, c[i], n);
+    }
+}
+
+/* Wide times, after ,"t":, as Float64 ns from t0: the phases' (start, end)
+ * pairs, or the marks' times, in the order and within the limits of
+ * phases_json. */
 static int wide_times(FILE *f, const struct run *r, const struct row *rows, size_t n, const struct tenc *e, int marks,
                       struct uphase **up, size_t *upcap)
 {
     struct b64 b;
+    fputs(",\"t\":", f);
     b64_begin(&b, f);
     for (size_t i = 0; i < n; i++) {
         size_t first;
@@ -687,48 +708,26 @@ static int phases_json(FILE *f, const struct run *r, const struct row *rows, siz
             nmore++;
         }
     }
-    if (np) {
-        fputs(",\"ph\":{\"r\":", f);
-        column(f, c[P_ROW], np);
-        fputs(",\"nm\":", f);
-        column(f, c[P_NAME], np);
-        fputs(",\"w\":", f);
-        column(f, c[P_WITHIN], np);
-        if (e->wide) {
-            fputs(",\"t\":", f);
-            if (wide_times(f, r, rows, n, e, 0, &up, &upcap))
-                goto out;
-        } else {
-            fputs(",\"a\":", f);
-            column(f, c[P_A], np);
-            fputs(",\"d\":", f);
-            column(f, c[P_D], np);
-        }
+    static const char *const ph_keys[] = {"r", "nm", "w", "a", "d"}, *const mk_keys[] = {"r", "nm", "a"},
+                             *const more_keys[] = {"r", "p", "m"};
+    if (np) { /* wide: "t" in place of "a" and "d" */
+        fputs(",\"ph\":{", f);
+        columns_json(f, ph_keys, c + P_ROW, e->wide ? 3 : 5, np);
+        if (e->wide && wide_times(f, r, rows, n, e, 0, &up, &upcap))
+            goto out;
         fputc('}', f);
     }
-    if (nmk) {
-        fputs(",\"mk\":{\"r\":", f);
-        column(f, c[M_ROW], nmk);
-        fputs(",\"nm\":", f);
-        column(f, c[M_NAME], nmk);
-        if (e->wide) {
-            fputs(",\"t\":", f);
-            if (wide_times(f, r, rows, n, e, 1, &up, &upcap))
-                goto out;
-        } else {
-            fputs(",\"a\":", f);
-            column(f, c[M_A], nmk);
-        }
+    if (nmk) { /* wide: "t" in place of "a" */
+        fputs(",\"mk\":{", f);
+        columns_json(f, mk_keys, c + M_ROW, e->wide ? 2 : 3, nmk);
+        if (e->wide && wide_times(f, r, rows, n, e, 1, &up, &upcap))
+            goto out;
         fputc('}', f);
     }
     if (nmore) {
-        fputs(",\"more\":{\"r\":", f);
-        column(f, c[X_ROW], nmore);
-        fputs(",\"p\":", f);
-        column(f, c[X_P], nmore);
-        fputs(",\"m\":", f);
-        column(f, c[X_M], nmore);
-        fputs("}", f);
+        fputs(",\"more\":{", f);
+        columns_json(f, more_keys, c + X_ROW, 3, nmore);
+        fputc('}', f);
     }
     rc = 0;
 out:

@@ -405,8 +405,9 @@ static void kernel_lane(FILE *f, const struct scale *sc, const struct span *k, s
     }
 }
 
-static double run_svg(FILE *f, const struct run_result *res, double y, const struct scale *sc, const uint32_t *subn,
-                      size_t nsub)
+/* The run's heading: its source, its GPU (and kernel) utilization, its
+ * bottleneck and its count of units. */
+static double svg_heading(FILE *f, const struct run_result *res, double y)
 {
     const struct run *r = res->run;
     fprintf(f, "<text x=\"10\" y=\"%.1f\" font-weight=\"bold\">", y + 14);
@@ -420,50 +421,171 @@ static double run_svg(FILE *f, const struct run_result *res, double y, const str
     if (res->bottleneck)
         fprintf(f, ", bottleneck %s", bottleneck_names[res->bottleneck]);
     fprintf(f, ", %llu units</text>\n", (unsigned long long)res->units);
-    y += 24;
+    return y + 24;
+}
 
+/* A device's kernel lane, under its lane: its label, its window's
+ * background and its kernel spans k[0..n). */
+static double svg_kernel_lane(FILE *f, const struct device_result *dv, const struct scale *sc, const struct span *k,
+                              size_t n, double y)
+{
+    fprintf(f, "<g class=\"kernel-lane\" data-device=\"%d\">", dv->device);
+    fprintf(f, "<text x=\"20\" y=\"%.1f\" font-size=\"9\">kernels", y + 7);
+    if (!isnan(dv->kernel_utilization))
+        fprintf(f, " (%.1f%%)", 100 * dv->kernel_utilization);
+    fputs("</text>\n", f);
+    rect(f, px(sc, dv->window_start), px(sc, dv->window_end), y, KLANE_H, LANE_BG);
+    kernel_lane(f, sc, k, n, y);
+    fputs("</g>\n", f);
+    return y + KLANE_H + 4;
+}
+
+/* The device lanes: busy over the device's window, each idle stretch in
+ * its cause's colour, each with its kernel lane under it.  -1 when out of
+ * memory (nothing drawn). */
+static int svg_device_lanes(FILE *f, const struct run_result *res, const struct scale *sc, double *y)
+{
     struct render_kernels kern = {0};
     if (render_kernels(res, &kern))
-        return y;
-    /* Device lanes, each with its kernel lane under it. */
+        return -1;
     for (size_t d = 0; d < res->ndev; d++) {
         const struct device_result *dv = &res->dev[d];
         if (isnan(dv->utilization))
-            fprintf(f, "<text x=\"10\" y=\"%.1f\">GPU %d</text>\n", y + 12, dv->device);
+            fprintf(f, "<text x=\"10\" y=\"%.1f\">GPU %d</text>\n", *y + 12, dv->device);
         else
-            fprintf(f, "<text x=\"10\" y=\"%.1f\">GPU %d (%.1f%%)</text>\n", y + 12, dv->device,
+            fprintf(f, "<text x=\"10\" y=\"%.1f\">GPU %d (%.1f%%)</text>\n", *y + 12, dv->device,
                     100 * dv->utilization);
         if (dv->units)
-            rect(f, px(sc, dv->window_start), px(sc, dv->window_end), y, LANE_H, BUSY_COLOR);
+            rect(f, px(sc, dv->window_start), px(sc, dv->window_end), *y, LANE_H, BUSY_COLOR);
         for (size_t i = 0; i < dv->nsegs; i++)
-            rect(f, px(sc, dv->segs[i].start), px(sc, dv->segs[i].end), y, LANE_H,
+            rect(f, px(sc, dv->segs[i].start), px(sc, dv->segs[i].end), *y, LANE_H,
                  cause_color[dv->segs[i].cause]);
-        y += LANE_H + 4;
-        if (dv->has_kernel) {
-            fprintf(f, "<g class=\"kernel-lane\" data-device=\"%d\">", dv->device);
-            fprintf(f, "<text x=\"20\" y=\"%.1f\" font-size=\"9\">kernels", y + 7);
-            if (!isnan(dv->kernel_utilization))
-                fprintf(f, " (%.1f%%)", 100 * dv->kernel_utilization);
-            fputs("</text>\n", f);
-            rect(f, px(sc, dv->window_start), px(sc, dv->window_end), y, KLANE_H, LANE_BG);
-            kernel_lane(f, sc, kern.spans + kern.first[d], kern.first[d + 1] - kern.first[d], y);
-            fputs("</g>\n", f);
-            y += KLANE_H + 4;
-        }
+        *y += LANE_H + 4;
+        if (dv->has_kernel)
+            *y = svg_kernel_lane(f, dv, sc, kern.spans + kern.first[d], kern.first[d + 1] - kern.first[d], *y);
     }
     render_kernels_free(&kern);
-    y += 6;
+    return 0;
+}
 
-    /* Unit rows. */
+/* The unit rows' buffers, reused from row to row. */
+struct rowbuf {
+    struct pxspan *spans; /* one per unit */
+    struct uphase *up;
+    size_t upcap;
+    struct subspan *subs;
+    struct pxspan *sp2;
+    size_t subcap;
+};
+
+/* A row's bars: each phase's spans over the row's units u[0..n), merged. */
+static void svg_row_phases(FILE *f, const struct unit *const *u, size_t n, const struct scale *sc,
+                           struct pxspan *spans, double y)
+{
+    for (int ph = 0; ph < ST_N; ph++) {
+        size_t ns = 0;
+        for (size_t k = 0; k < n; k++) {
+            int64_t from[ST_N], to[ST_N];
+            phases(u[k], from, to);
+            if (from[ph] != T_NONE && to[ph] != T_NONE && to[ph] >= from[ph])
+                spans[ns++] = (struct pxspan){px(sc, from[ph]), px(sc, to[ph])};
+        }
+        merged(f, spans, ns, y, ROW_H, phase_color[ph]);
+    }
+}
+
+/* Unit ui's sub-phases of the GPU phase, added to rb->subs[0..*nsubs) by
+ * colour class (the kernel's last).  -1 when its phases could not be read. */
+static int svg_unit_subs(const struct run *r, uint32_t ui, const struct scale *sc, const uint32_t *subn,
+                         size_t nsub, struct rowbuf *rb, size_t *nsubs)
+{
+    size_t np = unit_phases(r, ui, &rb->up, &rb->upcap);
+    if (np == (size_t)-1)
+        return -1;
+    for (size_t j = 0; j < np; j++) {
+        const struct uphase *p = &rb->up[j];
+        if (p->mark || p->within != WITHIN_GPU)
+            continue;
+        int cls = -1;
+        if (render_is_kernel(r, p))
+            cls = (int)nsub + 1;
+        else
+            for (size_t m = 0; m < nsub; m++)
+                if (subn[m] == p->name)
+                    cls = (int)m + 1;
+        if (cls < 0)
+            continue;
+        if (*nsubs == rb->subcap) {
+            size_t nc = rb->subcap ? 2 * rb->subcap : 64;
+            struct subspan *ns2 = realloc(rb->subs, nc * sizeof *ns2);
+            struct pxspan *np2 = ns2 ? realloc(rb->sp2, nc * sizeof *np2) : NULL;
+            if (ns2)
+                rb->subs = ns2;
+            if (!np2)
+                break; /* out of memory: the unit's other sub-phases are left out */
+            rb->sp2 = np2;
+            rb->subcap = nc;
+        }
+        rb->subs[(*nsubs)++] = (struct subspan){cls, {px(sc, p->start), px(sc, p->end)}};
+    }
+    return 0;
+}
+
+/* A row's sub-phases of the GPU phase, inside its bar: each colour's spans
+ * over the row's units u[0..n) merged, the kernel's last (on top). */
+static void svg_row_subphases(FILE *f, const struct run *r, const struct unit *const *u, size_t n,
+                              const struct scale *sc, const uint32_t *subn, size_t nsub, struct rowbuf *rb, double y)
+{
+    size_t nsubs = 0;
+    for (size_t k = 0; k < n; k++)
+        if (svg_unit_subs(r, (uint32_t)(u[k] - r->units), sc, subn, nsub, rb, &nsubs))
+            break;
+    if (!nsubs)
+        return;
+    qsort(rb->subs, nsubs, sizeof *rb->subs, subcmp);
+    fputs("<g class=\"subphases\">", f);
+    for (size_t k = 0; k < nsubs;) {
+        size_t e = k;
+        while (e < nsubs && rb->subs[e].cls == rb->subs[k].cls)
+            e++;
+        for (size_t m = k; m < e; m++)
+            rb->sp2[m - k] = rb->subs[m].s;
+        const char *c = rb->subs[k].cls == (int)nsub + 1 ? KERNEL_COLOR : sub_color[(rb->subs[k].cls - 1) % NSUB_COLOR];
+        merged(f, rb->sp2, e - k, y + SUB_Y, ROW_H - SUB_Y, c);
+        k = e;
+    }
+    fputs("</g>\n", f);
+}
+
+/* A row's tooltip (a row per unit): an invisible rectangle over the row, on
+ * top, that takes the pointer (a browser gives the pointer to painted shapes
+ * only, unless pointer-events says otherwise), with no outline in any
+ * renderer. */
+static void svg_row_title(FILE *f, const struct run *r, uint32_t ui, const struct scale *sc, struct rowbuf *rb,
+                          double y)
+{
+    size_t np = r->nxev ? unit_phases(r, ui, &rb->up, &rb->upcap) : 0;
+    if (np == (size_t)-1)
+        np = 0;
+    fprintf(f,
+            "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"none\" "
+            "pointer-events=\"all\"><title>",
+            LEFT, y, PLOT, ROW_H);
+    unit_title(f, r, ui, sc, rb->up, np);
+    fputs("</title></rect>\n", f);
+}
+
+/* The unit rows, in SYNTH_START order: at most MAX_ROWS, a row standing
+ * for consecutive units past that; each its phases' bars, its GPU phase's
+ * sub-phases, and with a row per unit its tooltip. */
+static double svg_unit_rows(FILE *f, const struct run *r, double y, const struct scale *sc, const uint32_t *subn,
+                            size_t nsub)
+{
     const struct unit **order = malloc((r->nunits ? r->nunits : 1) * sizeof *order);
-    struct pxspan *spans = malloc((r->nunits ? r->nunits : 1) * sizeof *spans);
-    struct uphase *up = NULL;
-    struct subspan *subs = NULL;
-    struct pxspan *sp2 = NULL;
-    size_t upcap = 0, subcap = 0;
-    if (!order || !spans) {
+    struct rowbuf rb = {malloc((r->nunits ? r->nunits : 1) * sizeof *rb.spans), NULL, 0, NULL, NULL, 0};
+    if (!order || !rb.spans) {
         free(order);
-        free(spans);
+        free(rb.spans);
         return y;
     }
     size_t n = 0;
@@ -476,108 +598,120 @@ static double run_svg(FILE *f, const struct run_result *res, double y, const str
             per_row > 1 ? " (a row = consecutive units)" : "");
     for (size_t row = 0; row < rows; row++) {
         size_t lo = row * per_row, hi = lo + per_row < n ? lo + per_row : n;
-        for (int ph = 0; ph < ST_N; ph++) {
-            size_t ns = 0;
-            for (size_t k = lo; k < hi; k++) {
-                int64_t from[ST_N], to[ST_N];
-                phases(order[k], from, to);
-                if (from[ph] != T_NONE && to[ph] != T_NONE && to[ph] >= from[ph])
-                    spans[ns++] = (struct pxspan){px(sc, from[ph]), px(sc, to[ph])};
-            }
-            merged(f, spans, ns, y, ROW_H, phase_color[ph]);
-        }
-        /* The GPU phase's sub-phases, inside its bar: each colour's spans
-         * in the row merged, the kernel's last (on top). */
-        size_t nsubs = 0;
+        svg_row_phases(f, order + lo, hi - lo, sc, rb.spans, y);
         if (r->nxev)
-            for (size_t k = lo; k < hi; k++) {
-                uint32_t ui = (uint32_t)(order[k] - r->units);
-                size_t np = unit_phases(r, ui, &up, &upcap);
-                if (np == (size_t)-1)
-                    break;
-                for (size_t j = 0; j < np; j++) {
-                    if (up[j].mark || up[j].within != WITHIN_GPU)
-                        continue;
-                    int cls = -1;
-                    if (render_is_kernel(r, &up[j]))
-                        cls = (int)nsub + 1;
-                    else
-                        for (size_t m = 0; m < nsub; m++)
-                            if (subn[m] == up[j].name)
-                                cls = (int)m + 1;
-                    if (cls < 0)
-                        continue;
-                    if (nsubs == subcap) {
-                        size_t nc = subcap ? 2 * subcap : 64;
-                        struct subspan *ns2 = realloc(subs, nc * sizeof *ns2);
-                        struct pxspan *np2 = ns2 ? realloc(sp2, nc * sizeof *np2) : NULL;
-                        if (ns2)
-                            subs = ns2;
-                        if (!np2)
-                            break;
-                        sp2 = np2;
-                        subcap = nc;
-                    }
-                    subs[nsubs++] = (struct subspan){cls, {px(sc, up[j].start), px(sc, up[j].end)}};
-                }
-            }
-        if (nsubs) {
-            qsort(subs, nsubs, sizeof *subs, subcmp);
-            fputs("<g class=\"subphases\">", f);
-            for (size_t k = 0; k < nsubs;) {
-                size_t e = k;
-                while (e < nsubs && subs[e].cls == subs[k].cls)
-                    e++;
-                for (size_t m = k; m < e; m++)
-                    sp2[m - k] = subs[m].s;
-                const char *c = subs[k].cls == (int)nsub + 1 ? KERNEL_COLOR : sub_color[(subs[k].cls - 1) % NSUB_COLOR];
-                merged(f, sp2, e - k, y + SUB_Y, ROW_H - SUB_Y, c);
-                k = e;
-            }
-            fputs("</g>\n", f);
-        }
-        if (per_row == 1) {
-            /* a tooltip: an invisible rectangle over the row, on top,
-             * that takes the pointer (a browser gives the pointer to
-             * painted shapes only, unless pointer-events says otherwise),
-             * with no outline in any renderer */
-            uint32_t ui = (uint32_t)(order[lo] - r->units);
-            size_t np = r->nxev ? unit_phases(r, ui, &up, &upcap) : 0;
-            if (np == (size_t)-1)
-                np = 0;
-            fprintf(f,
-                    "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"none\" "
-                    "pointer-events=\"all\"><title>",
-                    LEFT, y, PLOT, ROW_H);
-            unit_title(f, r, ui, sc, up, np);
-            fputs("</title></rect>\n", f);
-        }
+            svg_row_subphases(f, r, order + lo, hi - lo, sc, subn, nsub, &rb, y);
+        if (per_row == 1)
+            svg_row_title(f, r, (uint32_t)(order[lo] - r->units), sc, &rb, y);
         y += ROW_H + 1;
     }
     free(order);
-    free(spans);
-    free(up);
-    free(subs);
-    free(sp2);
+    free(rb.spans);
+    free(rb.up);
+    free(rb.subs);
+    free(rb.sp2);
     return y + 8;
+}
+
+/* One run: its heading, its device lanes, its unit rows. */
+static double run_svg(FILE *f, const struct run_result *res, double y, const struct scale *sc, const uint32_t *subn,
+                      size_t nsub)
+{
+    y = svg_heading(f, res, y);
+    if (svg_device_lanes(f, res, sc, &y))
+        return y;
+    return svg_unit_rows(f, res->run, y + 6, sc, subn, nsub);
+}
+
+/* The run's first and last event times (both 0 when it has none). */
+static void run_bounds(const struct run *r, int64_t *lo, int64_t *hi)
+{
+    *lo = INT64_MAX;
+    *hi = INT64_MIN;
+    for (size_t k = 0; k < r->nunits; k++)
+        for (int e = 0; e < EV_N; e++)
+            if (r->units[k].t[e] != T_NONE) {
+                if (r->units[k].t[e] < *lo)
+                    *lo = r->units[k].t[e];
+                if (r->units[k].t[e] > *hi)
+                    *hi = r->units[k].t[e];
+            }
+    if (*lo == INT64_MAX)
+        *lo = *hi = 0;
+}
+
+/* A legend's colour swatch at (x, y) and the start of its label (the
+ * caller writes the label and </text>). */
+static void swatch(FILE *f, double x, double y, const char *color)
+{
+    fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">", x, y,
+            color, x + 16, y + 10);
+}
+
+/* The legend's row of the GPU phase's sub-phases: the others by name,
+ * then the kernel (where any run has kernel phases), wrapping at the
+ * right edge. */
+static double svg_legend_inside_gpu(FILE *f, const struct run_result *res, const uint32_t *subn, size_t nsub,
+                                    int any_kernel, double y)
+{
+    double x = LEFT;
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">inside gpu:</text>\n", x, y + 10);
+    x += 70;
+    for (size_t i = 0; i < nsub + (any_kernel != 0); i++) {
+        if (i < nsub) {
+            size_t nl;
+            const char *nm = strtab_get(res[0].run->strs, subn[i], &nl);
+            swatch(f, x, y, sub_color[i % NSUB_COLOR]);
+            markup_text(f, nm, nl - 6); /* _START */
+        } else {
+            swatch(f, x, y, KERNEL_COLOR);
+            markup_text(f, analyze_kernel_phase, strlen(analyze_kernel_phase));
+            fputs(" (kernel)", f);
+        }
+        fputs("</text>\n", f);
+        x += 130;
+        if (x > WIDTH - 130) {
+            x = LEFT + 70;
+            y += 18;
+        }
+    }
+    return y + 18;
+}
+
+/* The legend: GPU busy and the idle causes, the phases, and the GPU
+ * phase's sub-phases where there are any. */
+static double svg_legend(FILE *f, const struct run_result *res, size_t nres, const uint32_t *subn, size_t nsub,
+                         double y)
+{
+    double x = LEFT;
+    swatch(f, x, y, BUSY_COLOR);
+    fputs("GPU busy</text>\n", f);
+    x += 90;
+    for (int c = 0; c < CAUSE_N; c++, x += 130) {
+        swatch(f, x, y, cause_color[c]);
+        fprintf(f, "idle: %s</text>\n", cause_names[c]);
+    }
+    y += 18;
+    x = LEFT;
+    for (int s = 0; s < ST_N; s++, x += 130) {
+        swatch(f, x, y, phase_color[s]);
+        fprintf(f, "%s</text>\n", stage_names[s]);
+    }
+    y += 18;
+    int any_kernel = 0;
+    for (size_t i = 0; i < nres; i++)
+        any_kernel |= res[i].phase.has_kernel;
+    if (any_kernel || nsub)
+        y = svg_legend_inside_gpu(f, res, subn, nsub, any_kernel, y);
+    return y;
 }
 
 int render_svg(FILE *f, const struct run_result *res, size_t nres)
 {
-    /* One time scale for all runs: each run from its own start. */
-    struct scale sc = {0, 1};
-    int64_t span = 1;
+    /* One time scale for all runs: each run from its own start, as long as the longest. */
+    int64_t span = 1, lo, hi;
     for (size_t i = 0; i < nres; i++) {
-        const struct run *r = res[i].run;
-        int64_t lo = INT64_MAX, hi = INT64_MIN;
-        for (size_t k = 0; k < r->nunits; k++)
-            for (int e = 0; e < EV_N; e++)
-                if (r->units[k].t[e] != T_NONE) {
-                    if (r->units[k].t[e] < lo)
-                        lo = r->units[k].t[e];
-                    if (r->units[k].t[e] > hi)
-                        hi = r->units[k].t[e];
-                }
+        run_bounds(res[i].run, &lo, &hi);
         if (hi > lo && hi - lo > span)
             span = hi - lo;
     }
@@ -594,70 +728,13 @@ int render_svg(FILE *f, const struct run_result *res, size_t nres)
         free(body);
         return -1;
     }
-    int any_kernel = 0;
-    for (size_t i = 0; i < nres; i++)
-        any_kernel |= res[i].phase.has_kernel;
     double y = 10;
     for (size_t i = 0; i < nres; i++) {
-        const struct run *r = res[i].run;
-        int64_t lo = INT64_MAX;
-        for (size_t k = 0; k < r->nunits; k++)
-            for (int e = 0; e < EV_N; e++)
-                if (r->units[k].t[e] != T_NONE && r->units[k].t[e] < lo)
-                    lo = r->units[k].t[e];
-        sc.t0 = lo == INT64_MAX ? 0 : lo;
-        sc.t1 = sc.t0 + span;
-        y = run_svg(b, &res[i], y, &sc, subn, nsub);
+        run_bounds(res[i].run, &lo, &hi);
+        y = run_svg(b, &res[i], y, &(struct scale){lo, lo + span}, subn, nsub);
     }
-    sc.t0 = 0;
-    sc.t1 = span;
-    axis(b, &sc, y);
-    y += 28;
-    /* Legend. */
-    double x = LEFT;
-    fprintf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">GPU busy</text>\n",
-            x, y, BUSY_COLOR, x + 16, y + 10);
-    x += 90;
-    for (int c = 0; c < CAUSE_N; c++, x += 130)
-        fprintf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">idle: %s</text>\n",
-                x, y, cause_color[c], x + 16, y + 10, cause_names[c]);
-    y += 18;
-    x = LEFT;
-    for (int s = 0; s < ST_N; s++, x += 130)
-        fprintf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">%s</text>\n",
-                x, y, phase_color[s], x + 16, y + 10, stage_names[s]);
-    y += 18;
-    if (any_kernel || nsub) {
-        /* the GPU phase's sub-phases: the kernel, then the others by name */
-        x = LEFT;
-        fprintf(b, "<text x=\"%.1f\" y=\"%.1f\">inside gpu:</text>\n", x, y + 10);
-        x += 70;
-        for (size_t i = 0; i < nsub + (any_kernel != 0); i++) {
-            size_t nl = 0;
-            const char *nm = NULL;
-            const char *c = KERNEL_COLOR;
-            if (i < nsub) {
-                nm = strtab_get(res[0].run->strs, subn[i], &nl);
-                nl -= 6; /* _START */
-                c = sub_color[i % NSUB_COLOR];
-            }
-            fprintf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">",
-                    x, y, c, x + 16, y + 10);
-            if (nm)
-                markup_text(b, nm, nl);
-            else {
-                markup_text(b, analyze_kernel_phase, strlen(analyze_kernel_phase));
-                fputs(" (kernel)", b);
-            }
-            fputs("</text>\n", b);
-            x += 130;
-            if (x > WIDTH - 130) {
-                x = LEFT + 70;
-                y += 18;
-            }
-        }
-        y += 18;
-    }
+    axis(b, &(struct scale){0, span}, y);
+    y = svg_legend(b, res, nres, subn, nsub, y + 28);
     free(subn);
     y += 6;
     fclose(b);

@@ -14,15 +14,17 @@
  * is present, or until the log ends (open span): a unit synthesized but
  * never sent stays "in synthesis".  A unit whose events contradict the
  * pipeline's order (U_CONTRA) is left out of everything and reported.
+ *
+ * This file holds the definitions; which thread computes what (a second
+ * thread on big runs) is analyze_sched.c's.
  */
 #include "analyze.h"
 
+#include "analyze_sched.h"
 #include "mem.h"
 
 #include <math.h>
 #include <stdlib.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <string.h>
 
 const char *const stage_names[ST_N] = {"synthesis", "handoff", "queue", "prep", "gpu"};
@@ -207,12 +209,6 @@ static size_t distinct(int32_t *a, size_t n)
     return o;
 }
 
-/* The run-wide sets every device shares: queue and synthesis. */
-struct shared_sets {
-    struct span *queue, *synth;
-    size_t nqueue, nsynth;
-};
-
 /* Append an idle stretch, extending the last one when it continues it. */
 static int seg_add(struct device_result *d, int64_t a, int64_t b, int cause)
 {
@@ -226,9 +222,77 @@ static int seg_add(struct device_result *d, int64_t a, int64_t b, int cause)
     return 0;
 }
 
+/* The workers' own prep: units picked up while the device was idle
+ * (outside every busy span, busy[0..nb) merged) did not wait for it, so
+ * their prep is host work alone; with several workers the others' prep
+ * holds that wait.  Their mean, or 0 without one. */
+static double prep_host(const struct run *r, const uint32_t *ui, size_t cap, const struct span *busy,
+                        size_t nb)
+{
+    double psum = 0;
+    size_t pn = 0;
+    for (size_t k = 0; k < cap; k++) {
+        const struct unit *u = &r->units[ui[k]];
+        if (!has(u, EV_GPU_PICKUP) || !has(u, EV_GPU_START) || u->t[EV_GPU_START] < u->t[EV_GPU_PICKUP])
+            continue;
+        struct cursor cb = {busy, nb, 0};
+        int64_t nx;
+        cursor_seek(&cb, u->t[EV_GPU_PICKUP]);
+        if (!cursor_at(&cb, u->t[EV_GPU_PICKUP], &nx)) {
+            psum += (double)(u->t[EV_GPU_START] - u->t[EV_GPU_PICKUP]);
+            pn++;
+        }
+    }
+    return pn ? psum / (double)pn : 0;
+}
+
+/* The idle gaps are the holes between the merged busy spans busy[0..nb)
+ * (nb >= 1); each instant of them gets the first cause that holds: the
+ * device's prep set prep[0..np), then the shared queue and synthesis. */
+static int idle_gaps(struct device_result *d, const struct span *busy, size_t nb,
+                     const struct span *prep, size_t np, const struct shared_sets *sh)
+{
+    d->ngaps = nb - 1;
+    d->gaps = calloc(d->ngaps ? d->ngaps : 1, sizeof *d->gaps);
+    if (!d->gaps)
+        return -1;
+    struct cursor cp = {prep, np, 0}, cq = {sh->queue, sh->nqueue, 0},
+                  cs = {sh->synth, sh->nsynth, 0};
+    if (d->ngaps) {
+        cursor_seek(&cq, busy[0].end);
+        cursor_seek(&cs, busy[0].end);
+    }
+    for (size_t g = 0; g < d->ngaps; g++) {
+        struct gap *gp = &d->gaps[g];
+        gp->start = busy[g].end;
+        gp->end = busy[g + 1].start;
+        for (int64_t t = gp->start; t < gp->end;) {
+            int64_t np_, nq, ns;
+            int in_p = cursor_at(&cp, t, &np_), in_q = cursor_at(&cq, t, &nq),
+                in_s = cursor_at(&cs, t, &ns);
+            int64_t next = gp->end;
+            if (np_ < next)
+                next = np_;
+            if (nq < next)
+                next = nq;
+            if (ns < next)
+                next = ns;
+            int cause = in_p ? CAUSE_PREP : in_q ? CAUSE_QUEUE : in_s ? CAUSE_SYNTHESIS : CAUSE_NO_WORK;
+            gp->by_cause[cause] += next - t;
+            if (seg_add(d, t, next, cause))
+                return -1;
+            t = next;
+        }
+        for (int c = 0; c < CAUSE_N; c++)
+            d->by_cause[c] += gp->by_cause[c];
+        d->idle += gp->end - gp->start;
+    }
+    return 0;
+}
+
 /* One device: its units are r->units[ui[0..cap)], in order. */
-static int device_analyze(const struct run *r, int32_t dev, const uint32_t *ui, size_t cap,
-                          const struct shared_sets *sh, struct device_result *d)
+int analyze_device(const struct run *r, int32_t dev, const uint32_t *ui, size_t cap,
+                   const struct shared_sets *sh, struct device_result *d)
 {
     memset(d, 0, sizeof *d);
     d->device = dev;
@@ -277,66 +341,11 @@ static int device_analyze(const struct run *r, int32_t dev, const uint32_t *ui, 
     for (size_t i = 0; i < nb; i++)
         d->busy += busy[i].end - busy[i].start;
     d->gpu_per_unit = (double)d->busy / (double)d->units;
-    /* The workers' own prep: units picked up while the device was idle
-     * (outside every busy span) did not wait for it, so their prep is host
-     * work alone; with several workers the others' prep holds that wait. */
-    double psum = 0;
-    size_t pn = 0;
-    for (size_t k = 0; k < cap; k++) {
-        const struct unit *u = &r->units[ui[k]];
-        if (!has(u, EV_GPU_PICKUP) || !has(u, EV_GPU_START) || u->t[EV_GPU_START] < u->t[EV_GPU_PICKUP])
-            continue;
-        struct cursor cb = {busy, nb, 0};
-        int64_t nx;
-        cursor_seek(&cb, u->t[EV_GPU_PICKUP]);
-        if (!cursor_at(&cb, u->t[EV_GPU_PICKUP], &nx)) {
-            psum += (double)(u->t[EV_GPU_START] - u->t[EV_GPU_PICKUP]);
-            pn++;
-        }
-    }
-    d->prep_host = pn ? psum / (double)pn : 0;
-
-    /* The idle gaps are the holes between merged busy spans. */
-    d->ngaps = nb - 1;
-    d->gaps = calloc(d->ngaps ? d->ngaps : 1, sizeof *d->gaps);
-    if (!d->gaps) {
+    d->prep_host = prep_host(r, ui, cap, busy, nb);
+    if (idle_gaps(d, busy, nb, prep, np, sh)) {
         scratch_free(busy);
         scratch_free(prep);
         return -1;
-    }
-    struct cursor cp = {prep, np, 0}, cq = {sh->queue, sh->nqueue, 0},
-                  cs = {sh->synth, sh->nsynth, 0};
-    if (d->ngaps) {
-        cursor_seek(&cq, busy[0].end);
-        cursor_seek(&cs, busy[0].end);
-    }
-    for (size_t g = 0; g < d->ngaps; g++) {
-        struct gap *gp = &d->gaps[g];
-        gp->start = busy[g].end;
-        gp->end = busy[g + 1].start;
-        for (int64_t t = gp->start; t < gp->end;) {
-            int64_t np_, nq, ns;
-            int in_p = cursor_at(&cp, t, &np_), in_q = cursor_at(&cq, t, &nq),
-                in_s = cursor_at(&cs, t, &ns);
-            int64_t next = gp->end;
-            if (np_ < next)
-                next = np_;
-            if (nq < next)
-                next = nq;
-            if (ns < next)
-                next = ns;
-            int cause = in_p ? CAUSE_PREP : in_q ? CAUSE_QUEUE : in_s ? CAUSE_SYNTHESIS : CAUSE_NO_WORK;
-            gp->by_cause[cause] += next - t;
-            if (seg_add(d, t, next, cause)) {
-                scratch_free(busy);
-                scratch_free(prep);
-                return -1;
-            }
-            t = next;
-        }
-        for (int c = 0; c < CAUSE_N; c++)
-            d->by_cause[c] += gp->by_cause[c];
-        d->idle += gp->end - gp->start;
     }
     /* 0/0 is no figure: a device whose GPU phases all have zero length
      * (at the log's resolution) has no window to measure */
@@ -427,13 +436,13 @@ static int cmp_devent(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Synthesis concurrency, in two steps.  synth_sweep: the most units in
- * synthesis at once, from the spans' starts and ends sorted apart (st and
- * en, n each).  synth_mean: the mean number over [w0, w1), which is the
- * integral of the count over the window divided by its length; each span
- * adds clamp(end) - clamp(start), so the sums of clamped ends and starts
- * give it without pairing them. */
-static int synth_sweep(int64_t *st, int64_t *en, size_t n, struct run_result *res)
+/* Synthesis concurrency, in two steps.  analyze_synth_sweep: the most
+ * units in synthesis at once, from the spans' starts and ends sorted apart
+ * (st and en, n each).  synth_mean: the mean number over [w0, w1), which
+ * is the integral of the count over the window divided by its length; each
+ * span adds clamp(end) - clamp(start), so the sums of clamped ends and
+ * starts give it without pairing them. */
+int analyze_synth_sweep(int64_t *st, int64_t *en, size_t n, struct run_result *res)
 {
     res->synth_max = 0;
     if (!n)
@@ -601,75 +610,26 @@ static void decide(struct run_result *res)
         advise_cpu(res, res->run ? res->run->cpus : 0);
 }
 
-/* The stage statistics and the throughput need only the units and the
- * run's start: on a big run they go on a second thread while the main
- * thread builds the shared sets; then both threads take devices from a
- * common counter until none is left. */
-struct side_work {
-    const struct run *r;
-    struct run_result *res;
-    int rc;
-    /* the devices, once `ready` (set under mu, with `devs` NULL on failure) */
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int ready;
-    const int32_t *devs;
-    const size_t *dcount; /* units per device */
-    const size_t *dfirst; /* where each device's units start in dunits */
-    const uint32_t *dunits;
-    size_t ndev;
-    const struct shared_sets *shu;
-    int64_t *st, *en; /* synthesis starts and ends, for the concurrency */
-    size_t nsynth;
-    int sweep_rc;
-    _Atomic size_t next;
-    _Atomic int dev_failed;
+int analyze_side(const struct run *r, struct run_result *res)
+{
+    return stages(r, res) || throughput(r, res) ? -1 : 0;
+}
+
+/* What analyze_run builds on its way (its own, freed at its end). */
+struct run_work {
+    struct devtab dt;
+    struct shared_sets sh;
+    size_t nsu;                           /* the synthesis set's spans once merged */
+    int32_t *devs;                        /* the devices of units that reached a GPU worker */
+    size_t *dcount, *dfirst, *dfill, ndu; /* their units: how many, where they start in dunits */
+    uint32_t *dunits;
+    int64_t *st, *en;                     /* the synthesis spans, for the concurrency */
+    size_t nconc;
 };
 
-static void analyze_devices(struct side_work *w)
-{
-    for (;;) {
-        size_t i = atomic_fetch_add(&w->next, 1);
-        if (i >= w->ndev || atomic_load(&w->dev_failed))
-            return;
-        if (device_analyze(w->r, w->devs[i], w->dunits + w->dfirst[i], w->dcount[i], w->shu,
-                           &w->res->dev[i]))
-            atomic_store(&w->dev_failed, 1);
-    }
-}
-
-static void *side_run(void *arg)
-{
-    struct side_work *w = arg;
-    w->rc = stages(w->r, w->res) || throughput(w->r, w->res) ? -1 : 0;
-    pthread_mutex_lock(&w->mu);
-    while (!w->ready)
-        pthread_cond_wait(&w->cv, &w->mu);
-    pthread_mutex_unlock(&w->mu);
-    if (w->devs) {
-        w->sweep_rc = synth_sweep(w->st, w->en, w->nsynth, w->res);
-        analyze_devices(w);
-    }
-    return NULL;
-}
-
-/* Hand the devices to the side thread (devs NULL: nothing to do). */
-static void devices_ready(struct side_work *w, const int32_t *devs, const size_t *dcount, size_t ndev,
-                          const struct shared_sets *shu)
-{
-    pthread_mutex_lock(&w->mu);
-    w->devs = devs;
-    w->dcount = dcount;
-    w->ndev = ndev;
-    w->shu = shu;
-    w->ready = 1;
-    pthread_cond_broadcast(&w->cv);
-    pthread_mutex_unlock(&w->mu);
-}
-
-#define SIDE_THREAD_MIN 100000 /* units: below this a thread costs more than it saves */
-
-int analyze_run(const struct run *r, struct run_result *res)
+/* The run's counts and its start: the earliest SYNTH_START, else the
+ * earliest event (the second thread needs it). */
+static void run_begin(const struct run *r, struct run_result *res)
 {
     memset(res, 0, sizeof *res);
     res->run = r;
@@ -677,7 +637,6 @@ int analyze_run(const struct run *r, struct run_result *res)
     res->units = r->nunits;
     res->start = INT64_MAX;
     int64_t any_min = INT64_MAX;
-    /* The run's start first: the second thread needs it. */
     for (size_t i = 0; i < r->nunits; i++) {
         const struct unit *u = &r->units[i];
         if (!consistent(u))
@@ -690,27 +649,18 @@ int analyze_run(const struct run *r, struct run_result *res)
     }
     if (res->start == INT64_MAX)
         res->start = any_min == INT64_MAX ? 0 : any_min;
+}
 
-    struct side_work side = {.r = r, .res = res, .mu = PTHREAD_MUTEX_INITIALIZER,
-                             .cv = PTHREAD_COND_INITIALIZER};
-    pthread_t side_th;
-    int side_started = r->nunits >= SIDE_THREAD_MIN && pthread_create(&side_th, NULL, side_run, &side) == 0;
-
-    /* One pass for the rest: the counts, the devices (those of units that
-     * reached a GPU worker, in order: a unit still queued has no device
-     * yet) with each one's units, and the shared sets. */
-    struct devtab dt = {0};
-    struct shared_sets sh = {0};
-    int32_t *devs = NULL;
-    size_t *dcount = NULL, *dfirst = NULL, *dfill = NULL, ndu = 0;
-    uint32_t *dunits = NULL;
-    int64_t *st = NULL, *en = NULL;
-    int rc = -1;
+/* One pass for the rest: the counts, the devices (those of units that
+ * reached a GPU worker, in order: a unit still queued has no device yet)
+ * with each one's count of units, and the shared sets' spans. */
+static int unit_pass(const struct run *r, struct run_result *res, struct run_work *w)
+{
     size_t n = r->nunits ? r->nunits : 1;
-    sh.queue = scratch_alloc(n * sizeof *sh.queue);
-    sh.synth = scratch_alloc(n * sizeof *sh.synth);
-    if (!sh.queue || !sh.synth)
-        goto out;
+    w->sh.queue = scratch_alloc(n * sizeof *w->sh.queue);
+    w->sh.synth = scratch_alloc(n * sizeof *w->sh.synth);
+    if (!w->sh.queue || !w->sh.synth)
+        return -1;
     for (size_t i = 0; i < r->nunits; i++) {
         const struct unit *u = &r->units[i];
         if (!consistent(u)) {
@@ -720,36 +670,50 @@ int analyze_run(const struct run *r, struct run_result *res)
         if (!has(u, EV_GPU_END))
             res->in_flight++;
         int gpu = has(u, EV_GPU_PICKUP) || has(u, EV_GPU_START) || has(u, EV_GPU_END);
-        if (devtab_add(&dt, u->device, gpu))
-            goto out;
-        shared_add(u, &sh);
+        if (devtab_add(&w->dt, u->device, gpu))
+            return -1;
+        shared_add(u, &w->sh);
     }
-    if (dt.n)
-        qsort(dt.e, dt.n, sizeof *dt.e, cmp_devent);
-    devs = malloc((dt.n ? dt.n : 1) * sizeof *devs);
-    dcount = malloc((dt.n ? dt.n : 1) * sizeof *dcount);
-    if (!devs || !dcount)
-        goto out;
-    for (size_t k = 0; k < dt.n; k++)
-        if (dt.e[k].gpu) {
-            devs[ndu] = dt.e[k].dev;
-            dcount[ndu++] = dt.e[k].count; /* its arrays are sized to its own units */
+    if (w->dt.n)
+        qsort(w->dt.e, w->dt.n, sizeof *w->dt.e, cmp_devent);
+    return 0;
+}
+
+/* The devices that reached a GPU worker, sorted, with their results
+ * (res->dev) and where each one's units will start. */
+static int device_table(struct run_result *res, struct run_work *w)
+{
+    const struct devtab *dt = &w->dt;
+    w->devs = malloc((dt->n ? dt->n : 1) * sizeof *w->devs);
+    w->dcount = malloc((dt->n ? dt->n : 1) * sizeof *w->dcount);
+    if (!w->devs || !w->dcount)
+        return -1;
+    for (size_t k = 0; k < dt->n; k++)
+        if (dt->e[k].gpu) {
+            w->devs[w->ndu] = dt->e[k].dev;
+            w->dcount[w->ndu++] = dt->e[k].count; /* its arrays are sized to its own units */
         }
+    size_t ndu = w->ndu;
     res->dev = calloc(ndu ? ndu : 1, sizeof *res->dev);
-    dfirst = malloc((ndu ? ndu : 1) * sizeof *dfirst);
-    dfill = malloc((ndu ? ndu : 1) * sizeof *dfill);
-    if (!res->dev || !dfirst || !dfill)
-        goto out;
-    /* each device's units, in order (a counting sort by device; a unit
-     * finds its device by binary search among the sorted ids) */
-    size_t total = 0;
+    w->dfirst = malloc((ndu ? ndu : 1) * sizeof *w->dfirst);
+    w->dfill = malloc((ndu ? ndu : 1) * sizeof *w->dfill);
+    if (!res->dev || !w->dfirst || !w->dfill)
+        return -1;
+    return 0;
+}
+
+/* Each device's units, in order (a counting sort by device; a unit finds
+ * its device by binary search among the sorted ids). */
+static int device_units(const struct run *r, struct run_work *w)
+{
+    size_t total = 0, ndu = w->ndu;
     for (size_t k = 0; k < ndu; k++) {
-        dfirst[k] = dfill[k] = total;
-        total += dcount[k];
+        w->dfirst[k] = w->dfill[k] = total;
+        total += w->dcount[k];
     }
-    dunits = scratch_alloc((total ? total : 1) * sizeof *dunits);
-    if (!dunits)
-        goto out;
+    w->dunits = scratch_alloc((total ? total : 1) * sizeof *w->dunits);
+    if (!w->dunits)
+        return -1;
     for (size_t i = 0; i < r->nunits; i++) {
         const struct unit *u = &r->units[i];
         if (!consistent(u))
@@ -757,90 +721,114 @@ int analyze_run(const struct run *r, struct run_result *res)
         size_t lo = 0, hi = ndu;
         while (lo < hi) {
             size_t mid = (lo + hi) / 2;
-            if (devs[mid] < u->device)
+            if (w->devs[mid] < u->device)
                 lo = mid + 1;
             else
                 hi = mid;
         }
-        if (lo < ndu && devs[lo] == u->device)
-            dunits[dfill[lo]++] = (uint32_t)i;
+        if (lo < ndu && w->devs[lo] == u->device)
+            w->dunits[w->dfill[lo]++] = (uint32_t)i;
     }
-    side.dfirst = dfirst;
-    side.dunits = dunits;
-    if (build_union(sh.queue, &sh.nqueue))
-        goto out;
-    /* The concurrency counts what the semaphore bounds: SYNTH_START to
-     * SYNTH_END, not the handoff to CHAN_SEND (a next synthesis may start
-     * before the previous unit is sent, and that is not two at once).  The
-     * idle cause `synthesis` keeps its own spans, to the ready time. */
-    st = scratch_alloc(n * sizeof *st);
-    en = scratch_alloc(n * sizeof *en);
-    if (!st || !en)
-        goto out;
-    size_t nconc = 0;
+    return 0;
+}
+
+/* The concurrency counts what the semaphore bounds: SYNTH_START to
+ * SYNTH_END, not the handoff to CHAN_SEND (a next synthesis may start
+ * before the previous unit is sent, and that is not two at once).  The
+ * idle cause `synthesis` keeps its own spans, to the ready time. */
+static int concurrency_spans(const struct run *r, struct run_work *w)
+{
+    size_t n = r->nunits ? r->nunits : 1;
+    w->st = scratch_alloc(n * sizeof *w->st);
+    w->en = scratch_alloc(n * sizeof *w->en);
+    if (!w->st || !w->en)
+        return -1;
+    w->nconc = 0;
     for (size_t i = 0; i < r->nunits; i++) {
         struct span s;
         if (consistent(&r->units[i]) && synth_span(&r->units[i], &s)) {
-            st[nconc] = s.start;
-            en[nconc++] = s.end;
+            w->st[w->nconc] = s.start;
+            w->en[w->nconc++] = s.end;
         }
     }
-    side.st = st;
-    side.en = en;
-    side.nsynth = nconc;
-    size_t nsu = sh.nsynth;
-    if (build_union(sh.synth, &nsu))
-        goto out;
-    struct shared_sets shu = {sh.queue, sh.synth, sh.nqueue, nsu};
-    res->ndev = ndu;
-    devices_ready(&side, devs, dcount, ndu, &shu);
-    analyze_devices(&side);
-    if (side_started) {
-        pthread_join(side_th, NULL);
-        side_started = 0;
-    } else {
-        side_run(&side);
-    }
-    if (atomic_load(&side.dev_failed) || side.sweep_rc)
-        goto out;
-    int64_t w0 = INT64_MAX, w1 = INT64_MIN;
-    for (size_t i = 0; i < ndu; i++) {
+    return 0;
+}
+
+/* Everything the devices are analysed from: their units, the shared sets
+ * merged, the synthesis spans. */
+static int run_prepare(const struct run *r, struct run_result *res, struct run_work *w)
+{
+    if (unit_pass(r, res, w) || device_table(res, w) || device_units(r, w))
+        return -1;
+    if (build_union(w->sh.queue, &w->sh.nqueue))
+        return -1;
+    if (concurrency_spans(r, w))
+        return -1;
+    w->nsu = w->sh.nsynth;
+    return build_union(w->sh.synth, &w->nsu);
+}
+
+/* The devices' pipeline fill, and the window over all of them [*w0, *w1). */
+static void device_windows(struct run_result *res, int64_t *w0, int64_t *w1)
+{
+    *w0 = INT64_MAX, *w1 = INT64_MIN;
+    for (size_t i = 0; i < res->ndev; i++) {
         struct device_result *d = &res->dev[i];
         if (d->units) {
             d->fill = d->window_start - res->start;
             if (d->fill < 0)
                 d->fill = 0;
-            if (d->window_start < w0)
-                w0 = d->window_start;
-            if (d->window_end > w1)
-                w1 = d->window_end;
+            if (d->window_start < *w0)
+                *w0 = d->window_start;
+            if (d->window_end > *w1)
+                *w1 = d->window_end;
         }
     }
+}
+
+static void run_work_free(struct run_work *w)
+{
+    free(w->devs);
+    free(w->dcount);
+    free(w->dfirst);
+    free(w->dfill);
+    scratch_free(w->dunits);
+    free(w->dt.e);
+    free(w->dt.idx);
+    scratch_free(w->st);
+    scratch_free(w->en);
+    scratch_free(w->sh.queue);
+    scratch_free(w->sh.synth);
+}
+
+int analyze_run(const struct run *r, struct run_result *res)
+{
+    run_begin(r, res);
+    struct side_work side;
+    sched_start(&side, r, res); /* the run's start first: the second thread needs it */
+    struct run_work w = {0};
+    int rc = -1;
+    if (run_prepare(r, res, &w))
+        goto out;
+    struct shared_sets shu = {w.sh.queue, w.sh.synth, w.sh.nqueue, w.nsu};
+    struct dev_lists dl = {w.devs, w.dcount, w.dfirst, w.dunits, w.ndu};
+    res->ndev = w.ndu;
+    if (sched_devices(&side, &dl, &shu, w.st, w.en, w.nconc))
+        goto out;
+    int64_t w0, w1;
+    device_windows(res, &w0, &w1);
     if (side.rc)
         goto out;
-    synth_mean(st, en, nconc, w0, w1 > w0 ? w1 : w0, res);
-    if (analyze_cpu(r, res, st, en, nconc)) /* st and en sorted by synth_sweep */
+    synth_mean(w.st, w.en, w.nconc, w0, w1 > w0 ? w1 : w0, res);
+    if (analyze_cpu(r, res, w.st, w.en, w.nconc)) /* st and en sorted by analyze_synth_sweep */
         goto out;
     if (analyze_phase(r, res))
         goto out;
     decide(res);
     rc = 0;
 out:
-    if (side_started) {
-        devices_ready(&side, NULL, NULL, 0, NULL);
-        pthread_join(side_th, NULL);
-    }
-    free(devs);
-    free(dcount);
-    free(dfirst);
-    free(dfill);
-    scratch_free(dunits);
-    free(dt.e);
-    free(dt.idx);
-    scratch_free(st);
-    scratch_free(en);
-    scratch_free(sh.queue);
-    scratch_free(sh.synth);
+    sched_end(&side);
+    run_work_free(&w);
     return rc;
 }
 

@@ -454,6 +454,225 @@ static double arrival_rate(const struct run *r, const struct run_result *res, in
     return rate;
 }
 
+/* The complete units of the run, in seconds from its start, in the run's
+ * order (c: one for each). */
+static void collect_units(const struct run *r, const struct run_result *res, struct cu *c)
+{
+    size_t k = 0;
+    double t0 = (double)res->start;
+    for (size_t i = 0; i < r->nunits; i++) {
+        const struct unit *u = &r->units[i];
+        if (!complete(u))
+            continue;
+        struct cu *x = &c[k++];
+        x->ss = ((double)u->t[EV_SYNTH_START] - t0) * 1e-9;
+        x->se = ((double)u->t[EV_SYNTH_END] - t0) * 1e-9;
+        x->gs = ((double)u->t[EV_GPU_START] - t0) * 1e-9;
+        x->ge = ((double)u->t[EV_GPU_END] - t0) * 1e-9;
+        x->rd = has(u, EV_CHAN_SEND) && u->t[EV_CHAN_SEND] >= u->t[EV_SYNTH_END]
+                    ? ((double)u->t[EV_CHAN_SEND] - t0) * 1e-9
+                    : x->se;
+        x->ps = has(u, EV_GPU_PICKUP) ? ((double)u->t[EV_GPU_PICKUP] - t0) * 1e-9 : x->gs;
+        x->pk = x->ps;
+        if (x->ps > x->gs)
+            x->ps = x->gs;
+        x->device = u->device;
+        x->worker = u->worker;
+    }
+}
+
+/* The dispatch latencies wd[0..n): from the later of ready and the worker
+ * free (its previous unit's GPU_END) to GPU_PICKUP (GPU_START without one).
+ * byw: room for n pointers. */
+static void dispatch_latency(struct cu *c, size_t n, struct cu **byw, double *wd)
+{
+    for (size_t i = 0; i < n; i++)
+        byw[i] = &c[i];
+    qsort(byw, n, sizeof *byw, cmp_worker_pickup);
+    for (size_t i = 0; i < n; i++) {
+        double from = byw[i]->rd;
+        if (i > 0 && byw[i - 1]->device == byw[i]->device && byw[i - 1]->worker == byw[i]->worker &&
+            byw[i - 1]->ge > from)
+            from = byw[i - 1]->ge;
+        wd[i] = byw[i]->pk > from ? byw[i]->pk - from : 0;
+    }
+}
+
+/* The prep latency: each unit's ps moves to max(pickup, the device free),
+ * before GPU_START; c is sorted by device and GPU_START.  Returns the sum
+ * of the device times. */
+static double prep_latency(struct cu *c, size_t n)
+{
+    qsort(c, n, sizeof *c, cmp_start);
+    double free_at = -INFINITY, gpu_sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || c[i].device != c[i - 1].device)
+            free_at = -INFINITY;
+        if (free_at > c[i].ps)
+            c[i].ps = free_at < c[i].gs ? free_at : c[i].gs;
+        if (c[i].ge > free_at)
+            free_at = c[i].ge;
+        gpu_sum += c[i].ge - c[i].gs;
+    }
+    return gpu_sum;
+}
+
+/* The model is the user's (given), or measured: no fit.  The slowdown it
+ * sees in the trace goes in sg; 1 when the times are to be divided by it. */
+static int model_known(struct cu *c, size_t n, double cores, const struct sim_params *given,
+                       int measure, double m_gpu, struct sim_fit *f, struct segs *sg)
+{
+    struct sim_params mp = {.synth_threads = 1, .host_threads = 1, .host_share = m_gpu > 1 ? 1 : m_gpu,
+                            .host_weight = 1};
+    if (given)
+        mp = *given;
+    f->given = given != NULL;
+    f->measured = measure;
+    f->synth_threads = mp.synth_threads;
+    f->host_threads = mp.host_threads;
+    f->host_share = mp.host_share;
+    f->host_weight = mp.host_weight;
+    f->units_used = n;
+    if (build_segs(c, n, sg) == 0) {
+        integrate(sg, cores, f->synth_threads, f->host_threads, f->host_share, f->host_weight);
+        f->max_slowdown = max_slowdown(sg);
+        return 1;
+    }
+    f->given = f->measured = 0;
+    f->why = "out of memory";
+    return 0;
+}
+
+/* The units the fit looks at: those of the first *nf in SYNTH_START order
+ * (c itself when there are no more; else a copy, or NULL when out of
+ * memory); *nf: how many. */
+static struct cu *fit_subset(struct cu *c, size_t n, size_t *nf)
+{
+    if (n <= *nf)
+        return c;
+    struct cu *sub = malloc(n * sizeof *sub);
+    if (!sub)
+        return NULL;
+    memcpy(sub, c, n * sizeof *sub);
+    double *st = malloc(n * sizeof *st);
+    if (!st) {
+        free(sub);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        st[i] = sub[i].ss;
+    qsort(st, n, sizeof *st, cmp_dbl);
+    double cut = st[*nf - 1];
+    size_t m = 0;
+    for (size_t i = 0; i < n && m < *nf; i++)
+        if (sub[i].ss <= cut)
+            sub[m++] = sub[i];
+    *nf = m;
+    free(st);
+    return sub;
+}
+
+/* The fit, on the first FIT_UNITS units in time (ws, wg: room for n, used
+ * as its scratch).  When it fits, the slowdown it sees over all the units
+ * goes in sg, and 1: the times are to be divided by it. */
+static int model_fit(struct cu *c, size_t n, double cores, struct sim_fit *f, struct segs *sg,
+                     double *ws, double *wg)
+{
+    size_t nf = n < FIT_UNITS ? n : FIT_UNITS;
+    struct cu *sub = fit_subset(c, n, &nf);
+    if (sub && build_segs(sub, nf, sg) == 0) {
+        fit(sub, nf, cores, f, sg, ws, wg);
+        f->units_used = nf;
+    } else {
+        f->why = "out of memory";
+    }
+    if (sub != c)
+        free(sub);
+    segs_free(sg);
+    memset(sg, 0, sizeof *sg);
+    if (f->fitted && build_segs(c, n, sg) == 0) {
+        integrate(sg, cores, f->synth_threads, f->host_threads, f->host_share, f->host_weight);
+        return 1;
+    } else if (f->fitted) {
+        f->fitted = 0;
+        f->why = "out of memory";
+    }
+    return 0;
+}
+
+/* The CPU contention model: given, measured, fitted, or none.  Returns 1
+ * when the trace's times are to be divided by the slowdown it sees there
+ * (in sg), so that the simulation slows them again only where it runs
+ * differently.
+ *
+ * The threads' CPU time, when the recorder sampled it: what a thread
+ * wanted is what it used plus what it waited runnable for a core (the
+ * kernel's run-queue wait), so a machine that was short of cores does not
+ * hide it.  A synthesis thread that wants half a core or more while
+ * synthesizing is one thread of work, and the GPU workers' host share is
+ * what their threads wanted during device time.  A synthesis thread that
+ * mostly sleeps has its work elsewhere (a pool the trace does not see):
+ * then the fit. */
+static int contention_model(const struct run *r, struct cu *c, size_t n, double trace_cores,
+                            int fit_contention, const struct sim_params *given, struct sim_fit *f,
+                            struct segs *sg, double *ws, double *wg)
+{
+    f->trace_cores = trace_cores;
+    f->why = "not asked for";
+    const struct cpu_use *cu = &r->cpu;
+    double m_syn = cu->synth_wall_s > 0
+                       ? (cu->wait_known ? cu->synth_want_s : cu->synth_cpu_s) / cu->synth_wall_s
+                       : -1;
+    double m_gpu = cu->gpu_wall_s > 0 ? (cu->wait_known ? cu->gpu_want_s : cu->gpu_cpu_s) / cu->gpu_wall_s : -1;
+    int measure = !given && fit_contention && cu->sampled && m_syn >= 0.5 && m_gpu >= 0;
+    f->synth_cpu_share = m_syn;
+    f->host_cpu_share = m_gpu;
+    if (given || measure)
+        return model_known(c, n, trace_cores, given, measure, m_gpu, f, sg);
+    if (fit_contention)
+        return model_fit(c, n, trace_cores, f, sg, ws, wg);
+    return 0;
+}
+
+/* The base times, to resample: measured, divided by the slowdown the
+ * model sees (deflate: sg holds it). */
+static void base_times(const struct cu *c, size_t n, int deflate, const struct segs *sg, double *ws,
+                       double *wg, double *wp)
+{
+    for (size_t i = 0; i < n; i++) {
+        double ds = c[i].se - c[i].ss, dg = c[i].ge - c[i].gs, dp = c[i].gs - c[i].ps;
+        if (deflate) {
+            ds /= mean_over(sg->cum[0], sg->t, c[i].iss, c[i].ise);
+            dg /= mean_over(sg->cum[2], sg->t, c[i].igs, c[i].ige);
+            dp /= mean_over(sg->cum[1], sg->t, c[i].ips, c[i].igs);
+        }
+        ws[i] = ds, wg[i] = dg, wp[i] = dp;
+    }
+}
+
+/* The device's effective time per unit: busy / units, which folds in any
+ * overlap of workers on one device (wg[0..n) scaled to it); and the most
+ * workers on a device, and the devices, into f. */
+static void device_time(const struct run_result *res, double gpu_sum, double *wg, size_t n,
+                        struct sim_fit *f)
+{
+    double busy = 0;
+    int wmax = 1, ndev = 0;
+    for (size_t d = 0; d < res->ndev; d++)
+        if (res->dev[d].units) {
+            busy += (double)res->dev[d].busy * 1e-9;
+            ndev++;
+            if ((int)res->dev[d].nworkers > wmax)
+                wmax = (int)res->dev[d].nworkers;
+        }
+    double overlap = busy > 0 ? gpu_sum / busy : 1;
+    if (overlap > 1.02)
+        for (size_t i = 0; i < n; i++)
+            wg[i] /= overlap;
+    f->workers_max = wmax;
+    f->devices = ndev > 0 ? ndev : 1;
+}
+
 const char *sim_calibrate(const struct run *r, const struct run_result *res, double trace_cores,
                           int fit_contention, const struct sim_params *given, struct sim_params *p,
                           struct sim_fit *f)
@@ -477,177 +696,27 @@ const char *sim_calibrate(const struct run *r, const struct run_result *res, dou
         free(c), free(ws), free(wg), free(wp), free(wd), free(byw);
         return "out of memory";
     }
-    size_t k = 0;
-    double t0 = (double)res->start;
-    for (size_t i = 0; i < r->nunits; i++) {
-        const struct unit *u = &r->units[i];
-        if (!complete(u))
-            continue;
-        struct cu *x = &c[k++];
-        x->ss = ((double)u->t[EV_SYNTH_START] - t0) * 1e-9;
-        x->se = ((double)u->t[EV_SYNTH_END] - t0) * 1e-9;
-        x->gs = ((double)u->t[EV_GPU_START] - t0) * 1e-9;
-        x->ge = ((double)u->t[EV_GPU_END] - t0) * 1e-9;
-        x->rd = has(u, EV_CHAN_SEND) && u->t[EV_CHAN_SEND] >= u->t[EV_SYNTH_END]
-                    ? ((double)u->t[EV_CHAN_SEND] - t0) * 1e-9
-                    : x->se;
-        x->ps = has(u, EV_GPU_PICKUP) ? ((double)u->t[EV_GPU_PICKUP] - t0) * 1e-9 : x->gs;
-        x->pk = x->ps;
-        if (x->ps > x->gs)
-            x->ps = x->gs;
-        x->device = u->device;
-        x->worker = u->worker;
-    }
-    /* dispatch latency: from the later of ready and the worker free (its
-     * previous unit's GPU_END) to GPU_PICKUP (GPU_START without one) */
-    for (size_t i = 0; i < n; i++)
-        byw[i] = &c[i];
-    qsort(byw, n, sizeof *byw, cmp_worker_pickup);
-    for (size_t i = 0; i < n; i++) {
-        double from = byw[i]->rd;
-        if (i > 0 && byw[i - 1]->device == byw[i]->device && byw[i - 1]->worker == byw[i]->worker &&
-            byw[i - 1]->ge > from)
-            from = byw[i - 1]->ge;
-        wd[i] = byw[i]->pk > from ? byw[i]->pk - from : 0;
-    }
+    collect_units(r, res, c);
+    dispatch_latency(c, n, byw, wd);
     free(byw);
-    /* prep latency: from max(pickup, the device free) to GPU_START */
-    qsort(c, n, sizeof *c, cmp_start);
-    double free_at = -INFINITY, gpu_sum = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (i == 0 || c[i].device != c[i - 1].device)
-            free_at = -INFINITY;
-        if (free_at > c[i].ps)
-            c[i].ps = free_at < c[i].gs ? free_at : c[i].gs;
-        if (c[i].ge > free_at)
-            free_at = c[i].ge;
-        gpu_sum += c[i].ge - c[i].gs;
-    }
-    /* the fit, on the first FIT_UNITS units in time */
-    f->trace_cores = trace_cores;
-    f->why = "not asked for";
-    size_t nf = n < FIT_UNITS ? n : FIT_UNITS;
-    int deflate = 0; /* divide the measured times by the slowdown the fit sees */
+    double gpu_sum = prep_latency(c, n);
     struct segs sg = {0};
-    /* The threads' CPU time, when the recorder sampled it: what a thread
-     * wanted is what it used plus what it waited runnable for a core (the
-     * kernel's run-queue wait), so a machine that was short of cores does
-     * not hide it.  A synthesis thread that wants half a core or more while
-     * synthesizing is one thread of work, and the GPU workers' host share
-     * is what their threads wanted during device time.  A synthesis thread
-     * that mostly sleeps has its work elsewhere (a pool the trace does not
-     * see): then the fit. */
-    const struct cpu_use *cu = &r->cpu;
-    double m_syn = cu->synth_wall_s > 0
-                       ? (cu->wait_known ? cu->synth_want_s : cu->synth_cpu_s) / cu->synth_wall_s
-                       : -1;
-    double m_gpu = cu->gpu_wall_s > 0 ? (cu->wait_known ? cu->gpu_want_s : cu->gpu_cpu_s) / cu->gpu_wall_s : -1;
-    int measure = !given && fit_contention && cu->sampled && m_syn >= 0.5 && m_gpu >= 0;
-    f->synth_cpu_share = m_syn;
-    f->host_cpu_share = m_gpu;
-    if (given || measure) {
-        /* The model is the user's, or measured: no fit; the trace's times
-         * are divided by the slowdown that model sees in the trace, so that
-         * the simulation slows them again only where it runs differently. */
-        struct sim_params mp = {.synth_threads = 1, .host_threads = 1, .host_share = m_gpu > 1 ? 1 : m_gpu,
-                                .host_weight = 1};
-        if (given)
-            mp = *given;
-        f->given = given != NULL;
-        f->measured = measure;
-        f->synth_threads = mp.synth_threads;
-        f->host_threads = mp.host_threads;
-        f->host_share = mp.host_share;
-        f->host_weight = mp.host_weight;
-        f->units_used = n;
-        if (build_segs(c, n, &sg) == 0) {
-            integrate(&sg, trace_cores, f->synth_threads, f->host_threads, f->host_share, f->host_weight);
-            f->max_slowdown = max_slowdown(&sg);
-            deflate = 1;
-        } else {
-            f->given = f->measured = 0;
-            f->why = "out of memory";
-        }
-    } else if (fit_contention) {
-        struct cu *sub = c;
-        if (n > nf) { /* the units of the first FIT_UNITS in SYNTH_START order */
-            sub = malloc(n * sizeof *sub);
-            if (sub) {
-                memcpy(sub, c, n * sizeof *sub);
-                double *st = malloc(n * sizeof *st);
-                if (st) {
-                    for (size_t i = 0; i < n; i++)
-                        st[i] = sub[i].ss;
-                    qsort(st, n, sizeof *st, cmp_dbl);
-                    double cut = st[nf - 1];
-                    size_t m = 0;
-                    for (size_t i = 0; i < n && m < nf; i++)
-                        if (sub[i].ss <= cut)
-                            sub[m++] = sub[i];
-                    nf = m;
-                    free(st);
-                } else {
-                    free(sub);
-                    sub = NULL;
-                }
-            }
-        }
-        if (sub && build_segs(sub, nf, &sg) == 0) {
-            fit(sub, nf, trace_cores, f, &sg, ws, wg);
-            f->units_used = nf;
-        } else {
-            f->why = "out of memory";
-        }
-        if (sub != c)
-            free(sub);
-        segs_free(&sg);
-        memset(&sg, 0, sizeof sg);
-        if (f->fitted && build_segs(c, n, &sg) == 0) {
-            integrate(&sg, trace_cores, f->synth_threads, f->host_threads, f->host_share, f->host_weight);
-            deflate = 1;
-        } else if (f->fitted) {
-            f->fitted = 0;
-            f->why = "out of memory";
-        }
-    }
-    /* the base times: measured, divided by the slowdown the fit sees */
-    for (size_t i = 0; i < n; i++) {
-        double ds = c[i].se - c[i].ss, dg = c[i].ge - c[i].gs, dp = c[i].gs - c[i].ps;
-        if (deflate) {
-            ds /= mean_over(sg.cum[0], sg.t, c[i].iss, c[i].ise);
-            dg /= mean_over(sg.cum[2], sg.t, c[i].igs, c[i].ige);
-            dp /= mean_over(sg.cum[1], sg.t, c[i].ips, c[i].igs);
-        }
-        ws[i] = ds, wg[i] = dg, wp[i] = dp;
-    }
+    int deflate = contention_model(r, c, n, trace_cores, fit_contention, given, f, &sg, ws, wg);
+    base_times(c, n, deflate, &sg, ws, wg, wp);
     segs_free(&sg);
-    /* the device's effective time per unit: busy / units, which folds in
-     * any overlap of workers on one device */
-    double busy = 0;
-    int wmax = 1, ndev = 0;
-    for (size_t d = 0; d < res->ndev; d++)
-        if (res->dev[d].units) {
-            busy += (double)res->dev[d].busy * 1e-9;
-            ndev++;
-            if ((int)res->dev[d].nworkers > wmax)
-                wmax = (int)res->dev[d].nworkers;
-        }
-    double overlap = busy > 0 ? gpu_sum / busy : 1;
-    if (overlap > 1.02)
-        for (size_t i = 0; i < n; i++)
-            wg[i] /= overlap;
+    device_time(res, gpu_sum, wg, n, f);
+    /* the distributions resampled */
     sim_params_free(p);
     p->pickup = (struct sim_dist){.v = wd, .n = n};
     p->synth = (struct sim_dist){.v = ws, .n = n};
     p->gpu = (struct sim_dist){.v = wg, .n = n};
     p->prep = (struct sim_dist){.v = wp, .n = n};
+    /* what the trace shows of the pipeline, for the defaults */
     int starved;
     f->synth_max = synth_peak(c, n, &starved);
     double at, span; /* the most units ready but not yet picked up at once */
     f->channel_seen = most_at_once(c, n, offsetof(struct cu, rd), offsetof(struct cu, pk), &at, 1 << 30, &span);
     free(c);
-    f->workers_max = wmax;
-    f->devices = ndev > 0 ? ndev : 1;
     f->jobs = res->jobs_completed ? res->jobs_completed : 1;
     f->partitions = r->njobs ? (int)lround((double)r->nunits / (double)r->njobs) : 1;
     if (f->partitions < 1)

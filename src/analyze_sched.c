@@ -1,0 +1,94 @@
+/*
+ * analyze_sched.c -- the scheduling of analyze_run: a second thread for
+ * the stage statistics and the throughput, then both threads on the
+ * devices (analyze_sched.h).  What each step computes is in analyze.c.
+ */
+#include "analyze_sched.h"
+
+#include <string.h>
+
+#define SIDE_THREAD_MIN 100000 /* units: below this a thread costs more than it saves */
+
+/* Take devices from the common counter until none is left. */
+static void analyze_devices(struct side_work *w)
+{
+    for (;;) {
+        size_t i = atomic_fetch_add(&w->next, 1);
+        if (i >= w->dl.ndev || atomic_load(&w->dev_failed))
+            return;
+        const struct dev_lists *dl = &w->dl;
+        if (analyze_device(w->r, dl->devs[i], dl->dunits + dl->dfirst[i], dl->dcount[i], w->shu,
+                           &w->res->dev[i]))
+            atomic_store(&w->dev_failed, 1);
+    }
+}
+
+static void *side_run(void *arg)
+{
+    struct side_work *w = arg;
+    w->rc = analyze_side(w->r, w->res);
+    pthread_mutex_lock(&w->mu);
+    while (!w->ready)
+        pthread_cond_wait(&w->cv, &w->mu);
+    pthread_mutex_unlock(&w->mu);
+    if (w->dl.devs) {
+        w->sweep_rc = analyze_synth_sweep(w->st, w->en, w->nsynth, w->res);
+        analyze_devices(w);
+    }
+    return NULL;
+}
+
+/* Hand the devices to the side thread (dl NULL: nothing to do). */
+static void devices_ready(struct side_work *w, const struct dev_lists *dl,
+                          const struct shared_sets *shu, int64_t *st, int64_t *en, size_t nsynth)
+{
+    pthread_mutex_lock(&w->mu);
+    if (dl)
+        w->dl = *dl;
+    else
+        memset(&w->dl, 0, sizeof w->dl);
+    w->shu = shu;
+    w->st = st;
+    w->en = en;
+    w->nsynth = nsynth;
+    w->ready = 1;
+    pthread_cond_broadcast(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+}
+
+void sched_start(struct side_work *w, const struct run *r, struct run_result *res)
+{
+    memset(w, 0, sizeof *w);
+    w->r = r;
+    w->res = res;
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->cv, NULL);
+    atomic_init(&w->next, 0);
+    atomic_init(&w->dev_failed, 0);
+    w->started = r->nunits >= SIDE_THREAD_MIN && pthread_create(&w->th, NULL, side_run, w) == 0;
+}
+
+int sched_devices(struct side_work *w, const struct dev_lists *dl, const struct shared_sets *shu,
+                  int64_t *st, int64_t *en, size_t nsynth)
+{
+    devices_ready(w, dl, shu, st, en, nsynth);
+    analyze_devices(w);
+    if (w->started) {
+        pthread_join(w->th, NULL);
+        w->started = 0;
+    } else {
+        side_run(w);
+    }
+    return atomic_load(&w->dev_failed) || w->sweep_rc ? -1 : 0;
+}
+
+void sched_end(struct side_work *w)
+{
+    if (w->started) {
+        devices_ready(w, NULL, NULL, NULL, NULL, 0);
+        pthread_join(w->th, NULL);
+        w->started = 0;
+    }
+    pthread_cond_destroy(&w->cv);
+    pthread_mutex_destroy(&w->mu);
+}

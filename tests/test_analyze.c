@@ -1,5 +1,5 @@
 /*
- * test_analyze.c -- every definition of DESIGN.md on hand-built logs whose
+ * test_analyze.c -- every definition of the analysis (README, docs/json.md) on hand-built logs whose
  * answers are worked out by hand in the comments: busy merged across
  * workers, each idle cause, in-flight units, several runs in one log,
  * both text forms, ANSI and CRLF, partitions, devices, bottleneck, advice,

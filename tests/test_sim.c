@@ -1,5 +1,5 @@
 /*
- * test_sim.c -- the simulator (src/sim.c, src/sim_fit.c) against answers
+ * test_sim.c -- the simulator (src/sim/sim.c, src/sim/sim_fit.c) against answers
  * worked out by hand, its invariants, its contention fit on data whose
  * truth is known, and the published cuzk figures.
  */

@@ -4,7 +4,7 @@
  * devices), with CPU contention as processor sharing, calibrated from a
  * trace (sim_fit.c) or from parameters.
  *
- * The model, in the terms of DESIGN.md:
+ * The model, in the terms of the analysis (README, "How to read it"):
  *  - a job arrives (all at once, or `rate` jobs per second) and splits into
  *    `partitions` units, synthesized in arrival order;
  *  - at most `synth_concurrency` syntheses run at once (a semaphore); a

@@ -1,6 +1,7 @@
 /*
- * analyze.h -- where the GPU's time went: the definitions of DESIGN.md
- * ("Definitions") applied to one run of units.
+ * analyze.h -- where the GPU's time went: the definitions the README gives
+ * ("How to read it"; docs/json.md and docs/cli.md state each rule) applied
+ * to one run of units.
  *
  * busy      union of [GPU_START, GPU_END] per device, merged, never summed
  * window    [first GPU_START, last GPU_END] per device

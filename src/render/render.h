@@ -2,7 +2,7 @@
  * render.h -- the views: drawn from the analysis (run_result), never from
  * the input.  One file per format: render_chrome.c (Chrome trace JSON, for
  * Perfetto), render_svg.c (a static waterfall), render_html.c (the
- * interactive view: one self-contained page, its script in src/html/).
+ * interactive view: one self-contained page, its script in src/render/html/).
  */
 #ifndef RENDER_H
 #define RENDER_H

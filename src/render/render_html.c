@@ -3,8 +3,8 @@
  * draws the waterfall on a <canvas> (zoom, pan, a tooltip per unit) and
  * shows each run's summary beside it.
  *
- * The page is the script and style of src/html/ (embedded at build time,
- * see src/html/embed.cmake) and the data, written here as one JSON object
+ * The page is the script and style of src/render/html/ (embedded at build time,
+ * see src/render/html/embed.cmake) and the data, written here as one JSON object
  * in a <script type="application/json"> element.  The bulk of it, the six
  * times and four ids of every unit, goes as columns of integers, each in
  * base64 with the fewest bytes its range needs (column()), which the
@@ -35,14 +35,14 @@
  */
 #include "render.h"
 
-#include "cmds.h"
+#include "waterfall_version.h"
 #include "explain.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* src/html/view.js and view.css, and the script's CSP hash (generated). */
+/* src/render/html/view.js and view.css, and the script's CSP hash (generated). */
 extern const char wf_html_js[], wf_html_css[], wf_html_script_hash[];
 extern const size_t wf_html_js_len, wf_html_css_len;
 
@@ -862,7 +862,7 @@ int render_html(FILE *f, const struct run_result *res, size_t nres)
             "style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'\">\n",
             wf_html_script_hash);
     fputs("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-          "<meta name=\"generator\" content=\"waterfall " WF_TOOL_VERSION "\">\n"
+          "<meta name=\"generator\" content=\"waterfall " WF_VERSION_STRING "\">\n"
           "<link rel=\"icon\" href=\"data:,\">\n<title>waterfall: ",
           f);
     for (size_t i = 0; i < nres; i++) {
@@ -882,7 +882,7 @@ int render_html(FILE *f, const struct run_result *res, size_t nres)
           "one.</p></noscript>\n"
           "<script type=\"application/json\" id=\"wf-data\">",
           f);
-    fputs("{\"generator\":\"waterfall " WF_TOOL_VERSION "\",\"runs\":[", f);
+    fputs("{\"generator\":\"waterfall " WF_VERSION_STRING "\",\"runs\":[", f);
     struct names nm = {0};
     for (size_t i = 0; i < nres; i++) {
         if (i)

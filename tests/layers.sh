@@ -1,0 +1,51 @@
+#!/bin/sh
+# layers.sh -- imports only point down the flow:
+#   common -> read -> model -> analyze -> sim -> report | render -> cmd
+# Each folder of src/ is a stage; a file may include headers of its own
+# stage and of the stages below it, and the library's headers (include/,
+# lib/: the vocabulary and the trace format, shared with the recorder),
+# never one above it, and report and render never each other.  The engine
+# (engine/) is for the commands only.  Usage: layers.sh [SRC_DIR]
+SRC=${1:-$(dirname "$0")/../src}
+. "$(dirname "$0")/lib.sh"
+rank() {
+    case $1 in
+    common) echo 0 ;; read) echo 1 ;; model) echo 2 ;; analyze) echo 3 ;; sim) echo 4 ;;
+    report | render) echo 5 ;; cmd) echo 6 ;; *) echo 99 ;;
+    esac
+}
+# where a header lives: its stage's folder, "lib", "engine", or nothing
+where() {
+    for d in "$SRC"/*/; do
+        [ -f "$d$1" ] && { basename "$d"; return; }
+    done
+    [ -f "$SRC/../lib/$1" ] || [ -f "$SRC/../include/$1" ] || [ -f "$SRC/../include/$1.in" ] && { echo lib; return; }
+    [ -f "$SRC/../engine/$1" ] && { echo engine; return; }
+    echo "?"
+}
+for f in "$SRC"/*/*.[ch]; do
+    stage=$(basename "$(dirname "$f")")
+    r=$(rank "$stage")
+    [ "$r" = 99 ] && { bad "$f: not in a stage's folder"; continue; }
+    for h in $(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f"); do
+        at=$(where "$h")
+        case $at in
+        lib) ok ;;
+        engine) [ "$stage" = cmd ] && ok || bad "$f includes $h: the engine is for the commands only" ;;
+        "?") bad "$f includes $h, found nowhere" ;;
+        *)
+            ra=$(rank "$at")
+            if [ "$ra" -gt "$r" ]; then
+                bad "$f ($stage) includes $h ($at): an import pointing up the flow"
+            elif [ "$ra" = "$r" ] && [ "$at" != "$stage" ]; then
+                bad "$f ($stage) includes $h ($at): report and render do not import each other"
+            else
+                ok
+            fi
+            ;;
+        esac
+    done
+done
+# nothing left flat in src/ but the stages
+for f in "$SRC"/*.[ch]; do [ -e "$f" ] && bad "$f: outside the stages' folders"; done
+finish layers

@@ -6,12 +6,12 @@
 
 #include <string.h>
 
-static const char *const wft_names[6] = {"SYNTH_START", "SYNTH_END", "CHAN_SEND",
-                                         "GPU_PICKUP", "GPU_START", "GPU_END"};
+const char *const wft_event_names[WFT_PIPELINE_EVENTS] = {"SYNTH_START", "SYNTH_END", "CHAN_SEND",
+                                                         "GPU_PICKUP",  "GPU_START", "GPU_END"};
 
 const char *wft_builtin_name(unsigned ev)
 {
-    return ev < 6 ? wft_names[ev] : NULL;
+    return ev < WFT_PIPELINE_EVENTS ? wft_event_names[ev] : NULL;
 }
 
 static char *put_str(char *p, const char *s)

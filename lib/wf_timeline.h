@@ -13,8 +13,19 @@
 #ifndef WF_TIMELINE_H
 #define WF_TIMELINE_H
 
+#include "waterfall.h"
+
 #include <stddef.h>
 #include <stdint.h>
+
+/* The vocabulary, defined once: the six events of waterfall.h, their
+ * names, in the order of their ids.  The command's readers (src/read/
+ * scan.h) use the same ids and this table. */
+#define WFT_PIPELINE_EVENTS 6
+_Static_assert(WF_SYNTH_START == 0 && WF_SYNTH_END == 1 && WF_CHAN_SEND == 2 && WF_GPU_PICKUP == 3 &&
+                   WF_GPU_START == 4 && WF_GPU_END == WFT_PIPELINE_EVENTS - 1,
+               "the six events are ids 0 to 5, in the pipeline's order");
+extern const char *const wft_event_names[WFT_PIPELINE_EVENTS];
 
 #define WFT_LINE_MAX 512 /* a formatted line never exceeds this */
 #define WFT_JOB_MAX 256  /* job ids longer than this are cut in text lines */

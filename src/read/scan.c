@@ -21,8 +21,6 @@
 #include <immintrin.h>
 #endif
 
-const char *const ev_names[EV_N] = {"SYNTH_START", "SYNTH_END", "CHAN_SEND",
-                                     "GPU_PICKUP",  "GPU_START", "GPU_END"};
 
 const char *const scan_err_text[] = {
     "ok",

@@ -23,15 +23,26 @@
 #ifndef SCAN_H
 #define SCAN_H
 
+#include "wf_timeline.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
-/* Event ids shared by every reader: the six pipeline points.  Any other
- * name is EV_OTHER: data (a phase's start or end, or a mark), kept by name. */
-enum { EV_SYNTH_START, EV_SYNTH_END, EV_CHAN_SEND, EV_GPU_PICKUP, EV_GPU_START, EV_GPU_END, EV_N,
-       EV_OTHER = EV_N };
-
-extern const char *const ev_names[EV_N];
+/* Event ids shared by every reader: the six pipeline points, the
+ * library's own ids (waterfall.h; names in wf_timeline.h, defined once).
+ * Any other name is EV_OTHER: data (a phase's start or end, or a mark),
+ * kept by name. */
+enum {
+    EV_SYNTH_START = WF_SYNTH_START,
+    EV_SYNTH_END = WF_SYNTH_END,
+    EV_CHAN_SEND = WF_CHAN_SEND,
+    EV_GPU_PICKUP = WF_GPU_PICKUP,
+    EV_GPU_START = WF_GPU_START,
+    EV_GPU_END = WF_GPU_END,
+    EV_N = WFT_PIPELINE_EVENTS,
+    EV_OTHER = EV_N
+};
+#define ev_names wft_event_names
 
 /* Why a TIMELINE line did not parse. */
 enum scan_err {

@@ -301,3 +301,19 @@ int report_cpu_lines(const struct cpu_result *c, char *l1, size_t n1, char *l2, 
         conc_line(l3, n3, "GPU phase", c->gpu_by, c->ngpu_by, c->gpu_slower);
     return c->contention ? emph : -1;
 }
+
+const char *idle_sentence(char *buf, size_t n, const struct run_result *res)
+{
+    char b1[32], b2[32];
+    size_t ngaps = 0;
+    int64_t longest = 0;
+    for (size_t i = 0; i < res->ndev; i++) {
+        ngaps += res->dev[i].ngaps;
+        for (size_t g = 0; g < res->dev[i].ngaps; g++)
+            if (res->dev[i].gaps[g].end - res->dev[i].gaps[g].start > longest)
+                longest = res->dev[i].gaps[g].end - res->dev[i].gaps[g].start;
+    }
+    snprintf(buf, n, "%s in %zu gaps (longest %s)", fmt_dur(b1, sizeof b1, (double)res->idle), ngaps,
+             fmt_dur(b2, sizeof b2, (double)longest));
+    return buf;
+}

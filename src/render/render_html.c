@@ -323,17 +323,8 @@ static void summary_util(FILE *f, const struct run_result *res)
 /* The summary's idle time: its gaps, and each cause's share in the text report's order. */
 static void summary_idle(FILE *f, const struct run_result *res)
 {
-    char b1[32], b2[32], line[640];
-    size_t ngaps = 0;
-    int64_t longest = 0;
-    for (size_t i = 0; i < res->ndev; i++) {
-        ngaps += res->dev[i].ngaps;
-        for (size_t g = 0; g < res->dev[i].ngaps; g++)
-            if (res->dev[i].gaps[g].end - res->dev[i].gaps[g].start > longest)
-                longest = res->dev[i].gaps[g].end - res->dev[i].gaps[g].start;
-    }
-    snprintf(line, sizeof line, "%s in %zu gaps (longest %s)", fmt_dur(b1, sizeof b1, (double)res->idle), ngaps,
-             fmt_dur(b2, sizeof b2, (double)longest));
+    char b1[32], line[640];
+    idle_sentence(line, sizeof line, res);
     jkey_str(f, "idle_text", line);
     jkey_num(f, "idle", (double)res->idle);
     static const int order[CAUSE_N] = {CAUSE_SYNTHESIS, CAUSE_QUEUE, CAUSE_PREP, CAUSE_NO_WORK};

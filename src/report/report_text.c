@@ -294,16 +294,7 @@ static void run_text(FILE *f, const struct run_result *res, size_t nruns_in_sour
                 "kernel util.", p.bold, kc, 100 * ph->kernel_utilization, p.off, analyze_kernel_phase,
                 fmt_dur(b1, sizeof b1, (double)ph->kernel_busy), report_phase_fill(fillb, sizeof fillb, res));
     }
-    size_t ngaps = 0;
-    int64_t longest = 0;
-    for (size_t i = 0; i < res->ndev; i++) {
-        ngaps += res->dev[i].ngaps;
-        for (size_t g = 0; g < res->dev[i].ngaps; g++)
-            if (res->dev[i].gaps[g].end - res->dev[i].gaps[g].start > longest)
-                longest = res->dev[i].gaps[g].end - res->dev[i].gaps[g].start;
-    }
-    fprintf(f, "  %-14s %s in %zu gaps (longest %s): ", "idle", fmt_dur(b1, sizeof b1, (double)res->idle),
-            ngaps, fmt_dur(b2, sizeof b2, (double)longest));
+    fprintf(f, "  %-14s %s: ", "idle", idle_sentence(b4, sizeof b4, res));
     report_causes_text(f, res->by_cause, res->idle);
     fputc('\n', f);
     fprintf(f, "  %-14s %s%s%s\n", "bottleneck", p.bold, bottleneck_sentence(b4, sizeof b4, res), p.off);

@@ -68,42 +68,7 @@ EOL
 "$W" render "$T/a.wft" "$T/b.wft" -o "$T/two.html" && ok || bad "render two runs"
 # Sub-phases, kernels, marks, kinds, GPU_QUEUE (tests/test_render.sh's
 # kernel log): two workers on device 0 whose kernels are serialized.
-cat >"$T/kern.log" <<'EOL'
-TIMELINE,0,SYNTH_START,a,kind=porep-c2
-TIMELINE,2,SYNTH_START,b,kind=winning-post
-TIMELINE,2,LOAD_START,a,
-TIMELINE,8,LOAD_END,a,
-TIMELINE,10,SYNTH_END,a,
-TIMELINE,11,GPU_QUEUE,a,
-TIMELINE,12,GPU_PICKUP,a,worker=0
-TIMELINE,12,SYNTH_END,b,
-TIMELINE,13,CHAN_SEND,b,
-TIMELINE,14,GPU_PICKUP,b,worker=1
-TIMELINE,15,GPU_START,a,worker=0
-TIMELINE,15,HOST_MSM_START,a,
-TIMELINE,16,GPU_START,b,worker=1
-TIMELINE,16,HOST_MSM_START,b,
-TIMELINE,20,HOST_MSM_END,a,
-TIMELINE,20,KERNEL_START,a,
-TIMELINE,20,SYNTH_START,c,
-TIMELINE,30,HOST_MSM_END,b,
-TIMELINE,30,SYNTH_END,c,
-TIMELINE,31,GPU_QUEUE,c,
-TIMELINE,60,KERNEL_END,a,
-TIMELINE,60,KERNEL_START,b,
-TIMELINE,70,GPU_FINALIZE,a,
-TIMELINE,75,GPU_END,a,worker=0
-TIMELINE,100,KERNEL_END,b,
-TIMELINE,110,GPU_END,b,worker=1
-TIMELINE,110,GPU_PICKUP,c,worker=0
-TIMELINE,110,GPU_START,c,worker=0
-TIMELINE,110,KERNEL_START,c,
-TIMELINE,115,LOAD_START,c,
-TIMELINE,120,KERNEL_END,c,
-TIMELINE,125,LOAD_END,c,
-TIMELINE,130,GPU_END,c,worker=0
-TIMELINE,140,PROOF_SENT,b,
-EOL
+cp "$HERE/data/kern.log" "$T/kern.log"
 "$W" render "$T/kern.log" -o "$T/kern.html" && ok || bad "render the kernel log"
 
 node "$HERE/browser/test_html.mjs" "$CHROMIUM" "$T/one.html" "$T/two.html" "$T/kern.html"

@@ -122,42 +122,7 @@ LC_ALL=C grep -q "$(printf '\342\200\250')" "$T/sep.html" && bad "a raw U+2028 i
 # its GPU phase, b a mark after its GPU_END; a and c wrote GPU_QUEUE, b
 # CHAN_SEND.  The device's kernels: [20, 100] and [110, 120] ms, 90 ms of
 # its 115 ms window (the analysis' kernel_busy).
-cat >"$T/kern.log" <<'EOL'
-TIMELINE,0,SYNTH_START,a,kind=porep-c2
-TIMELINE,2,SYNTH_START,b,kind=winning-post
-TIMELINE,2,LOAD_START,a,
-TIMELINE,8,LOAD_END,a,
-TIMELINE,10,SYNTH_END,a,
-TIMELINE,11,GPU_QUEUE,a,
-TIMELINE,12,GPU_PICKUP,a,worker=0
-TIMELINE,12,SYNTH_END,b,
-TIMELINE,13,CHAN_SEND,b,
-TIMELINE,14,GPU_PICKUP,b,worker=1
-TIMELINE,15,GPU_START,a,worker=0
-TIMELINE,15,HOST_MSM_START,a,
-TIMELINE,16,GPU_START,b,worker=1
-TIMELINE,16,HOST_MSM_START,b,
-TIMELINE,20,HOST_MSM_END,a,
-TIMELINE,20,KERNEL_START,a,
-TIMELINE,20,SYNTH_START,c,
-TIMELINE,30,HOST_MSM_END,b,
-TIMELINE,30,SYNTH_END,c,
-TIMELINE,31,GPU_QUEUE,c,
-TIMELINE,60,KERNEL_END,a,
-TIMELINE,60,KERNEL_START,b,
-TIMELINE,70,GPU_FINALIZE,a,
-TIMELINE,75,GPU_END,a,worker=0
-TIMELINE,100,KERNEL_END,b,
-TIMELINE,110,GPU_END,b,worker=1
-TIMELINE,110,GPU_PICKUP,c,worker=0
-TIMELINE,110,GPU_START,c,worker=0
-TIMELINE,110,KERNEL_START,c,
-TIMELINE,115,LOAD_START,c,
-TIMELINE,120,KERNEL_END,c,
-TIMELINE,125,LOAD_END,c,
-TIMELINE,130,GPU_END,c,worker=0
-TIMELINE,140,PROOF_SENT,b,
-EOL
+cp "$(dirname "$0")/data/kern.log" "$T/kern.log"
 if command -v python3 >/dev/null 2>&1; then
     "$W" render "$T/kern.log" -o "$T/kern.json" && "$W" render "$T/kern.log" -o "$T/kern.svg" &&
         "$W" render "$T/kern.log" -o "$T/kern.html" && "$W" analyze --json "$T/kern.log" >"$T/kern.a.json" &&

@@ -663,6 +663,22 @@ int model_add(struct model *m, const char *source, struct evpart *parts, int npa
     return rc;
 }
 
+void run_bounds(const struct run *r, int64_t *lo, int64_t *hi)
+{
+    *lo = INT64_MAX;
+    *hi = INT64_MIN;
+    for (size_t k = 0; k < r->nunits; k++)
+        for (int e = 0; e < EV_N; e++)
+            if (r->units[k].t[e] != T_NONE) {
+                if (r->units[k].t[e] < *lo)
+                    *lo = r->units[k].t[e];
+                if (r->units[k].t[e] > *hi)
+                    *hi = r->units[k].t[e];
+            }
+    if (*lo == INT64_MAX)
+        *lo = *hi = 0;
+}
+
 void model_free(struct model *m)
 {
     for (size_t i = 0; i < m->nruns; i++) {

@@ -98,6 +98,9 @@ int model_add(struct model *m, const char *source, struct evpart *parts, int npa
 
 void model_free(struct model *m);
 
+/* The run's first and last event times of the six (both 0 when it has none). */
+void run_bounds(const struct run *r, int64_t *lo, int64_t *hi);
+
 
 
 #endif /* MODEL_H */

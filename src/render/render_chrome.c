@@ -281,23 +281,6 @@ static int by_synth_start(const void *a, const void *b)
     return (x->t[EV_SYNTH_START] > y->t[EV_SYNTH_START]) - (x->t[EV_SYNTH_START] < y->t[EV_SYNTH_START]);
 }
 
-/* The run's first and last event times. */
-static void run_span(const struct run *r, int64_t *first_t, int64_t *last_t)
-{
-    *first_t = INT64_MAX;
-    *last_t = INT64_MIN;
-    for (size_t i = 0; i < r->nunits; i++)
-        for (int e = 0; e < EV_N; e++)
-            if (r->units[i].t[e] != T_NONE) {
-                if (r->units[i].t[e] < *first_t)
-                    *first_t = r->units[i].t[e];
-                if (r->units[i].t[e] > *last_t)
-                    *last_t = r->units[i].t[e];
-            }
-    if (*first_t == INT64_MAX)
-        *first_t = *last_t = 0;
-}
-
 /* The idle stretches: one track per device, each slice named by its cause. */
 static void chrome_idle_tracks(FILE *f, const struct run_result *res, int pid, int *first)
 {
@@ -468,7 +451,7 @@ static void run_chrome(FILE *f, const struct run_result *res, int pid, int *firs
 {
     const struct run *r = res->run;
     int64_t last;
-    run_span(r, &time_origin, &last);
+    run_bounds(r, &time_origin, &last);
     char name[512];
     snprintf(name, sizeof name, "%s run %d%s", r->source, r->index, r->native ? "" : " (text log)");
     meta(f, pid, TID_IDLE, "process_name", name, first);
@@ -486,7 +469,7 @@ int render_chrome(FILE *f, const struct run_result *res, size_t nres)
     fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"waterfall\",\"time_origin_s\":{", f);
     for (size_t i = 0; i < nres; i++) { /* each process's ts 0, in the run's own seconds */
         int64_t a, b;
-        run_span(res[i].run, &a, &b);
+        run_bounds(res[i].run, &a, &b);
         char t[40];
         fprintf(f, "%s\"%zu\":%s", i ? "," : "", i + 1, fmt_secs_exact(t, sizeof t, a));
     }

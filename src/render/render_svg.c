@@ -623,23 +623,6 @@ static double run_svg(FILE *f, const struct run_result *res, double y, const str
     return svg_unit_rows(f, res->run, y + 6, sc, subn, nsub);
 }
 
-/* The run's first and last event times (both 0 when it has none). */
-static void run_bounds(const struct run *r, int64_t *lo, int64_t *hi)
-{
-    *lo = INT64_MAX;
-    *hi = INT64_MIN;
-    for (size_t k = 0; k < r->nunits; k++)
-        for (int e = 0; e < EV_N; e++)
-            if (r->units[k].t[e] != T_NONE) {
-                if (r->units[k].t[e] < *lo)
-                    *lo = r->units[k].t[e];
-                if (r->units[k].t[e] > *hi)
-                    *hi = r->units[k].t[e];
-            }
-    if (*lo == INT64_MAX)
-        *lo = *hi = 0;
-}
-
 /* A legend's colour swatch at (x, y) and the start of its label (the
  * caller writes the label and </text>). */
 static void swatch(FILE *f, double x, double y, const char *color)

@@ -204,13 +204,8 @@ int cmd_analyze(int argc, char **argv)
             report_csv(stdout, l.res, l.nres);
         else
             report_text(stdout, &l.model, l.res, l.nres, &o.ro);
-        if (fflush(stdout) != 0 || ferror(stdout)) {
-            fprintf(stderr, "waterfall analyze: writing the report failed\n");
-            rc = WF_EXIT_FAIL;
-        } else if (rc == WF_EXIT_OK && l.partial) {
-            rc = WF_EXIT_PARTIAL;
-            loaded_partial_note(&l, "waterfall analyze");
-        }
+        rc = loaded_status(&l, rc, fflush(stdout) != 0 || ferror(stdout), "waterfall analyze",
+                           "writing the report");
     }
     loaded_free(&l);
     return rc;

@@ -119,13 +119,7 @@ int cmd_diff(int argc, char **argv)
         report_diff_json(stdout, a, b);
     else
         report_diff_text(stdout, a, b, &ro);
-    if (fflush(stdout) != 0) {
-        fprintf(stderr, "waterfall diff: writing the report failed\n");
-        rc = WF_EXIT_FAIL;
-    } else if (l.partial && rc == WF_EXIT_OK) {
-        rc = WF_EXIT_PARTIAL;
-        loaded_partial_note(&l, "waterfall diff");
-    }
+    rc = loaded_status(&l, rc, fflush(stdout) != 0, "waterfall diff", "writing the report");
     loaded_free(&l);
     return rc;
 }

@@ -102,13 +102,9 @@ int cmd_render(int argc, char **argv)
             int bad = kind == FMT_CHROME ? render_chrome(f, l.res, l.nres)
                       : kind == FMT_SVG  ? render_svg(f, l.res, l.nres)
                                          : render_html(f, l.res, l.nres);
-            if ((f != stdout ? fclose(f) : fflush(f)) != 0 || bad) {
-                fprintf(stderr, "waterfall render: %s: write failed\n", out);
-                rc = WF_EXIT_FAIL;
-            } else if (rc == WF_EXIT_OK && l.partial) {
-                rc = WF_EXIT_PARTIAL;
-                loaded_partial_note(&l, "waterfall render");
-            }
+            char what[1100];
+            snprintf(what, sizeof what, "%.1024s: write", out);
+            rc = loaded_status(&l, rc, (f != stdout ? fclose(f) : fflush(f)) != 0 || bad, "waterfall render", what);
         }
     }
     loaded_free(&l);

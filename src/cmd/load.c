@@ -195,3 +195,16 @@ int kernel_phase_arg(const char *v, const char *cmd)
     analyze_kernel_phase = name;
     return 0;
 }
+
+int loaded_status(const struct loaded *l, int rc, int write_failed, const char *cmd, const char *what)
+{
+    if (write_failed) {
+        fprintf(stderr, "%s: %s failed\n", cmd, what);
+        return WF_EXIT_FAIL;
+    }
+    if (rc == WF_EXIT_OK && l->partial) {
+        loaded_partial_note(l, cmd);
+        return WF_EXIT_PARTIAL;
+    }
+    return rc;
+}

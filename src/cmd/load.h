@@ -28,6 +28,11 @@ void loaded_free(struct loaded *l);
 /* The one line on stderr that says why a command exits 4 (partial). */
 void loaded_partial_note(const struct loaded *l, const char *cmd);
 
+/* The status once the output is written: WF_EXIT_FAIL when the write
+ * failed (said on stderr: "<cmd>: <what> failed"), else PARTIAL where rc
+ * is OK and some input was damaged (said by loaded_partial_note), else rc. */
+int loaded_status(const struct loaded *l, int rc, int write_failed, const char *cmd, const char *what);
+
 /* --kernel-phase NAME for the analysis (analyze_kernel_phase): 0, or -1
  * with the reason on stderr when NAME is not an event name's stem. */
 int kernel_phase_arg(const char *v, const char *cmd);

@@ -61,31 +61,10 @@ static uint64_t unit_hash_of(void *ctx, size_t v)
     return unit_hash(r->jobs[r->units[v].job].hash, r->units[v].partition);
 }
 
-/* h: the job id's hash from its part (the same function in every part). */
-static int job_find(struct run *r, const char *id, size_t len, uint64_t h, uint32_t *out)
-{
-    if (index_grow(&r->jindex, &r->jindex_mask, r->njobs, 0, job_hash_of, r))
-        return -1;
-    size_t i = h & r->jindex_mask;
-    while (r->jindex[i]) {
-        uint64_t e = r->jindex[i];
-        uint32_t v = (uint32_t)e - 1;
-        if ((e >> 32) == (h >> 32) && r->jobs[v].len == len && memcmp(r->jobs[v].id, id, len) == 0) {
-            *out = v;
-            return 0;
-        }
-        i = (i + 1) & r->jindex_mask;
-    }
-    if (grow_array((void **)&r->jobs, &r->jobs_cap, r->njobs + 1, sizeof *r->jobs))
-        return -1;
-    r->jobs[r->njobs] = (struct job){id, (uint32_t)len, 0, h};
-    r->jindex[i] = (h & 0xffffffff00000000ull) | (r->njobs + 1);
-    *out = (uint32_t)r->njobs++;
-    return 0;
-}
-
-/* The run's job with this id, or -1 (never added). */
-static int64_t job_lookup(struct run *r, const char *id, size_t len, uint64_t h)
+/* The run's job with this id (h: its hash, the same function in every
+ * part), or -1, with *slot where a new one's index entry goes; -2 when
+ * out of memory. */
+static int64_t job_probe(struct run *r, const char *id, size_t len, uint64_t h, size_t *slot)
 {
     if (index_grow(&r->jindex, &r->jindex_mask, r->njobs, 0, job_hash_of, r))
         return -2;
@@ -97,7 +76,25 @@ static int64_t job_lookup(struct run *r, const char *id, size_t len, uint64_t h)
             return v;
         i = (i + 1) & r->jindex_mask;
     }
+    *slot = i;
     return -1;
+}
+
+/* The run's job with this id, added if new. */
+static int job_find(struct run *r, const char *id, size_t len, uint64_t h, uint32_t *out)
+{
+    size_t i = 0;
+    int64_t v = job_probe(r, id, len, h, &i);
+    if (v >= 0) {
+        *out = (uint32_t)v;
+        return 0;
+    }
+    if (v == -2 || grow_array((void **)&r->jobs, &r->jobs_cap, r->njobs + 1, sizeof *r->jobs))
+        return -1;
+    r->jobs[r->njobs] = (struct job){id, (uint32_t)len, 0, h};
+    r->jindex[i] = (h & 0xffffffff00000000ull) | (r->njobs + 1);
+    *out = (uint32_t)r->njobs++;
+    return 0;
 }
 
 /* The part's other events and attributes, to the runs its segments went
@@ -121,7 +118,8 @@ static int take_extras(struct model *m, struct evpart *p, const size_t *segrun, 
         struct run *r = &m->runs[ri - 1];
         size_t jl;
         const char *jid = evpart_job(p, x->job, &jl);
-        int64_t job = job_lookup(r, jid, jl, p->job_hash[x->job]);
+        size_t slot;
+        int64_t job = job_probe(r, jid, jl, p->job_hash[x->job], &slot);
         if (job == -2) {
             rc = -1;
             break;

@@ -169,26 +169,23 @@ WF_API int wf_get_stats_ex(wf_stats_ex *st);
 
 /* ---- Options and counters of version 0.1 (fixed: they never grow) ------ */
 
+/* wf_config's first options, without its size (their meaning is there). */
 typedef struct {
-    size_t ring_events;    /* per-thread ring size in events; 0: 65536 */
-    unsigned flush_ms;     /* the writer's period; 0: 10 */
-    int block_when_full;   /* 1: wait for room instead of dropping */
-    const char *timeline;  /* also write TIMELINE text lines here:
-                              a path, "stderr", "stdout", or NULL */
-    int timeline_decimals; /* digits after the millisecond point, 0-6 */
+    size_t ring_events;
+    unsigned flush_ms;
+    int block_when_full;
+    const char *timeline;
+    int timeline_decimals;
 } wf_options;
 
 /* wf_open with options; opts may be NULL (the defaults).  The same as
  * wf_open_config with the same members and sample_cpu 0. */
 WF_API int wf_open_opts(const char *path, const wf_options *opts);
 
-/* Counters of the current (or the last closed) recording. */
+/* wf_stats_ex's counters, without its size (their meaning is there). */
 typedef struct {
-    uint64_t marked;   /* marks accepted by the rings plus marks dropped */
-    uint64_t recorded; /* events handed to the file */
-    uint64_t lost;     /* events dropped: ring full or write error */
-    uint32_t threads;  /* threads that marked */
-    uint32_t units;    /* units created */
+    uint64_t marked, recorded, lost;
+    uint32_t threads, units;
 } wf_stats;
 
 /* Fill *st; the figures are exact once wf_close has returned. */

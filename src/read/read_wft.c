@@ -74,13 +74,21 @@ static int get(void *r, size_t n, const unsigned char *p, uint32_t size)
     return 0;
 }
 
+/* The same, and the thread it names (*thread, a member of r, once read). */
+static int get_th(struct wft_trace *t, void *r, size_t n, const unsigned char *p, uint32_t size,
+                  const uint32_t *thread, struct wft_thread_info **th)
+{
+    if (get(r, n, p, size))
+        return -1;
+    *th = thread_at(t, *thread);
+    return *th ? 0 : -1;
+}
+
 static int rec_thread(struct wft_trace *t, const unsigned char *p, uint32_t size)
 {
     struct wft_thread r;
-    if (get(&r, sizeof r, p, size))
-        return -1;
-    struct wft_thread_info *th = thread_at(t, r.thread);
-    if (!th)
+    struct wft_thread_info *th;
+    if (get_th(t, &r, sizeof r, p, size, &r.thread, &th))
         return -1;
     th->tid = r.tid;
     th->seen = 1;
@@ -155,10 +163,8 @@ static int rec_events(struct wft_trace *t, const unsigned char *p, uint32_t size
 static int rec_role(struct wft_trace *t, const unsigned char *p, uint32_t size)
 {
     struct wft_role r;
-    if (get(&r, sizeof r, p, size))
-        return -1;
-    struct wft_thread_info *th = thread_at(t, r.thread);
-    if (!th)
+    struct wft_thread_info *th;
+    if (get_th(t, &r, sizeof r, p, size, &r.thread, &th))
         return -1;
     int32_t w = r.worker < 0 ? -1 : r.worker, d = r.device < 0 ? -1 : r.device;
     if (th->roles && (w != th->worker || d != th->device))
@@ -172,10 +178,8 @@ static int rec_role(struct wft_trace *t, const unsigned char *p, uint32_t size)
 static int rec_lost(struct wft_trace *t, const unsigned char *p, uint32_t size)
 {
     struct wft_lost r;
-    if (get(&r, sizeof r, p, size))
-        return -1;
-    struct wft_thread_info *th = thread_at(t, r.thread);
-    if (!th)
+    struct wft_thread_info *th;
+    if (get_th(t, &r, sizeof r, p, size, &r.thread, &th))
         return -1;
     th->lost = r.lost;
     return 0;
@@ -199,10 +203,8 @@ static int rec_clock(struct wft_trace *t, const unsigned char *p, uint32_t size,
 static int rec_cpu(struct wft_trace *t, const unsigned char *p, uint32_t size)
 {
     struct wft_cpu r;
-    if (get(&r, sizeof r, p, size))
-        return -1;
-    struct wft_thread_info *th = thread_at(t, r.thread);
-    if (!th)
+    struct wft_thread_info *th;
+    if (get_th(t, &r, sizeof r, p, size, &r.thread, &th))
         return -1;
     if (grow_array((void **)&t->cpu, &t->cpu_cap, t->ncpu + 1, sizeof *t->cpu))
         return -1;

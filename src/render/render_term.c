@@ -24,6 +24,20 @@ static int64_t overlap(int64_t a, int64_t b, int64_t c, int64_t d)
     return hi > lo ? hi - lo : 0;
 }
 
+/* The index of the largest of v[0..n), the first on a tie; -1 when none is
+ * above 0 (the column stays blank). */
+static int largest(const int64_t *v, int n)
+{
+    int best = -1;
+    int64_t most = 0;
+    for (int k = 0; k < n; k++)
+        if (v[k] > most) {
+            most = v[k];
+            best = k;
+        }
+    return best;
+}
+
 static void cell(FILE *f, int color, const char *col, char letter)
 {
     if (color)
@@ -65,13 +79,7 @@ void render_term(FILE *f, const struct run_result *res, int width, int rows, int
                 share[1 + dv->segs[s].cause] += o;
                 share[0] -= o;
             }
-            int best = -1;
-            int64_t most = 0;
-            for (int k = 0; k <= CAUSE_N; k++)
-                if (share[k] > most) {
-                    most = share[k];
-                    best = k;
-                }
+            int best = largest(share, CAUSE_N + 1);
             if (best < 0)
                 fputc(' ', f);
             else
@@ -101,16 +109,10 @@ void render_term(FILE *f, const struct run_result *res, int width, int rows, int
                             u->t[EV_GPU_END]};
         for (int c = 0; c < cols; c++) {
             int64_t a = t0 + (int64_t)(c * bucket), b = t0 + (int64_t)((c + 1) * bucket);
-            int best = -1;
-            int64_t most = 0;
+            int64_t in[ST_N];
             for (int s = 0; s < ST_N; s++)
-                if (from[s] != T_NONE && to[s] != T_NONE) {
-                    int64_t o = overlap(a, b, from[s], to[s]);
-                    if (o > most) {
-                        most = o;
-                        best = s;
-                    }
-                }
+                in[s] = from[s] != T_NONE && to[s] != T_NONE ? overlap(a, b, from[s], to[s]) : 0;
+            int best = largest(in, ST_N);
             if (best < 0)
                 fputc(' ', f);
             else

@@ -4,6 +4,12 @@
 W="$1"
 DEMO="$2"
 . "$(dirname "$0")/lib.sh"
+expect_err() { # want pattern cmd...: the status, and a message on stderr that matches
+    want=$1 pat=$2
+    shift 2
+    expect_status "$want" "$@"
+    grep -q "$pat" "$T/err" && ok || bad "$*: stderr lacks '$pat': $(cat "$T/err")"
+}
 expect_status() { # want cmd...
     want=$1; shift
     "$@" >"$T/out" 2>"$T/err"; got=$?
@@ -28,32 +34,26 @@ expect_status 0 "$W" dump - <"$T/d.wft"
 # as such, not with whichever role it declared last; the worker threads
 # keep theirs.
 expect_status 0 "$W" run --jobs 12 --gpu-workers 2 --synth-concurrency 2 --synth-rounds 1 --size 1024 --device-time 3 --out "$T/e.wft" --quiet
-expect_status 0 "$W" dump --stats "$T/e.wft"
-grep -q 'emulated-gpu0 *several *0 ' "$T/err" && ok || bad "--stats: the device thread's roles: $(grep emulated "$T/err")"
+expect_err 0 'emulated-gpu0 *several *0 ' "$W" dump --stats "$T/e.wft"
 grep -q 'gpu0-worker1 *1 *0 ' "$T/err" && ok || bad "--stats: a worker's role: $(grep worker1 "$T/err")"
 
 # Torn: cut the file mid-record.  Everything before is read; exit 0, a warning.
 size=$(wc -c <"$T/d.wft")
 head -c $((size - 45)) "$T/d.wft" >"$T/torn.wft"
-expect_status 0 "$W" dump "$T/torn.wft"
-grep -q 'torn record at byte' "$T/err" && ok || bad "torn trace: no warning"
+expect_err 0 'torn record at byte' "$W" dump "$T/torn.wft"
 grep -q "$T/torn.wft" "$T/err" && ok || bad "torn warning does not name the file"
 
 # Damage in the middle: exit 4, the rest still printed.
 cp "$T/d.wft" "$T/bad.wft"
 printf 'GARBAGE!GARBAGE!GARBAGE!' | dd of="$T/bad.wft" bs=1 seek=400 conv=notrunc 2>/dev/null
-expect_status 4 "$W" dump "$T/bad.wft"
-grep -q 'damaged from byte' "$T/err" && ok || bad "damage not reported"
+expect_err 4 'damaged from byte' "$W" dump "$T/bad.wft"
 
 # Not traces.
 : >"$T/empty.wft"
-expect_status 3 "$W" dump "$T/empty.wft"
-grep -q "empty.wft: empty file" "$T/err" && ok || bad "empty file message: $(cat "$T/err")"
+expect_err 3 "empty.wft: empty file" "$W" dump "$T/empty.wft"
 printf '\211PNG\r\n\032\n\0\0\0\rIHDR' >"$T/x.png"
-expect_status 3 "$W" dump "$T/x.png"
-grep -q "x.png: not a waterfall trace" "$T/err" && ok || bad "png message: $(cat "$T/err")"
-expect_status 3 "$W" dump "$T/missing.wft"
-grep -q "missing.wft: cannot open" "$T/err" && ok || bad "missing file message"
+expect_err 3 "x.png: not a waterfall trace" "$W" dump "$T/x.png"
+expect_err 3 "missing.wft: cannot open" "$W" dump "$T/missing.wft"
 expect_status 3 "$W" dump "$T"
 head -c 100000 /dev/urandom >"$T/rand.wft"
 expect_status 3 "$W" dump "$T/rand.wft"
@@ -85,10 +85,8 @@ printf 'x\nTIMELINE,abc,GPU_END,j,\n' >>"$T/d.log"
 expect_status 4 "$W" analyze "$T/d.log"
 grep -q 'd.log:[0-9]*: skipped line (bad or missing time)' "$T/out" && ok || bad "skipped line not reported with file:line"
 printf 'hello\nworld\n' >"$T/plain.log"
-expect_status 3 "$W" analyze "$T/plain.log"
-grep -q 'plain.log: no TIMELINE records found' "$T/err" && ok || bad "no-TIMELINE message: $(cat "$T/err")"
-expect_status 3 "$W" analyze "$T/empty.wft"
-grep -q 'empty.wft: empty file' "$T/err" && ok || bad "empty input message"
+expect_err 3 'plain.log: no TIMELINE records found' "$W" analyze "$T/plain.log"
+expect_err 3 'empty.wft: empty file' "$W" analyze "$T/empty.wft"
 expect_status 3 "$W" analyze "$T/x.png"
 expect_status 3 "$W" analyze "$T/missing.log"
 expect_status 2 "$W" analyze

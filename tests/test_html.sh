@@ -30,38 +30,7 @@ fi
 # The known log: device 0, two workers.  Every phase has a length; the GPU
 # idles for each cause in turn: queue (400-420 ms), prep (420-450),
 # synthesis (700-905), queue, prep, no_work (1100-1200).
-cat >"$T/known.log" <<'EOL'
-TIMELINE,0,SYNTH_START,alpha,partition=0
-TIMELINE,100,SYNTH_END,alpha,partition=0
-TIMELINE,120,CHAN_SEND,alpha,partition=0
-TIMELINE,150,GPU_PICKUP,alpha,worker=0,partition=0
-TIMELINE,180,GPU_START,alpha,worker=0,partition=0
-TIMELINE,400,GPU_END,alpha,worker=0,partition=0
-TIMELINE,50,SYNTH_START,alpha,partition=1
-TIMELINE,300,SYNTH_END,alpha,partition=1
-TIMELINE,310,CHAN_SEND,alpha,partition=1
-TIMELINE,420,GPU_PICKUP,alpha,worker=1,partition=1
-TIMELINE,450,GPU_START,alpha,worker=1,partition=1
-TIMELINE,700,GPU_END,alpha,worker=1,partition=1
-TIMELINE,600,SYNTH_START,beta,
-TIMELINE,900,SYNTH_END,beta,
-TIMELINE,905,CHAN_SEND,beta,
-TIMELINE,910,GPU_PICKUP,beta,worker=0
-TIMELINE,930,GPU_START,beta,worker=0
-TIMELINE,1100,GPU_END,beta,worker=0
-TIMELINE,1200,SYNTH_START,</script><script>window.pwned=1</script>,
-TIMELINE,1300,SYNTH_END,</script><script>window.pwned=1</script>,
-TIMELINE,1310,CHAN_SEND,</script><script>window.pwned=1</script>,
-TIMELINE,1320,GPU_PICKUP,</script><script>window.pwned=1</script>,worker=1
-TIMELINE,1330,GPU_START,</script><script>window.pwned=1</script>,worker=1
-TIMELINE,1500,GPU_END,</script><script>window.pwned=1</script>,worker=1
-TIMELINE,1250,SYNTH_START,<img src=x onerror=window.pwned=1>,
-TIMELINE,1400,SYNTH_END,<img src=x onerror=window.pwned=1>,
-TIMELINE,1420,CHAN_SEND,<img src=x onerror=window.pwned=1>,
-TIMELINE,1500,GPU_PICKUP,<img src=x onerror=window.pwned=1>,worker=1
-TIMELINE,1510,GPU_START,<img src=x onerror=window.pwned=1>,worker=1
-TIMELINE,1700,GPU_END,<img src=x onerror=window.pwned=1>,worker=1
-EOL
+cp "$HERE/data/known.log" "$T/known.log"
 "$W" render "$T/known.log" -o "$T/one.html" && ok || bad "render the known log"
 "$W" run --jobs 8 --synth-concurrency 1 --size 4096 --synth-rounds 2 --out "$T/a.wft" --quiet || bad "run a"
 "$W" run --jobs 8 --synth-concurrency 2 --size 4096 --synth-rounds 2 --out "$T/b.wft" --quiet || bad "run b"

@@ -50,6 +50,22 @@ void wfc_init(void)
     pthread_once(&wfc_once, wfc_pick);
 }
 
+/* A tick count and the monotonic time at it: the tightest of 16 reads
+ * bracketed between two clock reads (the time is the bracket's middle). */
+static void bracket(uint64_t *ticks, uint64_t *ns)
+{
+    uint64_t w = UINT64_MAX;
+    *ticks = *ns = 0;
+    for (int i = 0; i < 16; i++) {
+        uint64_t a = wfc_mono_ns(), t = wfc_ticks(), b = wfc_mono_ns();
+        if (b - a < w) {
+            w = b - a;
+            *ticks = t;
+            *ns = a + (b - a) / 2;
+        }
+    }
+}
+
 double wfc_calibrate(unsigned ms)
 {
     if (wfc_source == WFT_CLOCK_MONOTONIC)
@@ -68,27 +84,12 @@ double wfc_calibrate(unsigned ms)
     /* Bracket each tick read between two clock reads and keep the tightest
      * bracket at each end: the error is then the bracket width over the
      * span, well under 1 ppm for a few milliseconds. */
-    uint64_t best_t0 = 0, best_n0 = 0, w0 = UINT64_MAX;
-    for (int i = 0; i < 16; i++) {
-        uint64_t a = wfc_mono_ns(), t = wfc_ticks(), b = wfc_mono_ns();
-        if (b - a < w0) {
-            w0 = b - a;
-            best_t0 = t;
-            best_n0 = a + (b - a) / 2;
-        }
-    }
+    uint64_t best_t0, best_n0, best_t1, best_n1;
+    bracket(&best_t0, &best_n0);
     uint64_t until = best_n0 + (uint64_t)ms * 1000000u;
     while (wfc_mono_ns() < until)
         ;
-    uint64_t best_t1 = 0, best_n1 = 0, w1 = UINT64_MAX;
-    for (int i = 0; i < 16; i++) {
-        uint64_t a = wfc_mono_ns(), t = wfc_ticks(), b = wfc_mono_ns();
-        if (b - a < w1) {
-            w1 = b - a;
-            best_t1 = t;
-            best_n1 = a + (b - a) / 2;
-        }
-    }
+    bracket(&best_t1, &best_n1);
     if (best_n1 <= best_n0 || best_t1 <= best_t0)
         return 1.0;
     return (double)(best_t1 - best_t0) / (double)(best_n1 - best_n0);

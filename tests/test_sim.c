@@ -295,22 +295,27 @@ static void fit_known(void)
     sim_out_free(&o);
 }
 
+/* 200 jobs at concurrency 1, two workers, on 1.5 cores: a synthesis and
+ * a busy prover slow each other. */
+static struct sim_params contended(void)
+{
+    struct sim_params p = base(1.0, 0.9);
+    p.jobs = 200;
+    p.gpu_workers = 2;
+    p.channel = 4;
+    p.cores = 1.5;
+    p.synth_threads = p.host_threads = p.host_share = 1;
+    p.synth.cv = p.gpu.cv = 0.1;
+    return p;
+}
+
 /* A contention model the user knows, given instead of fitted: on a trace
  * at concurrency 1, where nothing varies and no fit is possible, the
  * trace's times are divided by the slowdown the model sees there, and the
  * model predicts the other concurrencies. */
 static void given_known(void)
 {
-    struct sim_params truth = base(1.0, 0.9);
-    truth.jobs = 200;
-    truth.synth_concurrency = 1;
-    truth.gpu_workers = 2;
-    truth.channel = 4;
-    truth.cores = 1.5; /* a synthesis and a busy prover slow each other */
-    truth.synth_threads = 1;
-    truth.host_threads = 1;
-    truth.host_share = 1;
-    truth.synth.cv = truth.gpu.cv = 0.1;
+    struct sim_params truth = contended();
     struct sim_out o;
     CHECK(sim_run(&truth, &o) == 0);
     struct sim_params p = {0}, given = {.synth_threads = 1, .host_threads = 1, .host_share = 1, .host_weight = 1};
@@ -334,13 +339,7 @@ static void given_known(void)
  * the GPU workers' share is what their threads wanted in device time. */
 static void measured_known(void)
 {
-    struct sim_params truth = base(1.0, 0.9);
-    truth.jobs = 200;
-    truth.gpu_workers = 2;
-    truth.channel = 4;
-    truth.cores = 1.5;
-    truth.synth_threads = truth.host_threads = truth.host_share = 1;
-    truth.synth.cv = truth.gpu.cv = 0.1;
+    struct sim_params truth = contended();
     struct sim_out o;
     CHECK(sim_run(&truth, &o) == 0);
     /* what the recorder would have measured: wanted = wall for both (used

@@ -428,18 +428,17 @@ static void bad_params(void)
     CHECK(sim_check(&p) && strstr(sim_check(&p), "synthesis"));
     p = base(1, NAN);
     CHECK(sim_check(&p) != NULL);
-    p = base(1, 1);
-    p.devices = 0;
-    CHECK(sim_check(&p) != NULL);
-    p = base(1, 1);
-    p.synth_concurrency = 0;
-    CHECK(sim_check(&p) != NULL);
-    p = base(1, 1);
-    p.host_share = 1.5;
-    CHECK(sim_check(&p) != NULL);
-    p = base(1, 1);
-    p.jobs = 1000000000;
-    CHECK(sim_check(&p) != NULL);
+#define REJECTS(field, value)                                                                      \
+    do {                                                                                           \
+        struct sim_params q = base(1, 1);                                                          \
+        q.field = value;                                                                           \
+        CHECK(sim_check(&q) != NULL);                                                              \
+    } while (0)
+    REJECTS(devices, 0);
+    REJECTS(synth_concurrency, 0);
+    REJECTS(host_share, 1.5);
+    REJECTS(jobs, 1000000000);
+#undef REJECTS
     /* a run with no complete unit */
     struct run r = {0};
     struct unit u = {.t = {0, T_NONE, T_NONE, T_NONE, T_NONE, T_NONE}, .partition = -1};

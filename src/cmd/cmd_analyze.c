@@ -1,6 +1,7 @@
 /*
  * cmd_analyze.c -- `waterfall analyze`: where the GPU's time went.
  */
+#include "args.h"
 #include "cmds.h"
 #include "load.h"
 #include "render.h"
@@ -93,12 +94,9 @@ static int analyze_parse(int argc, char **argv, struct analyze_cli *o)
         case O_GAPS:
             o->ro.gaps = 1;
             if (optarg) {
-                char *end;
-                long v = strtol(optarg, &end, 10);
-                if (*end || v < 1) {
-                    fprintf(stderr, "waterfall analyze: --gaps takes a positive count, not '%s'\n", optarg);
+                long v;
+                if (arg_long("analyze", "--gaps", optarg, 1, 100000000, &v))
                     return WF_EXIT_USAGE;
-                }
                 o->ro.max_gaps = (size_t)v;
             }
             break;
@@ -110,15 +108,11 @@ static int analyze_parse(int argc, char **argv, struct analyze_cli *o)
             break;
         case O_CHART: {
             o->ro.chart = 20;
-            if (optarg) {
-                char *end;
-                long v = strtol(optarg, &end, 10);
-                if (*end || v < 1 || v > 100000) {
-                    fprintf(stderr, "waterfall analyze: --chart takes a number of unit rows, not '%s'\n", optarg);
-                    return WF_EXIT_USAGE;
-                }
+            long v;
+            if (optarg && arg_long("analyze", "--chart", optarg, 1, 100000, &v))
+                return WF_EXIT_USAGE;
+            if (optarg)
                 o->ro.chart = (int)v;
-            }
             break;
         }
         case O_NOPROG:
@@ -128,15 +122,10 @@ static int analyze_parse(int argc, char **argv, struct analyze_cli *o)
             if (kernel_phase_arg(optarg, "analyze"))
                 return WF_EXIT_USAGE;
             break;
-        case O_TCORES: {
-            char *end;
-            o->trace_cores = strtod(optarg, &end);
-            if (end == optarg || *end || !(o->trace_cores >= 0.01 && o->trace_cores <= 1e6)) {
-                fprintf(stderr, "waterfall analyze: --trace-cores takes a number of cores, not '%s'\n", optarg);
+        case O_TCORES:
+            if (arg_double("analyze", "--trace-cores", optarg, 0.01, 1e6, &o->trace_cores))
                 return WF_EXIT_USAGE;
-            }
             break;
-        }
         case O_ADVISE:
             if (!strcmp(optarg, "sim") || !strcmp(optarg, "simulation"))
                 o->advise_sim = 1;

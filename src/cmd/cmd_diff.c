@@ -2,6 +2,7 @@
  * cmd_diff.c -- `waterfall diff A B`: two runs side by side, with the
  * change: the before and after of a fix.
  */
+#include "args.h"
 #include "cmds.h"
 #include "load.h"
 #include "report.h"
@@ -68,12 +69,9 @@ int cmd_diff(int argc, char **argv)
             break;
         case O_RA:
         case O_RB: {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*end || v < 1 || v > 1000000) {
-                fprintf(stderr, "waterfall diff: %s takes a run number from 1\n", c == O_RA ? "--run-a" : "--run-b");
+            long v;
+            if (arg_long("diff", c == O_RA ? "--run-a" : "--run-b", optarg, 1, 1000000, &v))
                 return WF_EXIT_USAGE;
-            }
             *(c == O_RA ? &ra : &rb) = (int)v;
             break;
         }

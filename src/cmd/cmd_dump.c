@@ -5,6 +5,7 @@
  * in time order and nothing else, so grep, sort and `waterfall analyze` all
  * read it.  Statistics and warnings go to stderr.
  */
+#include "args.h"
 #include "cmds.h"
 #include "input.h"
 #include "read_wft.h"
@@ -184,12 +185,9 @@ int cmd_dump(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "p:sh", longopts, NULL)) != -1) {
         switch (c) {
         case 'p': {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*end || v < 0 || v > 6) {
-                fprintf(stderr, "waterfall dump: --precision takes 0 to 6, not '%s'\n", optarg);
+            long v;
+            if (arg_long("dump", "--precision", optarg, 0, 6, &v))
                 return WF_EXIT_USAGE;
-            }
             precision = (int)v;
             break;
         }

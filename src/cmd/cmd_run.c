@@ -2,6 +2,7 @@
  * cmd_run.c -- `waterfall run`: the reference pipeline (engine/), with
  * every option checked before anything runs.
  */
+#include "args.h"
 #include "cmds.h"
 #include "engine.h"
 #include "wf_exit.h"
@@ -53,26 +54,12 @@ static void run_usage(FILE *f)
 
 static int int_arg(const char *opt, const char *v, long lo, long hi, long *out)
 {
-    char *end;
-    long x = strtol(v, &end, 10);
-    if (!*v || *end || x < lo || x > hi) {
-        fprintf(stderr, "waterfall run: %s takes a whole number from %ld to %ld, not '%s'\n", opt, lo, hi, v);
-        return -1;
-    }
-    *out = x;
-    return 0;
+    return arg_long("run", opt, v, lo, hi, out);
 }
 
 static int num_arg(const char *opt, const char *v, double *out)
 {
-    char *end;
-    double x = strtod(v, &end);
-    if (!*v || *end || !(x >= 0) || x > 1e12) {
-        fprintf(stderr, "waterfall run: %s takes a non-negative number, not '%s'\n", opt, v);
-        return -1;
-    }
-    *out = x;
-    return 0;
+    return arg_double("run", opt, v, 0, 1e12, out);
 }
 
 /* Parse argv into *c: -1 when the run should go ahead, else the exit

@@ -5,6 +5,7 @@
  * from parameters (--synth-s, --gpu-s).  Everything it prints is
  * simulated, and says so.
  */
+#include "args.h"
 #include "cmds.h"
 #include "load.h"
 #include "report.h"
@@ -63,27 +64,12 @@ static void simulate_usage(FILE *f)
 
 static int num(const char *opt, const char *v, double lo, double hi, double *out)
 {
-    char *end;
-    double d = strtod(v, &end);
-    if (end == v || *end || !isfinite(d) || d < lo || d > hi) {
-        fprintf(stderr, "waterfall simulate: %s needs a number from %g to %g, not '%s'\n", opt, lo, hi, v);
-        return -1;
-    }
-    *out = d;
-    return 0;
+    return arg_double("simulate", opt, v, lo, hi, out);
 }
 
 static int integer(const char *opt, const char *v, long lo, long hi, long *out)
 {
-    char *end;
-    long d = strtol(v, &end, 10);
-    if (end == v || *end || d < lo || d > hi) {
-        fprintf(stderr, "waterfall simulate: %s needs a whole number from %ld to %ld, not '%s'\n", opt, lo,
-                hi, v);
-        return -1;
-    }
-    *out = d;
-    return 0;
+    return arg_long("simulate", opt, v, lo, hi, out);
 }
 
 enum knob { KN_NONE, KN_SYNTH, KN_WORKERS, KN_DEVICES, KN_CHANNEL, KN_CORES, KN_PARTS, KN_JOBS, KN_RATE, KN_N };

@@ -2,8 +2,8 @@
 # layers.sh -- imports only point down the flow:
 #   common -> read -> model -> analyze -> sim -> report | render -> cmd
 # Each folder of src/ is a stage; a file may include headers of its own
-# stage and of the stages below it, and the library's headers (include/,
-# lib/: the vocabulary and the trace format, shared with the recorder),
+# stage and of the stages below it, and the library's shared headers
+# (include/, lib/common/: the vocabulary and the trace format),
 # never one above it, and report and render never each other.  The engine
 # (engine/) is for the commands only.  Usage: layers.sh [SRC_DIR]
 SRC=${1:-$(dirname "$0")/../src}
@@ -19,7 +19,7 @@ where() {
     for d in "$SRC"/*/; do
         [ -f "$d$1" ] && { basename "$d"; return; }
     done
-    [ -f "$SRC/../lib/$1" ] || [ -f "$SRC/../include/$1" ] || [ -f "$SRC/../include/$1.in" ] && { echo lib; return; }
+    [ -f "$SRC/../lib/common/$1" ] || [ -f "$SRC/../include/$1" ] || [ -f "$SRC/../include/$1.in" ] && { echo lib; return; }
     [ -f "$SRC/../engine/$1" ] && { echo engine; return; }
     echo "?"
 }

@@ -63,7 +63,7 @@ struct analyze_cli {
     struct report_opts ro;
 };
 
-/* -1 to go ahead (argv[optind..] are the inputs), else the exit status. */
+/* WF_GO_ON to go ahead (argv[optind..] are the inputs), else the exit status. */
 static int analyze_parse(int argc, char **argv, struct analyze_cli *o)
 {
     enum { O_JSON = 256, O_CSV, O_GAPS, O_COLOR, O_NOPROG, O_CHART, O_ADVISE, O_TCORES, O_KPHASE };
@@ -156,7 +156,7 @@ static int analyze_parse(int argc, char **argv, struct analyze_cli *o)
         analyze_usage(stderr);
         return WF_EXIT_USAGE;
     }
-    return -1;
+    return WF_GO_ON;
 }
 
 /* The simulator's advice replaces the formula's where it can run:
@@ -181,7 +181,7 @@ int cmd_analyze(int argc, char **argv)
 {
     struct analyze_cli o;
     int rc = analyze_parse(argc, argv, &o);
-    if (rc >= 0)
+    if (rc != WF_GO_ON)
         return rc;
     struct loaded l;
     rc = load_inputs(&l, argv + optind, argc - optind, o.progress, "waterfall analyze");

@@ -62,8 +62,6 @@ static int num_arg(const char *opt, const char *v, double *out)
     return arg_double("run", opt, v, 0, 1e12, out);
 }
 
-/* Parse argv into *c: -1 when the run should go ahead, else the exit
- * status (help printed, or a usage error reported). */
 /* The whole-number options: where each goes in the config, and its range. */
 struct int_opt {
     int id;
@@ -158,6 +156,8 @@ static int take_other(int ch, const char *arg, struct engine_config *c)
     return -1;
 }
 
+/* Parse argv into *c: WF_GO_ON when the run should go ahead, else the
+ * exit status (help printed, or a usage error reported). */
 int run_parse(int argc, char **argv, struct engine_config *c_out)
 {
     static const struct option longopts[] = {
@@ -211,14 +211,14 @@ int run_parse(int argc, char **argv, struct engine_config *c_out)
         return WF_EXIT_USAGE;
     }
     *c_out = c;
-    return -1;
+    return WF_GO_ON;
 }
 
 int cmd_run(int argc, char **argv)
 {
     struct engine_config c;
     int st = run_parse(argc, argv, &c);
-    if (st >= 0)
+    if (st != WF_GO_ON)
         return st;
     char err[512] = "";
     struct engine_result r;

@@ -178,7 +178,7 @@ struct sim_cli {
     unsigned long long seed;
 };
 
-/* -1 to go ahead, else the exit status. */
+/* WF_GO_ON to go ahead, else the exit status. */
 static int sim_parse(int argc, char **argv, struct sim_cli *o)
 {
     enum {
@@ -266,7 +266,7 @@ static int sim_parse(int argc, char **argv, struct sim_cli *o)
         fprintf(stderr, "waterfall simulate: --from and --synth-s/--gpu-s do not go together: one calibration\n");
         return WF_EXIT_USAGE;
     }
-    return -1;
+    return WF_GO_ON;
 }
 
 /* Calibrate from the trace's run (--from): an exit status, OK or PARTIAL
@@ -400,7 +400,7 @@ int cmd_simulate(int argc, char **argv)
 {
     struct sim_cli o;
     int rc = sim_parse(argc, argv, &o);
-    if (rc >= 0)
+    if (rc != WF_GO_ON)
         return rc;
     struct sim_params p = {0};
     struct sim_fit fit = {0};

@@ -17,7 +17,7 @@ int cmd_render(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 
 struct engine_config;
-/* cmd_run's option parsing alone: -1 to go ahead, else an exit status. */
+/* cmd_run's option parsing alone: WF_GO_ON to go ahead, else an exit status. */
 int run_parse(int argc, char **argv, struct engine_config *c);
 
 #endif /* CMDS_H */

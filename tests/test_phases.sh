@@ -123,11 +123,11 @@ PY
 cp "$HERE/data/reported.log" "$T/r.log"
 "$W" analyze --json "$T/r.log" >"$T/r.json" 2>"$T/err"; rc=$?
 [ "$rc" = 0 ] && ok || bad "a disagreement is a warning, not damage: exit $rc"
-check "synth_ms disagrees on b (1500 timed, 1200 reported)" "$T/r.json" "r['reported']['synth_ms']['disagree'] == 1 and r['reported']['synth_ms']['first_line'] == 7 and r['reported']['synth_ms']['first_reported_s'] == 1.2 and r['reported']['synth_ms']['first_timed_s'] == 1.5"
+check "synth_ms disagrees on b (1500 timed, 1200 reported)" "$T/r.json" "r['reported']['synth_ms']['disagree'] == 1 and r['reported']['synth_ms']['first_line'] == 8 and r['reported']['synth_ms']['first_reported_s'] == 1.2 and r['reported']['synth_ms']['first_timed_s'] == 1.5"
 check "gpu_ms within 5%" "$T/r.json" "r['reported']['gpu_ms']['checked'] == 2 and r['reported']['gpu_ms']['disagree'] == 0"
 check "one kind: no by_kind" "$T/r.json" "r['by_kind'] == {}"
 "$W" analyze "$T/r.log" >"$T/r.txt" 2>&1
-grep -q "warning.*synth_ms disagrees.*1 of 2 units (first at line 7: 1.20 s reported, 1.50 s timed)" "$T/r.txt" && ok ||
+grep -q "warning.*synth_ms disagrees.*1 of 2 units (first at line 8: 1.20 s reported, 1.50 s timed)" "$T/r.txt" && ok ||
     bad "the text warning: $(grep warning "$T/r.txt")"
 "$W" analyze --csv "$T/r.log" >"$T/r.csv"
 python3 -c "import csv,sys; r=list(csv.DictReader(open(sys.argv[1]))); sys.exit(0 if [x['kind'] for x in r]==['porep-c2']*2 and [x['chan_send_as'] for x in r]==['GPU_QUEUE','CHAN_SEND'] else 1)" "$T/r.csv" && ok || bad "CSV kind and chan_send_as"

@@ -104,7 +104,8 @@ static void check_reported(const struct run *r, uint32_t ui, const char *key, in
 {
     const struct unit *u = &r->units[ui];
     size_t n;
-    const char *v = unit_attr(r, ui, key, &n);
+    uint64_t line = 0;
+    const char *v = unit_attr_at(r, ui, key, &n, &line);
     if (!v || u->t[from] == T_NONE || u->t[to] == T_NONE)
         return;
     double rep = reported_ns(v, n), timed = (double)(u->t[to] - u->t[from]);
@@ -113,7 +114,7 @@ static void check_reported(const struct run *r, uint32_t ui, const char *key, in
     c->checked++;
     if (fabs(timed - rep) > REPORTED_TOLERANCE * rep && fabs(timed - rep) > 1e6) {
         if (!c->disagree++) {
-            c->first_line = u->line;
+            c->first_line = line;
             c->first_reported = rep;
             c->first_timed = timed;
         }

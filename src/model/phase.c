@@ -127,10 +127,18 @@ const char *uphase_name(const struct run *r, const struct uphase *p, size_t *len
     return s;
 }
 
-const char *unit_attr(const struct run *r, uint32_t u, const char *key, size_t *len)
+const char *unit_attr_at(const struct run *r, uint32_t u, const char *key, size_t *len, uint64_t *line)
 {
     for (size_t i = first_of(r->xattr, r->nxattr, u); i < r->nxattr && r->xattr[i].unit == u; i++)
-        if (strtab_is(r->strs, r->xattr[i].name, key))
+        if (strtab_is(r->strs, r->xattr[i].name, key)) {
+            if (line)
+                *line = r->xattr[i].line;
             return strtab_get(r->strs, r->xattr[i].val, len);
+        }
     return NULL;
+}
+
+const char *unit_attr(const struct run *r, uint32_t u, const char *key, size_t *len)
+{
+    return unit_attr_at(r, u, key, len, NULL);
 }

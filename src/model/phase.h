@@ -38,5 +38,7 @@ const char *uphase_name(const struct run *r, const struct uphase *p, size_t *len
 
 /* The value of unit u's attribute key (its bytes, *len of them), or NULL. */
 const char *unit_attr(const struct run *r, uint32_t u, const char *key, size_t *len);
+/* The same, and the line (or event number) that gave it, into *line. */
+const char *unit_attr_at(const struct run *r, uint32_t u, const char *key, size_t *len, uint64_t *line);
 
 #endif /* PHASE_H */

@@ -64,6 +64,19 @@ for n in 1 3; do
     check "the restart's first event ($n ranges)" "$T/rs.json" "len(d['runs']) == 2 and [p['name'] for p in d['runs'][1]['phases']] == ['HOST'] and d['runs'][0]['marks'] == {} and [p['name'] for p in r['phases']] == ['KERNEL', 'unaccounted']"
 done
 
+# --- found in review: a START and its END in the same millisecond pair in
+# the order written; an event before its job's first pipeline line survives
+# any read split; a KERNEL phase outside the GPU phase is not the device's
+cp "$HERE/data/phase-tie.log" "$HERE/data/event-before-job.log" "$HERE/data/kernel-in-synthesis.log" "$T/"
+"$W" analyze --json "$T/phase-tie.log" >"$T/tie.json"
+check "a zero-length phase after a stray END" "$T/tie.json" "[(p['name'], p['count']) for p in r['phases']] == [('X', 1), ('unaccounted', 2)] and r['marks'] == {'X_END': 1}"
+for n in 1 2 3 4; do
+    WATERFALL_READ_THREADS=$n "$W" analyze --json "$T/event-before-job.log" >"$T/ebj.json"
+    check "an event before its job's first pipeline line ($n ranges)" "$T/ebj.json" "r['marks'] == {'WARMUP': 1} and r['other_events_without_unit'] == 0 and r['jobs'] == 2 and r['events'] == 9"
+done
+"$W" analyze --json "$T/kernel-in-synthesis.log" >"$T/kis.json"
+check "a KERNEL phase in synthesis: no kernel utilization, bottleneck gpu" "$T/kis.json" "r['kernel_utilization'] is None and r['bottleneck'] == 'gpu' and [(p['name'], p['within']) for p in r['phases']] == [('KERNEL', 'synthesis')]"
+
 # --- no phases: the pinned fields are null or empty --------------------------
 check "no phases: null and empty" "$T/plain.json" "r['kernel_utilization'] is None and r['phases'] == [] and r['marks'] == {} and r['devices'][0]['kernel_busy_s'] is None and r['devices'][0]['kernel_utilization'] is None"
 check "the plain log's bottleneck is gpu" "$T/plain.json" "r['bottleneck'] == 'gpu'"

@@ -83,7 +83,10 @@ static int is_kernel(const struct run *r, const struct uphase *p)
 {
     size_t n;
     const char *s = uphase_name(r, p, &n);
-    return !p->mark && strlen(analyze_kernel_phase) == n && strncasecmp(s, analyze_kernel_phase, n) == 0;
+    /* the device computes in the GPU phase: a KERNEL phase outside it (in
+     * synthesis, say) is not the device's */
+    return !p->mark && p->within == WITHIN_GPU && strlen(analyze_kernel_phase) == n &&
+           strncasecmp(s, analyze_kernel_phase, n) == 0;
 }
 
 /* A reported duration in ms ("36512", "3711.5"), in ns; -1 if not a number. */

@@ -118,15 +118,12 @@ static int take_extras(struct model *m, struct evpart *p, const size_t *segrun, 
         struct run *r = &m->runs[ri - 1];
         size_t jl;
         const char *jid = evpart_job(p, x->job, &jl);
-        size_t slot;
-        int64_t job = job_probe(r, jid, jl, p->job_hash[x->job], &slot);
-        if (job == -2) {
+        /* the job may not have a unit yet: a later part can bring it (a job
+         * that never gets one is dropped with its events, run_finish) */
+        uint32_t job;
+        if (job_find(r, jid, jl, p->job_hash[x->job], &job)) {
             rc = -1;
             break;
-        }
-        if (job < 0) {
-            r->xorphans++;
-            continue;
         }
         uint32_t ids[2] = {x->key, x->val};
         for (int k = 0; k < (x->kind == XR_ATTR ? 2 : 1); k++) {
@@ -212,15 +209,24 @@ static void index_free(uint64_t **idx, size_t mask)
     *idx = NULL;
 }
 
-/* Events by unit, then time; attributes by unit, then key (t is 0); both
- * in line order last. */
-static int cmp_xitem(const void *a, const void *b)
+/* Events by unit, then time, then line (a START and its END in the same
+ * millisecond stay in the order the log wrote them). */
+static int cmp_xev(const void *a, const void *b)
 {
     const struct xitem *x = a, *y = b;
     if (x->unit != y->unit)
         return x->unit < y->unit ? -1 : 1;
     if (x->t != y->t)
         return x->t < y->t ? -1 : 1;
+    return (x->line > y->line) - (x->line < y->line);
+}
+
+/* Attributes by unit, then key, then line (the first value of a key first). */
+static int cmp_xattr(const void *a, const void *b)
+{
+    const struct xitem *x = a, *y = b;
+    if (x->unit != y->unit)
+        return x->unit < y->unit ? -1 : 1;
     if (x->name != y->name)
         return x->name < y->name ? -1 : 1;
     return (x->line > y->line) - (x->line < y->line);
@@ -247,12 +253,13 @@ static int64_t only_unit(struct run *r, uint32_t **only, uint32_t job)
 
 /* Give each item its unit (by job and partition), leave out those of no
  * unit (counted), and sort them; returns the count kept. */
-static size_t attach(struct run *r, struct xitem *x, size_t n, uint32_t **only)
+static size_t attach(struct run *r, struct xitem *x, size_t n, uint32_t **only,
+                     int (*cmp)(const void *, const void *))
 {
     size_t k = 0, slot;
     for (size_t i = 0; i < n; i++) {
-        int64_t u = unit_lookup(r, x[i].job, x[i].partition, &slot);
-        if (u < 0 && x[i].partition < 0)
+        int64_t u = x[i].job == UINT32_MAX ? -1 : unit_lookup(r, x[i].job, x[i].partition, &slot);
+        if (u < 0 && x[i].partition < 0 && x[i].job != UINT32_MAX)
             u = only_unit(r, only, x[i].job);
         if (u < 0) {
             r->xorphans++;
@@ -262,7 +269,7 @@ static size_t attach(struct run *r, struct xitem *x, size_t n, uint32_t **only)
         x[k++].unit = (uint32_t)u;
     }
     if (k)
-        qsort(x, k, sizeof *x, cmp_xitem);
+        qsort(x, k, sizeof *x, cmp);
     return k;
 }
 
@@ -277,8 +284,8 @@ static int attach_extras(struct run *r)
     if (index_grow(&r->uindex, &r->uindex_mask, r->nunits, 0, unit_hash_of, r))
         return -1;
     uint32_t *only = NULL; /* a job's one unit + 1 (jobs of several units: 0) */
-    r->nxev = attach(r, r->xev, r->nxev, &only);
-    size_t k = attach(r, r->xattr, r->nxattr, &only);
+    r->nxev = attach(r, r->xev, r->nxev, &only, cmp_xev);
+    size_t k = attach(r, r->xattr, r->nxattr, &only, cmp_xattr);
     free(only);
     size_t m = 0;
     for (size_t i = 0; i < k; i++)
@@ -311,9 +318,40 @@ static void wall_shift(struct run *r)
         r->xev[i].t -= t0;
 }
 
+/* Jobs that only other events named (no unit: no event of the six in the
+ * run) are not jobs of the run: dropped, their events and details left
+ * without a unit (counted as such by attach). */
+static int drop_empty_jobs(struct run *r)
+{
+    size_t n = 0;
+    for (size_t j = 0; j < r->njobs; j++)
+        n += r->jobs[j].units > 0;
+    if (n == r->njobs)
+        return 0;
+    uint32_t *map = malloc(r->njobs * sizeof *map);
+    if (!map)
+        return -1;
+    n = 0;
+    for (size_t j = 0; j < r->njobs; j++) {
+        map[j] = r->jobs[j].units ? (uint32_t)n : UINT32_MAX;
+        if (r->jobs[j].units)
+            r->jobs[n++] = r->jobs[j];
+    }
+    r->njobs = n;
+    for (size_t i = 0; i < r->nunits; i++)
+        r->units[i].job = map[r->units[i].job];
+    for (size_t i = 0; i < r->nxev; i++)
+        r->xev[i].job = map[r->xev[i].job];
+    for (size_t i = 0; i < r->nxattr; i++)
+        r->xattr[i].job = map[r->xattr[i].job];
+    free(map);
+    index_free(&r->jindex, r->jindex_mask);
+    return 0;
+}
+
 static int run_finish(struct run *r)
 {
-    if (attach_extras(r))
+    if (drop_empty_jobs(r) || attach_extras(r))
         return -1;
     if (r->wall_events)
         wall_shift(r);

@@ -47,7 +47,8 @@ int render_is_kernel(const struct run *r, const struct uphase *p)
 {
     size_t n;
     const char *s = uphase_name(r, p, &n);
-    return !p->mark && strlen(analyze_kernel_phase) == n && strncasecmp(s, analyze_kernel_phase, n) == 0;
+    return !p->mark && p->within == WITHIN_GPU && strlen(analyze_kernel_phase) == n &&
+           strncasecmp(s, analyze_kernel_phase, n) == 0; /* as the analysis counts them */
 }
 
 struct dev_span {

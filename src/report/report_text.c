@@ -224,7 +224,7 @@ static void counts_text(FILE *f, const struct run_result *res, const struct pain
         fprintf(f, ", %s%llu late line%s (written after later ones; not a restart)%s", p.yellow,
                 (unsigned long long)r->late_lines, PL(r->late_lines), p.off);
     if (r->xorphans)
-        fprintf(f, ", %llu other event%s or detail%s of jobs with no pipeline event (kept out)",
+        fprintf(f, ", %llu other event%s or detail%s that match no unit (kept out)",
                 (unsigned long long)r->xorphans, PL(r->xorphans), PL(r->xorphans));
     if (res->inconsistent)
         fprintf(f, ", %s%llu inconsistent unit%s left out%s", p.red, (unsigned long long)res->inconsistent,

@@ -96,7 +96,6 @@ struct phase_result {
     size_t nrows;
     struct mark_row *marks; /* by name (owned) */
     size_t nmarks;
-    uint64_t phases;        /* phases found */
     int has_kernel;         /* some device has kernel phases */
     int64_t kernel_busy, kernel_window; /* over the devices with kernel phases */
     double kernel_utilization;          /* NAN: none */

@@ -278,7 +278,6 @@ static int walk_unit(const struct run *r, struct run_result *res, uint32_t u, st
         }
         if (add_occ(a, (struct occ){p->name, p->within, p->end - p->start}))
             return -1;
-        ph->phases++;
         if (p->within == WITHIN_GPU) {
             if (grow_heap((void **)&a->gsub, &a->gcap, ng, sizeof *a->gsub, 16))
                 return -1;

@@ -70,17 +70,18 @@ static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int las
     const char *lstart = buf; /* where pos's line starts (long_check) */
     /* A record is added one record late: the look ahead at the next one
      * (evpart_hint) fetches its unit while this one is put away.  Two
-     * scratch buffers, since a pending record's job id may be in one. */
+     * records and two scratch buffers, since a pending record's job id may
+     * be in one: the next is parsed into the other, never copied. */
     char scratch[2][SCAN_LINE_MAX];
+    struct scan_rec rec[2];
     int sc = 0;
-    struct scan_rec pr = {0};
     struct evhint ph = {0, 0};
     uint64_t pline = 0;
     int pending = 0;
 #define FLUSH()                                                                                    \
     do {                                                                                           \
         if (pending)                                                                               \
-            evpart_add_rec(p, &pr, pline, &ph);                                                    \
+            evpart_add_rec(p, &rec[sc ^ 1], pline, &ph);                                           \
         pending = 0;                                                                               \
     } while (0)
     uint64_t rest = 0; /* newlines in [pos, the end of what is used) */
@@ -123,8 +124,8 @@ static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int las
         /* buf starts a line: the parser looks back from the hit for the
          * line's start only when a record needs it (the line's own
          * timestamp, a JSON line's fields before its target) */
-        struct scan_rec r;
-        enum scan_err e = scan_line_in(buf, hit, eol, readable, scratch[sc], &r);
+        struct scan_rec *r = &rec[sc];
+        enum scan_err e = scan_line_in(buf, hit, eol, readable, scratch[sc], r);
         if (e == SCAN_NOT_RECORD) {
             /* Not a record, but a real one may follow on the same line. */
             if (long_check && nl)
@@ -135,9 +136,8 @@ static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int las
         p->timeline_lines++;
         if (e == SCAN_OK) {
             struct evhint h;
-            evpart_hint(p, r.job, r.job_len, r.partition, &h);
+            evpart_hint(p, r->job, r->job_len, r->partition, &h);
             FLUSH();
-            pr = r;
             ph = h;
             pline = *line;
             pending = 1;

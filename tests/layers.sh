@@ -1,6 +1,6 @@
 #!/bin/sh
 # layers.sh -- imports only point down the flow:
-#   common -> read -> model -> analyze -> sim -> report | render -> cmd
+#   common -> read -> model -> analyze -> sim -> report | render -> live -> cmd
 # Each folder of src/ is a stage; a file may include headers of its own
 # stage and of the stages below it, and the library's shared headers
 # (include/, lib/common/: the vocabulary and the trace format),
@@ -11,7 +11,7 @@ SRC=${1:-$(dirname "$0")/../src}
 rank() {
     case $1 in
     common) echo 0 ;; read) echo 1 ;; model) echo 2 ;; analyze) echo 3 ;; sim) echo 4 ;;
-    report | render) echo 5 ;; cmd) echo 6 ;; *) echo 99 ;;
+    report | render) echo 5 ;; live) echo 6 ;; cmd) echo 7 ;; *) echo 99 ;;
     esac
 }
 # where a header lives: its stage's folder, "lib", "engine", or nothing

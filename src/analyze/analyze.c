@@ -31,7 +31,6 @@ const char *const stage_names[ST_N] = {"synthesis", "handoff", "queue", "prep", 
 const char *const cause_names[CAUSE_N] = {"prep", "queue", "synthesis", "no_work"};
 const char *const bottleneck_names[] = {NULL, "gpu", "synthesis", "dispatch", "input", "cpu", "gpu_phase"};
 
-#define OPEN INT64_MAX
 
 static int has(const struct unit *u, int e)
 {
@@ -87,12 +86,6 @@ static int build_union(struct span *a, size_t *n)
     return 0;
 }
 
-/* A cursor over a sorted disjoint span list. */
-struct cursor {
-    const struct span *s;
-    size_t n, i;
-};
-
 /* Start c at the first span that ends after t (a binary search: a device
  * whose gaps start late need not walk the spans before them). */
 static void cursor_seek(struct cursor *c, int64_t t)
@@ -122,6 +115,39 @@ static int cursor_at(struct cursor *c, int64_t t, int64_t *next_change)
         return 1;
     }
     *next_change = c->s[c->i].start;
+    return 0;
+}
+
+void idle_sets_init(struct idle_sets *c, const struct span *prep, size_t np, const struct span *queue,
+                    size_t nq, const struct span *synth, size_t ns, int64_t from)
+{
+    c->prep = (struct cursor){prep, np, 0};
+    c->queue = (struct cursor){queue, nq, 0};
+    c->synth = (struct cursor){synth, ns, 0};
+    cursor_seek(&c->queue, from);
+    cursor_seek(&c->synth, from);
+}
+
+int idle_attribute(struct idle_sets *c, int64_t a, int64_t b, int64_t by_cause[CAUSE_N],
+                   int (*seg)(void *ctx, int64_t a, int64_t b, int cause), void *ctx)
+{
+    for (int64_t t = a; t < b;) {
+        int64_t np_, nq, ns;
+        int in_p = cursor_at(&c->prep, t, &np_), in_q = cursor_at(&c->queue, t, &nq),
+            in_s = cursor_at(&c->synth, t, &ns);
+        int64_t next = b;
+        if (np_ < next)
+            next = np_;
+        if (nq < next)
+            next = nq;
+        if (ns < next)
+            next = ns;
+        int cause = in_p ? CAUSE_PREP : in_q ? CAUSE_QUEUE : in_s ? CAUSE_SYNTHESIS : CAUSE_NO_WORK;
+        by_cause[cause] += next - t;
+        if (seg && seg(ctx, t, next, cause))
+            return -1;
+        t = next;
+    }
     return 0;
 }
 
@@ -156,19 +182,11 @@ int stages_of(const struct run *r, const uint32_t *idx, size_t n, struct stage_s
     int64_t *v = scratch_alloc((n ? n : 1) * sizeof *v);
     if (!v)
         return -1;
-    static const int from[ST_N] = {EV_SYNTH_START, EV_SYNTH_END, -1, EV_GPU_PICKUP, EV_GPU_START};
-    static const int to[ST_N] = {EV_SYNTH_END, EV_CHAN_SEND, EV_GPU_PICKUP, EV_GPU_START, EV_GPU_END};
     for (int s = 0; s < ST_N; s++) {
         size_t k = 0;
-        for (size_t i = 0; i < n; i++) {
-            const struct unit *u = &r->units[idx ? idx[i] : i];
-            if (!consistent(u) || !has(u, to[s]))
-                continue;
-            int64_t a = from[s] >= 0 ? u->t[from[s]] : ready_of(u);
-            if (a == T_NONE)
-                continue;
-            v[k++] = u->t[to[s]] - a;
-        }
+        for (size_t i = 0; i < n; i++)
+            if (unit_stage(&r->units[idx ? idx[i] : i], s, &v[k]))
+                k++;
         stage_fill(&out[s], v, k);
     }
     scratch_free(v);
@@ -249,6 +267,11 @@ static double prep_host(const struct run *r, const uint32_t *ui, size_t cap, con
 /* The idle gaps are the holes between the merged busy spans busy[0..nb)
  * (nb >= 1); each instant of them gets the first cause that holds: the
  * device's prep set prep[0..np), then the shared queue and synthesis. */
+static int seg_add_cb(void *ctx, int64_t a, int64_t b, int cause)
+{
+    return seg_add(ctx, a, b, cause);
+}
+
 static int idle_gaps(struct device_result *d, const struct span *busy, size_t nb,
                      const struct span *prep, size_t np, const struct shared_sets *sh)
 {
@@ -256,35 +279,17 @@ static int idle_gaps(struct device_result *d, const struct span *busy, size_t nb
     d->gaps = calloc(d->ngaps ? d->ngaps : 1, sizeof *d->gaps);
     if (!d->gaps)
         return -1;
-    struct cursor cp = {prep, np, 0}, cq = {sh->queue, sh->nqueue, 0},
-                  cs = {sh->synth, sh->nsynth, 0};
-    if (d->ngaps) {
-        cursor_seek(&cq, busy[0].end);
-        cursor_seek(&cs, busy[0].end);
-    }
+    struct idle_sets c;
+    idle_sets_init(&c, prep, np, sh->queue, sh->nqueue, sh->synth, sh->nsynth,
+                   d->ngaps ? busy[0].end : 0);
     for (size_t g = 0; g < d->ngaps; g++) {
         struct gap *gp = &d->gaps[g];
         gp->start = busy[g].end;
         gp->end = busy[g + 1].start;
-        for (int64_t t = gp->start; t < gp->end;) {
-            int64_t np_, nq, ns;
-            int in_p = cursor_at(&cp, t, &np_), in_q = cursor_at(&cq, t, &nq),
-                in_s = cursor_at(&cs, t, &ns);
-            int64_t next = gp->end;
-            if (np_ < next)
-                next = np_;
-            if (nq < next)
-                next = nq;
-            if (ns < next)
-                next = ns;
-            int cause = in_p ? CAUSE_PREP : in_q ? CAUSE_QUEUE : in_s ? CAUSE_SYNTHESIS : CAUSE_NO_WORK;
-            gp->by_cause[cause] += next - t;
-            if (seg_add(d, t, next, cause))
-                return -1;
-            t = next;
-        }
-        for (int c = 0; c < CAUSE_N; c++)
-            d->by_cause[c] += gp->by_cause[c];
+        if (idle_attribute(&c, gp->start, gp->end, gp->by_cause, seg_add_cb, d))
+            return -1;
+        for (int c_ = 0; c_ < CAUSE_N; c_++)
+            d->by_cause[c_] += gp->by_cause[c_];
         d->idle += gp->end - gp->start;
     }
     return 0;
@@ -310,13 +315,12 @@ int analyze_device(const struct run *r, int32_t dev, const uint32_t *ui, size_t 
         const struct unit *u = &r->units[ui[k]];
         if (u->worker >= 0)
             workers[nw++] = u->worker;
-        if (has(u, EV_GPU_START) && has(u, EV_GPU_END)) {
-            busy[nb++] = (struct span){u->t[EV_GPU_START], u->t[EV_GPU_END]};
+        if (unit_busy_span(u, &busy[nb])) {
+            nb++;
             d->units++;
         }
-        struct span s;
-        if (state_span(u, u->t[EV_GPU_PICKUP], EV_GPU_START, &s))
-            prep[np++] = s;
+        if (unit_prep_span(u, &prep[np]))
+            np++;
     }
     size_t nwu = distinct(workers, nw);
     int32_t *shrunk = realloc(workers, (nwu ? nwu : 1) * sizeof *workers);
@@ -357,22 +361,63 @@ int analyze_device(const struct run *r, int32_t dev, const uint32_t *ui, size_t 
     return 0;
 }
 
+int unit_consistent(const struct unit *u)
+{
+    return consistent(u);
+}
+
+int unit_busy_span(const struct unit *u, struct span *s)
+{
+    if (!has(u, EV_GPU_START) || !has(u, EV_GPU_END))
+        return 0;
+    *s = (struct span){u->t[EV_GPU_START], u->t[EV_GPU_END]};
+    return 1;
+}
+
+int unit_prep_span(const struct unit *u, struct span *s)
+{
+    return state_span(u, u->t[EV_GPU_PICKUP], EV_GPU_START, s);
+}
+
+int unit_queue_span(const struct unit *u, struct span *s)
+{
+    /* ready, not yet picked up (pickup = GPU_PICKUP, else the next event
+     * present) */
+    return state_span(u, ready_of(u), EV_GPU_PICKUP, s);
+}
+
+int unit_synth_cause_span(const struct unit *u, struct span *s)
+{
+    /* from SYNTH_START until ready (or the next event) */
+    if (!has(u, EV_SYNTH_START))
+        return 0;
+    int64_t ready = ready_of(u);
+    s->start = u->t[EV_SYNTH_START];
+    s->end = ready != T_NONE ? ready : next_present(u, EV_GPU_PICKUP);
+    return s->end > s->start;
+}
+
+int unit_stage(const struct unit *u, int stage, int64_t *v)
+{
+    static const int from[ST_N] = {EV_SYNTH_START, EV_SYNTH_END, -1, EV_GPU_PICKUP, EV_GPU_START};
+    static const int to[ST_N] = {EV_SYNTH_END, EV_CHAN_SEND, EV_GPU_PICKUP, EV_GPU_START, EV_GPU_END};
+    if (!consistent(u) || !has(u, to[stage]))
+        return 0;
+    int64_t a = from[stage] >= 0 ? u->t[from[stage]] : ready_of(u);
+    if (a == T_NONE)
+        return 0;
+    *v = u->t[to[stage]] - a;
+    return 1;
+}
+
 /* A unit's share of the shared sets: its queue and synthesis spans. */
 static void shared_add(const struct unit *u, struct shared_sets *sh)
 {
     struct span s;
-    int64_t ready = ready_of(u);
-    /* queue: ready, not yet picked up (pickup = GPU_PICKUP, else the
-     * next event present) */
-    if (state_span(u, ready, EV_GPU_PICKUP, &s))
+    if (unit_queue_span(u, &s))
         sh->queue[sh->nqueue++] = s;
-    /* synthesis: from SYNTH_START until ready (or the next event) */
-    if (has(u, EV_SYNTH_START)) {
-        s.start = u->t[EV_SYNTH_START];
-        s.end = ready != T_NONE ? ready : next_present(u, EV_GPU_PICKUP);
-        if (s.end > s.start)
-            sh->synth[sh->nsynth++] = s;
-    }
+    if (unit_synth_cause_span(u, &s))
+        sh->synth[sh->nsynth++] = s;
 }
 
 /* The device ids units name: few, but a hostile input may name many, so

@@ -187,6 +187,36 @@ struct run_result {
 int analyze_run(const struct run *r, struct run_result *out);
 void run_result_free(struct run_result *res);
 
+/* The definitions, one unit at a time (DESIGN.md), shared by the analysis
+ * and by watch (src/live/), so that both count every instant alike.  Each
+ * returns 1 and sets *s when the unit has the span (end OPEN: to the end
+ * of the log), 0 when not.  A unit that is not consistent (U_CONTRA) is
+ * left out of everything: callers check unit_consistent first. */
+int unit_consistent(const struct unit *u);
+int unit_busy_span(const struct unit *u, struct span *s);        /* [GPU_START, GPU_END] */
+int unit_prep_span(const struct unit *u, struct span *s);        /* the cause prep on its device */
+int unit_queue_span(const struct unit *u, struct span *s);       /* the cause queue */
+int unit_synth_cause_span(const struct unit *u, struct span *s); /* the cause synthesis */
+/* A unit's time in stage ST_* (stage_names), when it has both ends. */
+int unit_stage(const struct unit *u, int stage, int64_t *v);
+
+/* Every idle instant's cause, first match wins: prep of the device, then
+ * the queue and synthesis sets shared by all devices.  The three sets are
+ * sorted and merged (sort_spans, merge_spans); idle_attribute walks
+ * [a, b) forward (each call at or after the last one's b), adds each
+ * cause's time to by_cause, and calls seg (when given) for each stretch. */
+struct cursor {
+    const struct span *s;
+    size_t n, i;
+};
+struct idle_sets {
+    struct cursor prep, queue, synth;
+};
+void idle_sets_init(struct idle_sets *c, const struct span *prep, size_t np, const struct span *queue,
+                    size_t nq, const struct span *synth, size_t ns, int64_t from);
+int idle_attribute(struct idle_sets *c, int64_t a, int64_t b, int64_t by_cause[CAUSE_N],
+                   int (*seg)(void *ctx, int64_t a, int64_t b, int cause), void *ctx);
+
 /* A unit's synthesis as the semaphore bounds it: [SYNTH_START, SYNTH_END),
  * or to its next event present when SYNTH_END is missing; 0 when it has no
  * SYNTH_START, the span is empty, or it never ended (no later event). */
@@ -211,5 +241,8 @@ void phase_result_free(struct phase_result *p);
 
 /* The cpu bottleneck's advice figures (cores: 0 unknown). */
 void advise_cpu(struct run_result *res, double cores);
+
+/* OPEN: a span that lasts to the end of the log. */
+#define OPEN INT64_MAX
 
 #endif /* ANALYZE_H */

@@ -55,8 +55,8 @@ static void explain_empty(const char *cmd, const struct source *s)
 {
     uint64_t tl = 0, sk = 0, base = 0;
     for (int i = 0; i < s->nparts; i++) {
-        tl += s->parts[i].timeline_lines;
-        sk += s->parts[i].skipped;
+        tl += s->parts[i].diag.timeline_lines;
+        sk += s->parts[i].diag.skipped;
     }
     if (tl == 0) {
         fprintf(stderr, "%s: %s: no TIMELINE records found%s\n", cmd, s->name,
@@ -67,11 +67,11 @@ static void explain_empty(const char *cmd, const struct source *s)
             (unsigned long long)tl, (unsigned long long)sk);
     int shown = 0;
     for (int i = 0; i < s->nparts && shown < 5; i++) {
-        const struct evpart *p = &s->parts[i];
-        for (int k = 0; k < p->nskip_first && shown < 5; k++, shown++)
-            fprintf(stderr, "  %s:%llu: %s\n", s->name, (unsigned long long)(base + p->skip_first[k].line + 1),
-                    scan_err_text[p->skip_first[k].detail]);
-        base += p->lines;
+        const struct ev_diag *d = &s->parts[i].diag;
+        for (int k = 0; k < d->nskip_first && shown < 5; k++, shown++)
+            fprintf(stderr, "  %s:%llu: %s\n", s->name, (unsigned long long)(base + d->skip_first[k].line + 1),
+                    scan_err_text[d->skip_first[k].detail]);
+        base += d->lines;
     }
 }
 
@@ -107,7 +107,7 @@ int load_inputs(struct loaded *l, char **paths, int npaths, int progress, const 
         phase("model", &t0);
         warn_source(cmd, s);
         for (int p = 0; p < s->nparts; p++)
-            if (s->parts[p].oom) {
+            if (s->parts[p].diag.oom) {
                 fprintf(stderr, "%s: %s: out of memory: events past some point were not read\n", cmd, s->name);
                 l->partial = 1;
                 break;

@@ -19,45 +19,20 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* Open-addressing index of value+1 (0 empty) with a hash tag on top. */
-/* Make room for one more than n entries, or for want entries (presizing);
- * the n existing entries are reinserted. */
-static int index_grow(uint64_t **idx, size_t *mask, size_t n, size_t want,
-                      uint64_t (*hash_of)(void *, size_t), void *ctx)
-{
-    if (want < n + 1)
-        want = n + 1;
-    if (*idx && want * 4 <= (*mask + 1) * 3) /* at most three quarters full */
-        return 0;
-    size_t size = *idx ? (*mask + 1) * 2 : 1024;
-    while (size * 3 < want * 4)
-        size *= 2;
-    uint64_t *ni = big_alloc_full(size * sizeof *ni);
-    if (!ni)
-        return -1;
-    for (size_t v = 0; v < n; v++) {
-        uint64_t h = hash_of(ctx, v);
-        size_t i = h & (size - 1);
-        while (ni[i])
-            i = (i + 1) & (size - 1);
-        ni[i] = (h & 0xffffffff00000000ull) | (v + 1);
-    }
-    if (*idx)
-        big_free(*idx, (*mask + 1) * sizeof **idx);
-    *idx = ni;
-    *mask = size - 1;
-    return 0;
-}
+/* The run's indexes (hindex.h) hold jobs by their hash and units by
+ * unit_hash; they start at 1024 slots and are freed when the run is
+ * complete. */
+#define RUN_INDEX_MIN 1024
 
-static uint64_t job_hash_of(void *ctx, size_t v)
+static uint64_t job_hash_of(const void *ctx, size_t v)
 {
-    struct run *r = ctx;
+    const struct run *r = ctx;
     return r->jobs[v].hash;
 }
 
-static uint64_t unit_hash_of(void *ctx, size_t v)
+static uint64_t unit_hash_of(const void *ctx, size_t v)
 {
-    struct run *r = ctx;
+    const struct run *r = ctx;
     return unit_hash(r->jobs[r->units[v].job].hash, r->units[v].partition);
 }
 
@@ -66,16 +41,13 @@ static uint64_t unit_hash_of(void *ctx, size_t v)
  * out of memory. */
 static int64_t job_probe(struct run *r, const char *id, size_t len, uint64_t h, size_t *slot)
 {
-    if (index_grow(&r->jindex, &r->jindex_mask, r->njobs, 0, job_hash_of, r))
+    struct hindex *x = &r->jindex;
+    if (hindex_reserve(x, r->njobs, 0, RUN_INDEX_MIN, job_hash_of, r))
         return -2;
-    size_t i = h & r->jindex_mask;
-    while (r->jindex[i]) {
-        uint64_t e = r->jindex[i];
-        uint32_t v = (uint32_t)e - 1;
-        if ((e >> 32) == (h >> 32) && r->jobs[v].len == len && memcmp(r->jobs[v].id, id, len) == 0)
+    size_t i = hindex_home(x, h);
+    for (int64_t v; (v = hindex_probe(x, h, &i)) >= 0; i = hindex_next(x, i))
+        if (r->jobs[v].len == len && memcmp(r->jobs[v].id, id, len) == 0)
             return v;
-        i = (i + 1) & r->jindex_mask;
-    }
     *slot = i;
     return -1;
 }
@@ -92,7 +64,7 @@ static int job_find(struct run *r, const char *id, size_t len, uint64_t h, uint3
     if (v == -2 || grow_array((void **)&r->jobs, &r->jobs_cap, r->njobs + 1, sizeof *r->jobs))
         return -1;
     r->jobs[r->njobs] = (struct job){id, (uint32_t)len, 0, h};
-    r->jindex[i] = (h & 0xffffffff00000000ull) | (r->njobs + 1);
+    hindex_put(&r->jindex, i, h, (uint32_t)r->njobs);
     *out = (uint32_t)r->njobs++;
     return 0;
 }
@@ -102,15 +74,15 @@ static int job_find(struct run *r, const char *id, size_t len, uint64_t h, uint3
  * part has no segment, + 1, or 0). */
 static int take_extras(struct model *m, struct evpart *p, const size_t *segrun, size_t cur, uint64_t base)
 {
-    if (!p->nx)
+    if (!p->extra.n)
         return 0;
-    uint32_t *smap = calloc(p->strs.n ? p->strs.n : 1, sizeof *smap); /* model string + 1 */
+    uint32_t *smap = calloc(p->extra.strs.n ? p->extra.strs.n : 1, sizeof *smap); /* model string + 1 */
     if (!smap)
         return -1;
     int rc = 0;
-    for (size_t i = 0; i < p->nx && rc == 0; i++) {
-        const struct xrec *x = &p->x[i];
-        size_t ri = p->nsegs ? segrun[x->seg < p->nsegs ? x->seg : p->nsegs - 1] : cur;
+    for (size_t i = 0; i < p->extra.n && rc == 0; i++) {
+        const struct xrec *x = &p->extra.list[i];
+        size_t ri = p->segs.n ? segrun[x->seg < p->segs.n ? x->seg : p->segs.n - 1] : cur;
         if (!ri) {
             m->xorphans++;
             continue;
@@ -121,7 +93,7 @@ static int take_extras(struct model *m, struct evpart *p, const size_t *segrun, 
         /* the job may not have a unit yet: a later part can bring it (a job
          * that never gets one is dropped with its events, run_finish) */
         uint32_t job;
-        if (job_find(r, jid, jl, p->job_hash[x->job], &job)) {
+        if (job_find(r, jid, jl, p->jobs.hash[x->job], &job)) {
             rc = -1;
             break;
         }
@@ -129,7 +101,7 @@ static int take_extras(struct model *m, struct evpart *p, const size_t *segrun, 
         for (int k = 0; k < (x->kind == XR_ATTR ? 2 : 1); k++) {
             if (!smap[ids[k]]) {
                 size_t n;
-                const char *sv = strtab_get(&p->strs, ids[k], &n);
+                const char *sv = strtab_get(&p->extra.strs, ids[k], &n);
                 uint32_t id;
                 if (strtab_intern(&m->strs, sv, n, &id)) {
                     rc = -1;
@@ -200,13 +172,6 @@ static void check_order(struct run *r)
             last = u->t[e];
         }
     }
-}
-
-static void index_free(uint64_t **idx, size_t mask)
-{
-    if (*idx)
-        big_free(*idx, (mask + 1) * sizeof **idx);
-    *idx = NULL;
 }
 
 /* Events by unit, then time, then line (a START and its END in the same
@@ -280,8 +245,8 @@ static int attach_extras(struct run *r)
     if (!r->nxev && !r->nxattr)
         return 0;
     /* a complete index of the run's units (a run keeps only part of one) */
-    index_free(&r->uindex, r->uindex_mask);
-    if (index_grow(&r->uindex, &r->uindex_mask, r->nunits, 0, unit_hash_of, r))
+    hindex_free(&r->uindex);
+    if (hindex_reserve(&r->uindex, r->nunits, 0, RUN_INDEX_MIN, unit_hash_of, r))
         return -1;
     uint32_t *only = NULL; /* a job's one unit + 1 (jobs of several units: 0) */
     r->nxev = attach(r, r->xev, r->nxev, &only, cmp_xev);
@@ -345,7 +310,7 @@ static int drop_empty_jobs(struct run *r)
     for (size_t i = 0; i < r->nxattr; i++)
         r->xattr[i].job = map[r->xattr[i].job];
     free(map);
-    index_free(&r->jindex, r->jindex_mask);
+    hindex_free(&r->jindex);
     return 0;
 }
 
@@ -356,8 +321,8 @@ static int run_finish(struct run *r)
     if (r->wall_events)
         wall_shift(r);
     check_order(r);
-    index_free(&r->uindex, r->uindex_mask);
-    index_free(&r->jindex, r->jindex_mask);
+    hindex_free(&r->uindex);
+    hindex_free(&r->jindex);
     return 0;
 }
 
@@ -366,18 +331,14 @@ static int run_finish(struct run *r)
 static int64_t unit_lookup(struct run *r, uint32_t job, int32_t partition, size_t *slot)
 {
     uint64_t h = unit_hash(r->jobs[job].hash, partition);
-    size_t i = h & r->uindex_mask;
-    while (r->uindex[i]) {
-        uint64_t e = r->uindex[i];
-        uint32_t v = (uint32_t)e - 1;
-        if ((e >> 32) == (h >> 32) && r->units[v].job == job && r->units[v].partition == partition) {
-            *slot = i;
-            return v;
-        }
-        i = (i + 1) & r->uindex_mask;
-    }
+    struct hindex *x = &r->uindex;
+    size_t i = hindex_home(x, h);
+    int64_t v;
+    while ((v = hindex_probe(x, h, &i)) >= 0 &&
+           (r->units[v].job != job || r->units[v].partition != partition))
+        i = hindex_next(x, i);
     *slot = i;
-    return -1;
+    return v;
 }
 
 /* Add the lines of b (sorted, part-relative) to the issue list a. */
@@ -404,8 +365,7 @@ static struct run *adopt(struct model *m, const char *source, int native, int in
     /* The part's last segment keeps its index: the next part may join it,
      * and the run's index is keyed the same way. */
     r->uindex = s->uindex;
-    r->uindex_mask = s->umask;
-    s->uindex = NULL;
+    s->uindex = (struct hindex){0};
     s->nunits = s->units_cap = 0;
     uint32_t stamp = (uint32_t)m->nruns; /* unique to this run */
     for (size_t i = 0; i < r->nunits; i++) {
@@ -416,7 +376,7 @@ static struct run *adopt(struct model *m, const char *source, int native, int in
                 return NULL;
             size_t jl;
             const char *id = evpart_job(p, pj, &jl);
-            r->jobs[r->njobs] = (struct job){id, (uint32_t)jl, 0, p->job_hash[pj]};
+            r->jobs[r->njobs] = (struct job){id, (uint32_t)jl, 0, p->jobs.hash[pj]};
             jstamp[pj] = stamp;
             jval[pj] = (uint32_t)r->njobs++;
         }
@@ -485,7 +445,7 @@ static void merge_unit(struct run *r, struct evpart *p, struct unit *a, const st
             continue;
         }
         a->t[e] = b->t[e];
-        const struct role *ro = &p->roles[d->role[e]];
+        const struct role *ro = &p->roles.list[d->role[e]];
         if (ro->worker >= 0 && a->worker < 0)
             a->worker = ro->worker;
         if (ro->device >= 0) {
@@ -529,23 +489,22 @@ static int append_new(struct run *r, struct seg *s, const uint32_t *dest, uint64
     if (more)
         for (size_t k = first; k < r->nunits; k++) {
             size_t slot;
-            unit_lookup(r, r->units[k].job, r->units[k].partition, &slot); /* not there: its place */
-            r->uindex[slot] = (unit_hash(r->jobs[r->units[k].job].hash, r->units[k].partition) &
-                               0xffffffff00000000ull) |
-                              (k + 1);
+            const struct unit *u = &r->units[k];
+            unit_lookup(r, u->job, u->partition, &slot); /* not there: its place */
+            hindex_put(&r->uindex, slot, unit_hash(r->jobs[u->job].hash, u->partition), (uint32_t)k);
         }
     return 0;
 }
 
 static int join(struct run *r, struct evpart *p, struct seg *s, uint64_t base, int more)
 {
-    if (index_grow(&r->jindex, &r->jindex_mask, r->njobs, r->njobs + p->njobs, job_hash_of, r) ||
-        index_grow(&r->uindex, &r->uindex_mask, r->nunits, more ? r->nunits + s->nunits : 0,
-                   unit_hash_of, r))
+    if (hindex_reserve(&r->jindex, r->njobs, r->njobs + p->jobs.n, RUN_INDEX_MIN, job_hash_of, r) ||
+        hindex_reserve(&r->uindex, r->nunits, more ? r->nunits + s->nunits : 0, RUN_INDEX_MIN,
+                       unit_hash_of, r))
         return -1;
     if (r->nunits + s->nunits >= UINT32_MAX - 1)
         return -1;
-    uint32_t *jmap = calloc(p->njobs ? p->njobs : 1, sizeof *jmap); /* run job + 1 */
+    uint32_t *jmap = calloc(p->jobs.n ? p->jobs.n : 1, sizeof *jmap); /* run job + 1 */
     uint32_t *dest = malloc((s->nunits ? s->nunits : 1) * sizeof *dest); /* run job, or none */
     if (!jmap || !dest) {
         free(jmap);
@@ -564,7 +523,7 @@ static int join(struct run *r, struct evpart *p, struct seg *s, uint64_t base, i
         } else {
             size_t jl;
             const char *jid = evpart_job(p, pj, &jl);
-            if (job_find(r, jid, jl, p->job_hash[pj], &job)) {
+            if (job_find(r, jid, jl, p->jobs.hash[pj], &job)) {
                 free(jmap);
                 free(dest);
                 return -1;
@@ -618,43 +577,44 @@ int model_add(struct model *m, const char *source, struct evpart *parts, int npa
     for (int pi = 0; pi < nparts && rc == 0; pi++) {
         struct evpart *p = &parts[pi];
         for (int e = 0; e < 8; e++)
-            m->skipped_by[e] += p->skipped_by[e];
-        m->timeline_lines += p->timeline_lines;
-        m->bytes += p->bytes;
+            m->skipped_by[e] += p->diag.skipped_by[e];
+        m->timeline_lines += p->diag.timeline_lines;
+        m->bytes += p->diag.bytes;
         /* Lines skipped before the part's first event belong to the run
          * it starts in, or to the input's first run. */
         if (r) {
-            r->skipped_lines += p->pre_skipped;
-            issues_add(r, ISSUE_SKIPPED, p->pre_skips, p->npre_skips, base);
+            r->skipped_lines += p->diag.pre_skipped;
+            issues_add(r, ISSUE_SKIPPED, p->diag.pre_skips, p->diag.npre_skips, base);
         } else {
-            pending_skips += p->pre_skipped;
-            for (int i = 0; i < p->npre_skips && npending < MAX_ISSUES; i++)
-                pending[npending++] = (struct pline){base + p->pre_skips[i].line, p->pre_skips[i].detail};
+            pending_skips += p->diag.pre_skipped;
+            for (int i = 0; i < p->diag.npre_skips && npending < MAX_ISSUES; i++)
+                pending[npending++] =
+                    (struct pline){base + p->diag.pre_skips[i].line, p->diag.pre_skips[i].detail};
         }
         uint32_t *jstamp = NULL, *jval = NULL;
-        if (p->nsegs > (p->seg0_cont ? 1u : 0u)) {
-            jstamp = calloc(p->njobs ? p->njobs : 1, sizeof *jstamp);
-            jval = malloc((p->njobs ? p->njobs : 1) * sizeof *jval);
+        if (p->segs.n > (p->segs.first_cont ? 1u : 0u)) {
+            jstamp = calloc(p->jobs.n ? p->jobs.n : 1, sizeof *jstamp);
+            jval = malloc((p->jobs.n ? p->jobs.n : 1) * sizeof *jval);
             if (!jstamp || !jval) {
                 free(jstamp);
                 free(jval);
                 return -1;
             }
         }
-        size_t *segrun = calloc(p->nsegs ? p->nsegs : 1, sizeof *segrun);
+        size_t *segrun = calloc(p->segs.n ? p->segs.n : 1, sizeof *segrun);
         if (!segrun) {
             free(jstamp);
             free(jval);
             return -1;
         }
-        for (size_t si = 0; si < p->nsegs; si++) {
-            struct seg *s = &p->segs[si];
-            if (si == 0 && p->seg0_cont && r) {
+        for (size_t si = 0; si < p->segs.n; si++) {
+            struct seg *s = &p->segs.list[si];
+            if (si == 0 && p->segs.first_cont && r) {
                 /* does a later part join this run too? */
                 int more = 0;
-                for (int k = pi + 1; k < nparts && p->nsegs == 1; k++)
-                    if (parts[k].nsegs) {
-                        more = parts[k].seg0_cont;
+                for (int k = pi + 1; k < nparts && p->segs.n == 1; k++)
+                    if (parts[k].segs.n) {
+                        more = parts[k].segs.first_cont;
                         break;
                     }
                 if (join(r, p, s, base, more)) {
@@ -690,7 +650,7 @@ int model_add(struct model *m, const char *source, struct evpart *parts, int npa
         if (rc == 0 && take_extras(m, p, segrun, r ? (size_t)(r - m->runs) + 1 : 0, base))
             rc = -1;
         free(segrun);
-        base += p->lines;
+        base += p->diag.lines;
         evpart_drop_events(p); /* what the runs did not take */
     }
     for (size_t i = first; i < m->nruns; i++)
@@ -721,8 +681,8 @@ void model_free(struct model *m)
         struct run *r = &m->runs[i];
         big_free(r->units, r->units_cap * sizeof *r->units);
         big_free(r->jobs, r->jobs_cap * sizeof *r->jobs);
-        index_free(&r->uindex, r->uindex_mask);
-        index_free(&r->jindex, r->jindex_mask);
+        hindex_free(&r->uindex);
+        hindex_free(&r->jindex);
         free(r->xev);
         free(r->xattr);
     }

@@ -12,6 +12,7 @@
 #define MODEL_H
 
 #include "events.h"
+#include "hindex.h"
 #include "scan.h"
 
 #include <stddef.h>
@@ -74,9 +75,8 @@ struct run {
     const struct strtab *strs; /* the model's: names, keys and values */
     uint64_t wall_events;   /* events timed by their line's own clock (no ts=) */
     int64_t wall_origin;    /* then: the run's first record, ns since 1970; times count from it */
-    /* lookup tables while building */
-    uint64_t *uindex, *jindex;
-    size_t uindex_mask, jindex_mask;
+    /* lookup tables while building: units by unit_hash, jobs by hash */
+    struct hindex uindex, jindex;
 };
 
 struct model {

@@ -51,75 +51,57 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
     return 0;
 }
 
-/* Index entries: a number + 1 in the low 32 bits (0: empty), the hash's
- * high 32 bits above, so a probe rarely touches an entry that is not the
- * one sought.  hashes[k * stride] is entry k's hash. */
-static int index_rebuild(uint64_t **idx, uint32_t *mask, uint32_t size, const uint64_t *hashes,
-                         uint32_t n, size_t stride)
+/* A new job, number p->jobs.n: its bytes onto the arena. */
+static int job_add(struct evpart *p, const char *job, size_t len, uint64_t jh)
 {
-    uint64_t *ni = big_alloc_full((size_t)size * sizeof *ni); /* zeroed */
-    if (!ni)
+    uint32_t cap = p->jobs.cap;
+    if (grow((void **)&p->jobs.off, &cap, p->jobs.n + 1, sizeof *p->jobs.off))
         return -1;
-    for (uint32_t k = 0; k < n; k++) {
-        uint64_t h = *(const uint64_t *)((const char *)hashes + (size_t)k * stride);
-        uint32_t i = (uint32_t)h & (size - 1);
-        while (ni[i])
-            i = (i + 1) & (size - 1);
-        ni[i] = (h & 0xffffffff00000000ull) | (k + 1);
+    cap = p->jobs.cap;
+    if (grow((void **)&p->jobs.hash, &cap, p->jobs.n + 1, sizeof *p->jobs.hash))
+        return -1;
+    p->jobs.cap = cap;
+    if (p->jobs.arena_len + len > p->jobs.arena_cap) {
+        size_t ncap = p->jobs.arena_cap ? p->jobs.arena_cap : 65536;
+        while (ncap < p->jobs.arena_len + len)
+            ncap *= 2;
+        char *n = big_realloc(p->jobs.arena, p->jobs.arena_cap, ncap);
+        if (!n)
+            return -1;
+        p->jobs.arena = n;
+        p->jobs.arena_cap = ncap;
     }
-    if (*idx)
-        big_free(*idx, (size_t)(*mask + 1) * sizeof **idx);
-    *idx = ni;
-    *mask = size - 1;
+    memcpy(p->jobs.arena + p->jobs.arena_len, job, len);
+    p->jobs.off[p->jobs.n] = (uint64_t)p->jobs.arena_len << 16 | len;
+    p->jobs.hash[p->jobs.n] = jh;
+    p->jobs.arena_len += len;
     return 0;
 }
 
-/* The job's number, adding it if new.  jh = hash_bytes(job, len, 0). */
+/* The job's number, adding it if new.  jh = hash_bytes(job, len, 0).
+ * The index is kept at most half full: it is consulted for each new unit,
+ * and a job's lookup compares its bytes. */
 static int job_find(struct evpart *p, const char *job, size_t len, uint64_t jh, uint32_t *out)
 {
-    if (!p->jindex && index_rebuild(&p->jindex, &p->jindex_mask, 1024, NULL, 0, 8))
+    struct hindex *x = &p->find.jobs;
+    if (!x->slot && hindex_rebuild(x, 1024, 0, NULL, NULL))
         return -1;
-    uint32_t i = (uint32_t)jh & p->jindex_mask;
-    for (;;) {
-        uint64_t slot = p->jindex[i];
-        uint32_t k = (uint32_t)slot;
-        if (!k)
-            break;
-        if ((slot >> 32) == (jh >> 32) && p->job_hash[k - 1] == jh) {
+    size_t i = hindex_home(x, jh);
+    for (int64_t k; (k = hindex_probe(x, jh, &i)) >= 0; i = hindex_next(x, i))
+        if (p->jobs.hash[k] == jh) {
             size_t jl;
-            const char *j = evpart_job(p, k - 1, &jl);
+            const char *j = evpart_job(p, (uint32_t)k, &jl);
             if (jl == len && memcmp(j, job, len) == 0) {
-                *out = k - 1;
+                *out = (uint32_t)k;
                 return 0;
             }
         }
-        i = (i + 1) & p->jindex_mask;
-    }
-    uint32_t cap = p->jobs_cap;
-    if (grow((void **)&p->job_off, &cap, p->njobs + 1, sizeof *p->job_off))
+    if (job_add(p, job, len, jh))
         return -1;
-    cap = p->jobs_cap;
-    if (grow((void **)&p->job_hash, &cap, p->njobs + 1, sizeof *p->job_hash))
-        return -1;
-    p->jobs_cap = cap;
-    if (p->arena_len + len > p->arena_cap) {
-        size_t ncap = p->arena_cap ? p->arena_cap : 65536;
-        while (ncap < p->arena_len + len)
-            ncap *= 2;
-        char *n = big_realloc(p->arena, p->arena_cap, ncap);
-        if (!n)
-            return -1;
-        p->arena = n;
-        p->arena_cap = ncap;
-    }
-    memcpy(p->arena + p->arena_len, job, len);
-    p->job_off[p->njobs] = (uint64_t)p->arena_len << 16 | len;
-    p->job_hash[p->njobs] = jh;
-    p->arena_len += len;
-    p->jindex[i] = (jh & 0xffffffff00000000ull) | (p->njobs + 1);
-    *out = p->njobs++;
-    if ((uint64_t)p->njobs * 2 > p->jindex_mask + 1 &&
-        index_rebuild(&p->jindex, &p->jindex_mask, (p->jindex_mask + 1) * 2, p->job_hash, p->njobs, 8))
+    hindex_put(x, i, jh, p->jobs.n);
+    *out = p->jobs.n++;
+    if ((uint64_t)p->jobs.n * 2 > x->mask + 1 &&
+        hindex_rebuild(x, (x->mask + 1) * 2, p->jobs.n, hindex_hash_at, p->jobs.hash))
         return -1;
     return 0;
 }
@@ -149,32 +131,27 @@ static int seg_grow(struct seg *s, int side)
     return 0;
 }
 
-/* Grow a segment's unit index to hold one more than its units at three
- * quarters load; the units' hashes are computed again from their job's hash. */
-static int seg_index_grow(struct evpart *p, struct seg *s)
+/* A segment's units, for growing its index: their hashes are computed
+ * again from their job's. */
+struct seg_of {
+    const struct evpart *p;
+    const struct seg *s;
+};
+
+static uint64_t seg_unit_hash(const void *ctx, size_t k)
 {
-    /* at most three quarters full: a bigger table costs more to zero than
-     * the longer probes cost (most lookups are answered by the cache of
-     * recent units anyway) */
-    if (s->uindex && (s->nunits + 1) * 4 <= ((size_t)s->umask + 1) * 3)
-        return 0;
-    size_t size = s->uindex ? ((size_t)s->umask + 1) * 2 : 16;
-    if (size > ((size_t)1 << 32))
-        return -1;
-    uint64_t *ni = big_alloc_full(size * sizeof *ni); /* zeroed */
-    if (!ni)
-        return -1;
-    for (size_t k = 0; k < s->nunits; k++) {
-        uint64_t h = unit_hash(p->job_hash[s->units[k].job], s->units[k].partition);
-        size_t i = h & (size - 1);
-        while (ni[i])
-            i = (i + 1) & (size - 1);
-        ni[i] = (h & 0xffffffff00000000ull) | (k + 1);
-    }
-    big_free(s->uindex, s->uindex ? ((size_t)s->umask + 1) * sizeof *ni : 0);
-    s->uindex = ni;
-    s->umask = (uint32_t)(size - 1);
-    return 0;
+    const struct seg_of *c = ctx;
+    const struct unit *u = &c->s->units[k];
+    return unit_hash(c->p->jobs.hash[u->job], u->partition);
+}
+
+/* Room in a segment's unit index for one more unit.  (At most three
+ * quarters full: most lookups are answered by the cache of recent units
+ * anyway.) */
+static inline int seg_index_grow(struct evpart *p, struct seg *s)
+{
+    struct seg_of c = {p, s};
+    return hindex_reserve(&s->uindex, s->nunits, 0, 16, seg_unit_hash, &c);
 }
 
 /* Equal bytes, compared a word at a time (job ids are short); from 8
@@ -251,8 +228,8 @@ static int unit_of(struct evpart *p, struct seg *s, const char *job, size_t len,
     /* A unit's events come close together in a log: a small direct-mapped
      * cache of recent units answers most lookups from L1, with a cheap
      * hash, instead of a full hash and a cache miss into the big index. */
-    uint64_t rk = recent_key(job, len, partition), gt = recent_gt(p->nsegs, rk);
-    uint64_t *rc = &p->recent[(uint32_t)rk];
+    uint64_t rk = recent_key(job, len, partition), gt = recent_gt(p->segs.n, rk);
+    uint64_t *rc = &p->find.recent[(uint32_t)rk];
     int64_t rk_unit = recent_unit(*rc, gt, s);
     if (rk_unit >= 0 && same_key(p, &s->units[rk_unit], job, len, partition)) {
         *out = (uint32_t)rk_unit;
@@ -262,19 +239,13 @@ static int unit_of(struct evpart *p, struct seg *s, const char *job, size_t len,
     uint64_t h = unit_hash(jh, partition);
     if (seg_index_grow(p, s))
         return -1;
-    size_t i = h & s->umask;
-    for (;;) {
-        uint64_t e = s->uindex[i];
-        if (!e)
-            break;
-        uint32_t k = (uint32_t)e - 1;
-        if ((e >> 32) == (h >> 32) && same_key(p, &s->units[k], job, len, partition)) {
-            *out = k;
-            *rc = gt | k;
+    size_t i = hindex_home(&s->uindex, h);
+    for (int64_t k; (k = hindex_probe(&s->uindex, h, &i)) >= 0; i = hindex_next(&s->uindex, i))
+        if (same_key(p, &s->units[k], job, len, partition)) {
+            *out = (uint32_t)k;
+            *rc = gt | (uint64_t)k;
             return 0;
         }
-        i = (i + 1) & s->umask;
-    }
     /* A new unit. */
     uint32_t j;
     if (job_find(p, job, len, jh, &j) || seg_grow(s, side))
@@ -289,7 +260,7 @@ static int unit_of(struct evpart *p, struct seg *s, const char *job, size_t len,
     u->device = 0;
     u->line = line;
     u->flags = 0;
-    s->uindex[i] = (h & 0xffffffff00000000ull) | (k + 1);
+    hindex_put(&s->uindex, i, h, k);
     *rc = gt | k;
     *out = k;
     return 0;
@@ -306,56 +277,59 @@ static uint32_t role_hash(int32_t worker, int32_t device)
  * are found through a hash index. */
 static int role_find(struct evpart *p, int32_t worker, int32_t device, uint32_t *out)
 {
-    if (p->nroles && p->roles[p->last_role].worker == worker && p->roles[p->last_role].device == device) {
-        *out = p->last_role;
-        return 0;
+    if (p->roles.n) {
+        const struct role *last = &p->roles.list[p->find.last_role];
+        if (last->worker == worker && last->device == device) {
+            *out = p->find.last_role;
+            return 0;
+        }
     }
     size_t slot = 0;
-    if (!p->rindex) {
-        for (uint32_t i = 0; i < p->nroles; i++)
-            if (p->roles[i].worker == worker && p->roles[i].device == device) {
-                *out = p->last_role = i;
+    if (!p->find.rindex) {
+        for (uint32_t i = 0; i < p->roles.n; i++)
+            if (p->roles.list[i].worker == worker && p->roles.list[i].device == device) {
+                *out = p->find.last_role = i;
                 return 0;
             }
     } else {
-        slot = role_hash(worker, device) & p->rmask;
-        while (p->rindex[slot]) {
-            uint32_t i = p->rindex[slot] - 1;
-            if (p->roles[i].worker == worker && p->roles[i].device == device) {
-                *out = p->last_role = i;
+        slot = role_hash(worker, device) & p->find.rmask;
+        while (p->find.rindex[slot]) {
+            uint32_t i = p->find.rindex[slot] - 1;
+            if (p->roles.list[i].worker == worker && p->roles.list[i].device == device) {
+                *out = p->find.last_role = i;
                 return 0;
             }
-            slot = (slot + 1) & p->rmask;
+            slot = (slot + 1) & p->find.rmask;
         }
     }
-    if (p->nroles >= (1u << 29) - 1)
+    if (p->roles.n >= (1u << 29) - 1)
         return -1;
-    if (p->nroles == p->roles_cap) {
-        uint32_t ncap = p->roles_cap ? p->roles_cap * 2 : 16;
-        struct role *n = realloc(p->roles, ncap * sizeof *n);
+    if (p->roles.n == p->roles.cap) {
+        uint32_t ncap = p->roles.cap ? p->roles.cap * 2 : 16;
+        struct role *n = realloc(p->roles.list, ncap * sizeof *n);
         if (!n)
             return -1;
-        p->roles = n;
-        p->roles_cap = ncap;
+        p->roles.list = n;
+        p->roles.cap = ncap;
     }
-    p->roles[p->nroles] = (struct role){worker, device};
-    *out = p->last_role = p->nroles++;
-    if (p->rindex)
-        p->rindex[slot] = p->nroles;
-    if (p->nroles > 16 && (!p->rindex || (size_t)p->nroles * 2 > (size_t)p->rmask + 1)) {
-        size_t size = p->rindex ? ((size_t)p->rmask + 1) * 2 : 64;
+    p->roles.list[p->roles.n] = (struct role){worker, device};
+    *out = p->find.last_role = p->roles.n++;
+    if (p->find.rindex)
+        p->find.rindex[slot] = p->roles.n;
+    if (p->roles.n > 16 && (!p->find.rindex || (size_t)p->roles.n * 2 > (size_t)p->find.rmask + 1)) {
+        size_t size = p->find.rindex ? ((size_t)p->find.rmask + 1) * 2 : 64;
         uint32_t *ni = calloc(size, sizeof *ni);
         if (!ni)
             return -1;
-        for (uint32_t i = 0; i < p->nroles; i++) {
-            size_t k = role_hash(p->roles[i].worker, p->roles[i].device) & (size - 1);
+        for (uint32_t i = 0; i < p->roles.n; i++) {
+            size_t k = role_hash(p->roles.list[i].worker, p->roles.list[i].device) & (size - 1);
             while (ni[k])
                 k = (k + 1) & (size - 1);
             ni[k] = i + 1;
         }
-        free(p->rindex);
-        p->rindex = ni;
-        p->rmask = (uint32_t)(size - 1);
+        free(p->find.rindex);
+        p->find.rindex = ni;
+        p->find.rmask = (uint32_t)(size - 1);
     }
     return 0;
 }
@@ -374,23 +348,29 @@ int model_is_restart(int64_t t, int64_t run_max)
            (drop >= RESTART_MIN_NS && t < run_max / 10);
 }
 
+/* The current segment (there is one). */
+static inline struct seg *seg_last(struct evpart *p)
+{
+    return &p->segs.list[p->segs.n - 1];
+}
+
 static int seg_new(struct evpart *p, uint64_t line)
 {
-    if (grow_heap((void **)&p->segs, &p->segs_cap, p->nsegs, sizeof *p->segs, 4))
+    if (grow_heap((void **)&p->segs.list, &p->segs.cap, p->segs.n, sizeof *p->segs.list, 4))
         return -1;
-    struct seg *s = &p->segs[p->nsegs++];
+    struct seg *s = &p->segs.list[p->segs.n++];
     memset(s, 0, sizeof *s);
-    if ((p->nsegs & 0xffff) == 0)
-        memset(p->recent, 0, sizeof p->recent); /* the generation wrapped */
+    if ((p->segs.n & 0xffff) == 0)
+        memset(p->find.recent, 0, sizeof p->find.recent); /* the generation wrapped */
     s->first_line = s->last_line = line;
     return 0;
 }
 
 static int add_rec(struct evpart *p, int64_t t, int64_t pm)
 {
-    if (grow_heap((void **)&p->recs, &p->recs_cap, p->nrecs, sizeof *p->recs, 16))
+    if (grow_heap((void **)&p->run.recs, &p->run.recs_cap, p->run.nrecs, sizeof *p->run.recs, 16))
         return -1;
-    p->recs[p->nrecs++] = (struct prec){t, pm, p->nev};
+    p->run.recs[p->run.nrecs++] = (struct prec){t, pm, p->run.nev};
     return 0;
 }
 
@@ -398,11 +378,11 @@ void evpart_hint(struct evpart *p, const char *job, size_t job_len, int32_t part
                  struct evhint *h)
 {
     h->have_jh = 0;
-    if (!p->nsegs)
+    if (!p->segs.n)
         return;
     uint64_t rk = recent_key(job, job_len, partition);
-    struct seg *s = &p->segs[p->nsegs - 1];
-    int64_t k = recent_unit(p->recent[(uint32_t)rk], recent_gt(p->nsegs, rk), s);
+    struct seg *s = seg_last(p);
+    int64_t k = recent_unit(p->find.recent[(uint32_t)rk], recent_gt(p->segs.n, rk), s);
     if (k >= 0) {
         __builtin_prefetch(&s->units[k]);
         return; /* most likely a recent unit */
@@ -410,8 +390,8 @@ void evpart_hint(struct evpart *p, const char *job, size_t job_len, int32_t part
     /* not a recent unit: its index slot is needed */
     h->jh = hash_bytes(job, job_len, 0);
     h->have_jh = 1;
-    if (s->uindex)
-        __builtin_prefetch(&s->uindex[unit_hash(h->jh, partition) & s->umask]);
+    if (s->uindex.slot)
+        __builtin_prefetch(&s->uindex.slot[hindex_home(&s->uindex, unit_hash(h->jh, partition))]);
 }
 
 int evpart_add(struct evpart *p, int64_t t_ns, const char *job, size_t job_len,
@@ -427,8 +407,9 @@ static int add_now(struct evpart *p, int64_t t_ns, const char *job, size_t job_l
  * a restart hidden from the part could be (evpart_link checks them). */
 static int note_low(struct evpart *p, int64_t t)
 {
-    if (p->want_recs && !p->has_in && !p->split_seen && t < p->recs[p->nrecs - 1].t)
-        return add_rec(p, t, p->run_max);
+    if (p->set.want_recs && !p->set.has_in && !p->run.split_seen &&
+        t < p->run.recs[p->run.nrecs - 1].t)
+        return add_rec(p, t, p->run.max);
     return 0;
 }
 
@@ -436,26 +417,26 @@ static int note_low(struct evpart *p, int64_t t)
  * just added: its segment is the current one. */
 static void x_settle(struct evpart *p)
 {
-    if (!p->x_pending)
+    if (!p->held.x_pending)
         return;
-    for (size_t i = p->x_pending - 1; i < p->nx; i++)
-        if (p->x[i].seg == XSEG_HELD)
-            p->x[i].seg = (uint32_t)(p->nsegs - 1);
-    p->x_pending = 0;
+    for (size_t i = p->held.x_pending - 1; i < p->extra.n; i++)
+        if (p->extra.list[i].seg == XSEG_HELD)
+            p->extra.list[i].seg = (uint32_t)(p->segs.n - 1);
+    p->held.x_pending = 0;
 }
 
 static void hold(struct evpart *p, int64_t t_ns, const char *job, size_t job_len, int32_t partition, int ev,
                  int32_t worker, int32_t device, uint64_t line)
 {
-    p->held = 1;
-    p->hold.t = t_ns;
-    p->hold.partition = partition;
-    p->hold.worker = worker;
-    p->hold.device = device;
-    p->hold.ev = ev;
-    p->hold.line = line;
-    p->hold.job_len = job_len < sizeof p->hold.job ? job_len : sizeof p->hold.job;
-    memcpy(p->hold.job, job, p->hold.job_len);
+    p->held.on = 1;
+    p->held.ev.t = t_ns;
+    p->held.ev.partition = partition;
+    p->held.ev.worker = worker;
+    p->held.ev.device = device;
+    p->held.ev.ev = ev;
+    p->held.ev.line = line;
+    p->held.ev.job_len = job_len < sizeof p->held.ev.job ? job_len : sizeof p->held.ev.job;
+    memcpy(p->held.ev.job, job, p->held.ev.job_len);
 }
 
 /* The held event, now that what follows it is known: a restart (the next
@@ -463,53 +444,52 @@ static void hold(struct evpart *p, int64_t t_ns, const char *job, size_t job_len
  * and joins the current run as any event below its latest time would. */
 static int unhold(struct evpart *p, int restart)
 {
-    p->held = 0;
+    const struct held_event *h = &p->held.ev;
+    p->held.on = 0;
     uint32_t role;
-    if (role_find(p, p->hold.worker, p->hold.device, &role))
+    if (role_find(p, h->worker, h->device, &role))
         return -1;
-    int64_t t = p->hold.t;
-    if (p->nsegs == 0) { /* a part's first event, its state known (has_in) */
-        if (seg_new(p, p->hold.line))
+    int64_t t = h->t;
+    if (p->segs.n == 0) { /* a part's first event, its state known (has_in) */
+        if (seg_new(p, h->line))
             return -1;
-        p->seg0_restart = restart;
-        p->run_max = restart || t > p->m_in ? t : p->m_in;
+        p->run.first_restart = restart;
+        p->run.max = restart || t > p->set.m_in ? t : p->set.m_in;
         if (!restart)
-            p->segs[0].late++;
+            p->segs.list[0].late++;
     } else if (restart) {
-        struct seg *prev = &p->segs[p->nsegs - 1];
-        big_free(prev->uindex, prev->uindex ? ((size_t)prev->umask + 1) * sizeof *prev->uindex : 0);
-        prev->uindex = NULL;
-        if (seg_new(p, p->hold.line))
+        hindex_free(&seg_last(p)->uindex); /* the model needs only the part's last */
+        if (seg_new(p, h->line))
             return -1;
-        p->split_seen = 1;
-        p->run_max = t;
+        p->run.split_seen = 1;
+        p->run.max = t;
     } else {
-        p->segs[p->nsegs - 1].late++;
+        seg_last(p)->late++;
         if (note_low(p, t))
             return -1;
     }
-    if (add_now(p, t, p->hold.job, p->hold.job_len, p->hold.partition, p->hold.ev, role, p->hold.line, NULL))
+    if (add_now(p, t, h->job, h->job_len, h->partition, h->ev, role, h->line, NULL))
         return -1;
     x_settle(p); /* what came while it was held goes where it went */
     /* the lines skipped while it was held follow it, into its run */
-    struct seg *s = &p->segs[p->nsegs - 1];
-    s->skipped += p->held_skipped;
-    for (int i = 0; i < p->nheld_skips && s->nskips < MAX_ISSUES; i++)
-        s->skips[s->nskips++] = p->held_skips[i];
-    p->held_skipped = 0;
-    p->nheld_skips = 0;
+    struct seg *s = seg_last(p);
+    s->skipped += p->held.skipped;
+    for (int i = 0; i < p->held.nskips && s->nskips < MAX_ISSUES; i++)
+        s->skips[s->nskips++] = p->held.skips[i];
+    p->held.skipped = 0;
+    p->held.nskips = 0;
     return 0;
 }
 
 int evpart_settle(struct evpart *p, int64_t t_next)
 {
-    if (!p->held)
+    if (!p->held.on)
         return 0;
-    int64_t ref = p->nsegs ? p->run_max : p->m_in;
+    int64_t ref = p->segs.n ? p->run.max : p->set.m_in;
     int rc = unhold(p, t_next != INT64_MIN && model_is_restart(t_next, ref));
     evpart_compact(p);
     if (rc) {
-        p->oom = 1;
+        p->diag.oom = 1;
         return -1;
     }
     return 0;
@@ -519,17 +499,17 @@ int evpart_add_hinted(struct evpart *p, int64_t t_ns, const char *job, size_t jo
                       int32_t partition, int ev, int32_t worker, int32_t device, uint64_t line,
                       const struct evhint *hint)
 {
-    if (p->oom)
+    if (p->diag.oom)
         return -1;
-    if (p->nseen == 0)
-        p->t_first = t_ns;
-    else if (p->nseen == 1)
-        p->t_second = t_ns;
-    p->nseen++;
-    if (p->held) {
+    if (p->run.nseen == 0)
+        p->run.t_first = t_ns;
+    else if (p->run.nseen == 1)
+        p->run.t_second = t_ns;
+    p->run.nseen++;
+    if (p->held.on) {
         /* this event decides the held one: against the run it would have
          * restarted, does it look like a restart too? */
-        int64_t ref = p->nsegs ? p->run_max : p->m_in;
+        int64_t ref = p->segs.n ? p->run.max : p->set.m_in;
         if (unhold(p, model_is_restart(t_ns, ref)))
             goto oom;
     }
@@ -537,36 +517,36 @@ int evpart_add_hinted(struct evpart *p, int64_t t_ns, const char *job, size_t jo
     if (role_find(p, worker, device, &role))
         goto oom;
     /* Which run: a restart of the epoch starts a segment. */
-    if (p->nsegs == 0) {
-        if (p->has_in && !p->native && model_is_restart(t_ns, p->m_in)) {
+    if (p->segs.n == 0) {
+        if (p->set.has_in && !p->set.native && model_is_restart(t_ns, p->set.m_in)) {
             hold(p, t_ns, job, job_len, partition, ev, worker, device, line);
             return 0;
         }
         if (seg_new(p, line))
             goto oom;
-        if (p->has_in) {
-            p->seg0_restart = 0;
-            p->run_max = t_ns > p->m_in ? t_ns : p->m_in;
+        if (p->set.has_in) {
+            p->run.first_restart = 0;
+            p->run.max = t_ns > p->set.m_in ? t_ns : p->set.m_in;
         } else {
-            if (p->want_recs && add_rec(p, t_ns, INT64_MIN))
+            if (p->set.want_recs && add_rec(p, t_ns, INT64_MIN))
                 goto oom;
-            p->run_max = t_ns;
+            p->run.max = t_ns;
         }
-    } else if (!p->native && model_is_restart(t_ns, p->run_max)) {
+    } else if (!p->set.native && model_is_restart(t_ns, p->run.max)) {
         hold(p, t_ns, job, job_len, partition, ev, worker, device, line);
         return 0;
     } else {
         if (note_low(p, t_ns))
             goto oom;
-        if (t_ns > p->run_max)
-            p->run_max = t_ns;
+        if (t_ns > p->run.max)
+            p->run.max = t_ns;
     }
     if (add_now(p, t_ns, job, job_len, partition, ev, role, line, hint))
         goto oom;
     x_settle(p);
     return 0;
 oom:
-    p->oom = 1;
+    p->diag.oom = 1;
     return -1;
 }
 
@@ -575,8 +555,8 @@ static int add_now(struct evpart *p, int64_t t_ns, const char *job, size_t job_l
                    uint32_t role, uint64_t line, const struct evhint *hint)
 {
     /* Its unit in the current segment. */
-    struct seg *s = &p->segs[p->nsegs - 1];
-    int side = p->want_side && p->nsegs == 1;
+    struct seg *s = seg_last(p);
+    int side = p->set.want_side && p->segs.n == 1;
     uint32_t ui;
     if (unit_of(p, s, job, job_len, partition, side, line, hint, &ui))
         return -1;
@@ -588,7 +568,7 @@ static int add_now(struct evpart *p, int64_t t_ns, const char *job, size_t job_l
     ev &= EV_MASK;
     s->events++;
     s->last_line = line;
-    p->nev++;
+    p->run.nev++;
     if (u->t[ev] != T_NONE) {
         u->flags |= U_DUP;
         s->duplicates++;
@@ -597,7 +577,7 @@ static int add_now(struct evpart *p, int64_t t_ns, const char *job, size_t job_l
         return 0;
     }
     u->t[ev] = t_ns;
-    const struct role *ro = &p->roles[role];
+    const struct role *ro = &p->roles.list[role];
     if (ro->worker >= 0 && u->worker < 0)
         u->worker = ro->worker;
     if (ro->device >= 0) {
@@ -616,26 +596,27 @@ int evpart_extra(struct evpart *p, int kind, int64_t t_ns, const char *job, size
                  int32_t partition, const char *name, size_t name_len, const char *val, size_t val_len,
                  uint64_t line)
 {
-    if (p->oom)
+    if (p->diag.oom)
         return -1;
     struct xrec x = {.t = t_ns, .line = line, .partition = partition, .kind = (uint32_t)kind};
     /* Its run is that of the events of the six around it: while one is
      * held, or when its own time looks like a restart (the first lines of
      * a new life of the daemon), the next one decides. */
-    int undecided = p->held || (kind == XR_EVENT && !p->native && p->nsegs && model_is_restart(t_ns, p->run_max)) ||
-                    (kind == XR_ATTR && p->x_pending);
-    x.seg = undecided ? XSEG_HELD : p->nsegs ? (uint32_t)(p->nsegs - 1) : 0;
-    if (undecided && !p->x_pending)
-        p->x_pending = p->nx + 1;
+    int undecided = p->held.on ||
+                    (kind == XR_EVENT && !p->set.native && p->segs.n && model_is_restart(t_ns, p->run.max)) ||
+                    (kind == XR_ATTR && p->held.x_pending);
+    x.seg = undecided ? XSEG_HELD : p->segs.n ? (uint32_t)(p->segs.n - 1) : 0;
+    if (undecided && !p->held.x_pending)
+        p->held.x_pending = p->extra.n + 1;
     if (job_find(p, job, job_len, hash_bytes(job, job_len, 0), &x.job) ||
-        (kind == XR_EVENT ? strtab_intern_upper(&p->strs, name, name_len, &x.key)
-                          : strtab_intern(&p->strs, name, name_len, &x.key) ||
-                                strtab_intern(&p->strs, val, val_len, &x.val)) ||
-        grow_heap((void **)&p->x, &p->x_cap, p->nx, sizeof *p->x, 64)) {
-        p->oom = 1;
+        (kind == XR_EVENT ? strtab_intern_upper(&p->extra.strs, name, name_len, &x.key)
+                          : strtab_intern(&p->extra.strs, name, name_len, &x.key) ||
+                                strtab_intern(&p->extra.strs, val, val_len, &x.val)) ||
+        grow_heap((void **)&p->extra.list, &p->extra.cap, p->extra.n, sizeof *p->extra.list, 64)) {
+        p->diag.oom = 1;
         return -1;
     }
-    p->x[p->nx++] = x;
+    p->extra.list[p->extra.n++] = x;
     return 0;
 }
 
@@ -659,21 +640,21 @@ int evpart_add_rec(struct evpart *p, const struct scan_rec *r, uint64_t line, co
 
 void evpart_skip(struct evpart *p, uint64_t line, int why)
 {
-    p->skipped++;
-    p->skipped_by[why & 7]++;
+    p->diag.skipped++;
+    p->diag.skipped_by[why & 7]++;
     struct pline pl = {line, why};
-    if (p->nskip_first < 8)
-        p->skip_first[p->nskip_first++] = pl;
-    if (p->held) { /* the run they belong to is decided with the held event */
-        p->held_skipped++;
-        if (p->nheld_skips < MAX_ISSUES)
-            p->held_skips[p->nheld_skips++] = pl;
-    } else if (p->nsegs == 0) {
-        p->pre_skipped++;
-        if (p->npre_skips < MAX_ISSUES)
-            p->pre_skips[p->npre_skips++] = pl;
+    if (p->diag.nskip_first < 8)
+        p->diag.skip_first[p->diag.nskip_first++] = pl;
+    if (p->held.on) { /* the run they belong to is decided with the held event */
+        p->held.skipped++;
+        if (p->held.nskips < MAX_ISSUES)
+            p->held.skips[p->held.nskips++] = pl;
+    } else if (p->segs.n == 0) {
+        p->diag.pre_skipped++;
+        if (p->diag.npre_skips < MAX_ISSUES)
+            p->diag.pre_skips[p->diag.npre_skips++] = pl;
     } else {
-        struct seg *s = &p->segs[p->nsegs - 1];
+        struct seg *s = seg_last(p);
         s->skipped++;
         if (s->nskips < MAX_ISSUES)
             s->skips[s->nskips++] = pl;
@@ -682,28 +663,28 @@ void evpart_skip(struct evpart *p, uint64_t line, int why)
 
 int evpart_link(struct evpart *p, int has_prev, int64_t m_prev, int64_t *m_out)
 {
-    p->seg0_cont = 0;
-    if (p->nsegs == 0) {
+    p->segs.first_cont = 0;
+    if (p->segs.n == 0) {
         *m_out = m_prev;
         return 0;
     }
-    *m_out = p->run_max;
+    *m_out = p->run.max;
     if (!has_prev)
         return 0;
-    if (p->has_in) {
-        p->seg0_cont = !p->seg0_restart;
+    if (p->set.has_in) {
+        p->segs.first_cont = !p->run.first_restart;
         return 0;
     }
     /* Where the part's latest time is still below m_prev, the run's state
      * is m_prev, not what the part saw; a restart there can only be at a
      * time below every earlier one: a record. */
-    for (size_t i = 0; i < p->nrecs && p->recs[i].pm < m_prev; i++)
-        if (model_is_restart(p->recs[i].t, m_prev)) {
-            if (p->recs[i].ev == 0) {
+    for (size_t i = 0; i < p->run.nrecs && p->run.recs[i].pm < m_prev; i++)
+        if (model_is_restart(p->run.recs[i].t, m_prev)) {
+            if (p->run.recs[i].ev == 0) {
                 /* its first event looks like a restart: it is one if the
                  * event after it does too (the part's second, or the next
                  * part's first: t_after), else it was one late line */
-                int64_t t2 = p->nseen >= 2 ? p->t_second : p->t_after;
+                int64_t t2 = p->run.nseen >= 2 ? p->run.t_second : p->run.t_after;
                 if (t2 != INT64_MIN && model_is_restart(t2, m_prev))
                     return 0; /* its first event starts a run: the part is right */
                 /* it was late: the part took it for its run's start, and
@@ -713,51 +694,49 @@ int evpart_link(struct evpart *p, int has_prev, int64_t m_prev, int64_t *m_out)
             }
             return 1; /* a restart the part could not see: read it again */
         }
-    p->seg0_cont = 1;
-    if (p->nsegs == 1 && m_prev > p->run_max)
+    p->segs.first_cont = 1;
+    if (p->segs.n == 1 && m_prev > p->run.max)
         *m_out = m_prev;
     return 0;
 }
 
 void evpart_compact(struct evpart *p)
 {
-    if (p->held)
+    if (p->held.on)
         return; /* an event still to be added needs the index: evpart_settle compacts */
-    if (p->jindex)
-        big_free(p->jindex, (size_t)(p->jindex_mask + 1) * sizeof *p->jindex);
-    p->jindex = NULL;
-    memset(p->recent, 0, sizeof p->recent);
+    hindex_free(&p->find.jobs);
+    memset(p->find.recent, 0, sizeof p->find.recent);
 }
 
 void evpart_drop_events(struct evpart *p)
 {
-    for (size_t i = 0; i < p->nsegs; i++) {
-        struct seg *s = &p->segs[i];
+    for (size_t i = 0; i < p->segs.n; i++) {
+        struct seg *s = &p->segs.list[i];
         big_free(s->units, s->units_cap * sizeof *s->units);
         big_free(s->side, s->side ? s->units_cap * sizeof *s->side : 0);
-        big_free(s->uindex, s->uindex ? ((size_t)s->umask + 1) * sizeof *s->uindex : 0);
+        hindex_free(&s->uindex);
     }
-    free(p->segs);
-    p->segs = NULL;
-    p->nsegs = p->segs_cap = 0;
-    free(p->recs);
-    p->recs = NULL;
-    p->nrecs = p->recs_cap = 0;
-    free(p->x);
-    p->x = NULL;
-    p->nx = p->x_cap = 0;
+    free(p->segs.list);
+    p->segs.list = NULL;
+    p->segs.n = p->segs.cap = 0;
+    free(p->run.recs);
+    p->run.recs = NULL;
+    p->run.nrecs = p->run.recs_cap = 0;
+    free(p->extra.list);
+    p->extra.list = NULL;
+    p->extra.n = p->extra.cap = 0;
 }
 
 void evpart_free(struct evpart *p)
 {
-    p->held = 0; /* an event never settled: dropped with the part, index and all */
+    p->held.on = 0; /* an event never settled: dropped with the part, index and all */
     evpart_drop_events(p);
-    big_free(p->arena, p->arena_cap);
-    big_free(p->job_off, (size_t)p->jobs_cap * sizeof *p->job_off);
-    big_free(p->job_hash, (size_t)p->jobs_cap * sizeof *p->job_hash);
+    big_free(p->jobs.arena, p->jobs.arena_cap);
+    big_free(p->jobs.off, (size_t)p->jobs.cap * sizeof *p->jobs.off);
+    big_free(p->jobs.hash, (size_t)p->jobs.cap * sizeof *p->jobs.hash);
     evpart_compact(p);
-    free(p->roles);
-    free(p->rindex);
-    strtab_free(&p->strs);
+    free(p->roles.list);
+    free(p->find.rindex);
+    strtab_free(&p->extra.strs);
     memset(p, 0, sizeof *p);
 }

@@ -21,6 +21,7 @@
 #ifndef EVENTS_H
 #define EVENTS_H
 
+#include "hindex.h"
 #include "scan.h"
 #include "strtab.h"
 
@@ -110,10 +111,9 @@ struct seg {
     uint64_t wall; /* events timed by their line's own clock */
     struct pline dups[MAX_ISSUES], skips[MAX_ISSUES];
     int ndups, nskips;
-    /* its units by unit_hash (hash high bits << 32 | unit + 1; 0 empty);
-     * only the part's last segment keeps it, for the model */
-    uint64_t *uindex;
-    uint32_t umask;
+    /* its units by unit_hash; only the part's last segment keeps it, for
+     * the model */
+    struct hindex uindex;
 };
 
 /* The hash of a unit key: its job id's hash (the same in every part) mixed
@@ -141,42 +141,57 @@ struct role {
 #define EV_RECENT_BITS 10
 #define EV_RECENT (1u << EV_RECENT_BITS)
 
-struct evpart {
-    /* settings, made before the first event */
+/*
+ * A part is in two halves, as Lua's lzio.h keeps a stream: first what
+ * the stages after the reader read (the model, the commands' messages),
+ * then the builder's state, which only events.c reads (and read_text, to
+ * join the parts: struct ev_run's times).
+ */
+
+/* The reader's settings, made before the part's first event. */
+struct ev_settings {
     int native;    /* one run: never split */
     int want_side; /* keep struct uside for the first segment */
     int want_recs; /* keep the records evpart_link needs (a part after the first) */
     int has_in;    /* the state at the part's start is known: */
     int64_t m_in;  /* the latest time of the run it starts in */
-    /* segments */
-    struct seg *segs;
-    size_t nsegs, segs_cap;
-    int seg0_restart; /* has_in: the first event restarts the epoch */
-    int seg0_cont;    /* set by evpart_link: segment 0 continues the run before */
-    int64_t run_max;  /* the current run's latest time */
-    int split_seen;   /* a restart was seen within the part */
-    struct prec *recs;
-    size_t nrecs, recs_cap;
-    uint64_t nev;
-    /* job ids: bytes in an arena, by offset */
+};
+
+/* The part's segments, in order: its stretches within one run each. */
+struct ev_segs {
+    struct seg *list;
+    size_t n, cap;
+    int first_cont; /* set by evpart_link: the first continues the run before */
+};
+
+/* The job ids the part's units and other events name: their bytes in an
+ * arena, by offset (the model's jobs point into it), and their hashes
+ * (the same in every part, so the model finds a job of several parts). */
+struct ev_jobs {
     char *arena;
     size_t arena_len, arena_cap;
-    uint64_t *job_off;  /* offset << 16 | length (job ids are at most 1024 bytes) */
-    uint64_t *job_hash; /* hash of the job id's bytes: the same in every part */
-    uint32_t njobs, jobs_cap;
-    uint64_t *jindex; /* job hash high bits << 32 | job + 1; 0 = empty */
-    uint32_t jindex_mask;
-    /* recent units, by a cheap hash: generation << 48 | tag << 32 | unit,
-     * where the generation is the segment's number (mod 2^16: the table is
-     * cleared when it wraps) and the tag is more bits of the cheap hash */
-    uint64_t recent[EV_RECENT];
-    /* role keys (few) */
-    struct role *roles;
-    uint32_t nroles, roles_cap;
-    uint32_t last_role;
-    uint32_t *rindex; /* role + 1 by hash, once there are many */
-    uint32_t rmask;
-    /* what the part read */
+    uint64_t *off;  /* offset << 16 | length (job ids are at most 1024 bytes) */
+    uint64_t *hash; /* hash of the job id's bytes */
+    uint32_t n, cap;
+};
+
+/* The (worker, device) keys of the events (few), by number: struct uside
+ * names them, for a unit that the model joins across parts. */
+struct ev_roles {
+    struct role *list;
+    uint32_t n, cap;
+};
+
+/* The events that are not one of a unit's six, and the attributes
+ * (struct xrec), with their strings: the model attaches them. */
+struct ev_extras {
+    struct xrec *list;
+    size_t n, cap;
+    struct strtab strs;
+};
+
+/* What the part read, for the model's counts and the commands' messages. */
+struct ev_diag {
     uint64_t lines; /* newlines in the part (text) */
     uint64_t bytes;
     uint64_t timeline_lines;
@@ -190,36 +205,75 @@ struct evpart {
     struct pline pre_skips[MAX_ISSUES];
     int npre_skips;
     int oom; /* ran out of memory: events after that point are not kept */
-    /* A restart is a new epoch that the lines after it continue from: an
-     * event whose time looks like a restart is held until the next one
-     * says so (it looks like a restart of the same run too), or says that
-     * it was one late line (it continues the run): then the held event
-     * joins the run, counted late.  evpart_settle decides the last one. */
-    int held;
-    struct {
+};
+
+/* Builder: the run the part is in as it reads, and what evpart_link needs
+ * to place the part among the others. */
+struct ev_run {
+    int64_t max;       /* the current run's latest time */
+    int first_restart; /* has_in: the first event restarts the epoch */
+    int split_seen;    /* a restart was seen within the part */
+    struct prec *recs;
+    size_t nrecs, recs_cap;
+    uint64_t nev;              /* events put into units */
+    uint64_t nseen;            /* events seen, held ones included */
+    int64_t t_first, t_second; /* the part's first two event times */
+    int64_t t_after;           /* the next part's first event time (INT64_MIN: none), for
+                                * evpart_link; read_text sets it before linking */
+};
+
+/* Builder: the means of finding a unit, a job or a role while reading
+ * (evpart_compact frees the job index: the model needs the jobs, not
+ * these). */
+struct ev_find {
+    struct hindex jobs; /* the part's jobs by their hash */
+    /* recent units, by a cheap hash: generation << 48 | tag << 32 | unit,
+     * where the generation is the segment's number (mod 2^16: the table is
+     * cleared when it wraps) and the tag is more bits of the cheap hash */
+    uint64_t recent[EV_RECENT];
+    uint32_t last_role;
+    uint32_t *rindex; /* role + 1 by hash, once there are many */
+    uint32_t rmask;
+};
+
+/* Builder: what waits for the next event of the six to know its run.  A
+ * restart is a new epoch that the lines after it continue from: an event
+ * whose time looks like a restart is held until the next one says so (it
+ * looks like a restart of the same run too), or says that it was one late
+ * line (it continues the run): then the held event joins the run, counted
+ * late.  evpart_settle decides the last one. */
+struct ev_hold {
+    int on; /* an event is held: */
+    struct held_event {
         int64_t t;
         int32_t partition, worker, device;
         int ev;
         uint64_t line;
         size_t job_len;
         char job[SCAN_JOB_MAX];
-    } hold;
-    uint64_t held_skipped; /* lines skipped while an event was held: they go where it goes */
-    struct pline held_skips[MAX_ISSUES];
-    int nheld_skips;
-    int64_t t_first, t_second; /* the part's first two event times */
-    int64_t t_after;           /* the next part's first event time (INT64_MIN: none), for
-                                * evpart_link; read_text sets it before linking */
-    uint64_t nseen;            /* events seen, held ones included */
-    /* other events and attributes (struct xrec), and their strings */
-    struct xrec *x;
-    size_t nx, x_cap;
-    size_t x_pending; /* + 1: the first of x whose segment waits for the next event of the six */
-    struct strtab strs;
+    } ev;
+    uint64_t skipped; /* lines skipped while it was held: they go where it goes */
+    struct pline skips[MAX_ISSUES];
+    int nskips;
+    size_t x_pending; /* + 1: the first of the extras whose segment waits */
+};
+
+struct evpart {
+    /* what the stages after the reader read */
+    struct ev_settings set;
+    struct ev_segs segs;
+    struct ev_jobs jobs;
+    struct ev_roles roles;
+    struct ev_extras extra;
+    struct ev_diag diag;
+    /* the builder's state */
+    struct ev_run run;
+    struct ev_find find;
+    struct ev_hold held;
 };
 
 /* Put an event into its unit; returns 0, or -1 (out of memory, counted in
- * p->oom).  line: part-relative, 0-based (text), or the event's number. */
+ * p->diag.oom).  line: part-relative, 0-based (text), or the event's number. */
 int evpart_add(struct evpart *p, int64_t t_ns, const char *job, size_t job_len,
                int32_t partition, int ev, int32_t worker, int32_t device, uint64_t line);
 
@@ -259,9 +313,9 @@ void evpart_skip(struct evpart *p, uint64_t line, int why);
 /* The job id of a part's job, as bytes. */
 static inline const char *evpart_job(const struct evpart *p, uint32_t job, size_t *len)
 {
-    uint64_t o = p->job_off[job];
+    uint64_t o = p->jobs.off[job];
     *len = (size_t)(o & 0xffff);
-    return p->arena + (o >> 16);
+    return p->jobs.arena + (o >> 16);
 }
 
 /* Is this the restart of a daemon's epoch?  (Exposed for the tests.) */
@@ -274,8 +328,8 @@ int evpart_settle(struct evpart *p, int64_t t_next);
 
 /* Join a part to the one before.  has_prev/m_prev: whether a part before
  * had events, and the latest time of the run it ended in.  Returns 0 and
- * sets *m_out (the state at the part's end) and p->seg0_cont, or 1 when
- * the part must be read again with has_in = 1, m_in = m_prev. */
+ * sets *m_out (the state at the part's end) and p->segs.first_cont, or 1
+ * when the part must be read again with set.has_in = 1, set.m_in = m_prev. */
 int evpart_link(struct evpart *p, int has_prev, int64_t m_prev, int64_t *m_out);
 
 /* After reading: free the job index (the model needs the jobs, not the

@@ -26,7 +26,7 @@ static int from_native(struct source *src, const struct input *in, char *err, si
     }
     wft_sort(&t);
     struct evpart *p = &src->native_part;
-    p->native = 1;
+    p->set.native = 1;
     for (size_t i = 0; i < t.nev; i++) {
         const struct wft_ev *e = &t.ev[i];
         const struct wft_unit_info *u = wft_unit_find(&t, e->unit);
@@ -62,7 +62,7 @@ static int from_native(struct source *src, const struct input *in, char *err, si
     evpart_compact(p);
     int64_t m_out;
     evpart_link(p, 0, 0, &m_out);
-    p->bytes = in->len;
+    p->diag.bytes = in->len;
     wft_cpu_use(&t, &src->cpu);
     src->cpus = t.hdr.version_minor >= 1 && t.hdr.cpus <= 1u << 20 ? t.hdr.cpus : 0;
     src->lost_events = t.lost;

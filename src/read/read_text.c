@@ -108,7 +108,7 @@ static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int las
                 ls0 = (const char *)memrchr(pos, '\n', (size_t)(hit - pos)) + 1;
             if (ls0 && (size_t)(eol - ls0) >= LINE_MAX_BYTES) {
                 *line += nl;
-                p->timeline_lines++;
+                p->diag.timeline_lines++;
                 FLUSH();
                 evpart_skip(p, *line, SCAN_TOO_LONG);
                 if (eol == end) {
@@ -133,7 +133,7 @@ static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int las
             pos = hit + 8;
             continue;
         }
-        p->timeline_lines++;
+        p->diag.timeline_lines++;
         if (e == SCAN_OK) {
             struct evhint h;
             evpart_hint(p, r->job, r->job_len, r->partition, &h);
@@ -260,8 +260,8 @@ static void work_map(struct worker *w)
     bus_jmp = NULL;
 done:
     evpart_compact(p);
-    p->lines = line;
-    p->bytes = w->end - w->start;
+    p->diag.lines = line;
+    p->diag.bytes = w->end - w->start;
 }
 
 /* One thread's range.  buf holds the stream's bytes [buf_off, buf_off+len). */
@@ -310,7 +310,7 @@ static void *work(void *arg)
             if (!nl) {
                 if (eof) {
                     if (long_line && long_has_tl) { /* a long last line, cut off */
-                        p->timeline_lines++;
+                        p->diag.timeline_lines++;
                         evpart_skip(p, long_line_no, SCAN_TOO_LONG);
                     }
                     break;
@@ -324,7 +324,7 @@ static void *work(void *arg)
             }
             if (long_line) {
                 if (long_has_tl) {
-                    p->timeline_lines++;
+                    p->diag.timeline_lines++;
                     evpart_skip(p, long_line_no, SCAN_TOO_LONG);
                 }
                 line++;
@@ -367,8 +367,8 @@ static void *work(void *arg)
             break;
     }
     evpart_compact(p);
-    p->lines = line;
-    p->bytes = (w->is_pipe ? off : (off < w->end ? off : w->end)) - w->start;
+    p->diag.lines = line;
+    p->diag.bytes = (w->is_pipe ? off : (off < w->end ? off : w->end)) - w->start;
     free(buf);
     return NULL;
 }
@@ -430,24 +430,24 @@ static void join_parts(struct text_input *in, struct worker *w, int n)
          * event the part still holds (a late line, or a restart) */
         int64_t t_after = INT64_MIN;
         for (int k = i + 1; k < n && t_after == INT64_MIN; k++)
-            if (in->parts[k].nseen)
-                t_after = in->parts[k].t_first;
-        in->parts[i].t_after = t_after;
+            if (in->parts[k].run.nseen)
+                t_after = in->parts[k].run.t_first;
+        in->parts[i].run.t_after = t_after;
         evpart_settle(&in->parts[i], t_after);
         if (evpart_link(&in->parts[i], has_prev, m, &m_out) && !w[i].err) {
             evpart_free(&in->parts[i]);
-            in->parts[i].want_side = 1;
-            in->parts[i].want_recs = 0; /* the state is known: nothing to check */
-            in->parts[i].has_in = 1;
-            in->parts[i].m_in = m;
+            in->parts[i].set.want_side = 1;
+            in->parts[i].set.want_recs = 0; /* the state is known: nothing to check */
+            in->parts[i].set.has_in = 1;
+            in->parts[i].set.m_in = m;
             w[i].prog = NULL;
             work(&w[i]);
-            in->parts[i].t_after = t_after;
+            in->parts[i].run.t_after = t_after;
             evpart_settle(&in->parts[i], t_after);
             evpart_link(&in->parts[i], has_prev, m, &m_out);
             in->rereads++;
         }
-        if (in->parts[i].nsegs) {
+        if (in->parts[i].segs.n) {
             has_prev = 1;
             m = m_out;
         }
@@ -494,8 +494,8 @@ int read_text(struct text_input *in, int fd, const char *name, const void *prefi
                                .end = size * (uint64_t)(i + 1) / (uint64_t)n,
                                .is_pipe = is_pipe, .part = &in->parts[i], .prog = &prog,
                                .map = map, .map_len = size};
-        in->parts[i].want_side = i > 0; /* its first units may join the part before's */
-        in->parts[i].want_recs = i > 0 && !in->parts[i].native;
+        in->parts[i].set.want_side = i > 0; /* its first units may join the part before's */
+        in->parts[i].set.want_recs = i > 0 && !in->parts[i].set.native;
         if (is_pipe) {
             w[i].end = UINT64_MAX;
             w[i].prefix = prefix;
@@ -517,7 +517,7 @@ int read_text(struct text_input *in, int fd, const char *name, const void *prefi
             snprintf(err, errlen, "%s: read failed: %s", name, strerror(w[i].err));
             rc = -1;
         }
-        in->bytes += in->parts[i].bytes;
+        in->bytes += in->parts[i].diag.bytes;
     }
     free(w);
     free(th);

@@ -15,6 +15,7 @@ int cmd_diff(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_render(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
+int cmd_watch(int argc, char **argv);
 
 struct engine_config;
 /* cmd_run's option parsing alone: WF_GO_ON to go ahead, else an exit status. */

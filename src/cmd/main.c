@@ -17,6 +17,7 @@ static const struct {
     {"diff", cmd_diff, "two runs side by side: the before and after of a change"},
     {"render", cmd_render, "a view of the analysis: interactive HTML, SVG, or Chrome trace (.json, Perfetto)"},
     {"simulate", cmd_simulate, "predict another concurrency, GPU count or channel size (simulated)"},
+    {"watch", cmd_watch, "follow a daemon's log as it is written: live view, JSON lines, Prometheus /metrics"},
     {"run", cmd_run, "the reference pipeline: real synthesis and proving, traced"},
     {"dump", cmd_dump, "print a native trace as TIMELINE lines (--stats: its statistics)"},
 };

@@ -1,0 +1,466 @@
+/*
+ * cmd_watch.c -- `waterfall watch FILE|-`: follow a daemon's log as it
+ * grows (live/: follow, live, view, metrics), show the live view or JSON
+ * lines, and serve /metrics with --listen.
+ *
+ * The loop: read what is new, put its lines into the live state, move the
+ * settled horizon, and every interval redraw the view (or print a line)
+ * and publish the metrics.  Nothing here decides a figure: live.c does.
+ */
+#include "analyze.h"
+#include "args.h"
+#include "cmds.h"
+#include "follow.h"
+#include "live.h"
+#include "metrics.h"
+#include "view.h"
+#include "wf_exit.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LINE_KEEP (1u << 20) /* the longest line kept whole; the rest of a longer one is not parsed */
+
+static void watch_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: waterfall watch [options] FILE|-\n"
+            "Follow a daemon's log as it is written (across rotation, like tail -F), analyse it\n"
+            "with analyze's definitions as it grows, and show it live.\n"
+            "  --listen ADDR:PORT  serve Prometheus metrics on http://ADDR:PORT/metrics (a bare PORT\n"
+            "                      listens on 127.0.0.1 only; docs/live.md lists the metrics)\n"
+            "  --json-lines        one JSON object per interval on stdout instead of the live view\n"
+            "  --once              read what the log holds now, decide it as analyze does at a log's\n"
+            "                      end, print the totals as one JSON line, and exit\n"
+            "  --interval SECONDS  how often the view, the JSON lines and the metrics are refreshed\n"
+            "                      (default 1)\n"
+            "  --slack SECONDS     how much later than its time a record may reach the log (lines of\n"
+            "                      several threads); figures settle this far behind (default 2)\n"
+            "  --quiet SECONDS     once the log has not grown for this long, the slack is dropped\n"
+            "                      and everything read settles (default 5)\n"
+            "  --recent SECONDS    the view's \"last\" window, in the log's time (default 60)\n"
+            "  --units N           units in the view's chart (default: as the terminal allows)\n"
+            "  --from-end          start at the file's end (default: read what it holds first)\n"
+            "  --color WHEN        auto, always or never\n"
+            "  -h, --help          this help\n"
+            "In the live view, q quits.  Exit status: 0; 2 usage; 3 the log cannot be read or a\n"
+            "port cannot be listened on; with --once, 4 when lines were skipped.\n");
+}
+
+struct watch_cli {
+    const char *path, *listen;
+    int json_lines, once, from_end, color, units;
+    double interval, quiet;
+    long settle_every; /* tests: settle after every N lines (0: when the input pauses) */
+    struct live_opts lo;
+};
+
+static int watch_parse(int argc, char **argv, struct watch_cli *o)
+{
+    enum { O_LISTEN = 256, O_JSONL, O_ONCE, O_INTERVAL, O_SLACK, O_QUIET, O_RECENT, O_UNITS, O_FROMEND, O_COLOR,
+           O_SETTLE };
+    static const struct option longopts[] = {
+        {"listen", required_argument, 0, O_LISTEN},    {"json-lines", no_argument, 0, O_JSONL},
+        {"once", no_argument, 0, O_ONCE},               {"interval", required_argument, 0, O_INTERVAL},
+        {"slack", required_argument, 0, O_SLACK},       {"quiet", required_argument, 0, O_QUIET},
+        {"recent", required_argument, 0, O_RECENT},     {"units", required_argument, 0, O_UNITS},
+        {"from-end", no_argument, 0, O_FROMEND},        {"color", required_argument, 0, O_COLOR},
+        {"colour", required_argument, 0, O_COLOR},      {"settle-every", required_argument, 0, O_SETTLE},
+        {"help", no_argument, 0, 'h'},                  {0, 0, 0, 0}};
+    *o = (struct watch_cli){.interval = 1, .quiet = 5, .color = -1,
+                            .lo = {.slack_ns = 2000000000LL, .recent_ns = 60000000000LL, .keep = 200}};
+    double v;
+    long n;
+    int c;
+    optind = 0;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_LISTEN:
+            o->listen = optarg;
+            break;
+        case O_JSONL:
+            o->json_lines = 1;
+            break;
+        case O_ONCE:
+            o->once = 1;
+            break;
+        case O_FROMEND:
+            o->from_end = 1;
+            break;
+        case O_INTERVAL:
+            if (arg_double("watch", "--interval", optarg, 0.01, 3600, &o->interval))
+                return WF_EXIT_USAGE;
+            break;
+        case O_QUIET:
+            if (arg_double("watch", "--quiet", optarg, 0.01, 86400, &o->quiet))
+                return WF_EXIT_USAGE;
+            break;
+        case O_SLACK:
+            if (arg_double("watch", "--slack", optarg, 0, 3600, &v))
+                return WF_EXIT_USAGE;
+            o->lo.slack_ns = (int64_t)(v * 1e9);
+            break;
+        case O_RECENT:
+            if (arg_double("watch", "--recent", optarg, 1, LIVE_BINS - 2, &v))
+                return WF_EXIT_USAGE;
+            o->lo.recent_ns = (int64_t)(v * 1e9);
+            break;
+        case O_UNITS:
+            if (arg_long("watch", "--units", optarg, 1, 10000, &n))
+                return WF_EXIT_USAGE;
+            o->units = (int)n;
+            break;
+        case O_SETTLE:
+            if (arg_long("watch", "--settle-every", optarg, 1, 1000000000, &o->settle_every))
+                return WF_EXIT_USAGE;
+            break;
+        case O_COLOR:
+            if (!strcmp(optarg, "always"))
+                o->color = 1;
+            else if (!strcmp(optarg, "never"))
+                o->color = 0;
+            else if (!strcmp(optarg, "auto"))
+                o->color = -1;
+            else {
+                fprintf(stderr, "waterfall watch: --color takes auto, always or never\n");
+                return WF_EXIT_USAGE;
+            }
+            break;
+        case 'h':
+            watch_usage(stdout);
+            return WF_EXIT_OK;
+        default:
+            watch_usage(stderr);
+            return WF_EXIT_USAGE;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "waterfall watch: one log to follow (a file, or - for stdin)\n");
+        watch_usage(stderr);
+        return WF_EXIT_USAGE;
+    }
+    o->path = argv[optind];
+    if (o->units > (int)o->lo.keep)
+        o->lo.keep = (size_t)o->units;
+    return WF_GO_ON;
+}
+
+/* ---- the loop's state ---- */
+
+struct watch {
+    struct watch_cli o;
+    struct live l;
+    struct follow *f;
+    struct metrics_server *srv;
+    char *line; /* the line being assembled */
+    size_t nline;
+    int line_long; /* it went past LINE_KEEP: only its start is kept */
+    uint64_t since_settle;
+    double last_growth, last_emit, last_record;
+    int screen, keys, bottleneck;
+    struct termios saved;
+};
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_flag = 1;
+}
+
+static double now_s(int realtime)
+{
+    struct timespec ts;
+    clock_gettime(realtime ? CLOCK_REALTIME : CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A whole line, into the live state.  A line longer than LINE_KEEP is
+ * skipped whole when it holds TIMELINE, as the batch reader skips one. */
+static int line_done(struct watch *w)
+{
+    int rc = 0;
+    if (w->line_long) {
+        w->l.lines++;
+        if (memmem(w->line, w->nline, "TIMELINE", 8)) {
+            w->l.skipped++;
+            w->l.skipped_by[SCAN_TOO_LONG]++;
+        }
+    } else {
+        uint64_t before = w->l.records;
+        rc = live_line(&w->l, w->line, w->nline);
+        if (w->l.records != before)
+            w->last_record = now_s(1);
+    }
+    w->nline = 0;
+    w->line_long = 0;
+    if (rc == 0 && ++w->since_settle >= (uint64_t)(w->o.settle_every ? w->o.settle_every : 65536)) {
+        w->since_settle = 0;
+        rc = live_settle(&w->l, 0, 0);
+    }
+    return rc;
+}
+
+/* The bytes read, into lines. */
+static int feed(struct watch *w, const char *p, size_t n)
+{
+    const char *end = p + n;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t take = (size_t)((nl ? nl : end) - p);
+        if (w->nline + take > LINE_KEEP) {
+            take = LINE_KEEP - w->nline;
+            w->line_long = 1;
+        }
+        memcpy(w->line + w->nline, p, take);
+        w->nline += take;
+        if (!nl)
+            break;
+        if (line_done(w))
+            return -1;
+        p = nl + 1;
+    }
+    return 0;
+}
+
+/* The bottleneck now, and the chart's analysis (into *chart, when asked). */
+static int analyse_now(struct watch *w, struct run *chart_run, struct run_result *chart, int rows)
+{
+    struct run r;
+    struct run_result res;
+    w->bottleneck = BN_NONE;
+    if (live_snapshot(&w->l, 0, &r))
+        return -1;
+    if (r.nunits) {
+        if (analyze_run(&r, &res)) {
+            live_snapshot_free(&r);
+            return -1;
+        }
+        w->bottleneck = res.bottleneck;
+        run_result_free(&res);
+    }
+    live_snapshot_free(&r);
+    if (!chart)
+        return 0;
+    if (live_snapshot(&w->l, (size_t)rows, chart_run))
+        return -1;
+    if (analyze_run(chart_run, chart)) {
+        live_snapshot_free(chart_run);
+        return -1;
+    }
+    return 0;
+}
+
+static void term_size(int *cols, int *rows)
+{
+    struct winsize ws;
+    *cols = 100, *rows = 30;
+    if (ioctl(1, TIOCGWINSZ, &ws) == 0 && ws.ws_col && ws.ws_row) {
+        *cols = ws.ws_col;
+        *rows = ws.ws_row;
+    }
+}
+
+static int emit(struct watch *w, const char *state, int final)
+{
+    int want_chart = w->screen;
+    struct run cr = {0};
+    struct run_result chart = {0};
+    int cols, rows;
+    term_size(&cols, &rows);
+    int units = w->o.units ? w->o.units : rows - 14;
+    if (units < 1)
+        units = 1;
+    if (analyse_now(w, &cr, want_chart ? &chart : NULL, units))
+        return -1;
+    if (w->srv) {
+        char *text;
+        size_t len;
+        if (metrics_text(&w->l, w->bottleneck, w->last_record, &text, &len))
+            return -1;
+        metrics_publish(w->srv, text, len);
+    }
+    if (w->screen) {
+        struct view_screen v = {&w->l, w->o.path, state, w->bottleneck, &chart, cols, units,
+                                w->o.color < 0 ? getenv("NO_COLOR") == NULL : w->o.color};
+        view_draw(stdout, &v);
+        run_result_free(&chart);
+        live_snapshot_free(&cr);
+    } else if (w->o.json_lines || (w->o.once && final)) {
+        view_json(stdout, &w->l, w->bottleneck, final ? "final" : "running");
+        fflush(stdout);
+    }
+    w->last_emit = now_s(0);
+    return ferror(stdout) ? -1 : 0;
+}
+
+/* ---- the terminal ---- */
+
+static void screen_on(struct watch *w)
+{
+    fputs("\x1b[?1049h\x1b[?25l\x1b[2J", stdout); /* the alternate screen, no cursor */
+    if (isatty(0) && strcmp(w->o.path, "-") != 0 && tcgetattr(0, &w->saved) == 0) {
+        struct termios t = w->saved;
+        t.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+        t.c_cc[VMIN] = 0;
+        t.c_cc[VTIME] = 0;
+        w->keys = tcsetattr(0, TCSANOW, &t) == 0;
+    }
+}
+
+static void screen_off(struct watch *w)
+{
+    if (w->keys)
+        tcsetattr(0, TCSANOW, &w->saved);
+    fputs("\x1b[?25h\x1b[?1049l", stdout);
+    fflush(stdout);
+}
+
+/* Was q pressed? */
+static int quit_key(struct watch *w)
+{
+    if (!w->keys)
+        return 0;
+    struct pollfd p = {0, POLLIN, 0};
+    char c;
+    while (poll(&p, 1, 0) == 1 && read(0, &c, 1) == 1)
+        if (c == 'q' || c == 'Q')
+            return 1;
+    return 0;
+}
+
+/* ---- the loop ---- */
+
+/* Read until there is nothing new; 1 when something was read, -1 error. */
+static int drain(struct watch *w, char *buf, size_t cap)
+{
+    int any = 0;
+    char err[512];
+    for (;;) {
+        ssize_t n = follow_read(w->f, buf, cap, err, sizeof err);
+        if (n < 0) {
+            fprintf(stderr, "waterfall watch: %s\n", err);
+            return -1;
+        }
+        if (n == 0)
+            return any;
+        any = 1;
+        if (feed(w, buf, (size_t)n)) {
+            fprintf(stderr, "waterfall watch: out of memory\n");
+            return -1;
+        }
+        if (stop_flag || (!w->o.once && now_s(0) - w->last_emit >= w->o.interval))
+            return any; /* the view stays fresh while a big log is caught up */
+    }
+}
+
+static int follow_loop(struct watch *w)
+{
+    size_t cap = 1u << 20;
+    char *buf = malloc(cap);
+    if (!buf)
+        return WF_EXIT_FAIL;
+    int rc = WF_EXIT_OK, ended = 0;
+    while (!stop_flag && !quit_key(w)) {
+        int got = drain(w, buf, cap);
+        if (got < 0) {
+            rc = WF_EXIT_INPUT;
+            break;
+        }
+        double t = now_s(0);
+        if (got)
+            w->last_growth = t;
+        if (!got && (w->o.once || follow_eof(w->f))) {
+            ended = 1;
+            break;
+        }
+        int quiet = !got && t - w->last_growth >= w->o.quiet;
+        if (live_settle(&w->l, quiet, 0)) {
+            rc = WF_EXIT_FAIL;
+            break;
+        }
+        if (t - w->last_emit >= w->o.interval && emit(w, quiet ? " (quiet)" : "", 0)) {
+            rc = WF_EXIT_FAIL;
+            break;
+        }
+        if (!got)
+            follow_wait(w->f, 100);
+    }
+    free(buf);
+    if (rc != WF_EXIT_OK)
+        return rc;
+    /* the end: a last line without its newline is a line */
+    if (w->nline && line_done(w))
+        return WF_EXIT_FAIL;
+    /* a log that ended is decided as analyze decides a log's end; a watch
+     * that was stopped settles what it read, and leaves the rest open */
+    if (live_settle(&w->l, 1, ended) || emit(w, ended ? " (ended)" : " (stopped)", 1))
+        return WF_EXIT_FAIL;
+    return WF_EXIT_OK;
+}
+
+int cmd_watch(int argc, char **argv)
+{
+    struct watch w = {0};
+    int rc = watch_parse(argc, argv, &w.o);
+    if (rc != WF_GO_ON)
+        return rc;
+    char err[512];
+    w.f = follow_open(w.o.path, !w.o.from_end, err, sizeof err);
+    if (!w.f) {
+        fprintf(stderr, "waterfall watch: %s\n", err);
+        return WF_EXIT_INPUT;
+    }
+    if (w.o.listen && !(w.srv = metrics_serve(w.o.listen, err, sizeof err))) {
+        fprintf(stderr, "waterfall watch: %s\n", err);
+        follow_close(w.f);
+        return WF_EXIT_INPUT;
+    }
+    w.line = malloc(LINE_KEEP);
+    if (!w.line || live_init(&w.l, &w.o.lo)) {
+        fprintf(stderr, "waterfall watch: out of memory\n");
+        rc = WF_EXIT_FAIL;
+        goto out;
+    }
+    struct sigaction sa = {0};
+    sa.sa_handler = on_signal; /* no SA_RESTART: the wait returns at once */
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    w.screen = !w.o.json_lines && !w.o.once && isatty(1);
+    if (w.screen)
+        screen_on(&w);
+    w.last_growth = now_s(0);
+    if (emit(&w, "", 0)) /* the metrics exist from the start */
+        rc = WF_EXIT_FAIL;
+    else
+        rc = follow_loop(&w);
+    if (w.screen) {
+        screen_off(&w);
+        if (rc == WF_EXIT_OK) /* what the screen said, left in the terminal */
+            view_json(stdout, &w.l, w.bottleneck, "final");
+    }
+    if (rc == WF_EXIT_FAIL)
+        fprintf(stderr, "waterfall watch: out of memory, or stdout could not be written\n");
+    if (rc == WF_EXIT_OK && w.o.once && w.l.skipped) {
+        fprintf(stderr, "waterfall watch: %llu TIMELINE lines skipped (they did not parse)\n",
+                (unsigned long long)w.l.skipped);
+        rc = WF_EXIT_PARTIAL;
+    }
+out:
+    metrics_stop(w.srv);
+    live_free(&w.l);
+    follow_close(w.f);
+    free(w.line);
+    return rc;
+}

@@ -1,0 +1,694 @@
+/*
+ * live.c -- records into units as they come, and the settled horizon
+ * (live.h says what is counted when, and why).
+ *
+ * The units are those of the model (struct unit), built by the model's
+ * rules: the first of an event is kept (a repeat is a duplicate), a
+ * record naming its worker or device sets the unit's, a restart of the
+ * epoch starts a new run (model_is_restart, the readers' own test, with
+ * the same wait for the next record).  Every instant is counted with the
+ * analysis's own definitions (analyze.h: the unit spans and
+ * idle_attribute), so watch and analyze cannot disagree on what busy or
+ * an idle cause is.
+ */
+#include "live.h"
+
+#include "mem.h"
+#include "sort.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const double live_hist_le[LIVE_HIST_N] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+                                          0.25,  0.5,    1,     2.5,  5,     10,  30};
+
+#define NS 1000000000LL
+
+static uint64_t key_hash(const char *job, size_t len, int32_t partition)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)job[i]) * 0x100000001b3ull;
+    h ^= ((uint64_t)(uint32_t)partition + 1) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ull;
+    return h ^ (h >> 32);
+}
+
+static int has(const struct unit *u, int e)
+{
+    return u->t[e] != T_NONE;
+}
+
+int live_init(struct live *l, const struct live_opts *o)
+{
+    memset(l, 0, sizeof *l);
+    l->o = *o;
+    if (l->o.slack_ns < 0)
+        l->o.slack_ns = 0;
+    if (l->o.recent_ns <= 0)
+        l->o.recent_ns = 60 * NS;
+    if (l->o.recent_ns > (LIVE_BINS - 2) * NS)
+        l->o.recent_ns = (LIVE_BINS - 2) * NS;
+    l->mask = 1023;
+    l->tab = calloc(l->mask + 1, sizeof *l->tab);
+    l->done = calloc(l->o.keep ? l->o.keep : 1, sizeof *l->done);
+    for (int i = 0; i < LIVE_BINS; i++)
+        l->bins[i].sec = INT64_MIN;
+    l->latest_s = INT64_MIN;
+    return l->tab && l->done ? 0 : -1;
+}
+
+static void done_clear(struct live *l)
+{
+    for (size_t i = 0; i < l->ndone; i++)
+        free(l->done[(l->done_head + i) % (l->o.keep ? l->o.keep : 1)]);
+    l->ndone = l->done_head = 0;
+}
+
+void live_free(struct live *l)
+{
+    if (l->tab)
+        for (size_t i = 0; i <= l->mask; i++)
+            free(l->tab[i]);
+    free(l->tab);
+    if (l->done)
+        done_clear(l);
+    free(l->done);
+    free(l->dev);
+    memset(l, 0, sizeof *l);
+}
+
+/* ---- the units kept, by (job, partition) ---- */
+
+static size_t slot_of(const struct live *l, const char *job, size_t len, int32_t partition, uint64_t h)
+{
+    size_t i = h & l->mask;
+    for (; l->tab[i]; i = (i + 1) & l->mask) {
+        const struct live_unit *x = l->tab[i];
+        if (x->hash == h && x->u.partition == partition && x->job_len == len && memcmp(x->job, job, len) == 0)
+            break;
+    }
+    return i;
+}
+
+static int tab_grow(struct live *l)
+{
+    size_t size = (l->mask + 1) * 2;
+    struct live_unit **nt = calloc(size, sizeof *nt);
+    if (!nt)
+        return -1;
+    for (size_t i = 0; i <= l->mask; i++)
+        if (l->tab[i]) {
+            size_t k = l->tab[i]->hash & (size - 1);
+            while (nt[k])
+                k = (k + 1) & (size - 1);
+            nt[k] = l->tab[i];
+        }
+    free(l->tab);
+    l->tab = nt;
+    l->mask = size - 1;
+    return 0;
+}
+
+/* Take slot i out, shifting back the entries after it that probed past
+ * it (linear probing without tombstones). */
+static void tab_remove(struct live *l, size_t i)
+{
+    l->tab[i] = NULL;
+    l->n--;
+    for (size_t j = (i + 1) & l->mask; l->tab[j]; j = (j + 1) & l->mask) {
+        size_t home = l->tab[j]->hash & l->mask;
+        /* j's entry may move to i when its home is not in (i, j] */
+        if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+            l->tab[i] = l->tab[j];
+            l->tab[j] = NULL;
+            i = j;
+        }
+    }
+}
+
+static struct live_unit *unit_get(struct live *l, const char *job, size_t len, int32_t partition)
+{
+    uint64_t h = key_hash(job, len, partition);
+    size_t i = slot_of(l, job, len, partition, h);
+    if (l->tab[i])
+        return l->tab[i];
+    if ((l->n + 1) * 2 > l->mask + 1) {
+        if (tab_grow(l))
+            return NULL;
+        i = slot_of(l, job, len, partition, h);
+    }
+    struct live_unit *x = malloc(sizeof *x + len);
+    if (!x)
+        return NULL;
+    memset(x, 0, sizeof *x);
+    for (int e = 0; e < EV_N; e++)
+        x->u.t[e] = T_NONE;
+    x->u.partition = partition;
+    x->u.worker = -1;
+    x->u.line = l->seq;
+    x->seq = l->seq++;
+    x->hash = h;
+    x->job_len = (uint32_t)len;
+    memcpy(x->job, job, len);
+    l->tab[i] = x;
+    l->n++;
+    return x;
+}
+
+/* ---- devices ---- */
+
+static struct live_dev *dev_get(struct live *l, int32_t device)
+{
+    for (size_t i = 0; i < l->ndev; i++)
+        if (l->dev[i].device == device)
+            return &l->dev[i];
+    if (grow_heap((void **)&l->dev, &l->dev_cap, l->ndev, sizeof *l->dev, 4))
+        return NULL;
+    /* kept sorted by id: the order of analyze's devices */
+    size_t k = l->ndev;
+    while (k > 0 && l->dev[k - 1].device > device) {
+        l->dev[k] = l->dev[k - 1];
+        k--;
+    }
+    struct live_dev *d = &l->dev[k];
+    memset(d, 0, sizeof *d);
+    d->device = device;
+    d->ws = INT64_MAX;
+    d->we = INT64_MIN;
+    d->settled = INT64_MIN;
+    l->ndev++;
+    return d;
+}
+
+/* ---- records ---- */
+
+/* Does the event at t, put into u, contradict the pipeline's order? */
+static int contradicts(const struct unit *u, int ev, int64_t t)
+{
+    for (int e = 0; e < EV_N; e++)
+        if (has(u, e) && ((e < ev && u->t[e] > t) || (e > ev && u->t[e] < t)))
+            return 1;
+    return 0;
+}
+
+static void hist_add(struct live_hist *h, int64_t v)
+{
+    double s = (double)v / 1e9;
+    int b = 0;
+    while (b < LIVE_HIST_N && s > live_hist_le[b])
+        b++;
+    h->bucket[b]++;
+    h->count++;
+    h->sum_ns += v;
+}
+
+static int apply(struct live *l, const struct scan_rec *r, int64_t t)
+{
+    struct live_unit *x = unit_get(l, r->job, r->job_len, r->partition);
+    if (!x)
+        return -1;
+    struct unit *u = &x->u;
+    int ev = r->ev;
+    if (r->queue && ev == EV_CHAN_SEND)
+        u->flags |= U_QUEUE;
+    if (has(u, ev)) {
+        u->flags |= U_DUP;
+        l->duplicates++;
+        return 0;
+    }
+    if (t < l->horizon)
+        l->late++; /* its unit learns it; what was counted stays */
+    if (!(u->flags & U_CONTRA) && contradicts(u, ev, t)) {
+        u->flags |= U_CONTRA;
+        l->contradictions++;
+    }
+    u->t[ev] = t;
+    if (r->worker >= 0 && u->worker < 0)
+        u->worker = r->worker;
+    if (r->device >= 0) {
+        u->device = r->device;
+        u->flags |= U_DEVSET;
+        l->devices_named = 1;
+    }
+    if (!unit_consistent(u))
+        return 0;
+    for (int s = 0; s < ST_N; s++) {
+        int64_t v;
+        if (!(x->counted & (1u << s)) && unit_stage(u, s, &v)) {
+            x->counted |= (uint8_t)(1u << s);
+            hist_add(&l->stage[s], v);
+        }
+    }
+    if (ev == EV_GPU_END)
+        l->units_completed++;
+    struct span b;
+    if (unit_busy_span(u, &b)) {
+        struct live_dev *d = dev_get(l, u->device);
+        if (!d)
+            return -1;
+        if (b.start < d->ws)
+            d->ws = b.start;
+        if (b.end > d->we)
+            d->we = b.end;
+    }
+    return 0;
+}
+
+static void bins_clear(struct live *l)
+{
+    for (int i = 0; i < LIVE_BINS; i++)
+        l->bins[i].sec = INT64_MIN;
+    l->latest_s = INT64_MIN;
+}
+
+static int run_end(struct live *l);
+
+static int run_begin(struct live *l, int64_t t)
+{
+    if (l->run && run_end(l))
+        return -1;
+    l->run++;
+    l->run_first_seq = l->seq;
+    l->run_max = t;
+    l->horizon = INT64_MIN;
+    l->devices_named = 0;
+    l->have_wall = 0;
+    for (size_t i = 0; i < l->ndev; i++) {
+        l->dev[i].ws = INT64_MAX;
+        l->dev[i].we = INT64_MIN;
+        l->dev[i].settled = INT64_MIN;
+    }
+    bins_clear(l);
+    return 0;
+}
+
+/* Put the record into the current run, or hold it (live.h: restarts). */
+static int place(struct live *l, const struct scan_rec *r, int64_t t)
+{
+    if (l->held) {
+        /* this record decides the held one: does it look like a restart
+         * of the run too? */
+        l->held = 0;
+        int64_t ht = l->hold.t_ns;
+        if (model_is_restart(t, l->run_max)) {
+            if (run_begin(l, ht))
+                return -1;
+        }
+        if (apply(l, &l->hold, ht))
+            return -1;
+        if (ht > l->run_max)
+            l->run_max = ht;
+    }
+    if (!l->run) {
+        if (run_begin(l, t))
+            return -1;
+    } else if (model_is_restart(t, l->run_max)) {
+        l->held = 1;
+        l->hold = *r;
+        l->hold.t_ns = t;
+        l->hold.job_len = r->job_len < sizeof l->hold_job ? r->job_len : sizeof l->hold_job;
+        memcpy(l->hold_job, r->job, l->hold.job_len);
+        l->hold.job = l->hold_job;
+        return 0;
+    }
+    if (t > l->run_max)
+        l->run_max = t;
+    return apply(l, r, t);
+}
+
+int live_record(struct live *l, const struct scan_rec *r)
+{
+    l->records++;
+    if (r->ev < 0 || r->ev >= EV_N) {
+        l->others++; /* data for the phases; the live figures do not use it yet */
+        return 0;
+    }
+    int64_t t = r->t_ns;
+    if (r->wall) {
+        /* a record timed by its line's own clock counts from the first such */
+        if (!l->have_wall) {
+            l->have_wall = 1;
+            l->wall_origin = t;
+        }
+        t -= l->wall_origin;
+    }
+    return place(l, r, t);
+}
+
+int live_line(struct live *l, const char *line, size_t len)
+{
+    l->lines++;
+    const char *end = line + len, *pos = line;
+    for (;;) {
+        const char *hit = scan_find(pos, end);
+        if (!hit)
+            return 0;
+        struct scan_rec r;
+        enum scan_err e = scan_line(line, hit, end, l->scratch, &r);
+        if (e == SCAN_NOT_RECORD) {
+            pos = hit + 8; /* a real one may follow on the same line */
+            continue;
+        }
+        if (e != SCAN_OK) {
+            l->skipped++;
+            l->skipped_by[e]++;
+            return 0;
+        }
+        return live_record(l, &r);
+    }
+}
+
+/* ---- the settled horizon ---- */
+
+/* Add [a, b) of one kind to the per-second bins. */
+static void bins_add(struct live *l, int64_t a, int64_t b, int cause /* -1: busy */)
+{
+    while (a < b) {
+        int64_t sec = a >= 0 ? a / NS : (a - NS + 1) / NS;
+        int64_t cut = (sec + 1) * NS < b ? (sec + 1) * NS : b;
+        struct live_bin *bn = &l->bins[((sec % LIVE_BINS) + LIVE_BINS) % LIVE_BINS];
+        if (bn->sec != sec || bn->run != l->run) {
+            memset(bn, 0, sizeof *bn);
+            bn->sec = sec;
+            bn->run = l->run;
+        }
+        if (cause < 0)
+            bn->busy += cut - a;
+        else
+            bn->by_cause[cause] += cut - a;
+        if (sec > l->latest_s)
+            l->latest_s = sec;
+        a = cut;
+    }
+}
+
+struct spans {
+    struct span *s;
+    size_t n, cap;
+};
+
+static int spans_add(struct spans *v, struct span s)
+{
+    if (grow_heap((void **)&v->s, &v->cap, v->n, sizeof *v->s, 64))
+        return -1;
+    v->s[v->n++] = s;
+    return 0;
+}
+
+static int spans_merge(struct spans *v)
+{
+    if (sort_spans(v->s, v->n))
+        return -1;
+    v->n = merge_spans(v->s, v->n);
+    return 0;
+}
+
+static int idle_bin(void *ctx, int64_t a, int64_t b, int cause)
+{
+    bins_add(ctx, a, b, cause);
+    return 0;
+}
+
+/* Count device d's instants [lo, hi): busy where a completed unit's GPU
+ * phase covers them, else idle by cause. */
+static int count_device(struct live *l, struct live_dev *d, int64_t lo, int64_t hi, const struct spans *queue,
+                        const struct spans *synth)
+{
+    struct spans busy = {0}, prep = {0};
+    int rc = -1;
+    for (size_t i = 0; i <= l->mask; i++) {
+        const struct live_unit *x = l->tab[i];
+        if (!x || x->u.device != d->device || !unit_consistent(&x->u))
+            continue;
+        struct span s;
+        if (unit_busy_span(&x->u, &s) && s.end > lo && spans_add(&busy, s))
+            goto out;
+        if (unit_prep_span(&x->u, &s) && s.end > lo && spans_add(&prep, s))
+            goto out;
+    }
+    if (spans_merge(&busy) || spans_merge(&prep))
+        goto out;
+    struct idle_sets c;
+    idle_sets_init(&c, prep.s, prep.n, queue->s, queue->n, synth->s, synth->n, lo);
+    int64_t t = lo;
+    for (size_t k = 0; k <= busy.n && t < hi; k++) {
+        int64_t bs = k < busy.n ? busy.s[k].start : hi, be = k < busy.n ? busy.s[k].end : hi;
+        if (be <= t)
+            continue;
+        if (bs > hi)
+            bs = hi;
+        if (bs > t) {
+            int64_t by[CAUSE_N] = {0};
+            if (idle_attribute(&c, t, bs, by, idle_bin, l))
+                goto out;
+            for (int q = 0; q < CAUSE_N; q++) {
+                d->by_cause[q] += by[q];
+                d->idle += by[q];
+            }
+            t = bs;
+        }
+        if (be > hi)
+            be = hi;
+        if (be > t) {
+            d->busy += be - t;
+            bins_add(l, t, be, -1);
+            t = be;
+        }
+    }
+    rc = 0;
+out:
+    free(busy.s);
+    free(prep.s);
+    return rc;
+}
+
+/* How far every device may be counted: the horizon (live.h's rules that
+ * concern all devices). */
+static int64_t horizon_of(const struct live *l, int quiet, int end)
+{
+    if (end)
+        return OPEN;
+    int64_t h = quiet ? l->run_max : l->run_max - l->o.slack_ns;
+    for (size_t i = 0; i <= l->mask; i++) {
+        const struct unit *u = l->tab[i] ? &l->tab[i]->u : NULL;
+        if (!u || !unit_consistent(u) || has(u, EV_GPU_START) || has(u, EV_GPU_END))
+            continue;
+        /* the ready time is open: synthesis (handoff) or queue */
+        if (has(u, EV_SYNTH_END) && !has(u, EV_CHAN_SEND) && !has(u, EV_GPU_PICKUP) && u->t[EV_SYNTH_END] < h)
+            h = u->t[EV_SYNTH_END];
+        /* in prep on a device it may not have named yet */
+        if (l->devices_named && has(u, EV_GPU_PICKUP) && !(u->flags & U_DEVSET) && u->t[EV_GPU_PICKUP] < h)
+            h = u->t[EV_GPU_PICKUP];
+    }
+    return h;
+}
+
+/* The earliest GPU_START of a unit still on device's GPU (OPEN: none). */
+static int64_t on_gpu_since(const struct live *l, int32_t device)
+{
+    int64_t m = OPEN;
+    for (size_t i = 0; i <= l->mask; i++) {
+        const struct unit *u = l->tab[i] ? &l->tab[i]->u : NULL;
+        if (u && u->device == device && unit_consistent(u) && has(u, EV_GPU_START) && !has(u, EV_GPU_END) &&
+            u->t[EV_GPU_START] < m)
+            m = u->t[EV_GPU_START];
+    }
+    return m;
+}
+
+static void done_push(struct live *l, struct live_unit *x)
+{
+    size_t cap = l->o.keep;
+    if (!cap) {
+        free(x);
+        return;
+    }
+    if (l->ndone == cap) {
+        free(l->done[l->done_head]);
+        l->done[l->done_head] = x;
+        l->done_head = (l->done_head + 1) % cap;
+        return;
+    }
+    l->done[(l->done_head + l->ndone++) % cap] = x;
+}
+
+/* Units every device's counting has passed leave the table: those that
+ * completed before each device's settled point, and before any unit still
+ * on a GPU started (its device's window may yet reach back to it). */
+static void retire(struct live *l, int64_t h)
+{
+    int64_t bound = h;
+    for (size_t i = 0; i < l->ndev; i++)
+        if (l->dev[i].ws != INT64_MAX && l->dev[i].settled < bound)
+            bound = l->dev[i].settled;
+    for (size_t i = 0; i <= l->mask; i++) {
+        const struct unit *u = l->tab[i] ? &l->tab[i]->u : NULL;
+        if (u && has(u, EV_GPU_START) && !has(u, EV_GPU_END) && u->t[EV_GPU_START] < bound)
+            bound = u->t[EV_GPU_START];
+    }
+    for (size_t i = 0; i <= l->mask;) {
+        struct live_unit *x = l->tab[i];
+        if (x && has(&x->u, EV_GPU_END) && x->u.t[EV_GPU_END] <= bound) {
+            tab_remove(l, i);
+            done_push(l, x);
+            continue; /* slot i may hold a shifted entry now */
+        }
+        i++;
+    }
+}
+
+int live_settle(struct live *l, int quiet, int end)
+{
+    if (!l->run)
+        return 0;
+    if (end && l->held) {
+        /* nothing follows the held record: it was a late line of the run */
+        l->held = 0;
+        if (apply(l, &l->hold, l->hold.t_ns))
+            return -1;
+    }
+    int64_t h = horizon_of(l, quiet, end);
+    struct spans queue = {0}, synth = {0};
+    int rc = -1;
+    for (size_t i = 0; i <= l->mask; i++) {
+        const struct unit *u = l->tab[i] ? &l->tab[i]->u : NULL;
+        struct span s;
+        if (!u || !unit_consistent(u))
+            continue;
+        if (unit_queue_span(u, &s) && spans_add(&queue, s))
+            goto out;
+        if (unit_synth_cause_span(u, &s) && spans_add(&synth, s))
+            goto out;
+    }
+    if (spans_merge(&queue) || spans_merge(&synth))
+        goto out;
+    for (size_t i = 0; i < l->ndev; i++) {
+        struct live_dev *d = &l->dev[i];
+        if (d->ws == INT64_MAX)
+            continue;
+        int64_t hi = h < d->we ? h : d->we;
+        if (!end) {
+            int64_t g = on_gpu_since(l, d->device);
+            if (g < hi)
+                hi = g;
+        }
+        int64_t lo = d->settled > d->ws ? d->settled : d->ws;
+        if (hi > lo && count_device(l, d, lo, hi, &queue, &synth))
+            goto out;
+        if (hi > d->settled)
+            d->settled = hi;
+    }
+    if (h > l->horizon)
+        l->horizon = h;
+    retire(l, h);
+    rc = 0;
+out:
+    free(queue.s);
+    free(synth.s);
+    return rc;
+}
+
+/* The run ended: decide the rest as analyze decides a log's end, then
+ * start afresh (the counts stay). */
+static int run_end(struct live *l)
+{
+    if (live_settle(l, 1, 1))
+        return -1;
+    for (size_t i = 0; i <= l->mask; i++)
+        if (l->tab[i]) {
+            done_push(l, l->tab[i]);
+            l->tab[i] = NULL;
+        }
+    l->n = 0;
+    return 0;
+}
+
+/* ---- what is shown ---- */
+
+void live_now(const struct live *l, struct live_now *o)
+{
+    memset(o, 0, sizeof *o);
+    for (size_t i = 0; i <= l->mask; i++) {
+        const struct unit *u = l->tab[i] ? &l->tab[i]->u : NULL;
+        if (!u || !unit_consistent(u) || has(u, EV_GPU_END))
+            continue;
+        int st = has(u, EV_GPU_START)    ? ST_GPU
+                 : has(u, EV_GPU_PICKUP) ? ST_PREP
+                 : has(u, EV_CHAN_SEND)  ? ST_QUEUE
+                 : has(u, EV_SYNTH_END)  ? ST_HANDOFF
+                                         : ST_SYNTHESIS;
+        o->in_flight[st]++;
+        o->in_flight_total++;
+    }
+    if (l->latest_s == INT64_MIN)
+        return;
+    int64_t secs = l->o.recent_ns / NS;
+    o->recent_to = (l->latest_s + 1) * NS;
+    o->recent_from = o->recent_to - secs * NS;
+    for (int i = 0; i < LIVE_BINS; i++) {
+        const struct live_bin *b = &l->bins[i];
+        if (b->sec == INT64_MIN || b->run != l->run || b->sec <= l->latest_s - secs)
+            continue;
+        o->busy += b->busy;
+        for (int c = 0; c < CAUSE_N; c++)
+            o->by_cause[c] += b->by_cause[c];
+    }
+}
+
+static int snap_add(struct run *r, const struct live_unit *x)
+{
+    if (grow_heap((void **)&r->units, &r->units_cap, r->nunits, sizeof *r->units, 64) ||
+        grow_heap((void **)&r->jobs, &r->jobs_cap, r->njobs, sizeof *r->jobs, 64))
+        return -1;
+    /* one job per unit: partitions of a job stay apart, which the chart
+     * and the bottleneck do not need joined */
+    r->jobs[r->njobs] = (struct job){x->job, x->job_len, 1, x->hash};
+    struct unit u = x->u;
+    u.job = (uint32_t)r->njobs++;
+    u.line = x->seq;
+    r->units[r->nunits++] = u;
+    return 0;
+}
+
+static int cmp_line(const void *a, const void *b)
+{
+    uint64_t x = ((const struct unit *)a)->line, y = ((const struct unit *)b)->line;
+    return (x > y) - (x < y);
+}
+
+int live_snapshot(const struct live *l, size_t last, struct run *r)
+{
+    static const struct strtab empty;
+    memset(r, 0, sizeof *r);
+    r->source = "watch";
+    r->index = l->run;
+    r->strs = &empty;
+    for (size_t i = 0; i <= l->mask; i++)
+        if (l->tab[i] && snap_add(r, l->tab[i]))
+            goto oom;
+    size_t cap = l->o.keep ? l->o.keep : 1;
+    for (size_t i = 0; i < l->ndone; i++) {
+        const struct live_unit *x = l->done[(l->done_head + i) % cap];
+        /* the ring may still hold units of the run before */
+        if (x->seq >= l->run_first_seq && snap_add(r, x))
+            goto oom;
+    }
+    qsort(r->units, r->nunits, sizeof *r->units, cmp_line); /* in order of arrival */
+    if (last && r->nunits > last) {
+        memmove(r->units, r->units + (r->nunits - last), last * sizeof *r->units);
+        r->nunits = last;
+    }
+    return 0;
+oom:
+    live_snapshot_free(r);
+    return -1;
+}
+
+void live_snapshot_free(struct run *r)
+{
+    free(r->units);
+    free(r->jobs);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,151 @@
+/*
+ * live.h -- the definitions of `analyze`, applied while a log grows
+ * (`waterfall watch`).
+ *
+ * Takes: lines of a log (or records of a trace), in the order they were
+ * written.  Gives: settled totals (busy, idle by cause, units, stage
+ * times) that only ever grow, the units in flight, and a snapshot of the
+ * recent units as a run that `analyze_run` reads like any other.
+ *
+ * The settled horizon.  An instant t of device d is counted (busy, or idle
+ * with its cause) once nothing that decides it can change any more:
+ *   - every record up to t has been read: t is at least `slack` behind the
+ *     latest time seen (lines from several threads reach a log slightly
+ *     out of order); when the log has been quiet, or has ended, the slack
+ *     is dropped;
+ *   - t is inside d's window: a unit completed on d after t (the window
+ *     ends at the latest GPU_END), and no unit still on d's GPU started at
+ *     or before t (it may yet end, making t busy, or never end, leaving t
+ *     out of busy);
+ *   - no unit whose ready time is still open covers t: after SYNTH_END
+ *     without CHAN_SEND, that time is synthesis (the handoff) if a
+ *     CHAN_SEND follows and queue if none does;
+ *   - no unit picked up without naming its device is in prep at t, when
+ *     the run names devices (its GPU_START may name one).
+ * Each instant is counted once and never revised; at the end of a run
+ * (the daemon restarted, or the log ended) the last ones are decided as
+ * `analyze` decides them at the end of a log, so the totals then equal
+ * those of `analyze` on the whole log.  A record that arrives behind the
+ * horizon (later than the slack allows) still updates its unit but cannot
+ * change what was counted: it is counted as late (records_late), and the
+ * totals are exact while that count is 0.
+ *
+ * Memory: units are kept while in flight, until the horizon has passed
+ * them, and then the last `keep` of them (for the view).
+ *
+ * Errors: 0, or -1 when out of memory (the layer's convention).
+ */
+#ifndef LIVE_H
+#define LIVE_H
+
+#include "analyze.h"
+#include "model.h"
+#include "scan.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define LIVE_BINS 64     /* seconds of log time kept in bins: the last minute, and a few to spare */
+#define LIVE_HIST_N 14   /* stage histogram buckets (le, in seconds), +Inf beyond */
+extern const double live_hist_le[LIVE_HIST_N];
+
+struct live_opts {
+    int64_t slack_ns;  /* how far behind the latest time a record may come (default 2 s) */
+    int64_t recent_ns; /* the "last minute" of the view and of the bottleneck (default 60 s) */
+    size_t keep;       /* completed units kept for the view (default 200) */
+};
+
+/* A unit while it is kept: the model's unit, its job id inline. */
+struct live_unit {
+    struct unit u;  /* u.job: unused (the id is here) */
+    uint64_t hash;  /* of the job id and partition */
+    uint64_t seq;   /* order of arrival: the view's order */
+    uint32_t job_len;
+    uint8_t counted; /* bit per stage: its time went into the histogram */
+    char job[];
+};
+
+/* One device: settled totals over every run, and this run's state. */
+struct live_dev {
+    int32_t device;
+    int64_t busy, idle, by_cause[CAUSE_N]; /* ns, settled, all runs */
+    int64_t ws, we;                         /* this run's window so far (we: latest GPU_END) */
+    int64_t settled;                        /* this run: instants before it are counted */
+};
+
+/* Per-second bins of log time: what was settled in each (all devices). */
+struct live_bin {
+    int64_t sec; /* which second of the run (INT64_MIN: empty) */
+    int run;
+    int64_t busy, by_cause[CAUSE_N];
+};
+
+struct live_hist {
+    uint64_t bucket[LIVE_HIST_N + 1]; /* counts, not cumulative; the last is +Inf */
+    uint64_t count;
+    int64_t sum_ns;
+};
+
+struct live {
+    struct live_opts o;
+    /* the units kept, by (job, partition): open addressing, deleted by
+     * shifting back */
+    struct live_unit **tab;
+    size_t mask, n;
+    uint64_t seq;
+    /* completed units the horizon has passed, for the view: a ring */
+    struct live_unit **done;
+    size_t ndone, done_head;
+    struct live_dev *dev;
+    size_t ndev, dev_cap;
+    /* the current run */
+    int run;              /* 1-based; 0 before the first record */
+    uint64_t run_first_seq; /* the first unit of the run (struct live_unit seq) */
+    int64_t run_max;      /* its latest time */
+    int64_t horizon;      /* instants before it are settled, all devices */
+    int64_t wall_origin;  /* records timed by their line's clock count from here */
+    int have_wall;
+    int devices_named;    /* some record of the run named its device */
+    int held;             /* a record whose time looks like a restart waits for the next */
+    struct scan_rec hold;
+    char hold_job[SCAN_JOB_MAX];
+    /* counts, all runs */
+    uint64_t records, lines, skipped, skipped_by[8], late, duplicates, contradictions, others;
+    uint64_t units_completed;
+    struct live_hist stage[ST_N];
+    struct live_bin bins[LIVE_BINS];
+    int64_t latest_s;     /* the latest second of log time settled */
+    char scratch[SCAN_LINE_MAX];
+};
+
+int live_init(struct live *l, const struct live_opts *o);
+void live_free(struct live *l);
+
+/* One line of a log, without its '\n'.  0, or -1 out of memory. */
+int live_line(struct live *l, const char *line, size_t len);
+
+/* One record already parsed (a native trace's, or a line's). */
+int live_record(struct live *l, const struct scan_rec *r);
+
+/* Move the horizon as far as the rules allow.  quiet: the log has not
+ * grown for a while (the slack is dropped); end: the log has ended (the
+ * run is decided as `analyze` decides the end of a log). */
+int live_settle(struct live *l, int quiet, int end);
+
+/* What the view and /metrics show of the current state. */
+struct live_now {
+    size_t in_flight[ST_N]; /* by the stage each unit is in */
+    size_t in_flight_total;
+    int64_t busy, by_cause[CAUSE_N]; /* settled over the last `recent` of log time */
+    int64_t recent_from, recent_to;
+};
+void live_now(const struct live *l, struct live_now *out);
+
+/* The current run's kept units (in flight, and the last `keep` completed
+ * ones) as a run for analyze_run: the bottleneck now, the view's chart.
+ * last: only the last so many, in order of arrival (0: all).  Its jobs
+ * point into l: free it with live_snapshot_free before l changes. */
+int live_snapshot(const struct live *l, size_t last, struct run *r);
+void live_snapshot_free(struct run *r);
+
+#endif /* LIVE_H */

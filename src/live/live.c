@@ -59,6 +59,8 @@ int live_init(struct live *l, const struct live_opts *o)
     return l->tab && l->done ? 0 : -1;
 }
 
+static void gone_clear(struct live *l);
+
 static void done_clear(struct live *l)
 {
     for (size_t i = 0; i < l->ndone; i++)
@@ -76,6 +78,7 @@ void live_free(struct live *l)
         done_clear(l);
     free(l->done);
     free(l->dev);
+    gone_clear(l);
     memset(l, 0, sizeof *l);
 }
 
@@ -157,6 +160,63 @@ static struct live_unit *unit_get(struct live *l, const char *job, size_t len, i
     return x;
 }
 
+/* ---- units gone from the table ---- */
+
+#define GONE_SLOTS (2 * (size_t)GONE_GEN)
+
+static uint64_t *gone_slot(uint64_t *g, uint64_t h)
+{
+    size_t i = (h >> 8) & (GONE_SLOTS - 1);
+    while (g[i] && (g[i] >> 8) != (h >> 8))
+        i = (i + 1) & (GONE_SLOTS - 1);
+    return &g[i];
+}
+
+/* The events a gone unit had (a bit per event), or -1 when not gone. */
+static int gone_find(const struct live *l, uint64_t h)
+{
+    for (int k = 0; k < 2; k++)
+        if (l->gone.gen[k]) {
+            uint64_t e = *gone_slot(l->gone.gen[k], h);
+            if (e)
+                return (int)(e & 0xff);
+        }
+    return -1;
+}
+
+static int gone_add(struct live *l, const struct live_unit *x)
+{
+    if (!l->gone.gen[0] || l->gone.n == GONE_GEN) {
+        uint64_t *g = big_alloc_full(GONE_SLOTS * sizeof *g); /* zeroed */
+        if (!g)
+            return -1;
+        if (l->gone.gen[1])
+            big_free(l->gone.gen[1], GONE_SLOTS * sizeof *g);
+        l->gone.gen[1] = l->gone.gen[0];
+        l->gone.gen[0] = g;
+        l->gone.n = 0;
+    }
+    unsigned mask = 0x80; /* never 0: 0 is an empty slot */
+    for (int e = 0; e < EV_N; e++)
+        if (x->u.t[e] != T_NONE)
+            mask |= 1u << e;
+    uint64_t *p = gone_slot(l->gone.gen[0], x->hash);
+    if (!*p)
+        l->gone.n++;
+    *p = (x->hash & ~0xffull) | mask;
+    return 0;
+}
+
+static void gone_clear(struct live *l)
+{
+    for (int k = 0; k < 2; k++) {
+        if (l->gone.gen[k])
+            big_free(l->gone.gen[k], GONE_SLOTS * sizeof *l->gone.gen[k]);
+        l->gone.gen[k] = NULL;
+    }
+    l->gone.n = 0;
+}
+
 /* ---- devices ---- */
 
 static struct live_dev *dev_get(struct live *l, int32_t device)
@@ -175,14 +235,22 @@ static struct live_dev *dev_get(struct live *l, int32_t device)
     struct live_dev *d = &l->dev[k];
     memset(d, 0, sizeof *d);
     d->device = device;
-    d->ws = INT64_MAX;
-    d->we = INT64_MIN;
+    d->ws = d->ws_gone = INT64_MAX;
+    d->we = d->we_gone = INT64_MIN;
     d->settled = INT64_MIN;
     l->ndev++;
     return d;
 }
 
 /* ---- records ---- */
+
+static int64_t first_time(const struct unit *u)
+{
+    for (int e = 0; e < EV_N; e++)
+        if (has(u, e))
+            return u->t[e];
+    return T_NONE;
+}
 
 /* Does the event at t, put into u, contradict the pipeline's order? */
 static int contradicts(const struct unit *u, int ev, int64_t t)
@@ -206,11 +274,23 @@ static void hist_add(struct live_hist *h, int64_t v)
 
 static int apply(struct live *l, const struct scan_rec *r, int64_t t)
 {
+    int ev = r->ev;
+    if (l->gone.gen[0]) {
+        /* a unit already counted and gone: the event is a duplicate, or
+         * came too late to count */
+        int had = gone_find(l, key_hash(r->job, r->job_len, r->partition));
+        if (had >= 0) {
+            if (had & (1 << ev))
+                l->duplicates++;
+            else
+                l->late++;
+            return 0;
+        }
+    }
     struct live_unit *x = unit_get(l, r->job, r->job_len, r->partition);
     if (!x)
         return -1;
     struct unit *u = &x->u;
-    int ev = r->ev;
     if (r->queue && ev == EV_CHAN_SEND)
         u->flags |= U_QUEUE;
     if (has(u, ev)) {
@@ -223,6 +303,9 @@ static int apply(struct live *l, const struct scan_rec *r, int64_t t)
     if (!(u->flags & U_CONTRA) && contradicts(u, ev, t)) {
         u->flags |= U_CONTRA;
         l->contradictions++;
+        /* what it counted toward before stays counted */
+        if (t >= l->horizon && first_time(u) < l->horizon)
+            l->late++;
     }
     u->t[ev] = t;
     if (r->worker >= 0 && u->worker < 0)
@@ -232,27 +315,37 @@ static int apply(struct live *l, const struct scan_rec *r, int64_t t)
         u->flags |= U_DEVSET;
         l->devices_named = 1;
     }
-    if (!unit_consistent(u))
-        return 0;
-    for (int s = 0; s < ST_N; s++) {
-        int64_t v;
-        if (!(x->counted & (1u << s)) && unit_stage(u, s, &v)) {
-            x->counted |= (uint8_t)(1u << s);
-            hist_add(&l->stage[s], v);
-        }
-    }
-    if (ev == EV_GPU_END)
-        l->units_completed++;
+    return 0;
+}
+
+/* Widen a device's window by a completed unit's GPU phase. */
+static int window_add(struct live *l, const struct unit *u, int gone)
+{
     struct span b;
-    if (unit_busy_span(u, &b)) {
-        struct live_dev *d = dev_get(l, u->device);
-        if (!d)
-            return -1;
-        if (b.start < d->ws)
-            d->ws = b.start;
-        if (b.end > d->we)
-            d->we = b.end;
+    if (!unit_consistent(u) || !unit_busy_span(u, &b))
+        return 0;
+    struct live_dev *d = dev_get(l, u->device);
+    if (!d)
+        return -1;
+    int64_t *ws = gone ? &d->ws_gone : &d->ws, *we = gone ? &d->we_gone : &d->we;
+    if (b.start < *ws)
+        *ws = b.start;
+    if (b.end > *we)
+        *we = b.end;
+    return 0;
+}
+
+/* Each device's window: that of the units gone, and of those in the
+ * table as they are now (a later record may name another device). */
+static int windows(struct live *l)
+{
+    for (size_t i = 0; i < l->ndev; i++) {
+        l->dev[i].ws = l->dev[i].ws_gone;
+        l->dev[i].we = l->dev[i].we_gone;
     }
+    for (size_t i = 0; i <= l->mask; i++)
+        if (l->tab[i] && window_add(l, &l->tab[i]->u, 0))
+            return -1;
     return 0;
 }
 
@@ -264,6 +357,7 @@ static void bins_clear(struct live *l)
 }
 
 static int run_end(struct live *l);
+static void flush_units(struct live *l);
 
 static int run_begin(struct live *l, int64_t t)
 {
@@ -276,8 +370,8 @@ static int run_begin(struct live *l, int64_t t)
     l->devices_named = 0;
     l->have_wall = 0;
     for (size_t i = 0; i < l->ndev; i++) {
-        l->dev[i].ws = INT64_MAX;
-        l->dev[i].we = INT64_MIN;
+        l->dev[i].ws = l->dev[i].ws_gone = INT64_MAX;
+        l->dev[i].we = l->dev[i].we_gone = INT64_MIN;
         l->dev[i].settled = INT64_MIN;
     }
     bins_clear(l);
@@ -315,6 +409,8 @@ static int place(struct live *l, const struct scan_rec *r, int64_t t)
     }
     if (t > l->run_max)
         l->run_max = t;
+    else if (l->run_max - t > l->max_lag)
+        l->max_lag = l->run_max - t; /* lines of several threads, slightly out of order */
     return apply(l, r, t);
 }
 
@@ -470,7 +566,8 @@ static int64_t horizon_of(const struct live *l, int quiet, int end)
 {
     if (end)
         return OPEN;
-    int64_t h = quiet ? l->run_max : l->run_max - l->o.slack_ns;
+    int64_t slack = l->o.slack_ns, lag = l->max_lag + l->max_lag / 2;
+    int64_t h = quiet ? l->run_max : l->run_max - (lag > slack ? lag : slack);
     for (size_t i = 0; i <= l->mask; i++) {
         const struct unit *u = l->tab[i] ? &l->tab[i]->u : NULL;
         if (!u || !unit_consistent(u) || has(u, EV_GPU_START) || has(u, EV_GPU_END))
@@ -498,6 +595,25 @@ static int64_t on_gpu_since(const struct live *l, int32_t device)
     return m;
 }
 
+/* A unit leaves the table: its figures are final, so it is counted now
+ * (a unit that completed, and its stages, as analyze counts them), and
+ * remembered as gone. */
+static int unit_gone(struct live *l, struct live_unit *x, int remember)
+{
+    if (window_add(l, &x->u, 1))
+        return -1;
+    if (unit_consistent(&x->u)) {
+        if (has(&x->u, EV_GPU_END))
+            l->units_completed++;
+        for (int s = 0; s < ST_N; s++) {
+            int64_t v;
+            if (unit_stage(&x->u, s, &v))
+                hist_add(&l->stage[s], v);
+        }
+    }
+    return remember ? gone_add(l, x) : 0;
+}
+
 static void done_push(struct live *l, struct live_unit *x)
 {
     size_t cap = l->o.keep;
@@ -517,7 +633,7 @@ static void done_push(struct live *l, struct live_unit *x)
 /* Units every device's counting has passed leave the table: those that
  * completed before each device's settled point, and before any unit still
  * on a GPU started (its device's window may yet reach back to it). */
-static void retire(struct live *l, int64_t h)
+static int retire(struct live *l, int64_t h)
 {
     int64_t bound = h;
     for (size_t i = 0; i < l->ndev; i++)
@@ -532,11 +648,14 @@ static void retire(struct live *l, int64_t h)
         struct live_unit *x = l->tab[i];
         if (x && has(&x->u, EV_GPU_END) && x->u.t[EV_GPU_END] <= bound) {
             tab_remove(l, i);
+            if (unit_gone(l, x, 1))
+                return -1;
             done_push(l, x);
             continue; /* slot i may hold a shifted entry now */
         }
         i++;
     }
+    return 0;
 }
 
 int live_settle(struct live *l, int quiet, int end)
@@ -552,6 +671,8 @@ int live_settle(struct live *l, int quiet, int end)
     int64_t h = horizon_of(l, quiet, end);
     struct spans queue = {0}, synth = {0};
     int rc = -1;
+    if (windows(l))
+        return -1;
     for (size_t i = 0; i <= l->mask; i++) {
         const struct unit *u = l->tab[i] ? &l->tab[i]->u : NULL;
         struct span s;
@@ -582,7 +703,10 @@ int live_settle(struct live *l, int quiet, int end)
     }
     if (h > l->horizon)
         l->horizon = h;
-    retire(l, h);
+    if (end)
+        flush_units(l);
+    else if (retire(l, h))
+        goto out;
     rc = 0;
 out:
     free(queue.s);
@@ -590,19 +714,26 @@ out:
     return rc;
 }
 
-/* The run ended: decide the rest as analyze decides a log's end, then
- * start afresh (the counts stay). */
+/* The run ended: decide the rest as analyze decides a log's end (done by
+ * live_settle), then start afresh (the counts stay). */
 static int run_end(struct live *l)
 {
     if (live_settle(l, 1, 1))
         return -1;
+    gone_clear(l); /* a new run's units are new */
+    return 0;
+}
+
+/* At a run's end every unit is final: counted, and out of the table. */
+static void flush_units(struct live *l)
+{
     for (size_t i = 0; i <= l->mask; i++)
         if (l->tab[i]) {
+            unit_gone(l, l->tab[i], 0); /* out of memory: only its window lost, and the run is over */
             done_push(l, l->tab[i]);
             l->tab[i] = NULL;
         }
     l->n = 0;
-    return 0;
 }
 
 /* ---- what is shown ---- */

@@ -61,7 +61,6 @@ struct live_unit {
     uint64_t hash;  /* of the job id and partition */
     uint64_t seq;   /* order of arrival: the view's order */
     uint32_t job_len;
-    uint8_t counted; /* bit per stage: its time went into the histogram */
     char job[];
 };
 
@@ -70,6 +69,7 @@ struct live_dev {
     int32_t device;
     int64_t busy, idle, by_cause[CAUSE_N]; /* ns, settled, all runs */
     int64_t ws, we;                         /* this run's window so far (we: latest GPU_END) */
+    int64_t ws_gone, we_gone;               /* that of the units gone from the table */
     int64_t settled;                        /* this run: instants before it are counted */
 };
 
@@ -86,8 +86,19 @@ struct live_hist {
     int64_t sum_ns;
 };
 
+/* Units that left the table, by their key's hash, with the events they
+ * had (the low 8 bits): a record for one is a duplicate, or late.  Two
+ * generations of GONE_GEN each, so the memory stays bounded; a unit older
+ * than both is forgotten (a record for it then starts a new unit). */
+#define GONE_GEN (1u << 20)
+struct live_gone {
+    uint64_t *gen[2]; /* open addressing, 2 * GONE_GEN slots each; 0 empty */
+    size_t n;         /* in gen[0] */
+};
+
 struct live {
     struct live_opts o;
+    struct live_gone gone;
     /* the units kept, by (job, partition): open addressing, deleted by
      * shifting back */
     struct live_unit **tab;
@@ -102,6 +113,7 @@ struct live {
     int run;              /* 1-based; 0 before the first record */
     uint64_t run_first_seq; /* the first unit of the run (struct live_unit seq) */
     int64_t run_max;      /* its latest time */
+    int64_t max_lag;      /* the most a record came behind run_max (all runs) */
     int64_t horizon;      /* instants before it are settled, all devices */
     int64_t wall_origin;  /* records timed by their line's clock count from here */
     int have_wall;

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -167,6 +168,7 @@ struct watch {
     uint64_t since_settle;
     double last_growth, last_emit, last_record;
     int screen, keys, bottleneck;
+    int stream; /* a pipe, FIFO, socket or terminal: it ends when it ends */
     struct termios saved;
 };
 
@@ -380,7 +382,8 @@ static int follow_loop(struct watch *w)
         double t = now_s(0);
         if (got)
             w->last_growth = t;
-        if (!got && (w->o.once || follow_eof(w->f))) {
+        /* --once: a file ends where it is now, a stream where it ends */
+        if (!got && ((w->o.once && !w->stream) || follow_eof(w->f))) {
             ended = 1;
             break;
         }
@@ -426,6 +429,9 @@ int cmd_watch(int argc, char **argv)
         follow_close(w.f);
         return WF_EXIT_INPUT;
     }
+    struct stat st;
+    if (strcmp(w.o.path, "-") == 0 ? fstat(0, &st) == 0 : stat(w.o.path, &st) == 0)
+        w.stream = !S_ISREG(st.st_mode);
     w.line = malloc(LINE_KEEP);
     if (!w.line || live_init(&w.l, &w.o.lo)) {
         fprintf(stderr, "waterfall watch: out of memory\n");

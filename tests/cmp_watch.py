@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""cmp_watch.py -- does watch's last JSON line equal analyze on the whole log?
+
+Usage: cmp_watch.py ANALYZE.json WATCH.jsonl [--allow-late]
+
+Compares the settled totals (busy, idle, idle by cause, units completed,
+each stage's count and sum) of watch's last line with the sums over the
+runs of `analyze --json`.  Times are compared to the nanosecond (both print
+exact decimal seconds; 1e-6 relative covers the JSON's 9 significant
+digits on big sums).  watch is exact when no record came behind its
+horizon (late == 0); with --allow-late, a line with late > 0 is not
+compared (only its own invariants are checked).  Prints what differs;
+exit status 1 when something does.
+"""
+import json
+import sys
+
+
+def close(a, b):
+    return abs(a - b) <= 1e-9 + 1e-6 * max(abs(a), abs(b))
+
+
+def main():
+    a = json.load(open(sys.argv[1]))
+    lines = [l for l in open(sys.argv[2]) if l.strip()]
+    if not lines:
+        print("watch printed nothing")
+        return 1
+    w = json.loads(lines[-1])
+    bad = []
+    causes = ["prep", "queue", "synthesis", "no_work"]
+    # invariants of watch's own figures
+    if not close(w["idle_s"], sum(w["idle_by_cause"][c] for c in causes)):
+        bad.append("idle is not the sum of its causes")
+    for d in w["devices"]:
+        if not close(d["idle_s"], sum(d["idle_by_cause"][c] for c in causes)):
+            bad.append("device %d: idle is not the sum of its causes" % d["device"])
+    if w["late"] and "--allow-late" in sys.argv:
+        for b in bad:
+            print(b)
+        return 1 if bad else 0
+    runs = a["runs"]
+    want = {
+        "busy_s": sum(r["busy_s"] or 0 for r in runs),
+        "idle_s": sum(r["idle_s"] or 0 for r in runs),
+        "units_completed": sum(r["units"] - r["in_flight"] - r["inconsistent_units"] for r in runs),
+        "runs": len(runs),
+    }
+    for c in causes:
+        want["idle " + c] = sum((r["idle_by_cause"] or {}).get(c) or 0 for r in runs)
+    got = dict(w)
+    got["runs"] = w["runs"]
+    for c in causes:
+        got["idle " + c] = w["idle_by_cause"][c]
+    for k, v in want.items():
+        if not close(v, got[k]):
+            bad.append("%s: analyze %r, watch %r" % (k, v, got[k]))
+    for s in ["synthesis", "handoff", "queue", "prep", "gpu"]:
+        n = sum(r["stages"][s]["count"] for r in runs)
+        tot = sum(r["stages"][s]["count"] * (r["stages"][s]["mean_s"] or 0) for r in runs)
+        if n != w["stages"][s]["count"] or not close(tot, w["stages"][s]["sum_s"]):
+            bad.append("stage %s: analyze %d, %r s; watch %d, %r s" % (s, n, tot, w["stages"][s]["count"],
+                                                                      w["stages"][s]["sum_s"]))
+    if w["late"]:
+        bad.append("%d records came behind the horizon" % w["late"])
+    for b in bad:
+        print(b)
+    return 1 if bad else 0
+
+
+sys.exit(main())

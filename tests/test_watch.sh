@@ -1,0 +1,134 @@
+#!/bin/sh
+# test_watch.sh -- `waterfall watch` applies analyze's definitions as a log
+# grows, and when the log is done its totals equal analyze's on the whole
+# log (busy, idle by cause, units, stages), exactly (tests/cmp_watch.py).
+#   1. Settling after every N lines (N = 1, 7, 64): the test corpus, logs
+#      of several runs with duplicates, damage and disorder (gen_chaos: a
+#      line that comes behind the horizon is counted as late, and then only
+#      the invariants are checked; with a slack that covers the disorder
+#      the totals are exact), and a generated daemon log.
+#   2. A log written while watch follows it, rotated by rename half way,
+#      then by copy-truncate: nothing lost, nothing counted twice.
+#   3. stdin: a pipe's end is the log's end.
+#   4. Millions of units through a pipe, in bounded memory.
+#   5. Usage errors say why.
+# Usage: test_watch.sh WATERFALL GEN_CHAOS GEN_LOG
+W="$1" G="$2" L="$3"
+. "$(dirname "$0")/lib.sh"
+CMP="python3 $(dirname "$0")/cmp_watch.py"
+D="$(dirname "$0")/data"
+
+same() { # LOG WATCH-ARGS...: watch --once equals analyze
+    log=$1
+    shift
+    "$W" analyze --json "$log" >"$T/a.json" 2>/dev/null
+    "$W" watch --once "$@" "$log" >"$T/w.jsonl" 2>"$T/w.err"
+    rc=$?
+    [ $rc = 0 ] || [ $rc = 4 ] || { bad "watch $* $log: exit $rc: $(cat "$T/w.err")"; return; }
+    if $CMP "$T/a.json" "$T/w.jsonl" $ALLOW >"$T/cmp" 2>&1; then ok; else bad "watch $* $log: $(cat "$T/cmp")"; fi
+}
+
+# 1. the corpus, settled after every line and every few
+for f in "$D"/*.log; do
+    ALLOW=
+    # (reported.log holds a record 2 s of log time late: the slack covers it)
+    for n in 1 7 64; do same "$f" --settle-every $n --slack 3; done
+    ALLOW=--allow-late # no slack: a line a millisecond out of order is late
+    same "$f" --settle-every 1 --slack 0
+done
+ALLOW=
+"$L" --jobs 60 --seed 4 --noise 0.3 >"$T/gen.log"
+for n in 1 7 64; do same "$T/gen.log" --settle-every $n --slack 10; done
+# the generator prints lines up to 7 s of log time late: with the default
+# slack, the slack widens and the few records late before it did are
+# counted, the invariants hold
+ALLOW=--allow-late
+same "$T/gen.log" --settle-every 5
+for s in 1 2 3 4 5 6 7 8 9 10 11 12; do
+    "$G" $s 3000 >"$T/chaos.log"
+    ALLOW=--allow-late
+    same "$T/chaos.log" --settle-every 3
+    ALLOW=
+    same "$T/chaos.log" --settle-every 50 --slack 3600
+done
+
+# 2. a log written while watch follows it, rotated twice; watch is told
+# to stop once it has read every record, and its last line is compared
+"$L" --jobs 40 --seed 8 --noise 0.5 >"$T/src.log"
+total=$(grep -c TIMELINE "$T/src.log")
+lines=$(wc -l <"$T/src.log")
+half=$((lines / 2))
+three=$((lines * 3 / 4))
+: >"$T/live.log"
+"$W" watch --json-lines --interval 0.05 --slack 10 --quiet 1000 "$T/live.log" >"$T/live.jsonl" 2>"$T/live.err" &
+wpid=$!
+python3 - "$T/src.log" "$T/live.log" $half $three <<'EOF'
+import os, sys, time, shutil
+src, dst, half, three = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+lines = open(src, 'rb').readlines()
+f = open(dst, 'ab')
+for i, line in enumerate(lines):
+    if i == half:  # rotation by rename: the writer reopens its log a little later
+        os.rename(dst, dst + '.1')
+        f.write(b''.join(lines[i:i + 5]))  # still written to the old file
+        f.flush()
+        f.close()
+        time.sleep(0.2)
+        f = open(dst, 'ab')
+        lines[i:i + 5] = [b''] * 5
+        continue
+    if i == three:  # copy-truncate, once the follower has read the file
+        f.flush()
+        time.sleep(0.5)
+        shutil.copyfile(dst, dst + '.2')
+        os.truncate(dst, 0)
+    f.write(line)
+    if i % 50 == 0:
+        f.flush()
+        time.sleep(0.01)
+f.close()
+EOF
+n=0
+until [ $n -ge 600 ] || grep -q "\"records\":$total," "$T/live.jsonl" 2>/dev/null; do
+    sleep 0.1
+    n=$((n + 1))
+done
+kill -TERM $wpid 2>/dev/null
+wait $wpid
+rc=$?
+[ $rc = 0 ] || bad "watch during rotation: exit $rc: $(cat "$T/live.err")"
+grep -q "\"records\":$total," "$T/live.jsonl" && ok || bad "watch read $(tail -1 "$T/live.jsonl" | sed 's/.*"records":\([0-9]*\).*/\1/') records of $total"
+tail -1 "$T/live.jsonl" | grep -q '"state":"final"' && ok || bad "the last line after SIGTERM is not the final one"
+"$W" analyze --json "$T/src.log" >"$T/a.json" 2>/dev/null
+if $CMP "$T/a.json" "$T/live.jsonl" >"$T/cmp" 2>&1; then ok; else bad "rotated log: $(cat "$T/cmp")"; fi
+
+# 3. stdin: the pipe's end is the log's end (decided as analyze decides it)
+cat "$D/known.log" | "$W" watch --once - >"$T/w.jsonl" 2>/dev/null
+"$W" analyze --json "$D/known.log" >"$T/a.json" 2>/dev/null
+$CMP "$T/a.json" "$T/w.jsonl" >/dev/null && ok || bad "watch - (stdin)"
+cat "$D/known.log" | "$W" watch --json-lines - >"$T/w.jsonl" 2>/dev/null
+tail -1 "$T/w.jsonl" | grep -q '"state":"final"' && $CMP "$T/a.json" "$T/w.jsonl" >/dev/null && ok ||
+    bad "watch --json-lines - does not end with the final totals at the pipe's end"
+
+# 4. two million units through a pipe: memory stays bounded (the units in
+# flight and the last few are kept, not the run)
+if [ -x /usr/bin/time ]; then
+    "$L" --jobs 200000 --partitions 10 --noise 0 --seed 2 |
+        /usr/bin/time -f '%M' -o "$T/rss" "$W" watch --once --slack 10 - >"$T/w.jsonl" 2>"$T/w.err"
+    units=$(sed 's/.*"units_completed":\([0-9]*\).*/\1/' "$T/w.jsonl")
+    [ "$units" = 2000000 ] && ok || bad "2M units: watch counted $units ($(cat "$T/w.err"))"
+    rss=$(tail -1 "$T/rss")
+    [ "$rss" -lt 150000 ] && ok || bad "2M units: watch used $rss KB (bound: 150 MB)"
+fi
+
+# 5. usage and input errors say why
+"$W" watch 2>"$T/e"
+[ $? = 2 ] && grep -q "one log to follow" "$T/e" && ok || bad "watch without a log"
+"$W" watch --slack x "$T/live.log" 2>"$T/e"
+[ $? = 2 ] && grep -q "slack" "$T/e" && ok || bad "watch --slack x"
+"$W" watch --once "$T" 2>"$T/e"
+[ $? = 3 ] && grep -q "$T" "$T/e" && ok || bad "watch on a directory: $(cat "$T/e")"
+"$W" watch --once --listen nothere:1 "$D/known.log" 2>"$T/e"
+[ $? = 3 ] && grep -q "listen" "$T/e" && ok || bad "watch --listen on a name: $(cat "$T/e")"
+
+finish test_watch

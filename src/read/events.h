@@ -142,10 +142,11 @@ struct role {
 #define EV_RECENT (1u << EV_RECENT_BITS)
 
 /*
- * A part is in two halves, as Lua's lzio.h keeps a stream: first what
- * the stages after the reader read (the model, the commands' messages),
- * then the builder's state, which only events.c reads (and read_text, to
- * join the parts: struct ev_run's times).
+ * A part is in two halves, as Lua's lzio.h keeps a stream: first its
+ * public side (the reader's settings, and what the stages after the
+ * reader read: the model, the commands' messages), then the builder's
+ * state, which only events.c reads (and read_text, to join the parts:
+ * struct ev_run's times).
  */
 
 /* The reader's settings, made before the part's first event. */
@@ -259,7 +260,7 @@ struct ev_hold {
 };
 
 struct evpart {
-    /* what the stages after the reader read */
+    /* public: the reader's settings, and what the stages after it read */
     struct ev_settings set;
     struct ev_segs segs;
     struct ev_jobs jobs;

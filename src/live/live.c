@@ -595,13 +595,14 @@ static int64_t on_gpu_since(const struct live *l, int32_t device)
     return m;
 }
 
-/* A unit leaves the table: its figures are final, so it is counted now
- * (a unit that completed, and its stages, as analyze counts them), and
- * remembered as gone. */
-static int unit_gone(struct live *l, struct live_unit *x, int remember)
+/* A unit whose records have all been read (its GPU_END is behind the
+ * horizon, or it left the table) is counted: its completion and its
+ * stages, as analyze counts them. */
+static void unit_count(struct live *l, struct live_unit *x)
 {
-    if (window_add(l, &x->u, 1))
-        return -1;
+    if (x->counted)
+        return;
+    x->counted = 1;
     if (unit_consistent(&x->u)) {
         if (has(&x->u, EV_GPU_END))
             l->units_completed++;
@@ -611,6 +612,15 @@ static int unit_gone(struct live *l, struct live_unit *x, int remember)
                 hist_add(&l->stage[s], v);
         }
     }
+}
+
+/* A unit leaves the table: counted if it was not yet, and remembered as
+ * gone. */
+static int unit_gone(struct live *l, struct live_unit *x, int remember)
+{
+    if (window_add(l, &x->u, 1))
+        return -1;
+    unit_count(l, x);
     return remember ? gone_add(l, x) : 0;
 }
 
@@ -705,8 +715,13 @@ int live_settle(struct live *l, int quiet, int end)
         l->horizon = h;
     if (end)
         flush_units(l);
-    else if (retire(l, h))
-        goto out;
+    else {
+        for (size_t i = 0; i <= l->mask; i++)
+            if (l->tab[i] && has(&l->tab[i]->u, EV_GPU_END) && l->tab[i]->u.t[EV_GPU_END] <= h)
+                unit_count(l, l->tab[i]);
+        if (retire(l, h))
+            goto out;
+    }
     rc = 0;
 out:
     free(queue.s);

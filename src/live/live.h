@@ -61,6 +61,7 @@ struct live_unit {
     uint64_t hash;  /* of the job id and partition */
     uint64_t seq;   /* order of arrival: the view's order */
     uint32_t job_len;
+    uint8_t counted; /* its completion and stages went into the counts */
     char job[];
 };
 

@@ -153,6 +153,10 @@ def run(T, procs):
                             stdout=subprocess.DEVNULL, stderr=open(os.path.join(T, "prom.err"), "w"))
     procs.append(prom)
     wait_for("prometheus to start", lambda: "Ready" in get("http://127.0.0.1:%d/-/ready" % prom_port), 60)
+    # its first scrapes come a few seconds later: the daemons start once
+    # every watcher has been scraped, so the counters grow under its eyes
+    wait_for("prometheus to scrape the three watchers",
+             lambda: len([r for r in query(prom_port, 'up{job="waterfall"} == 1')]) == 3, 60)
     # the daemons write in real time (about 8 s), while Prometheus scrapes
     daemons = [subprocess.Popen([sys.executable, os.path.join(HERE, "standin_daemon.py"), h["log"], "--speed", "2"]
                                 + h["args"]) for h in hosts]
@@ -198,18 +202,25 @@ def run(T, procs):
     units = float(query(prom_port, "sum(waterfall_units_completed_total)")[0]["value"][1])
     check(units == sum(h["units"] for h in hosts), "fleet units %r" % units)
     # the recorded fleet utilization: the sum of busy over the sum of busy
-    # and idle, at one evaluation
-    wait_for("the fleet rule", lambda: query(prom_port, "job:waterfall_gpu_utilization:ratio_rate5m"), 30)
-    t = time.time()
-    def at(expr):
-        url = "http://127.0.0.1:%d/api/v1/query?%s" % (prom_port, urllib.parse.urlencode({"query": expr, "time": "%.3f" % t}))
-        return json.loads(get(url))["data"]["result"]
-    fleet = float(at("job:waterfall_gpu_utilization:ratio_rate5m")[0]["value"][1])
-    b = float(at("sum(rate(waterfall_gpu_busy_seconds_total[5m]))")[0]["value"][1])
-    i = float(at("sum(rate(waterfall_gpu_idle_seconds_total[5m]))")[0]["value"][1])
-    check(abs(fleet - b / (b + i)) < 1e-9, "fleet utilization %r, sum busy / sum window %r" % (fleet, b / (b + i)))
-    per = [float(r["value"][1]) for r in at("instance:waterfall_gpu_utilization:ratio_rate5m")]
-    check(len(per) == 3 and min(per) <= fleet <= max(per), "fleet %r outside the hosts' %r" % (fleet, per))
+    # and idle (the rates recorded at the same evaluation), not a mean of
+    # the hosts' ratios
+    def rules_at():
+        t = "%.3f" % time.time()
+        def at(expr):
+            url = "http://127.0.0.1:%d/api/v1/query?%s" % (prom_port, urllib.parse.urlencode({"query": expr, "time": t}))
+            return [float(r["value"][1]) for r in json.loads(get(url))["data"]["result"]]
+        return (at("job:waterfall_gpu_utilization:ratio_rate5m"),
+                at("sum(instance_device:waterfall_gpu_busy_seconds:rate5m) / sum(instance_device:waterfall_gpu_window_seconds:rate5m)"),
+                at("instance:waterfall_gpu_utilization:ratio_rate5m"))
+    got = []
+    wait_for("the fleet's rules for the three hosts",
+             lambda: got.append(rules_at()) or (len(got[-1][0]) == 1 and len(got[-1][1]) == 1 and len(got[-1][2]) == 3), 30)
+    fleet, ratio, per = got[-1] if got else ([], [], [])
+    if fleet and ratio and len(per) == 3:
+        check(abs(fleet[0] - ratio[0]) < 1e-12, "fleet utilization %r, sum busy / sum window %r" % (fleet[0], ratio[0]))
+        check(min(per) <= fleet[0] <= max(per), "fleet %r outside the hosts' %r" % (fleet[0], per))
+        check(abs(sum(per) / 3 - fleet[0]) > 1e-9 or max(per) - min(per) < 1e-9,
+              "fleet utilization %r is the hosts' mean" % fleet[0])
     print("test_prometheus: %d passed, %d failed" % (passes, len(fails)))
     return 1 if fails else 0
 

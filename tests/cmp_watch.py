@@ -61,6 +61,16 @@ def main():
         if n != w["stages"][s]["count"] or not close(tot, w["stages"][s]["sum_s"]):
             bad.append("stage %s: analyze %d, %r s; watch %d, %r s" % (s, n, tot, w["stages"][s]["count"],
                                                                       w["stages"][s]["sum_s"]))
+    # kernel time by device, where the log has kernel phases
+    kern = {}
+    for r in runs:
+        for d in r["devices"]:
+            if d.get("kernel_busy_s") is not None:
+                kern[d["device"]] = kern.get(d["device"], 0) + d["kernel_busy_s"]
+    wk = {d["device"]: d.get("kernel_busy_s") for d in w["devices"]}
+    for dev, k in kern.items():
+        if wk.get(dev) is None or not close(k, wk[dev]):
+            bad.append("device %d kernel: analyze %r, watch %r" % (dev, k, wk.get(dev)))
     if w["late"]:
         bad.append("%d records came behind the horizon" % w["late"])
     for b in bad:

@@ -52,6 +52,12 @@ for s in 1 2 3 4 5 6 7 8 9 10 11 12; do
     same "$T/chaos.log" --settle-every 50 --slack 3600
 done
 
+# the reference pipeline's trace, as the TIMELINE text of its dump: kernel
+# phases (the engine marks KERNEL around the device's work) and two devices
+"$W" run --device cpu --jobs 6 --gpu-workers 2 --devices 2 --synth-concurrency 2 --size 1024 --synth-rounds 1 \
+    --out "$T/e.wft" --quiet && "$W" dump "$T/e.wft" >"$T/e.log" || bad "waterfall run / dump"
+for n in 1 9; do same "$T/e.log" --settle-every $n; done
+
 # 2. a log written while watch follows it, rotated twice; watch is told
 # to stop once it has read every record, and its last line is compared
 "$L" --jobs 40 --seed 8 --noise 0.5 >"$T/src.log"

@@ -12,6 +12,7 @@
 #include "cmds.h"
 #include "follow.h"
 #include "live.h"
+#include "load.h"
 #include "metrics.h"
 #include "view.h"
 #include "wf_exit.h"
@@ -50,6 +51,7 @@ static void watch_usage(FILE *f)
             "                      and everything read settles (default 5)\n"
             "  --recent SECONDS    the view's \"last\" window, in the log's time (default 60)\n"
             "  --units N           units in the view's chart (default: as the terminal allows)\n"
+            "  --kernel-phase NAME the phase whose union is kernel time (default KERNEL)\n"
             "  --from-end          start at the file's end (default: read what it holds first)\n"
             "  --color WHEN        auto, always or never\n"
             "  -h, --help          this help\n"
@@ -68,7 +70,7 @@ struct watch_cli {
 static int watch_parse(int argc, char **argv, struct watch_cli *o)
 {
     enum { O_LISTEN = 256, O_JSONL, O_ONCE, O_INTERVAL, O_SLACK, O_QUIET, O_RECENT, O_UNITS, O_FROMEND, O_COLOR,
-           O_SETTLE };
+           O_SETTLE, O_KPHASE };
     static const struct option longopts[] = {
         {"listen", required_argument, 0, O_LISTEN},    {"json-lines", no_argument, 0, O_JSONL},
         {"once", no_argument, 0, O_ONCE},               {"interval", required_argument, 0, O_INTERVAL},
@@ -76,6 +78,7 @@ static int watch_parse(int argc, char **argv, struct watch_cli *o)
         {"recent", required_argument, 0, O_RECENT},     {"units", required_argument, 0, O_UNITS},
         {"from-end", no_argument, 0, O_FROMEND},        {"color", required_argument, 0, O_COLOR},
         {"colour", required_argument, 0, O_COLOR},      {"settle-every", required_argument, 0, O_SETTLE},
+        {"kernel-phase", required_argument, 0, O_KPHASE},
         {"help", no_argument, 0, 'h'},                  {0, 0, 0, 0}};
     *o = (struct watch_cli){.interval = 1, .quiet = 5, .color = -1,
                             .lo = {.slack_ns = 2000000000LL, .recent_ns = 60000000000LL, .keep = 200}};
@@ -119,6 +122,10 @@ static int watch_parse(int argc, char **argv, struct watch_cli *o)
             if (arg_long("watch", "--units", optarg, 1, 10000, &n))
                 return WF_EXIT_USAGE;
             o->units = (int)n;
+            break;
+        case O_KPHASE:
+            if (kernel_phase_arg(optarg, "watch"))
+                return WF_EXIT_USAGE;
             break;
         case O_SETTLE:
             if (arg_long("watch", "--settle-every", optarg, 1, 1000000000, &o->settle_every))

@@ -18,6 +18,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 const double live_hist_le[LIVE_HIST_N] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
                                           0.25,  0.5,    1,     2.5,  5,     10,  30};
@@ -61,10 +62,17 @@ int live_init(struct live *l, const struct live_opts *o)
 
 static void gone_clear(struct live *l);
 
+static void unit_free(struct live_unit *x)
+{
+    if (x)
+        free(x->kern);
+    free(x);
+}
+
 static void done_clear(struct live *l)
 {
     for (size_t i = 0; i < l->ndone; i++)
-        free(l->done[(l->done_head + i) % (l->o.keep ? l->o.keep : 1)]);
+        unit_free(l->done[(l->done_head + i) % (l->o.keep ? l->o.keep : 1)]);
     l->ndone = l->done_head = 0;
 }
 
@@ -72,7 +80,7 @@ void live_free(struct live *l)
 {
     if (l->tab)
         for (size_t i = 0; i <= l->mask; i++)
-            free(l->tab[i]);
+            unit_free(l->tab[i]);
     free(l->tab);
     if (l->done)
         done_clear(l);
@@ -414,12 +422,59 @@ static int place(struct live *l, const struct scan_rec *r, int64_t t)
     return apply(l, r, t);
 }
 
+/* NAME_START or NAME_END of the kernel phase (analyze_kernel_phase, any
+ * case): 1 start, 2 end, 0 neither. */
+static int kernel_edge(const struct scan_rec *r)
+{
+    size_t k = strlen(analyze_kernel_phase);
+    if (r->name_len < k + 4 || strncasecmp(r->name, analyze_kernel_phase, k) != 0 || r->name[k] != '_')
+        return 0;
+    const char *rest = r->name + k + 1;
+    size_t n = r->name_len - k - 1;
+    return n == 5 && strncasecmp(rest, "START", 5) == 0 ? 1 : n == 3 && strncasecmp(rest, "END", 3) == 0 ? 2 : 0;
+}
+
+/* A kernel phase's edge, into its unit: a START waits for its END (the
+ * oldest open one pairs first, as the model pairs phases). */
+static int kernel_add(struct live *l, const struct scan_rec *r, int edge, int64_t t)
+{
+    struct live_unit *x = unit_get(l, r->job, r->job_len, r->partition);
+    if (!x)
+        return -1;
+    if (edge == 1) {
+        if (x->nkopen < sizeof x->kopen / sizeof *x->kopen)
+            x->kopen[x->nkopen++] = t;
+        return 0;
+    }
+    if (!x->nkopen)
+        return 0; /* an END without its START is a mark */
+    int64_t a = x->kopen[0];
+    memmove(x->kopen, x->kopen + 1, --x->nkopen * sizeof *x->kopen);
+    if (x->nkern == x->kern_cap) {
+        if (x->kern_cap >= UINT16_MAX / 2)
+            return 0;
+        uint16_t cap = x->kern_cap ? (uint16_t)(x->kern_cap * 2) : 4;
+        struct span *n = realloc(x->kern, cap * sizeof *n);
+        if (!n)
+            return -1;
+        x->kern = n;
+        x->kern_cap = cap;
+    }
+    x->kern[x->nkern++] = (struct span){a, t};
+    return 0;
+}
+
 int live_record(struct live *l, const struct scan_rec *r)
 {
     l->records++;
     if (r->ev < 0 || r->ev >= EV_N) {
-        l->others++; /* data for the phases; the live figures do not use it yet */
-        return 0;
+        int edge = kernel_edge(r);
+        if (!edge || !l->run) {
+            l->others++; /* other phases and marks: the live figures do not use them */
+            return 0;
+        }
+        int64_t t = r->wall && l->have_wall ? r->t_ns - l->wall_origin : r->t_ns;
+        return kernel_add(l, r, edge, t);
     }
     int64_t t = r->t_ns;
     if (r->wall) {
@@ -512,20 +567,33 @@ static int idle_bin(void *ctx, int64_t a, int64_t b, int cause)
 static int count_device(struct live *l, struct live_dev *d, int64_t lo, int64_t hi, const struct spans *queue,
                         const struct spans *synth)
 {
-    struct spans busy = {0}, prep = {0};
+    struct spans busy = {0}, prep = {0}, kern = {0};
     int rc = -1;
     for (size_t i = 0; i <= l->mask; i++) {
         const struct live_unit *x = l->tab[i];
         if (!x || x->u.device != d->device || !unit_consistent(&x->u))
             continue;
         struct span s;
-        if (unit_busy_span(&x->u, &s) && s.end > lo && spans_add(&busy, s))
-            goto out;
+        if (unit_busy_span(&x->u, &s) && s.end > lo) {
+            if (spans_add(&busy, s))
+                goto out;
+            /* a kernel phase counts inside the GPU phase only */
+            for (uint16_t k = 0; k < x->nkern; k++)
+                if (x->kern[k].start >= s.start && x->kern[k].end <= s.end && spans_add(&kern, x->kern[k]))
+                    goto out;
+        }
         if (unit_prep_span(&x->u, &s) && s.end > lo && spans_add(&prep, s))
             goto out;
     }
-    if (spans_merge(&busy) || spans_merge(&prep))
+    if (spans_merge(&busy) || spans_merge(&prep) || spans_merge(&kern))
         goto out;
+    if (kern.n)
+        d->has_kernel = 1;
+    for (size_t k = 0; k < kern.n; k++) {
+        int64_t a = kern.s[k].start > lo ? kern.s[k].start : lo, b = kern.s[k].end < hi ? kern.s[k].end : hi;
+        if (b > a)
+            d->kernel += b - a;
+    }
     struct idle_sets c;
     idle_sets_init(&c, prep.s, prep.n, queue->s, queue->n, synth->s, synth->n, lo);
     int64_t t = lo;
@@ -557,6 +625,7 @@ static int count_device(struct live *l, struct live_dev *d, int64_t lo, int64_t 
 out:
     free(busy.s);
     free(prep.s);
+    free(kern.s);
     return rc;
 }
 
@@ -628,11 +697,11 @@ static void done_push(struct live *l, struct live_unit *x)
 {
     size_t cap = l->o.keep;
     if (!cap) {
-        free(x);
+        unit_free(x);
         return;
     }
     if (l->ndone == cap) {
-        free(l->done[l->done_head]);
+        unit_free(l->done[l->done_head]);
         l->done[l->done_head] = x;
         l->done_head = (l->done_head + 1) % cap;
         return;

@@ -62,6 +62,9 @@ struct live_unit {
     uint64_t seq;   /* order of arrival: the view's order */
     uint32_t job_len;
     uint8_t counted; /* its completion and stages went into the counts */
+    uint16_t nkern, kern_cap, nkopen;
+    struct span *kern; /* its kernel phases (analyze_kernel_phase), paired */
+    int64_t kopen[4];  /* kernel phases started and not yet ended, oldest first */
     char job[];
 };
 
@@ -69,6 +72,8 @@ struct live_unit {
 struct live_dev {
     int32_t device;
     int64_t busy, idle, by_cause[CAUSE_N]; /* ns, settled, all runs */
+    int64_t kernel;                         /* ns of kernel phases, settled, all runs */
+    int has_kernel;                         /* some unit of it had a kernel phase */
     int64_t ws, we;                         /* this run's window so far (we: latest GPU_END) */
     int64_t ws_gone, we_gone;               /* that of the units gone from the table */
     int64_t settled;                        /* this run: instants before it are counted */

@@ -75,6 +75,11 @@ void view_json(FILE *f, const struct live *l, int bottleneck, const char *state)
         json_num(f, sec(d->idle));
         fputs(",\"idle_by_cause\":", f);
         json_causes(f, d->by_cause);
+        fputs(",\"kernel_busy_s\":", f);
+        if (d->has_kernel)
+            json_num(f, sec(d->kernel));
+        else
+            fputs("null", f);
         fputc('}', f);
     }
     fprintf(f, "],\"recent\":{\"seconds\":%lld,\"utilization\":", (long long)(l->o.recent_ns / 1000000000));

@@ -108,6 +108,19 @@ tail -1 "$T/live.jsonl" | grep -q '"state":"final"' && ok || bad "the last line 
 "$W" analyze --json "$T/src.log" >"$T/a.json" 2>/dev/null
 if $CMP "$T/a.json" "$T/live.jsonl" >"$T/cmp" 2>&1; then ok; else bad "rotated log: $(cat "$T/cmp")"; fi
 
+# a native trace followed while the engine writes it: watch ends by itself
+# when the recorder closes the trace
+rm -f "$T/live.wft"
+timeout 120 "$W" watch --json-lines --interval 0.1 "$T/live.wft" >"$T/t.jsonl" 2>"$T/t.err" &
+wpid=$!
+"$W" run --device cpu --jobs 30 --gpu-workers 2 --devices 2 --synth-concurrency 2 --size 4096 --synth-rounds 2 \
+    --out "$T/live.wft" --quiet || bad "waterfall run"
+wait $wpid
+rc=$?
+[ $rc = 0 ] || bad "watch on a trace being written: exit $rc: $(cat "$T/t.err")"
+"$W" analyze --json "$T/live.wft" >"$T/a.json" 2>/dev/null
+$CMP "$T/a.json" "$T/t.jsonl" --clock-refined >"$T/cmp" 2>&1 && ok || bad "a trace followed while written: $(cat "$T/cmp")"
+
 # 3. stdin: the pipe's end is the log's end (decided as analyze decides it)
 cat "$D/known.log" | "$W" watch --once - >"$T/w.jsonl" 2>/dev/null
 "$W" analyze --json "$D/known.log" >"$T/a.json" 2>/dev/null

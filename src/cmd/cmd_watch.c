@@ -11,6 +11,7 @@
 #include "args.h"
 #include "cmds.h"
 #include "follow.h"
+#include "follow_wft.h"
 #include "live.h"
 #include "load.h"
 #include "metrics.h"
@@ -36,8 +37,9 @@ static void watch_usage(FILE *f)
 {
     fprintf(f,
             "usage: waterfall watch [options] FILE|-\n"
-            "Follow a daemon's log as it is written (across rotation, like tail -F), analyse it\n"
-            "with analyze's definitions as it grows, and show it live.\n"
+            "Follow a daemon's log as it is written (across rotation, like tail -F), or a native\n"
+            "trace a recorder is writing, analyse it with analyze's definitions as it grows, and\n"
+            "show it live.\n"
             "  --listen ADDR:PORT  serve Prometheus metrics on http://ADDR:PORT/metrics (a bare PORT\n"
             "                      listens on 127.0.0.1 only; docs/live.md lists the metrics)\n"
             "  --json-lines        one JSON object per interval on stdout instead of the live view\n"
@@ -350,6 +352,15 @@ static int quit_key(struct watch *w)
 
 /* ---- the loop ---- */
 
+/* A log that ended is decided as analyze decides a log's end; a watch that
+ * was stopped settles what it read, and leaves the rest open. */
+static int finish(struct watch *w, int ended)
+{
+    if (live_settle(&w->l, 1, ended) || emit(w, ended ? " (ended)" : " (stopped)", 1))
+        return WF_EXIT_FAIL;
+    return WF_EXIT_OK;
+}
+
 /* Read until there is nothing new; 1 when something was read, -1 error. */
 static int drain(struct watch *w, char *buf, size_t cap)
 {
@@ -412,11 +423,43 @@ static int follow_loop(struct watch *w)
     /* the end: a last line without its newline is a line */
     if (w->nline && line_done(w))
         return WF_EXIT_FAIL;
-    /* a log that ended is decided as analyze decides a log's end; a watch
-     * that was stopped settles what it read, and leaves the rest open */
-    if (live_settle(&w->l, 1, ended) || emit(w, ended ? " (ended)" : " (stopped)", 1))
-        return WF_EXIT_FAIL;
-    return WF_EXIT_OK;
+    return finish(w, ended);
+}
+
+/* A native trace: read again whenever it grows (follow_wft.h). */
+static int trace_loop(struct watch *w)
+{
+    struct wft_follow tf = {.path = w->o.path};
+    char err[512];
+    int rc = WF_EXIT_OK, ended = 0;
+    while (!stop_flag && !quit_key(w)) {
+        int got = wft_follow_step(&tf, &w->l, err, sizeof err);
+        if (got < 0) {
+            fprintf(stderr, "waterfall watch: %s\n", err);
+            rc = WF_EXIT_INPUT;
+            break;
+        }
+        double t = now_s(0);
+        if (got) {
+            w->last_growth = t;
+            w->last_record = now_s(1);
+        }
+        /* the recorder closed its trace (END record): the run is over */
+        if (!got && (w->o.once || tf.closed)) {
+            ended = 1;
+            break;
+        }
+        int quiet = !got && t - w->last_growth >= w->o.quiet;
+        if (live_settle(&w->l, quiet, 0) ||
+            (t - w->last_emit >= w->o.interval && emit(w, quiet ? " (quiet)" : "", 0))) {
+            rc = WF_EXIT_FAIL;
+            break;
+        }
+        if (!got)
+            poll(NULL, 0, 100);
+    }
+    wft_follow_free(&tf);
+    return rc != WF_EXIT_OK ? rc : finish(w, ended);
 }
 
 int cmd_watch(int argc, char **argv)
@@ -426,8 +469,12 @@ int cmd_watch(int argc, char **argv)
     if (rc != WF_GO_ON)
         return rc;
     char err[512];
-    w.f = follow_open(w.o.path, !w.o.from_end, err, sizeof err);
-    if (!w.f) {
+    /* a native trace is read as records; anything else as lines */
+    size_t pl = strlen(w.o.path);
+    int native = strcmp(w.o.path, "-") != 0 &&
+                 (wft_follow_sniff(w.o.path) || (pl > 4 && strcmp(w.o.path + pl - 4, ".wft") == 0));
+    w.o.lo.native = native;
+    if (!native && !(w.f = follow_open(w.o.path, !w.o.from_end, err, sizeof err))) {
         fprintf(stderr, "waterfall watch: %s\n", err);
         return WF_EXIT_INPUT;
     }
@@ -457,7 +504,7 @@ int cmd_watch(int argc, char **argv)
     if (emit(&w, "", 0)) /* the metrics exist from the start */
         rc = WF_EXIT_FAIL;
     else
-        rc = follow_loop(&w);
+        rc = native ? trace_loop(&w) : follow_loop(&w);
     if (w.screen) {
         screen_off(&w);
         if (rc == WF_EXIT_OK) /* what the screen said, left in the terminal */

@@ -53,6 +53,7 @@ struct live_opts {
     int64_t slack_ns;  /* how far behind the latest time a record may come (default 2 s) */
     int64_t recent_ns; /* the "last minute" of the view and of the bottleneck (default 60 s) */
     size_t keep;       /* completed units kept for the view (default 200) */
+    int native;        /* a native trace: one run, its clock never restarts */
 };
 
 /* A unit while it is kept: the model's unit, its job id inline. */

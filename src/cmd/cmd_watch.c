@@ -15,6 +15,7 @@
 #include "live.h"
 #include "load.h"
 #include "metrics.h"
+#include "report.h"
 #include "view.h"
 #include "wf_exit.h"
 
@@ -69,88 +70,66 @@ struct watch_cli {
     struct live_opts lo;
 };
 
+/* The numeric options, parsed by one rule (args.h): the value's range,
+ * and whether it is a whole number. */
+enum { N_INTERVAL, N_QUIET, N_SLACK, N_RECENT, N_UNITS, N_SETTLE, N_N };
+static const struct {
+    const char *name;
+    double lo, hi;
+    int whole;
+} nums[N_N] = {{"interval", 0.01, 3600, 0}, {"quiet", 0.01, 86400, 0},  {"slack", 0, 3600, 0},
+               {"recent", 1, LIVE_BINS - 2, 0}, {"units", 1, 10000, 1}, {"settle-every", 1, 1e9, 1}};
+
+static int num_arg(int k, const char *v, double *out)
+{
+    char opt[32];
+    snprintf(opt, sizeof opt, "--%s", nums[k].name);
+    long n;
+    if (!nums[k].whole)
+        return arg_double("watch", opt, v, nums[k].lo, nums[k].hi, out);
+    if (arg_long("watch", opt, v, (long)nums[k].lo, (long)nums[k].hi, &n))
+        return -1;
+    *out = (double)n;
+    return 0;
+}
+
 static int watch_parse(int argc, char **argv, struct watch_cli *o)
 {
-    enum { O_LISTEN = 256, O_JSONL, O_ONCE, O_INTERVAL, O_SLACK, O_QUIET, O_RECENT, O_UNITS, O_FROMEND, O_COLOR,
-           O_SETTLE, O_KPHASE };
-    static const struct option longopts[] = {
-        {"listen", required_argument, 0, O_LISTEN},    {"json-lines", no_argument, 0, O_JSONL},
-        {"once", no_argument, 0, O_ONCE},               {"interval", required_argument, 0, O_INTERVAL},
-        {"slack", required_argument, 0, O_SLACK},       {"quiet", required_argument, 0, O_QUIET},
-        {"recent", required_argument, 0, O_RECENT},     {"units", required_argument, 0, O_UNITS},
-        {"from-end", no_argument, 0, O_FROMEND},        {"color", required_argument, 0, O_COLOR},
-        {"colour", required_argument, 0, O_COLOR},      {"settle-every", required_argument, 0, O_SETTLE},
-        {"kernel-phase", required_argument, 0, O_KPHASE},
-        {"help", no_argument, 0, 'h'},                  {0, 0, 0, 0}};
-    *o = (struct watch_cli){.interval = 1, .quiet = 5, .color = -1,
-                            .lo = {.slack_ns = 2000000000LL, .recent_ns = 60000000000LL, .keep = 200}};
-    double v;
-    long n;
+    enum { O_NUM = 256, O_LISTEN = O_NUM + N_N, O_JSONL, O_ONCE, O_FROMEND, O_COLOR, O_KPHASE };
+    static const struct option rest[] = {
+        {"listen", required_argument, 0, O_LISTEN},   {"json-lines", no_argument, 0, O_JSONL},
+        {"once", no_argument, 0, O_ONCE},             {"from-end", no_argument, 0, O_FROMEND},
+        {"color", required_argument, 0, O_COLOR},     {"colour", required_argument, 0, O_COLOR},
+        {"kernel-phase", required_argument, 0, O_KPHASE}, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    /* the numeric options come from their table, the others after them */
+    struct option longopts[N_N + sizeof rest / sizeof *rest];
+    for (int k = 0; k < N_N; k++)
+        longopts[k] = (struct option){nums[k].name, required_argument, 0, O_NUM + k};
+    memcpy(longopts + N_N, rest, sizeof rest);
+    double num[N_N] = {1, 5, 2, 60, 0, 0}; /* the defaults */
+    *o = (struct watch_cli){.color = -1, .lo = {.keep = 200}};
     int c;
     optind = 0;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case O_LISTEN:
+        if (c >= O_NUM && c < O_NUM + N_N) {
+            if (num_arg(c - O_NUM, optarg, &num[c - O_NUM]))
+                return WF_EXIT_USAGE;
+        } else if (c == O_LISTEN) {
             o->listen = optarg;
-            break;
-        case O_JSONL:
-            o->json_lines = 1;
-            break;
-        case O_ONCE:
-            o->once = 1;
-            break;
-        case O_FROMEND:
-            o->from_end = 1;
-            break;
-        case O_INTERVAL:
-            if (arg_double("watch", "--interval", optarg, 0.01, 3600, &o->interval))
-                return WF_EXIT_USAGE;
-            break;
-        case O_QUIET:
-            if (arg_double("watch", "--quiet", optarg, 0.01, 86400, &o->quiet))
-                return WF_EXIT_USAGE;
-            break;
-        case O_SLACK:
-            if (arg_double("watch", "--slack", optarg, 0, 3600, &v))
-                return WF_EXIT_USAGE;
-            o->lo.slack_ns = (int64_t)(v * 1e9);
-            break;
-        case O_RECENT:
-            if (arg_double("watch", "--recent", optarg, 1, LIVE_BINS - 2, &v))
-                return WF_EXIT_USAGE;
-            o->lo.recent_ns = (int64_t)(v * 1e9);
-            break;
-        case O_UNITS:
-            if (arg_long("watch", "--units", optarg, 1, 10000, &n))
-                return WF_EXIT_USAGE;
-            o->units = (int)n;
-            break;
-        case O_KPHASE:
-            if (kernel_phase_arg(optarg, "watch"))
-                return WF_EXIT_USAGE;
-            break;
-        case O_SETTLE:
-            if (arg_long("watch", "--settle-every", optarg, 1, 1000000000, &o->settle_every))
-                return WF_EXIT_USAGE;
-            break;
-        case O_COLOR:
-            if (!strcmp(optarg, "always"))
-                o->color = 1;
-            else if (!strcmp(optarg, "never"))
-                o->color = 0;
-            else if (!strcmp(optarg, "auto"))
-                o->color = -1;
-            else {
+        } else if (c == O_JSONL || c == O_ONCE || c == O_FROMEND) {
+            *(c == O_JSONL ? &o->json_lines : c == O_ONCE ? &o->once : &o->from_end) = 1;
+        } else if (c == O_COLOR) {
+            if (report_color_arg(optarg, &o->color)) {
                 fprintf(stderr, "waterfall watch: --color takes auto, always or never\n");
                 return WF_EXIT_USAGE;
             }
-            break;
-        case 'h':
-            watch_usage(stdout);
-            return WF_EXIT_OK;
-        default:
-            watch_usage(stderr);
-            return WF_EXIT_USAGE;
+        } else if (c == O_KPHASE) {
+            if (kernel_phase_arg(optarg, "watch"))
+                return WF_EXIT_USAGE;
+        } else {
+            watch_usage(c == 'h' ? stdout : stderr);
+            return c == 'h' ? WF_EXIT_OK : WF_EXIT_USAGE;
         }
     }
     if (optind != argc - 1) {
@@ -159,6 +138,12 @@ static int watch_parse(int argc, char **argv, struct watch_cli *o)
         return WF_EXIT_USAGE;
     }
     o->path = argv[optind];
+    o->interval = num[N_INTERVAL];
+    o->quiet = num[N_QUIET];
+    o->lo.slack_ns = (int64_t)(num[N_SLACK] * 1e9);
+    o->lo.recent_ns = (int64_t)(num[N_RECENT] * 1e9);
+    o->units = (int)num[N_UNITS];
+    o->settle_every = (long)num[N_SETTLE];
     if (o->units > (int)o->lo.keep)
         o->lo.keep = (size_t)o->units;
     return WF_GO_ON;

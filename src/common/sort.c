@@ -164,3 +164,15 @@ double sorted_quantile(const int64_t *a, size_t n, double q)
         return (double)a[n - 1];
     return (double)a[k] + (pos - (double)k) * (double)(a[k + 1] - a[k]);
 }
+
+size_t first_not_before(size_t lo, size_t hi, int (*before)(const void *ctx, size_t i), const void *ctx)
+{
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (before(ctx, mid))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}

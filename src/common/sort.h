@@ -28,4 +28,9 @@ double quantile(int64_t *a, size_t n, double q);
 /* The same on an array already sorted. */
 double sorted_quantile(const int64_t *a, size_t n, double q);
 
+/* In [lo, hi), where before(ctx, i) holds for a first stretch of indices
+ * and never after it: the first index where it does not (hi: none).  A
+ * binary search, for arrays of any type. */
+size_t first_not_before(size_t lo, size_t hi, int (*before)(const void *ctx, size_t i), const void *ctx);
+
 #endif /* SORT_H */

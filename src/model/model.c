@@ -174,27 +174,36 @@ static void check_order(struct run *r)
     }
 }
 
+/* Two tuples of keys: the first that differs decides. */
+static int cmp_keys(const uint64_t *x, const uint64_t *y, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (x[i] != y[i])
+            return x[i] < y[i] ? -1 : 1;
+    return 0;
+}
+
+/* A time as a key that sorts as the time does. */
+static uint64_t time_key(int64_t t)
+{
+    return (uint64_t)t ^ (1ull << 63);
+}
+
 /* Events by unit, then time, then line (a START and its END in the same
  * millisecond stay in the order the log wrote them). */
 static int cmp_xev(const void *a, const void *b)
 {
     const struct xitem *x = a, *y = b;
-    if (x->unit != y->unit)
-        return x->unit < y->unit ? -1 : 1;
-    if (x->t != y->t)
-        return x->t < y->t ? -1 : 1;
-    return (x->line > y->line) - (x->line < y->line);
+    uint64_t kx[3] = {x->unit, time_key(x->t), x->line}, ky[3] = {y->unit, time_key(y->t), y->line};
+    return cmp_keys(kx, ky, 3);
 }
 
 /* Attributes by unit, then key, then line (the first value of a key first). */
 static int cmp_xattr(const void *a, const void *b)
 {
     const struct xitem *x = a, *y = b;
-    if (x->unit != y->unit)
-        return x->unit < y->unit ? -1 : 1;
-    if (x->name != y->name)
-        return x->name < y->name ? -1 : 1;
-    return (x->line > y->line) - (x->line < y->line);
+    uint64_t kx[3] = {x->unit, x->name, x->line}, ky[3] = {y->unit, y->name, y->line};
+    return cmp_keys(kx, ky, 3);
 }
 
 static int64_t unit_lookup(struct run *r, uint32_t job, int32_t partition, size_t *slot);

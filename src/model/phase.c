@@ -3,23 +3,29 @@
  */
 #include "phase.h"
 
+#include "sort.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 const char *const within_names[WITHIN_N] = {"gpu", "synthesis", "unit"};
 
+struct unit_key {
+    const struct xitem *x;
+    uint32_t u;
+};
+
+static int unit_before(const void *ctx, size_t i)
+{
+    const struct unit_key *k = ctx;
+    return k->x[i].unit < k->u;
+}
+
 /* The first of x[0..n) (sorted by unit) of unit u, or n. */
 static size_t first_of(const struct xitem *x, size_t n, uint32_t u)
 {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (x[mid].unit < u)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    struct unit_key k = {x, u};
+    return first_not_before(0, n, unit_before, &k);
 }
 
 size_t unit_xev(const struct run *r, uint32_t u, size_t *first)

@@ -7,6 +7,7 @@
  * calibration) is known.
  */
 #include "read_wft.h"
+#include "sort.h"
 #include "scan.h"
 
 #include "mem.h"
@@ -428,17 +429,22 @@ void wft_free(struct wft_trace *t)
     memset(t, 0, sizeof *t);
 }
 
+struct cpu_key {
+    const struct wft_cpu_pt *cpu;
+    int64_t ns;
+};
+
+static int cpu_before(const void *ctx, size_t i)
+{
+    const struct cpu_key *k = ctx;
+    return k->cpu[i].ns < k->ns;
+}
+
 /* The first of cpu[a..b) at or after ns (b: none). */
 static size_t cpu_after(const struct wft_cpu_pt *cpu, size_t a, size_t b, int64_t ns)
 {
-    while (a < b) {
-        size_t mid = a + (b - a) / 2;
-        if (cpu[mid].ns < ns)
-            a = mid + 1;
-        else
-            b = mid;
-    }
-    return a;
+    struct cpu_key k = {cpu, ns};
+    return first_not_before(a, b, cpu_before, &k);
 }
 
 /* A thread's CPU time, and what it wanted (CPU time plus run-queue wait),

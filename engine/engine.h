@@ -7,6 +7,9 @@
  * Goldilocks field; proving computes the Groth16 H quotient with NTTs and
  * checks it at random points (engine/field.h).  A unit whose check fails
  * is an error.
+ *
+ * Errors: as src/'s readers, 0, or -1 with a message in err; engine_run's
+ * 1 is not an error but a result (units whose check failed, counted).
  */
 #ifndef ENGINE_H
 #define ENGINE_H

@@ -160,27 +160,69 @@ static struct follow_stats stats(const struct follow *f)
     return st;
 }
 
-/* ---- the cases */
+/* follow_read all there is, cap bytes at a time; what was read is what was
+ * written, so far (what: the step, for the message) */
+static void read_same(struct follow *f, size_t cap, const char *what)
+{
+    drain(f, cap);
+    CHECK(same(what));
+}
 
-static void growth(void)
+/* logrotate's default rotation: the file at name renamed to name.1 */
+static void rename_away(const char *name)
+{
+    char old[128];
+    snprintf(old, sizeof old, "%s.1", name);
+    CHECK(rename(at(name), at(old)) == 0);
+}
+
+/* The writer, its file renamed away or deleted, reopens its log the way a
+ * daemon does when told to: a new file at name, n lines into it. */
+static int w_anew(int fd, const char *name, int n)
+{
+    close(fd);
+    fd = w_open(at(name));
+    w_lines(fd, n);
+    return fd;
+}
+
+static void end(struct follow *f, int fd)
+{
+    follow_close(f);
+    close(fd);
+}
+
+/* A case on one file, which the writer (fd) made at name; it returns the
+ * writer's fd at its end, another one where the writer moved to a new file. */
+typedef int file_case(struct follow *f, int fd, const char *name);
+
+/* Run a case on the file made at name with n lines and followed
+ * (from_start as follow_open's), then close both ends. */
+static void on_file(file_case *run, const char *name, int n, int from_start)
 {
     start();
-    int fd = w_open(at("grow.log"));
-    w_lines(fd, 3);
-    struct follow *f = open_f(at("grow.log"), 1);
+    int fd = w_open(at(name));
+    w_lines(fd, n);
+    struct follow *f = open_f(at(name), from_start);
+    end(f, run(f, fd, name));
+}
+
+/* ---- the cases */
+
+static int growth(struct follow *f, int fd, const char *name)
+{
+    (void)name;
     CHECK(drain(f, 4096) > 0);
     CHECK(same("growth: catching up"));
     CHECK_EQ_U(drain(f, 4096), 0);
     CHECK(follow_wait(f, 0) == 0); /* nothing new: the wait's answer does not depend on time here */
     w_lines(fd, 5);
     CHECK(follow_wait(f, 10000) == 1); /* something new: at once */
-    drain(f, 4096);
-    CHECK(same("growth: 5 more"));
+    read_same(f, 4096, "growth: 5 more");
     static const size_t caps[] = {1, 2, 7, 100, 4096, 0};
     for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++) {
         w_lines(fd, 300);
-        drain(f, caps[i]);
-        CHECK(same("growth: 300 more"));
+        read_same(f, caps[i], "growth: 300 more");
     }
     int r = follow_wait(f, 20); /* returns: how soon is not checked */
     CHECK(r == 0 || r == 1);
@@ -188,142 +230,106 @@ static void growth(void)
     CHECK_EQ_U(st.bytes, want.n);
     CHECK_EQ_U(st.rotations + st.truncations + st.reopens + st.missing, 0);
     CHECK(!follow_eof(f));
-    follow_close(f);
-    close(fd);
+    return fd;
 }
 
-static void from_end(void)
+/* followed from its end */
+static int from_end(struct follow *f, int fd, const char *name)
 {
-    start();
-    int fd = w_open(at("end.log"));
-    w_lines(fd, 10);
-    struct follow *f = open_f(at("end.log"), 0);
+    (void)name;
     start(); /* what was there before is not read */
     CHECK_EQ_U(drain(f, 4096), 0);
     w_lines(fd, 4);
-    drain(f, 4096);
-    CHECK(same("from the end"));
-    follow_close(f);
-    close(fd);
+    read_same(f, 4096, "from the end");
+    return fd;
 }
 
-static void partial(void)
+static int partial(struct follow *f, int fd, const char *name)
 {
-    start();
-    int fd = w_open(at("partial.log"));
-    w_lines(fd, 2);
-    struct follow *f = open_f(at("partial.log"), 1);
+    (void)name;
     w_str(fd, "line 999999 half a li");
-    drain(f, 4096);
-    CHECK(same("partial: the first half"));
+    read_same(f, 4096, "partial: the first half");
     w_str(fd, "ne, and the rest\n");
     w_lines(fd, 2);
-    drain(f, 5);
-    CHECK(same("partial: completed"));
-    follow_close(f);
-    close(fd);
+    read_same(f, 5, "partial: completed");
+    return fd;
 }
 
 /* logrotate's default: rename, the daemon writes on into the old file
  * until it reopens its log; the new file appears empty, then grows. */
-static void rename_rotation(void)
+static int rename_rotation(struct follow *f, int fd, const char *name)
 {
-    start();
-    int fd = w_open(at("rot.log"));
-    w_lines(fd, 20);
-    struct follow *f = open_f(at("rot.log"), 1);
     drain(f, 64);
     w_lines(fd, 3); /* unread when it is renamed */
-    CHECK(rename(at("rot.log"), at("rot.log.1")) == 0);
+    rename_away(name);
     w_lines(fd, 3); /* into the old file, after the rename */
-    drain(f, 64);
-    CHECK(same("rename: the old file after the rename"));
+    read_same(f, 64, "rename: the old file after the rename");
     CHECK(stats(f).missing == 1);
     w_lines(fd, 2);
-    int nfd = w_open(at("rot.log")); /* logrotate's `create`: an empty file */
-    drain(f, 64);
-    CHECK(same("rename: the new file empty"));
+    int nfd = w_open(at(name)); /* logrotate's `create`: an empty file */
+    read_same(f, 64, "rename: the new file empty");
     CHECK_EQ_U(stats(f).rotations, 0);
     CHECK(stats(f).missing == 0);
     w_lines(fd, 2); /* the daemon has not reopened yet */
-    drain(f, 64);
-    CHECK(same("rename: the old file while the new one is empty"));
+    read_same(f, 64, "rename: the old file while the new one is empty");
     w_lines(fd, 2);
     close(fd);
     w_lines(nfd, 4); /* reopened: on into the new file */
     CHECK(follow_wait(f, 10000) == 1);
-    drain(f, 64);
-    CHECK(same("rename: into the new file"));
+    read_same(f, 64, "rename: into the new file");
     struct follow_stats st = stats(f);
     CHECK_EQ_U(st.rotations, 1);
     CHECK_EQ_U(st.reopens, 1);
     CHECK_EQ_U(st.truncations, 0);
     CHECK_EQ_U(st.bytes, want.n);
     w_lines(nfd, 4);
-    drain(f, 64);
-    CHECK(same("rename: the new file grows"));
-    follow_close(f);
-    close(nfd);
+    read_same(f, 64, "rename: the new file grows");
+    return nfd;
 }
 
 /* the new file has lines already when the follower looks, and the old one
  * has lines it has not read */
-static void rename_full(void)
+static int rename_full(struct follow *f, int fd, const char *name)
 {
-    start();
-    int fd = w_open(at("full.log"));
-    w_lines(fd, 10);
-    struct follow *f = open_f(at("full.log"), 1);
     drain(f, 4096);
     w_lines(fd, 7);
-    CHECK(rename(at("full.log"), at("full.log.1")) == 0);
+    rename_away(name);
     w_lines(fd, 7);
-    close(fd);
-    fd = w_open(at("full.log"));
-    w_lines(fd, 9);
-    drain(f, 3); /* in small pieces: the old file's end, then the new file */
-    CHECK(same("rename: the new file with lines"));
+    fd = w_anew(fd, name, 9);
+    /* in small pieces: the old file's end, then the new file */
+    read_same(f, 3, "rename: the new file with lines");
     CHECK_EQ_U(stats(f).rotations, 1);
     /* twice more, each time read in one go */
     for (int i = 0; i < 2; i++) {
         w_lines(fd, 5);
-        CHECK(rename(at("full.log"), at("full.log.1")) == 0);
-        close(fd);
-        fd = w_open(at("full.log"));
-        w_lines(fd, 5);
+        rename_away(name);
+        fd = w_anew(fd, name, 5);
         drain(f, 4096);
     }
     CHECK(same("rename: twice more"));
     CHECK_EQ_U(stats(f).rotations, 3);
     CHECK_EQ_U(stats(f).bytes, want.n);
-    follow_close(f);
-    close(fd);
+    return fd;
 }
 
 /* logrotate's copytruncate: the file is truncated in place (after the
  * follower read it all: what it had not read would be lost by anyone) */
-static void copytruncate(void)
+static int copytruncate(struct follow *f, int fd, const char *name)
 {
-    start();
-    int fd = w_open(at("ct.log"));
-    w_lines(fd, 30);
-    struct follow *f = open_f(at("ct.log"), 1);
+    (void)name;
     drain(f, 4096);
     CHECK(ftruncate(fd, 0) == 0);
     w_lines(fd, 3); /* fewer than before */
-    drain(f, 4096);
-    CHECK(same("copytruncate: fewer"));
+    read_same(f, 4096, "copytruncate: fewer");
     CHECK_EQ_U(stats(f).truncations, 1);
     CHECK(ftruncate(fd, 0) == 0);
     CHECK_EQ_U(drain(f, 4096), 0); /* seen empty */
     CHECK_EQ_U(stats(f).truncations, 2);
     w_lines(fd, 2);
-    drain(f, 4096);
-    CHECK(same("copytruncate: empty, then more"));
+    read_same(f, 4096, "copytruncate: empty, then more");
     CHECK(ftruncate(fd, 0) == 0);
     w_lines(fd, 40); /* more than before: the size alone does not show it */
-    drain(f, 100);
-    CHECK(same("copytruncate: more than before"));
+    read_same(f, 100, "copytruncate: more than before");
     CHECK_EQ_U(stats(f).truncations, 3);
     /* the same size exactly */
     off_t size = lseek(fd, 0, SEEK_END);
@@ -340,13 +346,11 @@ static void copytruncate(void)
     text_add(&keep, want.p, want.n);
     free(want.p);
     want = keep;
-    drain(f, 4096);
-    CHECK(same("copytruncate: the same size"));
+    read_same(f, 4096, "copytruncate: the same size");
     CHECK_EQ_U(stats(f).truncations, 4);
     CHECK_EQ_U(stats(f).rotations, 0);
     CHECK_EQ_U(stats(f).bytes, want.n);
-    follow_close(f);
-    close(fd);
+    return fd;
 }
 
 /* a writer without O_APPEND writes on at its old offset after the
@@ -359,8 +363,7 @@ static void copytruncate_hole(void)
     CHECK(fd >= 0);
     w_lines(fd, 200);
     struct follow *f = open_f(at("hole.log"), 1);
-    drain(f, 4096);
-    CHECK(same("hole: before"));
+    read_same(f, 4096, "hole: before");
     CHECK(ftruncate(fd, 0) == 0);
     size_t before = want.n;
     w_lines(fd, 5);
@@ -375,8 +378,7 @@ static void copytruncate_hole(void)
     CHECK(nuls);
     CHECK(memcmp(got.p, want.p, before) == 0);
     CHECK(memcmp(got.p + got.n - tail, want.p + before, tail) == 0);
-    follow_close(f);
-    close(fd);
+    end(f, fd);
 }
 
 /* the path does not exist at follow_open (nor does its directory) */
@@ -395,53 +397,39 @@ static void missing(void)
     int fd = w_open(path);
     CHECK(follow_wait(f, 10000) == 1);
     w_lines(fd, 6);
-    drain(f, 4096);
-    CHECK(same("missing: created later"));
+    read_same(f, 4096, "missing: created later");
     struct follow_stats st = stats(f);
     CHECK(st.missing == 0);
     CHECK_EQ_U(st.reopens, 1);
     CHECK_EQ_U(st.rotations, 0);
     w_lines(fd, 2);
-    drain(f, 4096);
-    CHECK(same("missing: then grows"));
-    follow_close(f);
-    close(fd);
+    read_same(f, 4096, "missing: then grows");
+    end(f, fd);
     unlink(path);
     rmdir(sub);
 }
 
 /* deleted (the daemon still writes to it for a while), then made anew */
-static void deleted(void)
+static int deleted(struct follow *f, int fd, const char *name)
 {
-    start();
-    int fd = w_open(at("del.log"));
-    w_lines(fd, 8);
-    struct follow *f = open_f(at("del.log"), 1);
     drain(f, 4096);
-    CHECK(unlink(at("del.log")) == 0);
+    CHECK(unlink(at(name)) == 0);
     CHECK_EQ_U(drain(f, 4096), 0);
     CHECK(stats(f).missing == 1);
     w_lines(fd, 3);
-    drain(f, 4096);
-    CHECK(same("deleted: written after"));
-    close(fd);
-    fd = w_open(at("del.log"));
+    read_same(f, 4096, "deleted: written after");
+    fd = w_anew(fd, name, 0);
     CHECK_EQ_U(drain(f, 4096), 0);
     w_lines(fd, 4);
-    drain(f, 4096);
-    CHECK(same("deleted: made anew"));
+    read_same(f, 4096, "deleted: made anew");
     CHECK_EQ_U(stats(f).rotations, 1);
     /* deleted and made anew between two reads, with lines */
-    close(fd);
-    CHECK(unlink(at("del.log")) == 0);
-    fd = w_open(at("del.log"));
-    w_lines(fd, 4);
-    drain(f, 4096);
-    CHECK(same("deleted: and again"));
+    CHECK(unlink(at(name)) == 0);
+    fd = w_anew(fd, name, 4);
+    read_same(f, 4096, "deleted: and again");
     CHECK_EQ_U(stats(f).rotations, 2);
     CHECK_EQ_U(stats(f).bytes, want.n);
-    follow_close(f);
-    close(fd);
+    return fd;
 }
 
 /* "-": a pipe on stdin, read without blocking to its end */
@@ -458,12 +446,10 @@ static void stdin_pipe(void)
     CHECK(follow_wait(f, 0) == 0);
     w_lines(p[1], 5);
     CHECK(follow_wait(f, 10000) == 1);
-    drain(f, 10);
-    CHECK(same("stdin: a pipe"));
+    read_same(f, 10, "stdin: a pipe");
     w_str(p[1], "no newline at the end");
     close(p[1]);
-    drain(f, 4096);
-    CHECK(same("stdin: to its end"));
+    read_same(f, 4096, "stdin: to its end");
     CHECK(follow_eof(f));
     CHECK(follow_wait(f, 10000) == 1);
     CHECK_EQ_U(stats(f).bytes, want.n);
@@ -483,20 +469,16 @@ static void stdin_file(void)
     CHECK(dup2(rfd, 0) == 0);
     close(rfd);
     struct follow *f = open_f("-", 1);
-    drain(f, 4096);
-    CHECK(same("stdin: a file"));
+    read_same(f, 4096, "stdin: a file");
     w_lines(fd, 5);
-    drain(f, 4096);
-    CHECK(same("stdin: the file grows"));
+    read_same(f, 4096, "stdin: the file grows");
     CHECK(ftruncate(fd, 0) == 0);
     w_lines(fd, 2);
-    drain(f, 4096);
-    CHECK(same("stdin: the file truncated"));
+    read_same(f, 4096, "stdin: the file truncated");
     CHECK(!follow_eof(f));
-    follow_close(f);
+    end(f, fd);
     CHECK(dup2(saved, 0) == 0);
     close(saved);
-    close(fd);
 }
 
 /* a FIFO by its path is read as a stream */
@@ -508,8 +490,7 @@ static void fifo(void)
     CHECK(wfd >= 0);
     struct follow *f = open_f(at("fifo"), 1);
     w_lines(wfd, 3);
-    drain(f, 4096);
-    CHECK(same("fifo"));
+    read_same(f, 4096, "fifo");
     close(wfd);
     drain(f, 4096);
     CHECK(follow_eof(f));
@@ -533,13 +514,10 @@ static void errors(void)
 
 /* many steps, chosen by a fixed seed: growth, partial lines, reads of any
  * size, rotations by rename and by deletion, truncations */
-static void mixed(void)
+static int mixed(struct follow *f, int fd, const char *name)
 {
-    start();
     unsigned seed = 12345;
 #define RND(n) ((seed = seed * 1103515245u + 12345u) >> 8) % (n)
-    int fd = w_open(at("mix.log"));
-    struct follow *f = open_f(at("mix.log"), 1);
     unsigned rot = 0, trunc = 0;
     for (int step = 0; step < 3000; step++) {
         switch (RND(10)) {
@@ -554,15 +532,14 @@ static void mixed(void)
             w_lines(fd, 1);
             drain(f, 0);
             if (RND(2))
-                CHECK(rename(at("mix.log"), at("mix.log.1")) == 0);
+                rename_away(name);
             else
-                CHECK(unlink(at("mix.log")) == 0);
+                CHECK(unlink(at(name)) == 0);
             if (RND(2))
                 w_lines(fd, 1 + (int)RND(5));
             if (RND(2))
                 drain(f, 0);
-            close(fd);
-            fd = w_open(at("mix.log"));
+            fd = w_anew(fd, name, 0);
             if (RND(2))
                 drain(f, 0);
             w_lines(fd, 1);
@@ -581,14 +558,12 @@ static void mixed(void)
         }
     }
 #undef RND
-    drain(f, 0);
-    CHECK(same("mixed"));
+    read_same(f, 0, "mixed");
     struct follow_stats st = stats(f);
     CHECK_EQ_U(st.rotations, rot);
     CHECK_EQ_U(st.truncations, trunc);
     CHECK_EQ_U(st.bytes, want.n);
-    follow_close(f);
-    close(fd);
+    return fd;
 }
 
 static void clean(void)
@@ -613,20 +588,20 @@ int main(void)
         perror(dir);
         return 2;
     }
-    growth();
-    from_end();
-    partial();
-    rename_rotation();
-    rename_full();
-    copytruncate();
+    on_file(growth, "grow.log", 3, 1);
+    on_file(from_end, "end.log", 10, 0);
+    on_file(partial, "partial.log", 2, 1);
+    on_file(rename_rotation, "rot.log", 20, 1);
+    on_file(rename_full, "full.log", 10, 1);
+    on_file(copytruncate, "ct.log", 30, 1);
     copytruncate_hole();
     missing();
-    deleted();
+    on_file(deleted, "del.log", 8, 1);
     stdin_pipe();
     stdin_file();
     fifo();
     errors();
-    mixed();
+    on_file(mixed, "mix.log", 0, 1);
     clean();
     free(want.p);
     free(got.p);

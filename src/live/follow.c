@@ -197,29 +197,51 @@ static void adopt(struct follow *f, int fd, const struct stat *st, int at_end)
     watch_file(f);
 }
 
+/* A call on the path failed (errno): 0 when the path names no file (it
+ * may yet: the wait goes on), else -1 with err set. */
+static int path_error(struct follow *f, const char *what, char *err, size_t errlen)
+{
+    if (is_gone(errno)) {
+        f->st.missing = 1;
+        return 0;
+    }
+    snprintf(err, errlen, "%s: cannot %s: %s", f->name, what, strerror(errno));
+    return -1;
+}
+
+/* Open the path into *fd: 1, or path_error's 0 or -1. */
+static int open_fd(struct follow *f, int *fd, char *err, size_t errlen)
+{
+    do
+        *fd = open(f->path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC); /* a FIFO: no wait for a writer */
+    while (*fd < 0 && errno == EINTR);
+    return *fd >= 0 ? 1 : path_error(f, "open", err, errlen);
+}
+
+/* fstat fd, a file to be followed: 0, or -1 with err set for a directory
+ * or a failed fstat (what: the verb its message says; stdin's is "read"). */
+static int stat_followable(const struct follow *f, int fd, struct stat *st, const char *what, char *err,
+                           size_t errlen)
+{
+    if (fstat(fd, st) != 0) {
+        snprintf(err, errlen, "%s: cannot %s: %s", f->name, what, strerror(errno));
+        return -1;
+    }
+    if (S_ISDIR(st->st_mode)) {
+        snprintf(err, errlen, "%s: is a directory", f->name);
+        return -1;
+    }
+    return 0;
+}
+
 /* Open the path: 1, 0 when it names no file, -1 with err set. */
 static int open_path(struct follow *f, int at_end, char *err, size_t errlen)
 {
-    int fd;
-    do
-        fd = open(f->path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC); /* a FIFO: no wait for a writer */
-    while (fd < 0 && errno == EINTR);
-    if (fd < 0) {
-        if (is_gone(errno)) {
-            f->st.missing = 1;
-            return 0;
-        }
-        snprintf(err, errlen, "%s: cannot open: %s", f->name, strerror(errno));
-        return -1;
-    }
+    int fd, rc = open_fd(f, &fd, err, errlen);
+    if (rc <= 0)
+        return rc;
     struct stat st;
-    if (fstat(fd, &st) != 0) {
-        snprintf(err, errlen, "%s: cannot stat: %s", f->name, strerror(errno));
-        close(fd);
-        return -1;
-    }
-    if (S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "%s: is a directory", f->name);
+    if (stat_followable(f, fd, &st, "stat", err, errlen) != 0) {
         close(fd);
         return -1;
     }
@@ -270,14 +292,8 @@ static void restart(struct follow *f)
 static int path_moved(struct follow *f, char *err, size_t errlen)
 {
     struct stat st;
-    if (stat(f->path, &st) != 0) {
-        if (is_gone(errno)) {
-            f->st.missing = 1;
-            return 0;
-        }
-        snprintf(err, errlen, "%s: cannot stat: %s", f->name, strerror(errno));
-        return -1;
-    }
+    if (stat(f->path, &st) != 0)
+        return path_error(f, "stat", err, errlen);
     f->st.missing = 0;
     if (st.st_dev == f->dev && st.st_ino == f->ino)
         return 0;
@@ -288,18 +304,9 @@ static int path_moved(struct follow *f, char *err, size_t errlen)
  * 1, 0 when there is none to move to after all, -1 with err set. */
 static int rotate(struct follow *f, char *err, size_t errlen)
 {
-    int fd;
-    do
-        fd = open(f->path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    while (fd < 0 && errno == EINTR);
-    if (fd < 0) {
-        if (is_gone(errno)) {
-            f->st.missing = 1;
-            return 0;
-        }
-        snprintf(err, errlen, "%s: cannot open: %s", f->name, strerror(errno));
-        return -1;
-    }
+    int fd, rc = open_fd(f, &fd, err, errlen);
+    if (rc <= 0)
+        return rc;
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (st.st_dev == f->dev && st.st_ino == f->ino)) {
         close(fd); /* renamed back, or not a file to read: stay */
@@ -358,6 +365,7 @@ ssize_t follow_read(struct follow *f, char *buf, size_t cap, char *err, size_t e
     if (f->ifd >= 0)
         drain_events(f); /* what they announce is read now; the wait waits for later ones */
     ssize_t n;
+    int moved = 0; /* path_moved said 1: the old file is read once more, then rotate */
     for (;;) {
         if (f->fd < 0) {
             int rc = open_path(f, 0, err, errlen); /* appeared after follow_open: from its start */
@@ -369,29 +377,22 @@ ssize_t follow_read(struct follow *f, char *buf, size_t cap, char *err, size_t e
         n = read_at(f, buf, cap);
         if (n == -2) {
             restart(f);
+            moved = 0; /* asked again at the new end */
             continue;
         }
         if (n != 0)
-            goto done;
+            break;
         if (!f->path)
             return 0; /* a file on stdin has no name to be rotated under */
-        int rc = path_moved(f, err, errlen);
+        int rc = moved ? rotate(f, err, errlen) : path_moved(f, err, errlen);
         if (rc <= 0)
             return rc;
-        /* the path names a new file with content: what the writer wrote to
-         * the old one before, it wrote before that content, so read it now */
-        n = read_at(f, buf, cap);
-        if (n == -2) {
-            restart(f);
-            continue;
-        }
-        if (n != 0)
-            goto done;
-        rc = rotate(f, err, errlen);
-        if (rc <= 0)
-            return rc;
+        /* after path_moved (the path names a new file with content): what
+         * the writer wrote to the old one before, it wrote before that
+         * content, so the next turn reads the old file once more, and only
+         * then rotates.  After rotate: the new file, from its start. */
+        moved = !moved;
     }
-done:
     if (n < 0)
         snprintf(err, errlen, "%s: read failed: %s", f->name, strerror(errno));
     return n;
@@ -470,14 +471,8 @@ struct follow *follow_open(const char *path, int from_start, char *err, size_t e
     if (strcmp(path, "-") == 0) {
         f->name = "<stdin>";
         struct stat st;
-        if (fstat(0, &st) != 0) {
-            snprintf(err, errlen, "%s: cannot read: %s", f->name, strerror(errno));
+        if (stat_followable(f, 0, &st, "read", err, errlen) != 0)
             goto fail;
-        }
-        if (S_ISDIR(st.st_mode)) {
-            snprintf(err, errlen, "%s: is a directory", f->name);
-            goto fail;
-        }
         f->fd = 0;
         f->opened = 1;
         f->dev = st.st_dev;

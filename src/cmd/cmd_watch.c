@@ -292,7 +292,7 @@ static int emit(struct watch *w, const char *state, int final)
         view_draw(stdout, &v);
         run_result_free(&chart);
         live_snapshot_free(&cr);
-    } else if (w->o.json_lines || (w->o.once && final)) {
+    } else if (w->o.json_lines || final) { /* not a terminal: at least the final figures */
         view_json(stdout, &w->l, w->bottleneck, final ? "final" : "running");
         fflush(stdout);
     }

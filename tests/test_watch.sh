@@ -68,15 +68,32 @@ three=$((lines * 3 / 4))
 : >"$T/live.log"
 "$W" watch --json-lines --interval 0.05 --slack 10 --quiet 1000 "$T/live.log" >"$T/live.jsonl" 2>"$T/live.err" &
 wpid=$!
-python3 - "$T/src.log" "$T/live.log" $half $three <<'EOF'
-import os, sys, time, shutil
-src, dst, half, three = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+python3 - "$T/src.log" "$T/live.log" $half $three "$T/live.jsonl" <<'EOF'
+import json, os, sys, time, shutil
+src, dst, half, three, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 lines = open(src, 'rb').readlines()
+written = 0  # records written so far
+
+def read_by_watch(n):
+    """Wait (bounded) until watch's JSON lines say it has read n records:
+    a copy-truncate loses what the follower had not read, so the test
+    truncates only after that, whatever the machine's load."""
+    end = time.monotonic() + 120
+    while time.monotonic() < end:
+        try:
+            last = open(out).read().strip().split('\n')[-1]
+            if json.loads(last)["records"] >= n:
+                return
+        except (ValueError, KeyError, IndexError):
+            pass
+        time.sleep(0.05)
+
 f = open(dst, 'ab')
 for i, line in enumerate(lines):
     if i == half:  # rotation by rename: the writer reopens its log a little later
         os.rename(dst, dst + '.1')
         f.write(b''.join(lines[i:i + 5]))  # still written to the old file
+        written += sum(b'TIMELINE' in l for l in lines[i:i + 5])
         f.flush()
         f.close()
         time.sleep(0.2)
@@ -85,10 +102,11 @@ for i, line in enumerate(lines):
         continue
     if i == three:  # copy-truncate, once the follower has read the file
         f.flush()
-        time.sleep(0.5)
+        read_by_watch(written)
         shutil.copyfile(dst, dst + '.2')
         os.truncate(dst, 0)
     f.write(line)
+    written += b'TIMELINE' in line
     if i % 50 == 0:
         f.flush()
         time.sleep(0.01)

@@ -29,6 +29,7 @@ bench: all
 	@sh bench/bench_engine.sh $(BUILD)
 	@sh bench/bench_sim.sh $(BUILD)
 	@sh bench/bench_render.sh $(BUILD)
+	@sh bench/bench_watch.sh $(BUILD)
 
 # Measurements against thresholds (predictions against measured runs):
 # their verdict depends on how busy the machine is, so they are apart from

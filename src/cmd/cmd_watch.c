@@ -181,39 +181,77 @@ static double now_s(int realtime)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* Settle every so many lines (--settle-every; else 65536): memory stays
+ * bounded while a big log is caught up. */
+static int lines_read(struct watch *w, uint64_t n)
+{
+    w->since_settle += n;
+    if (w->since_settle < (uint64_t)(w->o.settle_every ? w->o.settle_every : 65536))
+        return 0;
+    w->since_settle = 0;
+    return live_settle(&w->l, 0, 0);
+}
+
 /* A whole line, into the live state.  A line longer than LINE_KEEP is
- * skipped whole when it holds TIMELINE, as the batch reader skips one. */
-static int line_done(struct watch *w)
+ * skipped whole when it holds TIMELINE, as the batch reader skips one
+ * (is_long: line holds its first LINE_KEEP bytes). */
+static int line_in(struct watch *w, const char *line, size_t n, int is_long)
 {
     int rc = 0;
-    if (w->line_long) {
+    if (is_long) {
         w->l.lines++;
-        if (memmem(w->line, w->nline, "TIMELINE", 8)) {
+        if (memmem(line, n, "TIMELINE", 8)) {
             w->l.skipped++;
             w->l.skipped_by[SCAN_TOO_LONG]++;
         }
     } else {
-        uint64_t before = w->l.records;
-        rc = live_line(&w->l, w->line, w->nline);
-        if (w->l.records != before)
-            w->last_record = now_s(1);
+        rc = live_line(&w->l, line, n);
     }
+    return rc ? rc : lines_read(w, 1);
+}
+
+/* The line gathered in w->line (across reads, or cut at LINE_KEEP). */
+static int line_done(struct watch *w)
+{
+    int rc = line_in(w, w->line, w->nline, w->line_long);
     w->nline = 0;
     w->line_long = 0;
-    if (rc == 0 && ++w->since_settle >= (uint64_t)(w->o.settle_every ? w->o.settle_every : 65536)) {
-        w->since_settle = 0;
-        rc = live_settle(&w->l, 0, 0);
-    }
     return rc;
 }
 
-/* The bytes read, into lines. */
+/* From p, at a line's start: the lines before the next one that holds
+ * "TIMELINE" (or before the last, unfinished line) are counted, not
+ * parsed, as the batch reader skips them; the start of that line. */
+static const char *skip_lines(struct watch *w, const char *p, const char *end, int *rc)
+{
+    uint64_t nl = 0;
+    const char *hit = scan_find_count(p, end, &nl);
+    if (!nl)
+        return p;
+    const char *last = memrchr(p, '\n', (size_t)((hit ? hit : end) - p));
+    w->l.lines += nl;
+    *rc = lines_read(w, nl);
+    return last + 1;
+}
+
+/* The bytes read, into lines: a line whole in the buffer is read where it
+ * is; only one that spans reads, or is too long, is gathered. */
 static int feed(struct watch *w, const char *p, size_t n)
 {
     const char *end = p + n;
+    uint64_t before = w->l.records;
+    int rc = 0;
     while (p < end) {
+        if (!w->nline && !w->line_long && ((p = skip_lines(w, p, end, &rc)) == end || rc))
+            break;
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t take = (size_t)((nl ? nl : end) - p);
+        if (nl && !w->nline && !w->line_long && take <= LINE_KEEP) {
+            if ((rc = line_in(w, p, take, 0)))
+                break;
+            p = nl + 1;
+            continue;
+        }
         if (w->nline + take > LINE_KEEP) {
             take = LINE_KEEP - w->nline;
             w->line_long = 1;
@@ -222,11 +260,13 @@ static int feed(struct watch *w, const char *p, size_t n)
         w->nline += take;
         if (!nl)
             break;
-        if (line_done(w))
-            return -1;
+        if ((rc = line_done(w)))
+            break;
         p = nl + 1;
     }
-    return 0;
+    if (w->l.records != before)
+        w->last_record = now_s(1); /* once a read: the clock is not free */
+    return rc ? -1 : 0;
 }
 
 /* The bottleneck now, and the chart's analysis (into *chart, when asked). */
@@ -390,12 +430,13 @@ static int follow_loop(struct watch *w)
             ended = 1;
             break;
         }
+        /* Settled once an interval, just before the figures are shown:
+         * settling scans the units in flight, and a log written in many
+         * small pieces would otherwise pay that scan for each of them
+         * (what is settled does not depend on when: live.h). */
         int quiet = !got && t - w->last_growth >= w->o.quiet;
-        if (live_settle(&w->l, quiet, 0)) {
-            rc = WF_EXIT_FAIL;
-            break;
-        }
-        if (t - w->last_emit >= w->o.interval && emit(w, quiet ? " (quiet)" : "", 0)) {
+        if (t - w->last_emit >= w->o.interval &&
+            (live_settle(&w->l, quiet, 0) || emit(w, quiet ? " (quiet)" : "", 0))) {
             rc = WF_EXIT_FAIL;
             break;
         }
@@ -434,9 +475,9 @@ static int trace_loop(struct watch *w)
             ended = 1;
             break;
         }
-        int quiet = !got && t - w->last_growth >= w->o.quiet;
-        if (live_settle(&w->l, quiet, 0) ||
-            (t - w->last_emit >= w->o.interval && emit(w, quiet ? " (quiet)" : "", 0))) {
+        int quiet = !got && t - w->last_growth >= w->o.quiet; /* settled as above */
+        if (t - w->last_emit >= w->o.interval &&
+            (live_settle(&w->l, quiet, 0) || emit(w, quiet ? " (quiet)" : "", 0))) {
             rc = WF_EXIT_FAIL;
             break;
         }

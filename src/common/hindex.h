@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct hindex {
     uint64_t *slot; /* NULL: no table yet */
@@ -22,6 +23,29 @@ struct hindex {
 };
 
 #define HINDEX_TAG 0xffffffff00000000ull
+
+/* The hash of a key's bytes (a job id), eight bytes at a step: every
+ * index of jobs and units hashes with it, so a key's hash is the same in
+ * every stage. */
+static inline uint64_t hash_bytes(const char *s, size_t n, uint64_t seed)
+{
+    uint64_t h = seed ^ (n * 0x9E3779B97F4A7C15ull);
+    while (n >= 8) {
+        uint64_t v;
+        memcpy(&v, s, 8);
+        h = (h ^ v) * 0xbf58476d1ce4e5b9ull;
+        h ^= h >> 31;
+        s += 8;
+        n -= 8;
+    }
+    uint64_t v = 0;
+    memcpy(&v, s, n);
+    h = (h ^ v) * 0x94d049bb133111ebull;
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 32;
+    return h;
+}
 
 /* The hash of thing v, to put the things in again when the table grows. */
 typedef uint64_t (*hindex_hash_fn)(const void *ctx, size_t v);

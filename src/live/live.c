@@ -13,6 +13,8 @@
  */
 #include "live.h"
 
+#include "events.h"
+#include "hindex.h"
 #include "mem.h"
 #include "sort.h"
 
@@ -25,15 +27,11 @@ const double live_hist_le[LIVE_HIST_N] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.0
 
 #define NS 1000000000LL
 
+/* A unit key's hash, as the batch reader's (events.h): the job id's, mixed
+ * with the partition. */
 static uint64_t key_hash(const char *job, size_t len, int32_t partition)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)job[i]) * 0x100000001b3ull;
-    h ^= ((uint64_t)(uint32_t)partition + 1) * 0x9E3779B97F4A7C15ull;
-    h ^= h >> 29;
-    h *= 0xbf58476d1ce4e5b9ull;
-    return h ^ (h >> 32);
+    return unit_hash(hash_bytes(job, len, 0), partition);
 }
 
 static int has(const struct unit *u, int e)
@@ -87,6 +85,11 @@ void live_free(struct live *l)
     free(l->done);
     free(l->dev);
     gone_clear(l);
+    free(l->sp_queue.s);
+    free(l->sp_synth.s);
+    free(l->sp_busy.s);
+    free(l->sp_prep.s);
+    free(l->sp_kern.s);
     memset(l, 0, sizeof *l);
 }
 
@@ -139,12 +142,20 @@ static void tab_remove(struct live *l, size_t i)
     }
 }
 
-static struct live_unit *unit_get(struct live *l, const char *job, size_t len, int32_t partition)
+static int gone_find(const struct live *l, uint64_t h);
+
+/* The unit of a key in the table, made when new.  With *gone given, a key
+ * not in the table is looked up among the units gone first: found there,
+ * NULL is returned with *gone its events (a bit per event); so the gone
+ * set, large and cold, is read once per unit, not once per record. */
+static struct live_unit *unit_get(struct live *l, const char *job, size_t len, int32_t partition, int *gone)
 {
     uint64_t h = key_hash(job, len, partition);
     size_t i = slot_of(l, job, len, partition, h);
     if (l->tab[i])
         return l->tab[i];
+    if (gone && l->gone.gen[0] && (*gone = gone_find(l, h)) >= 0)
+        return NULL;
     if ((l->n + 1) * 2 > l->mask + 1) {
         if (tab_grow(l))
             return NULL;
@@ -282,20 +293,17 @@ static void hist_add(struct live_hist *h, int64_t v)
 
 static int apply(struct live *l, const struct scan_rec *r, int64_t t)
 {
-    int ev = r->ev;
-    if (l->gone.gen[0]) {
+    int ev = r->ev, had = -1;
+    struct live_unit *x = unit_get(l, r->job, r->job_len, r->partition, &had);
+    if (!x && had >= 0) {
         /* a unit already counted and gone: the event is a duplicate, or
          * came too late to count */
-        int had = gone_find(l, key_hash(r->job, r->job_len, r->partition));
-        if (had >= 0) {
-            if (had & (1 << ev))
-                l->duplicates++;
-            else
-                l->late++;
-            return 0;
-        }
+        if (had & (1 << ev))
+            l->duplicates++;
+        else
+            l->late++;
+        return 0;
     }
-    struct live_unit *x = unit_get(l, r->job, r->job_len, r->partition);
     if (!x)
         return -1;
     struct unit *u = &x->u;
@@ -438,7 +446,7 @@ static int kernel_edge(const struct scan_rec *r)
  * oldest open one pairs first, as the model pairs phases). */
 static int kernel_add(struct live *l, const struct scan_rec *r, int edge, int64_t t)
 {
-    struct live_unit *x = unit_get(l, r->job, r->job_len, r->partition);
+    struct live_unit *x = unit_get(l, r->job, r->job_len, r->partition, NULL);
     if (!x)
         return -1;
     if (edge == 1) {
@@ -535,12 +543,7 @@ static void bins_add(struct live *l, int64_t a, int64_t b, int cause /* -1: busy
     }
 }
 
-struct spans {
-    struct span *s;
-    size_t n, cap;
-};
-
-static int spans_add(struct spans *v, struct span s)
+static int spans_add(struct live_spans *v, struct span s)
 {
     if (grow_heap((void **)&v->s, &v->cap, v->n, sizeof *v->s, 64))
         return -1;
@@ -548,7 +551,7 @@ static int spans_add(struct spans *v, struct span s)
     return 0;
 }
 
-static int spans_merge(struct spans *v)
+static int spans_merge(struct live_spans *v)
 {
     if (sort_spans(v->s, v->n))
         return -1;
@@ -564,10 +567,11 @@ static int idle_bin(void *ctx, int64_t a, int64_t b, int cause)
 
 /* Count device d's instants [lo, hi): busy where a completed unit's GPU
  * phase covers them, else idle by cause. */
-static int count_device(struct live *l, struct live_dev *d, int64_t lo, int64_t hi, const struct spans *queue,
-                        const struct spans *synth)
+static int count_device(struct live *l, struct live_dev *d, int64_t lo, int64_t hi, const struct live_spans *queue,
+                        const struct live_spans *synth)
 {
-    struct spans busy = {0}, prep = {0}, kern = {0};
+    struct live_spans *busy = &l->sp_busy, *prep = &l->sp_prep, *kern = &l->sp_kern;
+    busy->n = prep->n = kern->n = 0;
     int rc = -1;
     for (size_t i = 0; i <= l->mask; i++) {
         const struct live_unit *x = l->tab[i];
@@ -575,30 +579,30 @@ static int count_device(struct live *l, struct live_dev *d, int64_t lo, int64_t 
             continue;
         struct span s;
         if (unit_busy_span(&x->u, &s) && s.end > lo) {
-            if (spans_add(&busy, s))
+            if (spans_add(busy, s))
                 goto out;
             /* a kernel phase counts inside the GPU phase only */
             for (uint16_t k = 0; k < x->nkern; k++)
-                if (x->kern[k].start >= s.start && x->kern[k].end <= s.end && spans_add(&kern, x->kern[k]))
+                if (x->kern[k].start >= s.start && x->kern[k].end <= s.end && spans_add(kern, x->kern[k]))
                     goto out;
         }
-        if (unit_prep_span(&x->u, &s) && s.end > lo && spans_add(&prep, s))
+        if (unit_prep_span(&x->u, &s) && s.end > lo && spans_add(prep, s))
             goto out;
     }
-    if (spans_merge(&busy) || spans_merge(&prep) || spans_merge(&kern))
+    if (spans_merge(busy) || spans_merge(prep) || spans_merge(kern))
         goto out;
-    if (kern.n)
+    if (kern->n)
         d->has_kernel = 1;
-    for (size_t k = 0; k < kern.n; k++) {
-        int64_t a = kern.s[k].start > lo ? kern.s[k].start : lo, b = kern.s[k].end < hi ? kern.s[k].end : hi;
+    for (size_t k = 0; k < kern->n; k++) {
+        int64_t a = kern->s[k].start > lo ? kern->s[k].start : lo, b = kern->s[k].end < hi ? kern->s[k].end : hi;
         if (b > a)
             d->kernel += b - a;
     }
     struct idle_sets c;
-    idle_sets_init(&c, prep.s, prep.n, queue->s, queue->n, synth->s, synth->n, lo);
+    idle_sets_init(&c, prep->s, prep->n, queue->s, queue->n, synth->s, synth->n, lo);
     int64_t t = lo;
-    for (size_t k = 0; k <= busy.n && t < hi; k++) {
-        int64_t bs = k < busy.n ? busy.s[k].start : hi, be = k < busy.n ? busy.s[k].end : hi;
+    for (size_t k = 0; k <= busy->n && t < hi; k++) {
+        int64_t bs = k < busy->n ? busy->s[k].start : hi, be = k < busy->n ? busy->s[k].end : hi;
         if (be <= t)
             continue;
         if (bs > hi)
@@ -623,9 +627,6 @@ static int count_device(struct live *l, struct live_dev *d, int64_t lo, int64_t 
     }
     rc = 0;
 out:
-    free(busy.s);
-    free(prep.s);
-    free(kern.s);
     return rc;
 }
 
@@ -748,7 +749,8 @@ int live_settle(struct live *l, int quiet, int end)
             return -1;
     }
     int64_t h = horizon_of(l, quiet, end);
-    struct spans queue = {0}, synth = {0};
+    struct live_spans *queue = &l->sp_queue, *synth = &l->sp_synth;
+    queue->n = synth->n = 0;
     int rc = -1;
     if (windows(l))
         return -1;
@@ -757,12 +759,12 @@ int live_settle(struct live *l, int quiet, int end)
         struct span s;
         if (!u || !unit_consistent(u))
             continue;
-        if (unit_queue_span(u, &s) && spans_add(&queue, s))
+        if (unit_queue_span(u, &s) && spans_add(queue, s))
             goto out;
-        if (unit_synth_cause_span(u, &s) && spans_add(&synth, s))
+        if (unit_synth_cause_span(u, &s) && spans_add(synth, s))
             goto out;
     }
-    if (spans_merge(&queue) || spans_merge(&synth))
+    if (spans_merge(queue) || spans_merge(synth))
         goto out;
     for (size_t i = 0; i < l->ndev; i++) {
         struct live_dev *d = &l->dev[i];
@@ -775,7 +777,7 @@ int live_settle(struct live *l, int quiet, int end)
                 hi = g;
         }
         int64_t lo = d->settled > d->ws ? d->settled : d->ws;
-        if (hi > lo && count_device(l, d, lo, hi, &queue, &synth))
+        if (hi > lo && count_device(l, d, lo, hi, queue, synth))
             goto out;
         if (hi > d->settled)
             d->settled = hi;
@@ -793,8 +795,6 @@ int live_settle(struct live *l, int quiet, int end)
     }
     rc = 0;
 out:
-    free(queue.s);
-    free(synth.s);
     return rc;
 }
 

@@ -110,6 +110,12 @@ struct live {
      * shifting back */
     struct live_unit **tab;
     size_t mask, n;
+    /* A settle's sets of spans (live.c), kept from one to the next so that
+     * their memory is not allocated and faulted in again each time. */
+    struct live_spans {
+        struct span *s;
+        size_t n, cap;
+    } sp_queue, sp_synth, sp_busy, sp_prep, sp_kern;
     uint64_t seq;
     /* completed units the horizon has passed, for the view: a ring */
     struct live_unit **done;

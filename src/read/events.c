@@ -13,26 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t hash_bytes(const char *s, size_t n, uint64_t seed)
-{
-    uint64_t h = seed ^ (n * 0x9E3779B97F4A7C15ull);
-    while (n >= 8) {
-        uint64_t v;
-        memcpy(&v, s, 8);
-        h = (h ^ v) * 0xbf58476d1ce4e5b9ull;
-        h ^= h >> 31;
-        s += 8;
-        n -= 8;
-    }
-    uint64_t v = 0;
-    memcpy(&v, s, n);
-    h = (h ^ v) * 0x94d049bb133111ebull;
-    h ^= h >> 29;
-    h *= 0xbf58476d1ce4e5b9ull;
-    h ^= h >> 32;
-    return h;
-}
-
 static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
 {
     if (need <= *cap)

@@ -890,7 +890,8 @@ int live_snapshot(const struct live *l, size_t last, struct run *r)
         if (x->seq >= l->run_first_seq && snap_add(r, x))
             goto oom;
     }
-    qsort(r->units, r->nunits, sizeof *r->units, cmp_line); /* in order of arrival */
+    if (r->nunits > 1) /* qsort's base may not be NULL, and nothing yet is NULL */
+        qsort(r->units, r->nunits, sizeof *r->units, cmp_line); /* in order of arrival */
     if (last && r->nunits > last) {
         memmove(r->units, r->units + (r->nunits - last), last * sizeof *r->units);
         r->nunits = last;

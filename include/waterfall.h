@@ -138,6 +138,9 @@ typedef struct wf_config {
     int timeline_decimals; /* digits after the millisecond point, 0-6 */
     int sample_cpu;        /* sample the threads' CPU time: 1 yes, -1 no,
                               0: WATERFALL_CPU, else yes */
+    int sample_gpu;        /* sample the GPUs through NVML when it loads:
+                              1 yes, -1 no, 0: WATERFALL_GPU, else yes
+                              (docs/gpu.md) */
 } wf_config;
 
 /* Set *c to the defaults (all 0) for a struct of size bytes, c->size to
@@ -202,6 +205,7 @@ WF_API void wf_get_stats(wf_stats *st);
  *   WATERFALL_RING=N          per-thread ring size in events
  *   WATERFALL_FLUSH_MS=N      writer period in milliseconds
  *   WATERFALL_CPU=0           do not sample the threads' CPU time
+ *   WATERFALL_GPU=0           do not sample the GPUs (NVML)
  *   WATERFALL_CLOCK=monotonic CLOCK_MONOTONIC instead of the TSC (or arm64's
  *                             virtual counter)
  * N is a decimal number from 0 to 2^30; anything else is ignored.

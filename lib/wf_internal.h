@@ -9,6 +9,9 @@
  *                 definitions into the trace, and the TIMELINE text sink
  *   wf_cpu.c      CPU sampling: the threads' CPU time and run-queue wait,
  *                 and the CPU records the writer writes of them
+ *   wf_gpu.c      GPU sampling: the driver's utilization and SM clock of
+ *                 each device through NVML, loaded at run time by the
+ *                 writer (no build-time dependency)
  *   wf_defs.c     records in memory; units and user events, whose
  *                 definitions wait there for the writer
  *   wf_session.c  a recording: open (options, the environment), close,
@@ -124,6 +127,9 @@ struct wf_session {
     wf_options opts;      /* with the defaults and the environment filled in */
     int opts_cpu;         /* sample the threads' CPU time (sample_cpu, WATERFALL_CPU, default on) */
     uint64_t last_cpu_ns; /* when the threads were last sampled (writer-private) */
+    int opts_gpu;         /* sample the GPUs (sample_gpu, WATERFALL_GPU, default on) */
+    char nvml_path[256];  /* the NVML library to load (WATERFALL_NVML_LIB: test-only) */
+    struct wf_gpu *gpu;   /* NVML's state (writer-private; wf_gpu.c) */
     int sched_fds;        /* schedstat descriptors kept open (under wf_reg_mu) */
     pid_t pid;
     double ticks_per_ns;
@@ -225,6 +231,20 @@ void wf_cpu_sample(int *fdp, uint32_t tid, clockid_t clk, int has_clk, struct wf
 /* The writer's CPU record of a ring's thread, if it is due one (under
  * wf_reg_mu; exited: use what the thread read as it exited). */
 void wf_cpu_record(struct wf_session *s, struct wf_ring *r, int exited);
+
+/* ---- GPU sampling (wf_gpu.c) ------------------------------------------- */
+
+/* The writer's GPU work for one cycle (not under a lock): on the first,
+ * load NVML and write the GPU record (and the devices'); then, every
+ * WF_GPU_EVERY_NS or when final, a sample of each device. */
+#define WF_GPU_EVERY_NS 100000000u
+void wf_gpu_cycle(struct wf_session *s, int final);
+
+/* Unload NVML (the writer, as it ends). */
+void wf_gpu_close(struct wf_session *s);
+
+/* In a forked child: forget NVML's state without calling into it. */
+void wf_gpu_drop_in_child(struct wf_session *s);
 
 #pragma GCC visibility pop
 

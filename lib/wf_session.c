@@ -74,6 +74,23 @@ static int cpu_fill(int sample_cpu)
     return env_int("WATERFALL_CPU", 1) != 0;
 }
 
+/* sample_gpu of wf_config: the same rule, with WATERFALL_GPU. */
+static int gpu_fill(int sample_gpu)
+{
+    if (sample_gpu)
+        return sample_gpu > 0;
+    return env_int("WATERFALL_GPU", 1) != 0;
+}
+
+/* The NVML library the writer loads: WATERFALL_NVML_LIB, a test-only
+ * override (tests/fake_nvml.c stands in for a driver), else the driver's
+ * soname. */
+static void nvml_path_fill(struct wf_session *s)
+{
+    const char *p = getenv("WATERFALL_NVML_LIB");
+    snprintf(s->nvml_path, sizeof s->nvml_path, "%s", p && *p ? p : "libnvidia-ml.so.1");
+}
+
 /* A caller's wf_config into *k, by the growth rule of waterfall.h. */
 static int config_read(wf_config *k, const wf_config *c)
 {
@@ -150,7 +167,8 @@ static int write_header(struct wf_session *s)
     if (sched_getaffinity(0, sizeof aff, &aff) == 0 && CPU_COUNT(&aff) > 0)
         cpus = CPU_COUNT(&aff);
     h.cpus = cpus > 0 ? (uint32_t)cpus : 0;
-    h.flags = (s->opts.block_when_full ? WFT_F_BLOCKING : 0) | (s->opts_cpu ? WFT_F_CPU : 0);
+    h.flags = (s->opts.block_when_full ? WFT_F_BLOCKING : 0) | (s->opts_cpu ? WFT_F_CPU : 0) |
+              (s->opts_gpu ? WFT_F_GPU : 0);
     gethostname(h.host, sizeof h.host - 1);
     s->last_clock_ns = h.epoch_mono_ns;
     ssize_t w = write(s->fd, &h, sizeof h);
@@ -180,7 +198,8 @@ static void session_free(struct wf_session *s)
 
 /* A session's files, with its header written (rc: 0 or a negative errno;
  * the session is returned either way, for session_abandon). */
-static struct wf_session *session_new(const char *path, const wf_options *opts, int sample_cpu, int *rc)
+static struct wf_session *session_new(const char *path, const wf_options *opts, int sample_cpu,
+                                      int sample_gpu, int *rc)
 {
     struct wf_session *s = calloc(1, sizeof *s);
     if (!s) {
@@ -191,6 +210,8 @@ static struct wf_session *session_new(const char *path, const wf_options *opts, 
         s->opts = *opts;
     opts_fill(&s->opts);
     s->opts_cpu = cpu_fill(sample_cpu);
+    s->opts_gpu = gpu_fill(sample_gpu);
+    nvml_path_fill(s);
     s->decimals = s->opts.timeline_decimals;
     s->pid = getpid();
     s->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -242,8 +263,8 @@ static void wf_once_process(void)
     atexit(wf_atexit);
 }
 
-/* wf_open_opts and wf_open_config: sample_cpu as in wf_config. */
-static int session_open(const char *path, const wf_options *opts, int sample_cpu)
+/* wf_open_opts and wf_open_config: sample_cpu and sample_gpu as in wf_config. */
+static int session_open(const char *path, const wf_options *opts, int sample_cpu, int sample_gpu)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     if (!path || !*path)
@@ -257,7 +278,7 @@ static int session_open(const char *path, const wf_options *opts, int sample_cpu
         return env ? 0 : -EALREADY;
     }
     int rc;
-    struct wf_session *s = session_new(path, opts, sample_cpu, &rc);
+    struct wf_session *s = session_new(path, opts, sample_cpu, sample_gpu, &rc);
     if (s && rc == 0)
         rc = session_start(s);
     if (rc) {
@@ -282,7 +303,7 @@ static int session_open(const char *path, const wf_options *opts, int sample_cpu
 
 int wf_open_opts(const char *path, const wf_options *opts)
 {
-    return session_open(path, opts, 0);
+    return session_open(path, opts, 0, 0);
 }
 
 int wf_open(const char *path)
@@ -301,7 +322,7 @@ int wf_open_config(const char *path, const wf_config *c)
                     .block_when_full = k.block_when_full,
                     .timeline = k.timeline,
                     .timeline_decimals = k.timeline_decimals};
-    return session_open(path, &o, k.sample_cpu);
+    return session_open(path, &o, k.sample_cpu, k.sample_gpu);
 }
 
 /* ------------------------------------------------------------------ */
@@ -452,6 +473,7 @@ static void wf_atfork_child(void)
         free(wf_sess->out);
         free(wf_sess->text);
         free(wf_sess->late);
+        wf_gpu_drop_in_child(wf_sess);
         free(wf_sess); /* its mutex may be held by the vanished writer: no destroy */
         wf_sess = NULL;
         wf_defs_len = 0;

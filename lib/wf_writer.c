@@ -1,8 +1,8 @@
 /*
  * wf_writer.c -- the writer thread.  Once a flush period (sooner while a
  * ring fills) it takes the pending definitions, drains every ring into
- * EVENTS records, writes THREAD, ROLE, LOST and CPU records and a clock
- * point every 100 ms, and write()s the batch; with a TIMELINE sink it also
+ * EVENTS records, writes THREAD, ROLE, LOST and CPU records, GPU records
+ * (wf_gpu.c) and a clock point every 100 ms, and write()s the batch; with a TIMELINE sink it also
  * formats each event as a text line.  The caller of wf_mark never waits
  * for it (unless block_when_full is set and its ring is full).
  */
@@ -273,9 +273,10 @@ static double drain_rings(struct wf_session *s, int cpu_due, uint64_t *events)
     return fullest;
 }
 
-/* One pass: definitions, every ring, lost counts, a clock point.
+/* One pass: definitions, every ring, lost counts, the GPUs, a clock
+ * point (final: the last pass, which samples the GPUs whatever the time).
  * Returns the fullest ring's fill fraction, to adapt the period. */
-static double writer_cycle(struct wf_session *s)
+static double writer_cycle(struct wf_session *s, int final)
 {
     uint64_t events = 0;
     s->out_len = 0;
@@ -298,6 +299,8 @@ static double writer_cycle(struct wf_session *s)
         }
         s->late_len = 0;
     }
+    if (s->opts_gpu) /* NVML's calls take microseconds: never under a lock */
+        wf_gpu_cycle(s, final);
 
     uint64_t now = wfc_mono_ns();
     if (now - s->last_clock_ns >= WF_CLOCK_EVERY_NS) {
@@ -325,7 +328,7 @@ void *wf_writer_main(void *arg)
     pthread_mutex_lock(&s->wake_mu);
     while (!s->stop) {
         pthread_mutex_unlock(&s->wake_mu);
-        double fill = writer_cycle(s);
+        double fill = writer_cycle(s, 0);
         /* A ring past a quarter full gets drained again soon. */
         uint64_t ns = fill > 0.25 ? 1000000u : (uint64_t)s->opts.flush_ms * 1000000u;
         struct timespec until;
@@ -341,6 +344,7 @@ void *wf_writer_main(void *arg)
             pthread_cond_timedwait(&s->wake, &s->wake_mu, &until);
     }
     pthread_mutex_unlock(&s->wake_mu);
-    writer_cycle(s);
+    writer_cycle(s, 1);
+    wf_gpu_close(s);
     return NULL;
 }

@@ -21,7 +21,7 @@
 
 #define WFT_MAGIC "\x89WFT\r\n\x1a\n" /* 8 bytes: PNG-style, catches text-mode mangling */
 #define WFT_VERSION_MAJOR 1
-#define WFT_VERSION_MINOR 1 /* 1: CPU records */
+#define WFT_VERSION_MINOR 2 /* 1: CPU records; 2: GPU records (the driver's view, NVML) */
 #define WFT_HEADER_SIZE 256
 #define WFT_ENDIAN_MARK 0x01020304u
 #define WFT_REC_MAX (1u << 24) /* no record is larger: a bound for readers */
@@ -55,6 +55,7 @@ struct wft_header {
 
 #define WFT_F_BLOCKING 1u /* recorded with block_when_full */
 #define WFT_F_CPU 2u      /* threads' CPU time sampled (CPU records; minor >= 1) */
+#define WFT_F_GPU 4u      /* GPU sampling was on: a GPU record says what came of it (minor >= 2) */
 
 struct wft_rec {
     uint32_t size;     /* whole record in bytes, header included, multiple of 8 */
@@ -81,7 +82,10 @@ enum wft_type {
     WFT_LOST = 6,      /* struct wft_lost: events a thread dropped so far */
     WFT_CLOCK = 7,     /* struct wft_clockpt: a calibration point */
     WFT_END = 8,       /* struct wft_end: written by wf_close only */
-    WFT_CPU = 9        /* struct wft_cpu: a thread's CPU time so far (minor >= 1) */
+    WFT_CPU = 9,       /* struct wft_cpu: a thread's CPU time so far (minor >= 1) */
+    WFT_GPU = 10,      /* struct wft_gpu: what came of GPU sampling, once (minor >= 2) */
+    WFT_GPU_DEV = 11,  /* struct wft_gpu_dev: a device the driver sees (minor >= 2) */
+    WFT_GPU_SAMPLE = 12 /* struct wft_gpu_sample: one reading of a device (minor >= 2) */
 };
 
 struct wft_thread {
@@ -153,6 +157,53 @@ struct wft_cpu {
     uint64_t wait_ns; /* the time it spent runnable, waiting for a CPU */
 };
 
+/* GPU sampling (minor >= 2; docs/format.md).  With WFT_F_GPU the writer
+ * tries NVML (libnvidia-ml.so.1, loaded at run time) and writes one GPU
+ * record saying what came of it: sampled, or why not, in words (the line
+ * `waterfall dump --stats` prints).  Then a GPU_DEV record per device and,
+ * every 100 ms, GPU_SAMPLE records. */
+enum wft_gpu_state {
+    WFT_GPU_SAMPLED = 0,   /* NVML loaded, devices sampled */
+    WFT_GPU_NO_LIB = 1,    /* the library could not be loaded */
+    WFT_GPU_NO_INIT = 2,   /* it loaded, but lacks a function or nvmlInit_v2 failed */
+    WFT_GPU_NO_DEVICE = 3  /* it sees no device */
+};
+struct wft_gpu {
+    struct wft_rec rec;
+    uint32_t state;   /* enum wft_gpu_state */
+    uint32_t devices; /* devices sampled */
+    char driver[32];  /* the driver's version, NUL-terminated ("" unknown) */
+    char text[120];   /* NUL-terminated: what came of it, in words */
+};
+
+#define WFT_GPUDEV_SERIES 1u /* the driver keeps a utilization series (nvmlDeviceGetSamples) */
+struct wft_gpu_dev {
+    struct wft_rec rec;
+    uint32_t device; /* NVML's index of the device */
+    uint32_t flags;  /* WFT_GPUDEV_* */
+    char name[64];   /* NUL-terminated */
+    char uuid[96];   /* NUL-terminated ("GPU-..."); "" unknown */
+};
+
+enum wft_gpu_kind {
+    WFT_GS_UTIL = 1,    /* a sample of the driver's series: value = percent of the time since its
+                         * sample before during which a kernel ran; ticks = the driver's time */
+    WFT_GS_RATE = 2,    /* nvmlDeviceGetUtilizationRates when read: value = GPU percent over the
+                         * driver's last period, value2 = memory percent */
+    WFT_GS_SM_CLOCK = 3 /* nvmlDeviceGetClockInfo(SM) when read: value = MHz */
+};
+#define WFT_GS_APPROX 1u /* the driver's timestamp matched no host clock: ticks is when it was read */
+struct wft_gpu_sample {
+    struct wft_rec rec;
+    uint32_t device;    /* NVML's index */
+    uint16_t kind;      /* enum wft_gpu_kind */
+    uint16_t flags;     /* WFT_GS_APPROX */
+    uint64_t ticks;     /* when, as event ticks */
+    uint64_t driver_us; /* WFT_GS_UTIL: the driver's own timestamp (us); else 0 */
+    uint32_t value;
+    uint32_t value2;
+};
+
 struct wft_clockpt {
     struct wft_rec rec;
     uint64_t ticks;
@@ -176,5 +227,8 @@ _Static_assert(sizeof(struct wft_thread) % 8 == 0, "thread align");
 _Static_assert(sizeof(struct wft_unit) % 8 == 0, "unit align");
 _Static_assert(sizeof(struct wft_role) % 8 == 0, "role align");
 _Static_assert(sizeof(struct wft_end) % 8 == 0, "end align");
+_Static_assert(sizeof(struct wft_gpu) % 8 == 0, "gpu align");
+_Static_assert(sizeof(struct wft_gpu_dev) % 8 == 0, "gpu_dev align");
+_Static_assert(sizeof(struct wft_gpu_sample) % 8 == 0, "gpu_sample align");
 
 #endif /* WF_FORMAT_H */

@@ -869,6 +869,7 @@ int analyze_run(const struct run *r, struct run_result *res)
         goto out;
     if (analyze_phase(r, res))
         goto out;
+    analyze_gpu(r, res);
     decide(res);
     rc = 0;
 out:

@@ -60,6 +60,10 @@ struct device_result {
     int has_kernel;      /* its units have kernel phases */
     int64_t kernel_busy; /* the union of their kernel phases within the window */
     double kernel_utilization; /* kernel_busy / window; NAN without kernel phases */
+    int has_driver;            /* the driver's readings cover some of the window (analyze_gpu.c) */
+    double driver_utilization; /* their time-weighted mean, 0-1 */
+    double driver_coverage;    /* the share of the window they cover */
+    uint64_t driver_readings;
 };
 
 /* Phases inside the stages (analyze_phase.c; phase.h defines them). */
@@ -180,6 +184,9 @@ struct run_result {
     double synth_mean_active; /* mean syntheses in flight over the window */
     struct cpu_result cpu;
     struct phase_result phase;
+    int has_driver;            /* some device has the driver's readings */
+    double driver_utilization; /* over those devices' readings */
+    int driver_source;         /* GPU_OBS_*: the readings' kind */
     struct advice advice;
 };
 
@@ -232,6 +239,11 @@ int analyze_cpu(const struct run *r, struct run_result *res, int64_t *st, int64_
 void stage_fill(struct stage_stats *st, int64_t *v, size_t n);
 /* The stage statistics of the units idx[0..n) (idx NULL: the first n). */
 int stages_of(const struct run *r, const uint32_t *idx, size_t n, struct stage_stats *out);
+
+/* The driver's utilization (NVML's readings of a native trace) over each
+ * device's window (analyze_gpu.c): sets the devices' and res's driver
+ * figures, when there are readings. */
+void analyze_gpu(const struct run *r, struct run_result *res);
 
 /* Phases, marks, kernel utilization, kinds and reported durations of an
  * analysed run (analyze_phase.c): sets res->phase and the devices' kernel

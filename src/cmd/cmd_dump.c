@@ -29,6 +29,55 @@ static void dump_usage(FILE *f)
             "FILE may be - for stdin.\n");
 }
 
+/* The gpu line: what came of GPU sampling (format 1.2), then a line per
+ * device the driver saw, with its readings. */
+static void print_gpu(FILE *f, const struct wft_trace *t)
+{
+    const struct wft_header *h = &t->hdr;
+    if (!t->gpu_seen) {
+        if (h->version_minor < 2)
+            fprintf(f, "gpu:       not sampled (a trace of format %u.%u, before GPU sampling)\n",
+                    h->version_major, h->version_minor);
+        else if (!(h->flags & WFT_F_GPU))
+            fprintf(f, "gpu:       not sampled (recorded with WATERFALL_GPU=0)\n");
+        else
+            fprintf(f, "gpu:       sampling was on, but the trace ends before saying what came of it\n");
+        return;
+    }
+    fprintf(f, "gpu:       %s\n", t->gpu.text[0] ? t->gpu.text : "(no words)");
+    for (size_t i = 0; i < t->ngpu_devs; i++) {
+        const struct wft_gpu_dev *d = &t->gpu_devs[i];
+        uint64_t util = 0, rates = 0, clocks = 0;
+        double usum = 0, rsum = 0;
+        uint32_t mhz_lo = UINT32_MAX, mhz_hi = 0;
+        for (size_t k = 0; k < t->ngpu_pts; k++) {
+            const struct wft_gpu_pt *q = &t->gpu_pts[k];
+            if (q->device != d->device)
+                continue;
+            if (q->kind == WFT_GS_UTIL) {
+                util++;
+                usum += q->value;
+            } else if (q->kind == WFT_GS_RATE) {
+                rates++;
+                rsum += q->value;
+            } else if (q->kind == WFT_GS_SM_CLOCK) {
+                clocks++;
+                mhz_lo = q->value < mhz_lo ? q->value : mhz_lo;
+                mhz_hi = q->value > mhz_hi ? q->value : mhz_hi;
+            }
+        }
+        fprintf(f, "  device %u: %s%s%s; driver series %s", d->device, d->name[0] ? d->name : "?",
+                d->uuid[0] ? ", " : "", d->uuid, d->flags & WFT_GPUDEV_SERIES ? "kept" : "not kept");
+        if (util)
+            fprintf(f, ", %llu samples (mean %.1f%%)", (unsigned long long)util, usum / (double)util);
+        if (rates)
+            fprintf(f, "; %llu rate readings (mean %.1f%%)", (unsigned long long)rates, rsum / (double)rates);
+        if (clocks)
+            fprintf(f, "; SM clock %u-%u MHz", mhz_lo, mhz_hi);
+        fputc('\n', f);
+    }
+}
+
 static void print_stats(FILE *f, const struct wft_trace *t)
 {
     const struct wft_header *h = &t->hdr;
@@ -98,6 +147,7 @@ static void print_stats(FILE *f, const struct wft_trace *t)
             fprintf(f, " %10.3f s", (double)th->cpu_ns * 1e-9);
         fputc('\n', f);
     }
+    print_gpu(f, t);
     if (!cpu) {
         fprintf(f, "cpu:       not sampled (recorded with WATERFALL_CPU=0, or before format 1.1)\n");
         return;

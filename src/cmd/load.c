@@ -118,6 +118,11 @@ int load_inputs(struct loaded *l, char **paths, int npaths, int progress, const 
             l->model.runs[r].damaged_bytes = s->damaged_bytes;
             l->model.runs[r].cpu = s->cpu; /* a native trace is one run */
             l->model.runs[r].cpus = s->cpus;
+            if (r == before) { /* the readings move to the run */
+                l->model.runs[r].gpu = s->gpu;
+                s->gpu.pts = NULL;
+                s->gpu.npts = 0;
+            }
         }
         if (l->model.nruns == before) {
             explain_empty(cmd, s);

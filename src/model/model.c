@@ -694,6 +694,7 @@ void model_free(struct model *m)
         hindex_free(&r->jindex);
         free(r->xev);
         free(r->xattr);
+        free(r->gpu.pts);
     }
     big_free(m->runs, m->runs_cap * sizeof *m->runs);
     strtab_free(&m->strs);

@@ -67,6 +67,7 @@ struct run {
     uint64_t damaged_bytes; /* native traces: skipped as damaged */
     struct cpu_use cpu; /* native traces: the threads' CPU use, when sampled */
     unsigned cpus;          /* native traces: the recording machine's CPUs (0: unknown) */
+    struct gpu_obs gpu;     /* native traces: the driver's view of the GPUs (pts owned) */
     struct xitem *xev;      /* events other than the six, by unit */
     size_t nxev, xev_cap;
     struct xitem *xattr;    /* attributes, by unit */

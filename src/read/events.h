@@ -46,6 +46,26 @@ struct cpu_use {
 };
 
 
+/* What a native trace says of the driver's view of its GPUs (GPU records,
+ * format 1.2; docs/gpu.md), as the model keeps it per run: whether it was
+ * sampled, or why not in words, and the utilization readings.  A reading
+ * says what share of (from, ns] a kernel ran on NVML's device `device`:
+ * the driver's own series where it keeps one (nvmlDeviceGetSamples), else
+ * its utilization rate read every 100 ms (then from is the read before). */
+enum { GPU_OBS_NONE, GPU_OBS_SERIES, GPU_OBS_RATES }; /* what the readings are */
+struct gpu_pt {
+    int64_t from, ns; /* since the trace's epoch */
+    uint32_t device;
+    uint32_t pct;
+};
+struct gpu_obs {
+    int recorded;   /* the trace says what came of GPU sampling (text) */
+    int source;     /* GPU_OBS_*: what pts are */
+    char text[120]; /* "sampled by NVML (driver ...)", "no NVML: ...", ... */
+    struct gpu_pt *pts; /* by device, then time (owned: malloc) */
+    size_t npts;
+};
+
 enum unit_flags {
     U_DUP = 1,    /* some event appeared more than once (the first is kept) */
     U_CONTRA = 2, /* its events' times contradict the pipeline's order */

@@ -64,6 +64,11 @@ static int from_native(struct source *src, const struct input *in, char *err, si
     evpart_link(p, 0, 0, &m_out);
     p->diag.bytes = in->len;
     wft_cpu_use(&t, &src->cpu);
+    if (wft_gpu_obs(&t, &src->gpu)) {
+        wft_free(&t);
+        snprintf(err, errlen, "%s: out of memory", src->name);
+        return -1;
+    }
     src->cpus = t.hdr.version_minor >= 1 && t.hdr.cpus <= 1u << 20 ? t.hdr.cpus : 0;
     src->lost_events = t.lost;
     src->damaged_bytes = t.corrupt_bytes + (t.bad_records ? 1 : 0);
@@ -151,6 +156,7 @@ void source_drop_events(struct source *src)
 
 void source_free(struct source *src)
 {
+    free(src->gpu.pts);
     if (src->native)
         evpart_free(&src->native_part);
     else

@@ -21,6 +21,7 @@ struct source {
     int torn, unclosed;     /* native: cut off / never closed */
     struct cpu_use cpu; /* native: the threads' CPU use, when sampled */
     unsigned cpus;          /* native: the recording machine's CPUs (0: unknown) */
+    struct gpu_obs gpu;     /* native: the driver's view of the GPUs (the model takes pts) */
     uint64_t bytes;
     /* storage */
     struct text_input text;

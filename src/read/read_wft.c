@@ -217,6 +217,44 @@ static int rec_cpu(struct wft_trace *t, const unsigned char *p, uint32_t size)
     return 0;
 }
 
+/* GPU records (format 1.2): what came of GPU sampling, the devices, the
+ * readings.  Strings are cut to their fields: the file is not trusted. */
+static int rec_gpu(struct wft_trace *t, const unsigned char *p, uint32_t size)
+{
+    if (get(&t->gpu, sizeof t->gpu, p, size))
+        return -1;
+    t->gpu.driver[sizeof t->gpu.driver - 1] = 0;
+    t->gpu.text[sizeof t->gpu.text - 1] = 0;
+    t->gpu_seen = 1;
+    return 0;
+}
+
+static int rec_gpu_dev(struct wft_trace *t, const unsigned char *p, uint32_t size)
+{
+    struct wft_gpu_dev r;
+    if (get(&r, sizeof r, p, size))
+        return -1;
+    r.name[sizeof r.name - 1] = r.uuid[sizeof r.uuid - 1] = 0;
+    if (grow_array((void **)&t->gpu_devs, &t->gpu_devs_cap, t->ngpu_devs + 1, sizeof *t->gpu_devs))
+        return -1;
+    t->gpu_devs[t->ngpu_devs++] = r;
+    return 0;
+}
+
+static int rec_gpu_sample(struct wft_trace *t, const unsigned char *p, uint32_t size)
+{
+    struct wft_gpu_sample r;
+    if (get(&r, sizeof r, p, size))
+        return -1;
+    if (grow_array((void **)&t->gpu_pts, &t->gpu_pts_cap, t->ngpu_pts + 1, sizeof *t->gpu_pts))
+        return -1;
+    t->gpu_pts[t->ngpu_pts++] = (struct wft_gpu_pt){.ns = (int64_t)r.ticks, .device = r.device,
+                                                    .kind = r.kind, .flags = r.flags,
+                                                    .driver_us = r.driver_us, .value = r.value,
+                                                    .value2 = r.value2};
+    return 0;
+}
+
 static int take_record(struct wft_trace *t, const unsigned char *p, uint32_t size,
                        uint16_t type, uint64_t *clk_first, uint64_t *clk_last)
 {
@@ -237,6 +275,12 @@ static int take_record(struct wft_trace *t, const unsigned char *p, uint32_t siz
         return rec_clock(t, p, size, clk_first, clk_last);
     case WFT_CPU:
         return rec_cpu(t, p, size);
+    case WFT_GPU:
+        return rec_gpu(t, p, size);
+    case WFT_GPU_DEV:
+        return rec_gpu_dev(t, p, size);
+    case WFT_GPU_SAMPLE:
+        return rec_gpu_sample(t, p, size);
     case WFT_END:
         if (get(&t->end, sizeof t->end, p, size))
             return -1;
@@ -337,6 +381,8 @@ int wft_parse(struct wft_trace *t, const char *path, const void *data, size_t le
         t->ev[i].ns = ticks_to_ns(t, (uint64_t)t->ev[i].ns);
     for (size_t i = 0; i < t->ncpu; i++)
         t->cpu[i].ns = ticks_to_ns(t, (uint64_t)t->cpu[i].ns);
+    for (size_t i = 0; i < t->ngpu_pts; i++)
+        t->gpu_pts[i].ns = ticks_to_ns(t, (uint64_t)t->gpu_pts[i].ns);
     for (size_t i = 0; i < t->nthreads; i++)
         t->lost += t->threads[i].lost;
     return 0;
@@ -377,8 +423,20 @@ static int cpu_cmp(const void *a, const void *b)
     return x->ns < y->ns ? -1 : x->ns > y->ns;
 }
 
+static int gpu_pt_cmp(const void *a, const void *b)
+{
+    const struct wft_gpu_pt *x = a, *y = b;
+    if (x->device != y->device)
+        return x->device < y->device ? -1 : 1;
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
+    return x->ns < y->ns ? -1 : x->ns > y->ns;
+}
+
 void wft_sort(struct wft_trace *t)
 {
+    if (t->ngpu_pts > 1)
+        qsort(t->gpu_pts, t->ngpu_pts, sizeof *t->gpu_pts, gpu_pt_cmp);
     if (t->ncpu > 1)
         qsort(t->cpu, t->ncpu, sizeof *t->cpu, cpu_cmp);
     if (t->nev > 1) {
@@ -390,6 +448,53 @@ void wft_sort(struct wft_trace *t)
     }
     if (t->nunits > 1)
         qsort(t->units, t->nunits, sizeof *t->units, unit_cmp);
+}
+
+/* The usable readings of one kind for the device at gpu_pts[*i] (which
+ * moves past them); a reading spans from the one before. */
+static size_t gpu_take(const struct wft_trace *t, size_t *i, uint16_t kind, struct gpu_pt *out)
+{
+    uint32_t dev = t->gpu_pts[*i].device;
+    size_t n = 0;
+    int64_t prev = T_NONE;
+    for (; *i < t->ngpu_pts && t->gpu_pts[*i].device == dev; ++*i) {
+        const struct wft_gpu_pt *q = &t->gpu_pts[*i];
+        if (q->kind != kind || (q->flags & WFT_GS_APPROX))
+            continue; /* an approximate time places nothing */
+        if (prev != T_NONE && q->ns > prev)
+            out[n++] = (struct gpu_pt){.from = prev, .ns = q->ns, .device = dev,
+                                       .pct = q->value > 100 ? 100 : q->value};
+        prev = q->ns;
+    }
+    return n;
+}
+
+int wft_gpu_obs(const struct wft_trace *t, struct gpu_obs *g)
+{
+    memset(g, 0, sizeof *g);
+    if (!t->gpu_seen)
+        return 0;
+    g->recorded = 1;
+    memcpy(g->text, t->gpu.text, sizeof g->text);
+    if (!t->ngpu_pts)
+        return 0;
+    g->pts = malloc(t->ngpu_pts * sizeof *g->pts);
+    if (!g->pts)
+        return -1;
+    /* Each device's driver series where it has one, else its rates. */
+    for (size_t i = 0; i < t->ngpu_pts;) {
+        size_t at = i, n = gpu_take(t, &i, WFT_GS_UTIL, g->pts + g->npts);
+        int source = GPU_OBS_SERIES;
+        if (n < 2) {
+            i = at;
+            n = gpu_take(t, &i, WFT_GS_RATE, g->pts + g->npts);
+            source = GPU_OBS_RATES;
+        }
+        if (n && source > g->source)
+            g->source = source;
+        g->npts += n;
+    }
+    return 0;
 }
 
 const struct wft_unit_info *wft_unit_find(const struct wft_trace *t, uint64_t unit)
@@ -425,6 +530,8 @@ void wft_free(struct wft_trace *t)
     big_free(t->units, t->units_cap * sizeof *t->units);
     big_free(t->ev, t->ev_cap * sizeof *t->ev);
     free(t->cpu);
+    free(t->gpu_devs);
+    free(t->gpu_pts);
     free(t->threads);
     memset(t, 0, sizeof *t);
 }

@@ -45,6 +45,16 @@ struct wft_cpu_pt {
     uint32_t flags;   /* WFT_CPU_* */
 };
 
+/* A GPU_SAMPLE record. */
+struct wft_gpu_pt {
+    int64_t ns;       /* since the trace's epoch */
+    uint32_t device;  /* NVML's index */
+    uint16_t kind;    /* enum wft_gpu_kind */
+    uint16_t flags;   /* WFT_GS_* */
+    uint64_t driver_us;
+    uint32_t value, value2;
+};
+
 struct wft_unit_info {
     uint64_t unit;
     int32_t partition;
@@ -65,6 +75,12 @@ struct wft_trace {
     size_t nthreads;
     struct wft_cpu_pt *cpu;      /* CPU records, in file order until wft_sort */
     size_t ncpu, cpu_cap;
+    int gpu_seen;                /* a GPU record was read (format 1.2) */
+    struct wft_gpu gpu;          /* ... that one, its strings NUL-terminated */
+    struct wft_gpu_dev *gpu_devs; /* GPU_DEV records, strings NUL-terminated */
+    size_t ngpu_devs, gpu_devs_cap;
+    struct wft_gpu_pt *gpu_pts;  /* GPU_SAMPLE records, by device, kind, time after wft_sort */
+    size_t ngpu_pts, gpu_pts_cap;
     struct wft_unit_info *units; /* sorted by unit id after reading */
     size_t nunits, units_cap;
     char *event_names[4096];     /* user event names by id */
@@ -93,6 +109,10 @@ void wft_sort(struct wft_trace *t);
 
 /* The CPU use of the synthesis and GPU intervals (after wft_sort). */
 void wft_cpu_use(const struct wft_trace *t, struct cpu_use *u);
+
+/* The driver's utilization readings (GPU_OBS_*, after wft_sort) into *g;
+ * 0, or -1 when out of memory. */
+int wft_gpu_obs(const struct wft_trace *t, struct gpu_obs *g);
 
 /* The unit's record, or NULL. */
 const struct wft_unit_info *wft_unit_find(const struct wft_trace *t, uint64_t unit);

@@ -106,6 +106,13 @@ static void device_json(FILE *f, const struct device_result *d, const struct rep
         json_num(f, d->kernel_utilization);
     else
         fputs("null", f);
+    if (d->has_driver) {
+        fputs(", \"driver_utilization\": ", f);
+        json_num(f, d->driver_utilization);
+        fputs(", \"driver_coverage\": ", f);
+        json_num(f, d->driver_coverage);
+        fprintf(f, ", \"driver_readings\": %llu", (unsigned long long)d->driver_readings);
+    }
     fputs(", \"idle_s\": ", f);
     secs_i(f, d->idle);
     fputs(", \"idle_by_cause\": ", f);
@@ -247,6 +254,12 @@ static void inside_json(FILE *f, const struct run_result *res)
         json_num(f, res->phase.kernel_utilization);
     else
         fputs("null", f);
+    if (res->has_driver) { /* only where a native trace holds NVML's readings (docs/gpu.md) */
+        fputs(", \"driver_utilization\": ", f);
+        json_num(f, res->driver_utilization);
+        fprintf(f, ", \"driver_source\": \"%s\"",
+                res->driver_source == GPU_OBS_SERIES ? "nvml_samples" : "nvml_rates");
+    }
     fputs(", \"phases\": ", f);
     phases_json(f, res);
     fputs(", \"marks\": {", f);

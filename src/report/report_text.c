@@ -121,6 +121,26 @@ static void gaps_text(FILE *f, const struct device_result *d, const struct repor
     free(order);
 }
 
+/* The driver's utilization (NVML's readings; analyze_gpu.c), beside the
+ * timeline's and the kernel phases'. */
+static void driver_text(FILE *f, const struct run_result *res, const struct paint *p)
+{
+    double cover = 0, win = 0;
+    uint64_t n = 0;
+    for (size_t i = 0; i < res->ndev; i++) {
+        const struct device_result *d = &res->dev[i];
+        if (!d->has_driver)
+            continue;
+        n += d->driver_readings;
+        cover += d->driver_coverage * (double)(d->window_end - d->window_start);
+        win += (double)(d->window_end - d->window_start);
+    }
+    fprintf(f, "  %-14s %s%.1f%%%s  NVML's %s over the same window (%llu readings covering %.0f%% of it)\n",
+            "driver util.", p->bold, 100 * res->driver_utilization, p->off,
+            res->driver_source == GPU_OBS_SERIES ? "utilization samples" : "utilization rates, read every 100 ms,",
+            (unsigned long long)n, win > 0 ? 100 * cover / win : 0.0);
+}
+
 /* The CPU section: the samples' shares, then stage time by concurrency. */
 static void cpu_text(FILE *f, const struct cpu_result *c, const struct paint *p)
 {
@@ -294,6 +314,8 @@ static void run_text(FILE *f, const struct run_result *res, size_t nruns_in_sour
                 "kernel util.", p.bold, kc, 100 * ph->kernel_utilization, p.off, analyze_kernel_phase,
                 fmt_dur(b1, sizeof b1, (double)ph->kernel_busy), report_phase_fill(fillb, sizeof fillb, res));
     }
+    if (res->has_driver)
+        driver_text(f, res, &p);
     fprintf(f, "  %-14s %s: ", "idle", idle_sentence(b4, sizeof b4, res));
     report_causes_text(f, res->by_cause, res->idle);
     fputc('\n', f);
@@ -331,6 +353,8 @@ static void run_text(FILE *f, const struct run_result *res, size_t nruns_in_sour
                     (unsigned long long)d->units, 100 * d->utilization);
             if (d->has_kernel)
                 fprintf(f, "kernels %.1f%%, ", 100 * d->kernel_utilization);
+            if (d->has_driver)
+                fprintf(f, "driver %.1f%%, ", 100 * d->driver_utilization);
             fprintf(f, "busy %s, idle %s: ", fmt_dur(b1, sizeof b1, (double)d->busy),
                     fmt_dur(b2, sizeof b2, (double)d->idle));
             report_causes_text(f, d->by_cause, d->idle);

@@ -1,0 +1,336 @@
+/*
+ * wf_gpu.c -- the driver's view of the GPUs: NVML, loaded by the writer
+ * thread with dlopen (so the library has no build-time or link-time
+ * dependency on it and runs unchanged where there is no driver), sampled
+ * every 100 ms: each device's utilization series (nvmlDeviceGetSamples,
+ * the driver's own finer samples, where it keeps them), its utilization
+ * rate and its SM clock.  The marking threads do nothing more.
+ *
+ * What came of it is written once, as a GPU record: sampled, or why not
+ * in words ("libnvidia-ml.so.1 not found", "nvmlInit_v2 failed: ...", "no
+ * device"), which `waterfall dump --stats` prints as its gpu line.
+ *
+ * The few NVML types and calls used are declared here as nvml.h has them
+ * (opaque handles, enums as int), so that no NVML header is needed.
+ */
+#include "wf_internal.h"
+
+#include "wf_clock.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- NVML, as nvml.h declares it (the subset used) --------------------- */
+
+typedef int nvmlReturn_t; /* an enum in nvml.h: passed as an int */
+typedef struct nvmlDevice_st *nvmlDevice_t;
+typedef struct {
+    unsigned int gpu, memory; /* percent over the driver's last sample period */
+} nvmlUtilization_t;
+typedef union {
+    double dVal;
+    int siVal;
+    unsigned int uiVal;
+    unsigned long ulVal;
+    unsigned long long ullVal;
+    signed long long sllVal;
+    unsigned short usVal;
+} nvmlValue_t;
+typedef struct {
+    unsigned long long timeStamp; /* the host's time when the driver took it, us */
+    nvmlValue_t sampleValue;
+} nvmlSample_t;
+enum { NVML_SUCCESS = 0, NVML_ERROR_NOT_FOUND = 6 };
+enum { NVML_CLOCK_SM = 1 };                 /* nvmlClockType_t */
+enum { NVML_GPU_UTILIZATION_SAMPLES = 1 };  /* nvmlSamplingType_t */
+enum { NVML_VALUE_TYPE_DOUBLE = 0, NVML_VALUE_TYPE_UNSIGNED_INT = 1, NVML_VALUE_TYPE_UNSIGNED_LONG = 2,
+       NVML_VALUE_TYPE_UNSIGNED_LONG_LONG = 3, NVML_VALUE_TYPE_SIGNED_LONG_LONG = 4,
+       NVML_VALUE_TYPE_SIGNED_INT = 5, NVML_VALUE_TYPE_UNSIGNED_SHORT = 6 };
+
+struct nvml_fns {
+    nvmlReturn_t (*init)(void);
+    nvmlReturn_t (*shutdown)(void);
+    const char *(*error_string)(nvmlReturn_t);
+    nvmlReturn_t (*driver_version)(char *, unsigned int);
+    nvmlReturn_t (*count)(unsigned int *);
+    nvmlReturn_t (*handle)(unsigned int, nvmlDevice_t *);
+    nvmlReturn_t (*name)(nvmlDevice_t, char *, unsigned int);
+    nvmlReturn_t (*uuid)(nvmlDevice_t, char *, unsigned int);
+    nvmlReturn_t (*rates)(nvmlDevice_t, nvmlUtilization_t *);
+    nvmlReturn_t (*clock)(nvmlDevice_t, int, unsigned int *);
+    nvmlReturn_t (*samples)(nvmlDevice_t, int, unsigned long long, int *, unsigned int *, nvmlSample_t *);
+};
+
+#define WF_GPU_DEVICES 64 /* devices sampled, at most */
+#define WF_GPU_BATCH 512  /* driver samples taken per device and cycle, at most */
+
+struct wf_gpu {
+    void *lib;
+    struct nvml_fns f;
+    int inited; /* nvmlInit_v2 succeeded: nvmlShutdown at the end */
+    unsigned ndev;
+    struct {
+        nvmlDevice_t h;
+        unsigned long long seen; /* the driver's last sample taken */
+        int series;              /* nvmlDeviceGetSamples works on it */
+    } dev[WF_GPU_DEVICES];
+    uint64_t last_ns; /* when the devices were last sampled */
+    nvmlSample_t buf[WF_GPU_BATCH];
+};
+
+/* ---- Loading ------------------------------------------------------------ */
+
+/* Every call used, or the name of the first one missing. */
+static const char *nvml_bind(struct wf_gpu *g)
+{
+    static const struct {
+        const char *name;
+        size_t off;
+    } syms[] = {
+        {"nvmlInit_v2", offsetof(struct nvml_fns, init)},
+        {"nvmlShutdown", offsetof(struct nvml_fns, shutdown)},
+        {"nvmlErrorString", offsetof(struct nvml_fns, error_string)},
+        {"nvmlSystemGetDriverVersion", offsetof(struct nvml_fns, driver_version)},
+        {"nvmlDeviceGetCount_v2", offsetof(struct nvml_fns, count)},
+        {"nvmlDeviceGetHandleByIndex_v2", offsetof(struct nvml_fns, handle)},
+        {"nvmlDeviceGetName", offsetof(struct nvml_fns, name)},
+        {"nvmlDeviceGetUUID", offsetof(struct nvml_fns, uuid)},
+        {"nvmlDeviceGetUtilizationRates", offsetof(struct nvml_fns, rates)},
+        {"nvmlDeviceGetClockInfo", offsetof(struct nvml_fns, clock)},
+        {"nvmlDeviceGetSamples", offsetof(struct nvml_fns, samples)},
+    };
+    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
+        void *p = dlsym(g->lib, syms[i].name);
+        if (!p)
+            return syms[i].name;
+        /* POSIX: a function pointer and a void * convert both ways */
+        memcpy((char *)&g->f + syms[i].off, &p, sizeof p);
+    }
+    return NULL;
+}
+
+static const char *nvml_err(const struct wf_gpu *g, nvmlReturn_t rc)
+{
+    const char *e = g->f.error_string ? g->f.error_string(rc) : NULL;
+    return e ? e : "unknown error";
+}
+
+/* Load and start NVML, describing the outcome in *rec (state, text). */
+static void nvml_open(struct wf_session *s, struct wf_gpu *g, struct wft_gpu *rec)
+{
+    g->lib = dlopen(s->nvml_path, RTLD_NOW | RTLD_LOCAL);
+    if (!g->lib) {
+        rec->state = WFT_GPU_NO_LIB;
+        snprintf(rec->text, sizeof rec->text, "no NVML: %.80s not found", s->nvml_path);
+        return;
+    }
+    const char *missing = nvml_bind(g);
+    if (missing) {
+        rec->state = WFT_GPU_NO_INIT;
+        snprintf(rec->text, sizeof rec->text, "no NVML: %.60s lacks %.40s", s->nvml_path, missing);
+        return;
+    }
+    nvmlReturn_t rc = g->f.init();
+    if (rc != NVML_SUCCESS) {
+        rec->state = WFT_GPU_NO_INIT;
+        snprintf(rec->text, sizeof rec->text, "no NVML: nvmlInit_v2 failed: %s", nvml_err(g, rc));
+        return;
+    }
+    g->inited = 1;
+    if (g->f.driver_version(rec->driver, sizeof rec->driver) != NVML_SUCCESS)
+        rec->driver[0] = 0;
+    unsigned n = 0;
+    rc = g->f.count(&n);
+    if (rc != NVML_SUCCESS || n == 0) {
+        rec->state = WFT_GPU_NO_DEVICE;
+        snprintf(rec->text, sizeof rec->text, "no device: NVML (driver %s) sees none%s%s",
+                 rec->driver[0] ? rec->driver : "?", rc ? ": " : "", rc ? nvml_err(g, rc) : "");
+        return;
+    }
+    g->ndev = n < WF_GPU_DEVICES ? n : WF_GPU_DEVICES;
+    rec->state = WFT_GPU_SAMPLED;
+    rec->devices = g->ndev;
+    snprintf(rec->text, sizeof rec->text, "sampled by NVML (driver %s), %u device%s%s",
+             rec->driver[0] ? rec->driver : "?", g->ndev, g->ndev == 1 ? "" : "s",
+             n > g->ndev ? " (the first of more)" : "");
+}
+
+/* The GPU record, and a GPU_DEV record per device. */
+static void gpu_start(struct wf_session *s, struct wf_gpu *g)
+{
+    struct wft_gpu rec;
+    memset(&rec, 0, sizeof rec);
+    nvml_open(s, g, &rec);
+    wf_out_rec(s, WFT_GPU, &rec, sizeof rec);
+    for (unsigned i = 0; i < g->ndev; i++) {
+        struct wft_gpu_dev d;
+        memset(&d, 0, sizeof d);
+        d.device = i;
+        if (g->f.handle(i, &g->dev[i].h) != NVML_SUCCESS) {
+            g->dev[i].h = NULL;
+            continue;
+        }
+        if (g->f.name(g->dev[i].h, d.name, sizeof d.name) != NVML_SUCCESS)
+            d.name[0] = 0;
+        if (g->f.uuid(g->dev[i].h, d.uuid, sizeof d.uuid) != NVML_SUCCESS)
+            d.uuid[0] = 0;
+        d.name[sizeof d.name - 1] = d.uuid[sizeof d.uuid - 1] = 0;
+        /* The series is tried once here; a driver without it answers
+         * NOT_SUPPORTED (NOT_FOUND only means no sample yet). */
+        unsigned cnt = 0;
+        int vt;
+        nvmlReturn_t rc = g->f.samples(g->dev[i].h, NVML_GPU_UTILIZATION_SAMPLES, 0, &vt, &cnt, NULL);
+        g->dev[i].series = rc == NVML_SUCCESS || rc == NVML_ERROR_NOT_FOUND;
+        d.flags = g->dev[i].series ? WFT_GPUDEV_SERIES : 0;
+        wf_out_rec(s, WFT_GPU_DEV, &d, sizeof d);
+    }
+}
+
+/* ---- Sampling ----------------------------------------------------------- */
+
+/* A sample value as a number, by its type. */
+static double nvml_value(int type, nvmlValue_t v)
+{
+    switch (type) {
+    case NVML_VALUE_TYPE_DOUBLE:
+        return v.dVal;
+    case NVML_VALUE_TYPE_UNSIGNED_LONG:
+        return (double)v.ulVal;
+    case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG:
+        return (double)v.ullVal;
+    case NVML_VALUE_TYPE_SIGNED_LONG_LONG:
+        return (double)v.sllVal;
+    case NVML_VALUE_TYPE_SIGNED_INT:
+        return v.siVal;
+    case NVML_VALUE_TYPE_UNSIGNED_SHORT:
+        return v.usVal;
+    default:
+        return v.uiVal;
+    }
+}
+
+/* The host's clocks now, read together, to place the driver's timestamps
+ * (microseconds of a host clock: CLOCK_REALTIME as drivers have it, and
+ * CLOCK_MONOTONIC is tried too) on the trace's ticks. */
+struct now {
+    uint64_t ticks, real_us, mono_us;
+    double tpn;
+};
+
+/* The ticks of a driver timestamp, or now's with *approx set when it lies
+ * within a minute of neither clock (then it is not one of them). */
+static uint64_t driver_ticks(const struct now *n, unsigned long long ts, int *approx)
+{
+    int64_t dr = (int64_t)(n->real_us - ts), dm = (int64_t)(n->mono_us - ts);
+    int64_t d = llabs(dr) <= llabs(dm) ? dr : dm;
+    *approx = llabs(d) > 60000000;
+    if (*approx)
+        return n->ticks;
+    return n->ticks - (uint64_t)(int64_t)((double)d * 1000.0 * n->tpn);
+}
+
+static void put_sample(struct wf_session *s, uint32_t dev, uint16_t kind, uint16_t flags, uint64_t ticks,
+                       uint64_t driver_us, uint32_t value, uint32_t value2)
+{
+    struct wft_gpu_sample r;
+    memset(&r, 0, sizeof r);
+    r.device = dev;
+    r.kind = kind;
+    r.flags = flags;
+    r.ticks = ticks;
+    r.driver_us = driver_us;
+    r.value = value;
+    r.value2 = value2;
+    wf_out_rec(s, WFT_GPU_SAMPLE, &r, sizeof r);
+}
+
+/* The driver's samples of device i since the last ones taken. */
+static void sample_series(struct wf_session *s, struct wf_gpu *g, unsigned i, const struct now *n)
+{
+    unsigned cnt = 0;
+    int vt = NVML_VALUE_TYPE_UNSIGNED_INT;
+    nvmlDevice_t h = g->dev[i].h;
+    if (g->f.samples(h, NVML_GPU_UTILIZATION_SAMPLES, g->dev[i].seen, &vt, &cnt, NULL) != NVML_SUCCESS || !cnt)
+        return;
+    if (cnt > WF_GPU_BATCH)
+        cnt = WF_GPU_BATCH;
+    if (g->f.samples(h, NVML_GPU_UTILIZATION_SAMPLES, g->dev[i].seen, &vt, &cnt, g->buf) != NVML_SUCCESS)
+        return;
+    for (unsigned k = 0; k < cnt && k < WF_GPU_BATCH; k++) {
+        unsigned long long ts = g->buf[k].timeStamp;
+        if (ts <= g->dev[i].seen)
+            continue; /* a driver that returns the last one again */
+        int approx;
+        uint64_t t = driver_ticks(n, ts, &approx);
+        double v = nvml_value(vt, g->buf[k].sampleValue);
+        put_sample(s, i, WFT_GS_UTIL, approx ? WFT_GS_APPROX : 0, t, ts, v > 0 ? (uint32_t)(v + 0.5) : 0, 0);
+        g->dev[i].seen = ts;
+    }
+}
+
+static void sample_devices(struct wf_session *s, struct wf_gpu *g)
+{
+    struct now n;
+    struct timespec rt;
+    n.mono_us = wfc_mono_ns() / 1000;
+    n.ticks = wfc_ticks();
+    clock_gettime(CLOCK_REALTIME, &rt);
+    n.real_us = (uint64_t)rt.tv_sec * 1000000u + (uint64_t)rt.tv_nsec / 1000u;
+    n.tpn = s->ticks_per_ns;
+    for (unsigned i = 0; i < g->ndev; i++) {
+        nvmlDevice_t h = g->dev[i].h;
+        if (!h)
+            continue;
+        if (g->dev[i].series)
+            sample_series(s, g, i, &n);
+        nvmlUtilization_t u;
+        if (g->f.rates(h, &u) == NVML_SUCCESS)
+            put_sample(s, i, WFT_GS_RATE, 0, wfc_ticks(), 0, u.gpu, u.memory);
+        unsigned mhz;
+        if (g->f.clock(h, NVML_CLOCK_SM, &mhz) == NVML_SUCCESS)
+            put_sample(s, i, WFT_GS_SM_CLOCK, 0, wfc_ticks(), 0, mhz, 0);
+    }
+}
+
+void wf_gpu_cycle(struct wf_session *s, int final)
+{
+    if (!s->gpu) {
+        s->gpu = calloc(1, sizeof *s->gpu);
+        if (!s->gpu) {
+            s->opts_gpu = 0; /* no memory for it: give up quietly, as the text sink does */
+            return;
+        }
+        gpu_start(s, s->gpu);
+    }
+    struct wf_gpu *g = s->gpu;
+    if (!g->ndev)
+        return;
+    uint64_t now = wfc_mono_ns();
+    if (!final && g->last_ns && now - g->last_ns < WF_GPU_EVERY_NS)
+        return;
+    g->last_ns = now;
+    sample_devices(s, g);
+}
+
+void wf_gpu_close(struct wf_session *s)
+{
+    struct wf_gpu *g = s->gpu;
+    if (!g)
+        return;
+    if (g->inited)
+        g->f.shutdown();
+    if (g->lib)
+        dlclose(g->lib);
+    free(g);
+    s->gpu = NULL;
+}
+
+void wf_gpu_drop_in_child(struct wf_session *s)
+{
+    /* NVML's state belongs to the parent's writer: the child only frees
+     * its copy of the memory and leaves the library mapped. */
+    free(s->gpu);
+    s->gpu = NULL;
+}

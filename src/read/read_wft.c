@@ -186,17 +186,17 @@ static int rec_lost(struct wft_trace *t, const unsigned char *p, uint32_t size)
     return 0;
 }
 
-static int rec_clock(struct wft_trace *t, const unsigned char *p, uint32_t size, uint64_t *clk_first, uint64_t *clk_last)
+static int rec_clock(struct wft_trace *t, const unsigned char *p, uint32_t size)
 {
     struct wft_clockpt r;
     if (get(&r, sizeof r, p, size))
         return -1;
     if (t->clock_points == 0) {
-        clk_first[0] = r.ticks;
-        clk_first[1] = r.mono_ns;
+        t->clk_first[0] = r.ticks;
+        t->clk_first[1] = r.mono_ns;
     }
-    clk_last[0] = r.ticks;
-    clk_last[1] = r.mono_ns;
+    t->clk_last[0] = r.ticks;
+    t->clk_last[1] = r.mono_ns;
     t->clock_points++;
     return 0;
 }
@@ -255,40 +255,36 @@ static int rec_gpu_sample(struct wft_trace *t, const unsigned char *p, uint32_t 
     return 0;
 }
 
-static int take_record(struct wft_trace *t, const unsigned char *p, uint32_t size,
-                       uint16_t type, uint64_t *clk_first, uint64_t *clk_last)
+static int rec_end(struct wft_trace *t, const unsigned char *p, uint32_t size)
 {
-    switch (type) {
-    case WFT_THREAD:
-        return rec_thread(t, p, size);
-    case WFT_UNIT:
-        return rec_unit(t, p, size);
-    case WFT_EVENT_DEF:
-        return rec_event_def(t, p, size);
-    case WFT_EVENTS:
-        return rec_events(t, p, size);
-    case WFT_ROLE:
-        return rec_role(t, p, size);
-    case WFT_LOST:
-        return rec_lost(t, p, size);
-    case WFT_CLOCK:
-        return rec_clock(t, p, size, clk_first, clk_last);
-    case WFT_CPU:
-        return rec_cpu(t, p, size);
-    case WFT_GPU:
-        return rec_gpu(t, p, size);
-    case WFT_GPU_DEV:
-        return rec_gpu_dev(t, p, size);
-    case WFT_GPU_SAMPLE:
-        return rec_gpu_sample(t, p, size);
-    case WFT_END:
-        if (get(&t->end, sizeof t->end, p, size))
-            return -1;
-        t->closed = 1;
-        return 0;
-    default:
-        return 0; /* a newer minor version's record: skip it */
-    }
+    if (get(&t->end, sizeof t->end, p, size))
+        return -1;
+    t->closed = 1;
+    return 0;
+}
+
+/* The reader of each record type; a type past the table, or without a
+ * reader, is a newer minor version's: skipped. */
+typedef int (*rec_reader)(struct wft_trace *, const unsigned char *, uint32_t);
+static const rec_reader rec_readers[] = {
+    [WFT_THREAD] = rec_thread,
+    [WFT_UNIT] = rec_unit,
+    [WFT_EVENT_DEF] = rec_event_def,
+    [WFT_EVENTS] = rec_events,
+    [WFT_ROLE] = rec_role,
+    [WFT_LOST] = rec_lost,
+    [WFT_CLOCK] = rec_clock,
+    [WFT_END] = rec_end,
+    [WFT_CPU] = rec_cpu,
+    [WFT_GPU] = rec_gpu,
+    [WFT_GPU_DEV] = rec_gpu_dev,
+    [WFT_GPU_SAMPLE] = rec_gpu_sample,
+};
+
+static int take_record(struct wft_trace *t, const unsigned char *p, uint32_t size, uint16_t type)
+{
+    rec_reader f = type < sizeof rec_readers / sizeof rec_readers[0] ? rec_readers[type] : NULL;
+    return f ? f(t, p, size) : 0;
 }
 
 static int64_t ticks_to_ns(const struct wft_trace *t, uint64_t ticks)
@@ -336,13 +332,12 @@ int wft_parse(struct wft_trace *t, const char *path, const void *data, size_t le
     if (!(tpn > 1e-6 && tpn < 1e6)) /* also false for NaN */
         return fail(err, errlen, path, "trace header has an impossible clock calibration");
 
-    uint64_t clk_first[2] = {0, 0}, clk_last[2] = {0, 0};
     size_t off = t->hdr.header_size;
     while (off < len) {
         if (rec_whole(d, len, off)) {
             struct wft_rec r;
             memcpy(&r, d + off, sizeof r);
-            if (take_record(t, d + off, r.size, r.type, clk_first, clk_last)) {
+            if (take_record(t, d + off, r.size, r.type)) {
                 t->bad_records++;
                 if (!t->corrupt_at)
                     t->corrupt_at = off;
@@ -370,10 +365,10 @@ int wft_parse(struct wft_trace *t, const char *path, const void *data, size_t le
     t->ticks_per_ns = tpn;
     if (t->hdr.clock == WFT_CLOCK_MONOTONIC)
         t->ticks_per_ns = 1.0; /* ticks are nanoseconds: nothing to refine */
-    else if (t->clock_points >= 2 && clk_last[1] > clk_first[1] && clk_last[0] > clk_first[0]) {
-        double span = (double)(clk_last[1] - clk_first[1]);
+    else if (t->clock_points >= 2 && t->clk_last[1] > t->clk_first[1] && t->clk_last[0] > t->clk_first[0]) {
+        double span = (double)(t->clk_last[1] - t->clk_first[1]);
         t->clock_span_s = span / 1e9;
-        double refined = (double)(clk_last[0] - clk_first[0]) / span;
+        double refined = (double)(t->clk_last[0] - t->clk_first[0]) / span;
         if (span >= 50e6 && refined > 1e-6 && refined < 1e6) /* else keep the header's */
             t->ticks_per_ns = refined;
     }
@@ -426,10 +421,9 @@ static int cpu_cmp(const void *a, const void *b)
 static int gpu_pt_cmp(const void *a, const void *b)
 {
     const struct wft_gpu_pt *x = a, *y = b;
-    if (x->device != y->device)
-        return x->device < y->device ? -1 : 1;
-    if (x->kind != y->kind)
-        return x->kind < y->kind ? -1 : 1;
+    uint64_t kx = (uint64_t)x->device << 16 | x->kind, ky = (uint64_t)y->device << 16 | y->kind;
+    if (kx != ky) /* by device, then kind */
+        return kx < ky ? -1 : 1;
     return x->ns < y->ns ? -1 : x->ns > y->ns;
 }
 
@@ -462,8 +456,7 @@ static size_t gpu_take(const struct wft_trace *t, size_t *i, uint16_t kind, stru
         if (q->kind != kind || (q->flags & WFT_GS_APPROX))
             continue; /* an approximate time places nothing */
         if (prev != T_NONE && q->ns > prev)
-            out[n++] = (struct gpu_pt){.from = prev, .ns = q->ns, .device = dev,
-                                       .pct = q->value > 100 ? 100 : q->value};
+            out[n++] = (struct gpu_pt){.from = prev, .ns = q->ns, .device = dev, .pct = q->value > 100 ? 100 : q->value};
         prev = q->ns;
     }
     return n;

@@ -47,10 +47,10 @@ struct wft_cpu_pt {
 
 /* A GPU_SAMPLE record. */
 struct wft_gpu_pt {
-    int64_t ns;       /* since the trace's epoch */
-    uint32_t device;  /* NVML's index */
-    uint16_t kind;    /* enum wft_gpu_kind */
-    uint16_t flags;   /* WFT_GS_* */
+    int64_t ns;      /* since the trace's epoch */
+    uint32_t device; /* NVML's index */
+    uint16_t kind;   /* enum wft_gpu_kind */
+    uint16_t flags;  /* WFT_GS_* */
     uint64_t driver_us;
     uint32_t value, value2;
 };
@@ -67,6 +67,7 @@ struct wft_trace {
     uint64_t file_size;
     double ticks_per_ns;   /* refined from CLOCK records when they span >= 50 ms */
     uint32_t clock_points;
+    uint64_t clk_first[2], clk_last[2]; /* the first and last CLOCK records: ticks, mono_ns */
     double clock_span_s;
 
     struct wft_ev *ev;
@@ -75,11 +76,11 @@ struct wft_trace {
     size_t nthreads;
     struct wft_cpu_pt *cpu;      /* CPU records, in file order until wft_sort */
     size_t ncpu, cpu_cap;
-    int gpu_seen;                /* a GPU record was read (format 1.2) */
-    struct wft_gpu gpu;          /* ... that one, its strings NUL-terminated */
+    int gpu_seen;                 /* a GPU record was read (format 1.2) */
+    struct wft_gpu gpu;           /* ... that one, its strings NUL-terminated */
     struct wft_gpu_dev *gpu_devs; /* GPU_DEV records, strings NUL-terminated */
     size_t ngpu_devs, gpu_devs_cap;
-    struct wft_gpu_pt *gpu_pts;  /* GPU_SAMPLE records, by device, kind, time after wft_sort */
+    struct wft_gpu_pt *gpu_pts; /* GPU_SAMPLE records, by device, kind, time after wft_sort */
     size_t ngpu_pts, gpu_pts_cap;
     struct wft_unit_info *units; /* sorted by unit id after reading */
     size_t nunits, units_cap;

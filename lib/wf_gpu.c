@@ -10,6 +10,13 @@
  * in words ("libnvidia-ml.so.1 not found", "nvmlInit_v2 failed: ...", "no
  * device"), which `waterfall dump --stats` prints as its gpu line.
  *
+ * Loading and starting NVML is done on a thread of its own, started by the
+ * writer's first pass: nvmlInit_v2 can take a second or more where the
+ * driver is not kept loaded (no persistence mode), and the writer must go
+ * on draining the rings meanwhile.  The writer writes the GPU and GPU_DEV
+ * records once that thread is done, and only then samples; at wf_close it
+ * waits for it.
+ *
  * The few NVML types and calls used are declared here as nvml.h has them
  * (opaque handles, enums as int), so that no NVML header is needed.
  */
@@ -18,6 +25,7 @@
 #include "wf_clock.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +75,13 @@ struct nvml_fns {
 #define WF_GPU_BATCH 512  /* driver samples taken per device and cycle, at most */
 
 struct wf_gpu {
+    struct wf_session *s;
+    pthread_t opener;   /* loads NVML (gpu_open_main) */
+    int opener_started; /* 1: joined at the latest at the end */
+    _Atomic int opened; /* the opener is done: rec and devs are ready */
+    int announced;      /* the writer wrote them */
+    struct wft_gpu rec;
+    struct wft_gpu_dev devs[WF_GPU_DEVICES];
     void *lib;
     struct nvml_fns f;
     int inited; /* nvmlInit_v2 succeeded: nvmlShutdown at the end */
@@ -157,35 +172,53 @@ static void nvml_open(struct wf_session *s, struct wf_gpu *g, struct wft_gpu *re
              n > g->ndev ? " (the first of more)" : "");
 }
 
-/* The GPU record, and a GPU_DEV record per device. */
-static void gpu_start(struct wf_session *s, struct wf_gpu *g)
+/* The opener: NVML loaded and started, the GPU record and a GPU_DEV
+ * record per device made ready for the writer. */
+static void *gpu_open_main(void *arg)
 {
-    struct wft_gpu rec;
-    memset(&rec, 0, sizeof rec);
-    nvml_open(s, g, &rec);
-    wf_out_rec(s, WFT_GPU, &rec, sizeof rec);
+    struct wf_gpu *g = arg;
+    nvml_open(g->s, g, &g->rec);
     for (unsigned i = 0; i < g->ndev; i++) {
-        struct wft_gpu_dev d;
-        memset(&d, 0, sizeof d);
-        d.device = i;
+        struct wft_gpu_dev *d = &g->devs[i];
+        d->device = i;
         if (g->f.handle(i, &g->dev[i].h) != NVML_SUCCESS) {
             g->dev[i].h = NULL;
             continue;
         }
-        if (g->f.name(g->dev[i].h, d.name, sizeof d.name) != NVML_SUCCESS)
-            d.name[0] = 0;
-        if (g->f.uuid(g->dev[i].h, d.uuid, sizeof d.uuid) != NVML_SUCCESS)
-            d.uuid[0] = 0;
-        d.name[sizeof d.name - 1] = d.uuid[sizeof d.uuid - 1] = 0;
+        if (g->f.name(g->dev[i].h, d->name, sizeof d->name) != NVML_SUCCESS)
+            d->name[0] = 0;
+        if (g->f.uuid(g->dev[i].h, d->uuid, sizeof d->uuid) != NVML_SUCCESS)
+            d->uuid[0] = 0;
+        d->name[sizeof d->name - 1] = d->uuid[sizeof d->uuid - 1] = 0;
         /* The series is tried once here; a driver without it answers
          * NOT_SUPPORTED (NOT_FOUND only means no sample yet). */
         unsigned cnt = 0;
         int vt;
         nvmlReturn_t rc = g->f.samples(g->dev[i].h, NVML_GPU_UTILIZATION_SAMPLES, 0, &vt, &cnt, NULL);
         g->dev[i].series = rc == NVML_SUCCESS || rc == NVML_ERROR_NOT_FOUND;
-        d.flags = g->dev[i].series ? WFT_GPUDEV_SERIES : 0;
-        wf_out_rec(s, WFT_GPU_DEV, &d, sizeof d);
+        d->flags = g->dev[i].series ? WFT_GPUDEV_SERIES : 0;
     }
+    atomic_store_explicit(&g->opened, 1, memory_order_release);
+    return NULL;
+}
+
+/* The opener's outcome into the trace, once it is done (final: wait). */
+static int gpu_announce(struct wf_session *s, struct wf_gpu *g, int final)
+{
+    if (g->announced)
+        return 1;
+    if (!final && !atomic_load_explicit(&g->opened, memory_order_acquire))
+        return 0;
+    if (g->opener_started) {
+        pthread_join(g->opener, NULL);
+        g->opener_started = 0;
+    }
+    wf_out_rec(s, WFT_GPU, &g->rec, sizeof g->rec);
+    for (unsigned i = 0; i < g->ndev; i++)
+        if (g->dev[i].h)
+            wf_out_rec(s, WFT_GPU_DEV, &g->devs[i], sizeof g->devs[i]);
+    g->announced = 1;
+    return 1;
 }
 
 /* ---- Sampling ----------------------------------------------------------- */
@@ -297,15 +330,20 @@ static void sample_devices(struct wf_session *s, struct wf_gpu *g)
 void wf_gpu_cycle(struct wf_session *s, int final)
 {
     if (!s->gpu) {
-        s->gpu = calloc(1, sizeof *s->gpu);
-        if (!s->gpu) {
+        struct wf_gpu *g = calloc(1, sizeof *g);
+        if (!g) {
             s->opts_gpu = 0; /* no memory for it: give up quietly, as the text sink does */
             return;
         }
-        gpu_start(s, s->gpu);
+        g->s = s;
+        s->gpu = g;
+        if (pthread_create(&g->opener, NULL, gpu_open_main, g) == 0)
+            g->opener_started = 1;
+        else
+            gpu_open_main(g); /* no thread to spare: here, as a last resort */
     }
     struct wf_gpu *g = s->gpu;
-    if (!g->ndev)
+    if (!gpu_announce(s, g, final) || !g->ndev)
         return;
     uint64_t now = wfc_mono_ns();
     if (!final && g->last_ns && now - g->last_ns < WF_GPU_EVERY_NS)
@@ -319,6 +357,8 @@ void wf_gpu_close(struct wf_session *s)
     struct wf_gpu *g = s->gpu;
     if (!g)
         return;
+    if (g->opener_started) /* the last cycle joined it; this is for a writer that failed first */
+        pthread_join(g->opener, NULL);
     if (g->inited)
         g->f.shutdown();
     if (g->lib)
@@ -329,8 +369,9 @@ void wf_gpu_close(struct wf_session *s)
 
 void wf_gpu_drop_in_child(struct wf_session *s)
 {
-    /* NVML's state belongs to the parent's writer: the child only frees
-     * its copy of the memory and leaves the library mapped. */
+    /* NVML's state belongs to the parent's writer (and its opener, which
+     * the child does not have): the child only frees its copy of the
+     * memory and leaves the library mapped. */
     free(s->gpu);
     s->gpu = NULL;
 }

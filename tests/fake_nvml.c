@@ -11,7 +11,8 @@
  * nvmlInit_v2, timestamped in CLOCK_REALTIME microseconds as the driver
  * does.  FAKE_NVML_MODE: "nodev" (no device), "initfail" (nvmlInit_v2
  * fails), "noseries" (nvmlDeviceGetSamples is not supported: the recorder
- * falls back to the utilization rate).
+ * falls back to the utilization rate).  FAKE_NVML_INIT_MS: nvmlInit_v2
+ * takes that long, as a driver without persistence mode does.
  *
  * Signatures as nvml.h declares them; enums are passed as int.
  */
@@ -62,6 +63,12 @@ static unsigned duty(void)
 
 API int nvmlInit_v2(void)
 {
+    const char *slow = getenv("FAKE_NVML_INIT_MS");
+    if (slow) {
+        long ms = atol(slow);
+        struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+    }
     if (!strcmp(mode(), "initfail"))
         return ERR_UNKNOWN;
     t0_us = now_us();

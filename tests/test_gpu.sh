@@ -75,6 +75,29 @@ grep -q '^  device 0: .*; driver series not kept; [0-9]* rate readings (mean 75.
     bad "rates: device line: $(grep '^  device' "$T/rates.stats")"
 [ "$(driver rates)" = "0.75 nvml_rates" ] && ok || bad "rates: analyze says $(driver rates), not 0.75 nvml_rates"
 
+# A driver slow to start (2 s in nvmlInit_v2): NVML is loaded on a thread
+# of its own, so the writer drains the rings meanwhile: the 0.4 s of marks
+# go out in several EVENTS records (one a flush period) before the GPU
+# record (a writer that waited for NVML holds them all, at most one record
+# before); and sampling still starts.
+record slow WATERFALL_NVML_LIB="$FAKE" FAKE_NVML_INIT_MS=2000
+order=$(python3 - "$T/slow.wft" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+off, before = struct.unpack_from("<I", d, 12)[0], 0
+while off + 16 <= len(d):
+    size, typ = struct.unpack_from("<IH", d, off)
+    if size < 16 or size % 8 or typ == 10:
+        break
+    before += typ == 4
+    off += size
+print(before)
+PY
+)
+[ "$order" -ge 3 ] && ok || bad "slow driver: $order EVENTS records before the GPU record: the writer waited for NVML"
+gpu_line slow | grep -q '^gpu:       sampled by NVML' && ok || bad "slow driver: gpu line is '$(gpu_line slow)'"
+grep -q '^lost: *0' "$T/slow.stats" && ok || bad "slow driver: events lost: $(grep '^lost' "$T/slow.stats")"
+
 # The analysis is otherwise the one without sampling: same units, same events.
 for n in series rates; do
     "$W" dump "$T/$n.wft" >/dev/null 2>"$T/$n.dump.err" && [ ! -s "$T/$n.dump.err" ] && ok ||

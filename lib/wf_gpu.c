@@ -1,10 +1,11 @@
 /*
- * wf_gpu.c -- the driver's view of the GPUs: NVML, loaded by the writer
- * thread with dlopen (so the library has no build-time or link-time
- * dependency on it and runs unchanged where there is no driver), sampled
- * every 100 ms: each device's utilization series (nvmlDeviceGetSamples,
- * the driver's own finer samples, where it keeps them), its utilization
- * rate and its SM clock.  The marking threads do nothing more.
+ * wf_gpu.c -- the driver's view of the GPUs: NVML, loaded with dlopen (so
+ * the library has no build-time or link-time dependency on it and runs
+ * unchanged where there is no driver), sampled by the writer thread at its
+ * first pass 100 ms or more after the last: each device's utilization
+ * series (nvmlDeviceGetSamples, the driver's own finer samples, where it
+ * keeps them), its utilization rate and its SM clock.  The marking
+ * threads do nothing more.
  *
  * What came of it is written once, as a GPU record: sampled, or why not
  * in words ("libnvidia-ml.so.1 not found", "nvmlInit_v2 failed: ...", "no
@@ -15,7 +16,12 @@
  * driver is not kept loaded (no persistence mode), and the writer must go
  * on draining the rings meanwhile.  The writer writes the GPU and GPU_DEV
  * records once that thread is done, and only then samples; at wf_close it
- * waits for it.
+ * waits for it WF_GPU_OPEN_WAIT_NS at most (a hung driver must not keep
+ * the process from ending: then it is left running, and its memory kept).
+ *
+ * fork().  A child inherits NVML's state, started by its parent's threads,
+ * which it does not have (their locks may be held): it never calls into
+ * NVML, and its own recordings say so.
  *
  * The few NVML types and calls used are declared here as nvml.h has them
  * (opaque handles, enums as int), so that no NVML header is needed.
@@ -71,11 +77,15 @@ struct nvml_fns {
     nvmlReturn_t (*samples)(nvmlDevice_t, int, unsigned long long, int *, unsigned int *, nvmlSample_t *);
 };
 
-#define WF_GPU_DEVICES 64 /* devices sampled, at most */
+#define WF_GPU_DEVICES WFT_GPU_DEVICES_MAX /* devices sampled, at most */
+#define WF_GPU_OPEN_WAIT_NS 5000000000ull /* wf_close waits this long for NVML to start */
+
+/* This process is a fork()ed child of one that had started NVML. */
+static int wf_gpu_forked;
 #define WF_GPU_BATCH 512  /* driver samples taken per device and cycle, at most */
 
 struct wf_gpu {
-    struct wf_session *s;
+    char path[256];     /* the library (the session's nvml_path) */
     pthread_t opener;   /* loads NVML (gpu_open_main) */
     int opener_started; /* 1: joined at the latest at the end */
     _Atomic int opened; /* the opener is done: rec and devs are ready */
@@ -133,18 +143,23 @@ static const char *nvml_err(const struct wf_gpu *g, nvmlReturn_t rc)
 }
 
 /* Load and start NVML, describing the outcome in *rec (state, text). */
-static void nvml_open(struct wf_session *s, struct wf_gpu *g, struct wft_gpu *rec)
+static void nvml_open(struct wf_gpu *g, struct wft_gpu *rec)
 {
-    g->lib = dlopen(s->nvml_path, RTLD_NOW | RTLD_LOCAL);
+    if (wf_gpu_forked) {
+        rec->state = WFT_GPU_NO_INIT;
+        snprintf(rec->text, sizeof rec->text, "no NVML: started by the parent before fork()");
+        return;
+    }
+    g->lib = dlopen(g->path, RTLD_NOW | RTLD_LOCAL);
     if (!g->lib) {
         rec->state = WFT_GPU_NO_LIB;
-        snprintf(rec->text, sizeof rec->text, "no NVML: %.80s not found", s->nvml_path);
+        snprintf(rec->text, sizeof rec->text, "no NVML: %.80s not found", g->path);
         return;
     }
     const char *missing = nvml_bind(g);
     if (missing) {
         rec->state = WFT_GPU_NO_INIT;
-        snprintf(rec->text, sizeof rec->text, "no NVML: %.60s lacks %.40s", s->nvml_path, missing);
+        snprintf(rec->text, sizeof rec->text, "no NVML: %.60s lacks %.40s", g->path, missing);
         return;
     }
     nvmlReturn_t rc = g->f.init();
@@ -177,7 +192,7 @@ static void nvml_open(struct wf_session *s, struct wf_gpu *g, struct wft_gpu *re
 static void *gpu_open_main(void *arg)
 {
     struct wf_gpu *g = arg;
-    nvml_open(g->s, g, &g->rec);
+    nvml_open(g, &g->rec);
     for (unsigned i = 0; i < g->ndev; i++) {
         struct wft_gpu_dev *d = &g->devs[i];
         d->device = i;
@@ -202,16 +217,41 @@ static void *gpu_open_main(void *arg)
     return NULL;
 }
 
-/* The opener's outcome into the trace, once it is done (final: wait). */
+/* Final: wait for the opener, WF_GPU_OPEN_WAIT_NS at most; 1 when it is
+ * done (joined), 0 when it is still in NVML. */
+static int opener_done(struct wf_gpu *g, int final)
+{
+    uint64_t until = wfc_mono_ns() + WF_GPU_OPEN_WAIT_NS;
+    while (!atomic_load_explicit(&g->opened, memory_order_acquire)) {
+        if (!final || wfc_mono_ns() >= until)
+            return 0;
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    if (g->opener_started) {
+        pthread_join(g->opener, NULL);
+        g->opener_started = 0;
+    }
+    return 1;
+}
+
+/* The opener's outcome into the trace, once it is done (final: wait, or
+ * say that it is not). */
 static int gpu_announce(struct wf_session *s, struct wf_gpu *g, int final)
 {
     if (g->announced)
         return 1;
-    if (!final && !atomic_load_explicit(&g->opened, memory_order_acquire))
-        return 0;
-    if (g->opener_started) {
-        pthread_join(g->opener, NULL);
-        g->opener_started = 0;
+    if (!opener_done(g, final)) {
+        if (!final)
+            return 0;
+        struct wft_gpu late;
+        memset(&late, 0, sizeof late);
+        late.state = WFT_GPU_NO_INIT;
+        snprintf(late.text, sizeof late.text, "no NVML: nvmlInit_v2 still running at wf_close, after %u s",
+                 (unsigned)(WF_GPU_OPEN_WAIT_NS / 1000000000u));
+        wf_out_rec(s, WFT_GPU, &late, sizeof late);
+        g->announced = 1; /* with opener_started still set: nothing is sampled */
+        return 1;
     }
     wf_out_rec(s, WFT_GPU, &g->rec, sizeof g->rec);
     for (unsigned i = 0; i < g->ndev; i++)
@@ -291,16 +331,21 @@ static void sample_series(struct wf_session *s, struct wf_gpu *g, unsigned i, co
         cnt = WF_GPU_BATCH;
     if (g->f.samples(h, NVML_GPU_UTILIZATION_SAMPLES, g->dev[i].seen, &vt, &cnt, g->buf) != NVML_SUCCESS)
         return;
+    /* NVML promises no order: each sample newer than the last taken
+     * counts, and the newest of them is where the next call starts. */
+    unsigned long long seen = g->dev[i].seen, newest = seen;
     for (unsigned k = 0; k < cnt && k < WF_GPU_BATCH; k++) {
         unsigned long long ts = g->buf[k].timeStamp;
-        if (ts <= g->dev[i].seen)
+        if (ts <= seen)
             continue; /* a driver that returns the last one again */
         int approx;
         uint64_t t = driver_ticks(n, ts, &approx);
         double v = nvml_value(vt, g->buf[k].sampleValue);
         put_sample(s, i, WFT_GS_UTIL, approx ? WFT_GS_APPROX : 0, t, ts, v > 0 ? (uint32_t)(v + 0.5) : 0, 0);
-        g->dev[i].seen = ts;
+        if (ts > newest)
+            newest = ts;
     }
+    g->dev[i].seen = newest;
 }
 
 static void sample_devices(struct wf_session *s, struct wf_gpu *g)
@@ -335,7 +380,7 @@ void wf_gpu_cycle(struct wf_session *s, int final)
             s->opts_gpu = 0; /* no memory for it: give up quietly, as the text sink does */
             return;
         }
-        g->s = s;
+        snprintf(g->path, sizeof g->path, "%s", s->nvml_path);
         s->gpu = g;
         if (pthread_create(&g->opener, NULL, gpu_open_main, g) == 0)
             g->opener_started = 1;
@@ -343,7 +388,7 @@ void wf_gpu_cycle(struct wf_session *s, int final)
             gpu_open_main(g); /* no thread to spare: here, as a last resort */
     }
     struct wf_gpu *g = s->gpu;
-    if (!gpu_announce(s, g, final) || !g->ndev)
+    if (!gpu_announce(s, g, final) || g->opener_started || !g->ndev)
         return;
     uint64_t now = wfc_mono_ns();
     if (!final && g->last_ns && now - g->last_ns < WF_GPU_EVERY_NS)
@@ -357,14 +402,17 @@ void wf_gpu_close(struct wf_session *s)
     struct wf_gpu *g = s->gpu;
     if (!g)
         return;
-    if (g->opener_started) /* the last cycle joined it; this is for a writer that failed first */
-        pthread_join(g->opener, NULL);
+    s->gpu = NULL;
+    /* announced with the opener not joined: the last pass waited for it in vain */
+    if (g->opener_started && (g->announced || !opener_done(g, 1))) {
+        pthread_detach(g->opener); /* still in the driver: it keeps g, and NVML stays loaded */
+        return;
+    }
     if (g->inited)
         g->f.shutdown();
     if (g->lib)
         dlclose(g->lib);
     free(g);
-    s->gpu = NULL;
 }
 
 void wf_gpu_drop_in_child(struct wf_session *s)
@@ -372,6 +420,8 @@ void wf_gpu_drop_in_child(struct wf_session *s)
     /* NVML's state belongs to the parent's writer (and its opener, which
      * the child does not have): the child only frees its copy of the
      * memory and leaves the library mapped. */
+    if (s->gpu)
+        wf_gpu_forked = 1;
     free(s->gpu);
     s->gpu = NULL;
 }

@@ -104,10 +104,32 @@ for n in series rates; do
         bad "$n: dump warned: $(cat "$T/$n.dump.err")"
 done
 
-# A trace of format 1.1 (before GPU records) says so.
-if [ -f "$(dirname "$0")/data/format-1.1.wft" ]; then
-    "$W" dump --stats "$(dirname "$0")/data/format-1.1.wft" 2>&1 | grep -q '^gpu:       not sampled (a trace of format 1.1, before GPU sampling)$' &&
-        ok || bad "format 1.1: no gpu line"
-fi
+# A driver that never finishes starting: wf_close waits 5 s for it, then
+# the trace says so and the program ends.
+record hung WATERFALL_NVML_LIB="$FAKE" FAKE_NVML_INIT_MS=60000
+gpu_line hung | grep -q '^gpu:       no NVML: nvmlInit_v2 still running at wf_close, after 5 s$' && ok ||
+    bad "hung driver: gpu line is '$(gpu_line hung)'"
+grep -q '^closed: *yes' "$T/hung.stats" && ok || bad "hung driver: the trace was not closed"
+
+# A trace of format 1.1 (before GPU records), made from one of 1.2: the
+# header's minor and flag, and the GPU record left out.
+python3 - "$T/nolib.wft" "$T/old.wft" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+struct.pack_into("<H", d, 10, 1)
+struct.pack_into("<I", d, 68, struct.unpack_from("<I", d, 68)[0] & ~4)
+out, off = d[:256], 256
+while off + 16 <= len(d):
+    size, typ = struct.unpack_from("<IH", d, off)
+    if size < 16 or off + size > len(d):
+        break
+    if typ != 10:
+        out += d[off:off + size]
+    off += size
+open(sys.argv[2], "wb").write(out)
+PY
+"$W" dump --stats "$T/old.wft" 2>"$T/old.stats" || bad "format 1.1: dump --stats failed"
+[ "$(gpu_line old)" = "gpu:       not sampled (a trace of format 1.1, before GPU sampling)" ] && ok ||
+    bad "format 1.1: gpu line is '$(gpu_line old)'"
 
 finish gpu

@@ -176,6 +176,7 @@ struct wft_gpu {
     char text[120];   /* NUL-terminated: what came of it, in words */
 };
 
+#define WFT_GPU_DEVICES_MAX 64 /* GPU_DEV records a trace holds, at most */
 #define WFT_GPUDEV_SERIES 1u /* the driver keeps a utilization series (nvmlDeviceGetSamples) */
 struct wft_gpu_dev {
     struct wft_rec rec;

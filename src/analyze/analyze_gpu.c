@@ -23,16 +23,17 @@ void analyze_gpu(const struct run *r, struct run_result *res)
 {
     const struct gpu_obs *g = &r->gpu;
     double acc_all = 0, span_all = 0;
+    size_t k = 0; /* the devices and the readings are both in device order: one walk */
     for (size_t i = 0; i < res->ndev; i++) {
         struct device_result *d = &res->dev[i];
         if (!d->units || d->window_end <= d->window_start || d->device < 0)
             continue;
+        while (k < g->npts && g->pts[k].device < (uint32_t)d->device)
+            k++;
         double acc = 0, span = 0;
         uint64_t n = 0;
-        for (size_t k = 0; k < g->npts; k++) {
+        for (; k < g->npts && g->pts[k].device == (uint32_t)d->device; k++) {
             const struct gpu_pt *q = &g->pts[k];
-            if (q->device != (uint32_t)d->device)
-                continue;
             double ov = overlap(q->from, q->ns, d->window_start, d->window_end);
             if (ov > 0) {
                 acc += q->pct * ov;

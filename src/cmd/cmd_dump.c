@@ -50,7 +50,7 @@ static void print_gpu(FILE *f, const struct wft_trace *t)
         uint64_t util = 0, rates = 0, clocks = 0;
         double usum = 0, rsum = 0;
         uint32_t mhz_lo = UINT32_MAX, mhz_hi = 0;
-        for (size_t k = 0; k < t->ngpu_pts; k++) {
+        for (size_t k = 0; k < t->ngpu_pts; k++) { /* devices are 64 at most: a scan each */
             const struct wft_gpu_pt *q = &t->gpu_pts[k];
             if (q->device != d->device)
                 continue;

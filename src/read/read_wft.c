@@ -235,6 +235,11 @@ static int rec_gpu_dev(struct wft_trace *t, const unsigned char *p, uint32_t siz
     if (get(&r, sizeof r, p, size))
         return -1;
     r.name[sizeof r.name - 1] = r.uuid[sizeof r.uuid - 1] = 0;
+    for (size_t i = 0; i < t->ngpu_devs; i++)
+        if (t->gpu_devs[i].device == r.device)
+            return 0; /* said again: the first stands */
+    if (t->ngpu_devs == WFT_GPU_DEVICES_MAX)
+        return -1; /* more than a recorder writes: damage */
     if (grow_array((void **)&t->gpu_devs, &t->gpu_devs_cap, t->ngpu_devs + 1, sizeof *t->gpu_devs))
         return -1;
     t->gpu_devs[t->ngpu_devs++] = r;

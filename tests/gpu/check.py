@@ -30,6 +30,9 @@ for l in open(out + "/units.txt"):
     m = re.match(r"intended_kernel_ms ([\d.]+) host_ms ([\d.]+) sm_clock_khz (\d+)", l)
     if m:
         kms, hms, khz = float(m.group(1)), float(m.group(2)), int(m.group(3))
+if not units:
+    print("FAIL  no units in units.txt: gpu_check printed nothing usable\nFAILED: 1 checks")
+    sys.exit(1)
 dev = [u[0] for u in units]
 over = [u[1] - u[0] for u in units]
 print("units %d; kernel by CUDA events: mean %.4f ms, min %.4f, max %.4f (intended %.1f ms at %d kHz)"
@@ -47,6 +50,9 @@ for l in open(out + "/timeline.log"):
         ev.setdefault(f[3], {})[f[2]] = float(f[1])
 gpu_ms = [e["GPU_END"] - e["GPU_START"] for e in ev.values() if "GPU_END" in e and "GPU_START" in e]
 ker_ms = [e["KERNEL_END"] - e["KERNEL_START"] for e in ev.values() if "KERNEL_END" in e and "KERNEL_START" in e]
+if not gpu_ms or not ker_ms:
+    gpu_ms, ker_ms = gpu_ms or [0.0], ker_ms or [0.0]
+    check(False, "3. the trace has GPU and kernel phases")
 extra = statistics.mean(gpu_ms) - statistics.mean(ker_ms)
 print("trace: GPU phase mean %.4f ms, kernel phase mean %.4f ms: %.4f ms of host work inside (intended %.1f)"
       % (statistics.mean(gpu_ms), statistics.mean(ker_ms), extra, hms))

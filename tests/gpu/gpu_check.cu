@@ -64,7 +64,7 @@ int main(int argc, char **argv)
     int units = atoi(argv[2]);
     double kernel_ms = atof(argv[3]), host_ms = atof(argv[4]);
     int khz = 0;
-    CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0)); /* the SM clock, kHz */
+    CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0)); /* the peak SM clock, kHz */
     long long cycles = (long long)(kernel_ms * khz);
     long long *sink;
     CHECK(cudaMalloc(&sink, sizeof *sink));

@@ -17,15 +17,18 @@
 #      kernels' duty cycle by CUDA events, within DUTY_TOL.
 # Figures go to $OUT (figures.txt, the trace, dump --stats, analyze); the
 # exit status is 0 when every check passed, 1 when one failed, 77 when
-# there is no GPU.  It takes about a minute, most of it the build.
+# there is no GPU.  It takes about a minute and a half: the build, and
+# UNITS x 15 ms (600: 9 s, so that the driver's readings that straddle the
+# run's ends weigh little).
 set -u
 OUT=${OUT:-/tmp/waterfall-gpu-check}
-UNITS=${UNITS:-200}
+UNITS=${UNITS:-600}
 KERNEL_MS=${KERNEL_MS:-10}
 HOST_MS=${HOST_MS:-5}
 KERNEL_SLACK_MS=${KERNEL_SLACK_MS:-0.2}
 DUTY_TOL=${DUTY_TOL:-0.10}
 B=${BUILD:-build-gpu}
+export CUDA_DEVICE_ORDER=PCI_BUS_ID # CUDA's device 0 is NVML's device 0
 mkdir -p "$OUT"
 exec 3>&1
 log() { echo "gpu check: $*" >&3; }

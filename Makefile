@@ -41,6 +41,7 @@ validate: all
 # The main job: build quietly (the log is shown if the build fails), then
 # tell the story.
 demo: configure
+	@echo "building into $(BUILD)/ (the log: $(BUILD)/build.log)..."
 	@cmake --build $(BUILD) -j $(JOBS) >$(BUILD)/build.log 2>&1 || { cat $(BUILD)/build.log; exit 1; }
 	@sh examples/demo.sh $(BUILD)/waterfall demo-out
 

@@ -313,7 +313,7 @@ const char *idle_sentence(char *buf, size_t n, const struct run_result *res)
             if (res->dev[i].gaps[g].end - res->dev[i].gaps[g].start > longest)
                 longest = res->dev[i].gaps[g].end - res->dev[i].gaps[g].start;
     }
-    snprintf(buf, n, "%s in %zu gaps (longest %s)", fmt_dur(b1, sizeof b1, (double)res->idle), ngaps,
+    snprintf(buf, n, "%s in %zu gap%s (longest %s)", fmt_dur(b1, sizeof b1, (double)res->idle), ngaps, ngaps == 1 ? "" : "s",
              fmt_dur(b2, sizeof b2, (double)longest));
     return buf;
 }

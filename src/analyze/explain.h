@@ -26,7 +26,7 @@ int report_cpu_lines(const struct cpu_result *c, char *l1, size_t n1, char *l2, 
  * emphasise ("run 2 syntheses at once"), 0 for none. */
 int report_advice_lines(const struct run_result *res, char *l1, size_t n1, char *l2, size_t n2);
 
-/* The idle time, its gaps and the longest ("859.0 ms in 1 gaps (longest 859.0 ms)"). */
+/* The idle time, its gaps and the longest ("859.0 ms in 1 gap (longest 859.0 ms)"). */
 const char *idle_sentence(char *buf, size_t n, const struct run_result *res);
 
 #endif /* EXPLAIN_H */

@@ -539,8 +539,8 @@ int cmd_watch(int argc, char **argv)
     if (rc == WF_EXIT_FAIL)
         fprintf(stderr, "waterfall watch: out of memory, or stdout could not be written\n");
     if (rc == WF_EXIT_OK && w.o.once && w.l.skipped) {
-        fprintf(stderr, "waterfall watch: %llu TIMELINE lines skipped (they did not parse)\n",
-                (unsigned long long)w.l.skipped);
+        fprintf(stderr, "waterfall watch: %llu TIMELINE line%s skipped (they did not parse)\n",
+                (unsigned long long)w.l.skipped, w.l.skipped == 1 ? "" : "s");
         rc = WF_EXIT_PARTIAL;
     }
 out:

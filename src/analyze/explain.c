@@ -151,9 +151,13 @@ static int cpu_advice_lines(const struct run_result *res, char *l1, size_t n1, c
                               "the pipeline's CPU work per unit (%s of synthesis, %s of the GPU workers' host work) "
                               "fits on the %g cores at the GPU's rate, %s",
                               fmt_dur(x, sizeof x, a->synth_cpu_unit), fmt_dur(y, sizeof y, a->host_cpu_unit), a->cores,
-                              a->demand > a->cores + 0.05
-                                  ? "but not all at once: fewer syntheses at once"
-                                  : "and wants fewer cores than that at once: other work takes them; find it");
+                              a->demand <= a->cores + 0.05
+                                  ? "and wants fewer cores than that at once: other work takes them; find it"
+                              : a->sim_done && a->needed >= a->current
+                                  /* the simulation says one fewer is slower: never advise it */
+                                  ? "but not all at once, and fewer syntheses at once would be slower (simulated): "
+                                    "other work may take the cores; find it"
+                                  : "but not all at once: fewer syntheses at once");
     else if (k < n1 && a->cores > 0 && a->synth_cpu_target <= 0)
         k += (size_t)snprintf(l1 + k, n1 - k,
                               "the GPU workers' host work alone (%s of CPU per unit) needs more than the %g cores at "

@@ -92,7 +92,10 @@ static void gauges(FILE *f, const struct live *l, int bottleneck, double last_re
     family(f, "waterfall_log_seconds", "gauge", "The latest time read from the log, in the current run's epoch.");
     fprintf(f, "waterfall_log_seconds %.9f\n", l->run ? sec(l->run_max) : 0.0);
     family(f, "waterfall_settled_seconds", "gauge", "The log time up to which every figure is final (the horizon).");
-    fprintf(f, "waterfall_settled_seconds %.9f\n", l->run && l->horizon > INT64_MIN ? sec(l->horizon == OPEN ? l->run_max : l->horizon) : 0.0);
+    /* a horizon before the log's first instant (the slack behind an early
+     * record) is shown as 0: log time is never negative, nothing is settled */
+    int64_t settled = l->run && l->horizon > 0 ? (l->horizon == OPEN ? l->run_max : l->horizon) : 0;
+    fprintf(f, "waterfall_settled_seconds %.9f\n", sec(settled));
     family(f, "waterfall_last_record_timestamp_seconds", "gauge", "When the last record was read (Unix time).");
     fprintf(f, "waterfall_last_record_timestamp_seconds %.3f\n", last_record_unix);
 }

@@ -78,11 +78,11 @@ struct nvml_fns {
 };
 
 #define WF_GPU_DEVICES WFT_GPU_DEVICES_MAX /* devices sampled, at most */
-#define WF_GPU_OPEN_WAIT_NS 5000000000ull /* wf_close waits this long for NVML to start */
+#define WF_GPU_OPEN_WAIT_NS 5000000000ull  /* wf_close waits this long for NVML to start */
+#define WF_GPU_BATCH 512                    /* driver samples taken per device and cycle, at most */
 
 /* This process is a fork()ed child of one that had started NVML. */
 static int wf_gpu_forked;
-#define WF_GPU_BATCH 512  /* driver samples taken per device and cycle, at most */
 
 struct wf_gpu {
     char path[256];     /* the library (the session's nvml_path) */
@@ -91,15 +91,14 @@ struct wf_gpu {
     _Atomic int opened; /* the opener is done: rec and devs are ready */
     int announced;      /* the writer wrote them */
     struct wft_gpu rec;
-    struct wft_gpu_dev devs[WF_GPU_DEVICES];
     void *lib;
     struct nvml_fns f;
     int inited; /* nvmlInit_v2 succeeded: nvmlShutdown at the end */
     unsigned ndev;
     struct {
-        nvmlDevice_t h;
+        nvmlDevice_t h;          /* NULL: NVML gave no handle, not sampled */
         unsigned long long seen; /* the driver's last sample taken */
-        int series;              /* nvmlDeviceGetSamples works on it */
+        struct wft_gpu_dev rec;  /* its GPU_DEV record (WFT_GPUDEV_SERIES: the series works) */
     } dev[WF_GPU_DEVICES];
     uint64_t last_ns; /* when the devices were last sampled */
     nvmlSample_t buf[WF_GPU_BATCH];
@@ -194,7 +193,7 @@ static void *gpu_open_main(void *arg)
     struct wf_gpu *g = arg;
     nvml_open(g, &g->rec);
     for (unsigned i = 0; i < g->ndev; i++) {
-        struct wft_gpu_dev *d = &g->devs[i];
+        struct wft_gpu_dev *d = &g->dev[i].rec;
         d->device = i;
         if (g->f.handle(i, &g->dev[i].h) != NVML_SUCCESS) {
             g->dev[i].h = NULL;
@@ -210,8 +209,7 @@ static void *gpu_open_main(void *arg)
         unsigned cnt = 0;
         int vt;
         nvmlReturn_t rc = g->f.samples(g->dev[i].h, NVML_GPU_UTILIZATION_SAMPLES, 0, &vt, &cnt, NULL);
-        g->dev[i].series = rc == NVML_SUCCESS || rc == NVML_ERROR_NOT_FOUND;
-        d->flags = g->dev[i].series ? WFT_GPUDEV_SERIES : 0;
+        d->flags = rc == NVML_SUCCESS || rc == NVML_ERROR_NOT_FOUND ? WFT_GPUDEV_SERIES : 0;
     }
     atomic_store_explicit(&g->opened, 1, memory_order_release);
     return NULL;
@@ -256,7 +254,7 @@ static int gpu_announce(struct wf_session *s, struct wf_gpu *g, int final)
     wf_out_rec(s, WFT_GPU, &g->rec, sizeof g->rec);
     for (unsigned i = 0; i < g->ndev; i++)
         if (g->dev[i].h)
-            wf_out_rec(s, WFT_GPU_DEV, &g->devs[i], sizeof g->devs[i]);
+            wf_out_rec(s, WFT_GPU_DEV, &g->dev[i].rec, sizeof g->dev[i].rec);
     g->announced = 1;
     return 1;
 }
@@ -361,14 +359,15 @@ static void sample_devices(struct wf_session *s, struct wf_gpu *g)
         nvmlDevice_t h = g->dev[i].h;
         if (!h)
             continue;
-        if (g->dev[i].series)
+        if (g->dev[i].rec.flags & WFT_GPUDEV_SERIES)
             sample_series(s, g, i, &n);
+        /* read within a millisecond of n's clocks (a 100 ms period): stamped with them */
         nvmlUtilization_t u;
         if (g->f.rates(h, &u) == NVML_SUCCESS)
-            put_sample(s, i, WFT_GS_RATE, 0, wfc_ticks(), 0, u.gpu, u.memory);
+            put_sample(s, i, WFT_GS_RATE, 0, n.ticks, 0, u.gpu, u.memory);
         unsigned mhz;
         if (g->f.clock(h, NVML_CLOCK_SM, &mhz) == NVML_SUCCESS)
-            put_sample(s, i, WFT_GS_SM_CLOCK, 0, wfc_ticks(), 0, mhz, 0);
+            put_sample(s, i, WFT_GS_SM_CLOCK, 0, n.ticks, 0, mhz, 0);
     }
 }
 

@@ -186,6 +186,8 @@ struct run_result {
     struct phase_result phase;
     int has_driver;            /* some device has the driver's readings */
     double driver_utilization; /* over those devices' readings */
+    double driver_coverage;    /* the share of those devices' windows the readings cover */
+    uint64_t driver_readings;
     int driver_source;         /* GPU_OBS_*: the readings' kind */
     struct advice advice;
 };

@@ -22,7 +22,8 @@ static double overlap(int64_t a0, int64_t a1, int64_t b0, int64_t b1)
 void analyze_gpu(const struct run *r, struct run_result *res)
 {
     const struct gpu_obs *g = &r->gpu;
-    double acc_all = 0, span_all = 0;
+    double acc_all = 0, span_all = 0, win_all = 0;
+    uint64_t n_all = 0;
     size_t k = 0; /* the devices and the readings are both in device order: one walk */
     for (size_t i = 0; i < res->ndev; i++) {
         struct device_result *d = &res->dev[i];
@@ -49,10 +50,14 @@ void analyze_gpu(const struct run *r, struct run_result *res)
         d->driver_readings = n;
         acc_all += acc;
         span_all += span;
+        win_all += (double)(d->window_end - d->window_start);
+        n_all += n;
     }
     if (span_all > 0) {
         res->has_driver = 1;
         res->driver_utilization = acc_all / span_all / 100.0;
+        res->driver_coverage = span_all / win_all;
+        res->driver_readings = n_all;
         res->driver_source = g->source;
     }
 }

@@ -121,6 +121,20 @@ const char *bottleneck_sentence(char *buf, size_t n, const struct run_result *re
     return buf;
 }
 
+/* Where the pipeline's CPU work fits the cores at the GPU's rate: what
+ * keeps it from them.  Fewer syntheses only where the pipeline wants more
+ * cores at once than there are, and never against the simulation (one
+ * fewer simulated slower). */
+static const char *cpu_fits_tail(const struct advice *a)
+{
+    if (a->demand <= a->cores + 0.05)
+        return "and wants fewer cores than that at once: other work takes them; find it";
+    if (a->sim_done && a->needed >= a->current)
+        return "but not all at once, and fewer syntheses at once would be slower (simulated): "
+               "other work may take the cores; find it";
+    return "but not all at once: fewer syntheses at once";
+}
+
 /* The cpu bottleneck's advice: never more syntheses.  Less CPU time per
  * synthesis (what would let the cores keep the GPU at its rate), or cores
  * reserved for the GPU workers; and the simulation at the current
@@ -151,13 +165,7 @@ static int cpu_advice_lines(const struct run_result *res, char *l1, size_t n1, c
                               "the pipeline's CPU work per unit (%s of synthesis, %s of the GPU workers' host work) "
                               "fits on the %g cores at the GPU's rate, %s",
                               fmt_dur(x, sizeof x, a->synth_cpu_unit), fmt_dur(y, sizeof y, a->host_cpu_unit), a->cores,
-                              a->demand <= a->cores + 0.05
-                                  ? "and wants fewer cores than that at once: other work takes them; find it"
-                              : a->sim_done && a->needed >= a->current
-                                  /* the simulation says one fewer is slower: never advise it */
-                                  ? "but not all at once, and fewer syntheses at once would be slower (simulated): "
-                                    "other work may take the cores; find it"
-                                  : "but not all at once: fewer syntheses at once");
+                              cpu_fits_tail(a));
     else if (k < n1 && a->cores > 0 && a->synth_cpu_target <= 0)
         k += (size_t)snprintf(l1 + k, n1 - k,
                               "the GPU workers' host work alone (%s of CPU per unit) needs more than the %g cores at "

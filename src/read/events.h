@@ -47,8 +47,8 @@ struct cpu_use {
 
 
 /* What a native trace says of the driver's view of its GPUs (GPU records,
- * format 1.2; docs/gpu.md), as the model keeps it per run: whether it was
- * sampled, or why not in words, and the utilization readings.  A reading
+ * format 1.2; docs/gpu.md), as the model keeps it per run: the utilization
+ * readings.  A reading
  * says what share of (from, ns] a kernel ran on NVML's device `device`:
  * the driver's own series where it keeps one (nvmlDeviceGetSamples), else
  * its utilization rate read every 100 ms (then from is the read before). */
@@ -59,9 +59,7 @@ struct gpu_pt {
     uint32_t pct;
 };
 struct gpu_obs {
-    int recorded;   /* the trace says what came of GPU sampling (text) */
-    int source;     /* GPU_OBS_*: what pts are */
-    char text[120]; /* "sampled by NVML (driver ...)", "no NVML: ...", ... */
+    int source;         /* GPU_OBS_*: what pts are */
     struct gpu_pt *pts; /* by device, then time (owned: malloc) */
     size_t npts;
 };

@@ -240,8 +240,6 @@ static int rec_gpu_dev(struct wft_trace *t, const unsigned char *p, uint32_t siz
             return 0; /* said again: the first stands */
     if (t->ngpu_devs == WFT_GPU_DEVICES_MAX)
         return -1; /* more than a recorder writes: damage */
-    if (grow_array((void **)&t->gpu_devs, &t->gpu_devs_cap, t->ngpu_devs + 1, sizeof *t->gpu_devs))
-        return -1;
     t->gpu_devs[t->ngpu_devs++] = r;
     return 0;
 }
@@ -254,9 +252,7 @@ static int rec_gpu_sample(struct wft_trace *t, const unsigned char *p, uint32_t 
     if (grow_array((void **)&t->gpu_pts, &t->gpu_pts_cap, t->ngpu_pts + 1, sizeof *t->gpu_pts))
         return -1;
     t->gpu_pts[t->ngpu_pts++] = (struct wft_gpu_pt){.ns = (int64_t)r.ticks, .device = r.device,
-                                                    .kind = r.kind, .flags = r.flags,
-                                                    .driver_us = r.driver_us, .value = r.value,
-                                                    .value2 = r.value2};
+                                                    .kind = r.kind, .flags = r.flags, .value = r.value};
     return 0;
 }
 
@@ -470,10 +466,6 @@ static size_t gpu_take(const struct wft_trace *t, size_t *i, uint16_t kind, stru
 int wft_gpu_obs(const struct wft_trace *t, struct gpu_obs *g)
 {
     memset(g, 0, sizeof *g);
-    if (!t->gpu_seen)
-        return 0;
-    g->recorded = 1;
-    memcpy(g->text, t->gpu.text, sizeof g->text);
     if (!t->ngpu_pts)
         return 0;
     g->pts = malloc(t->ngpu_pts * sizeof *g->pts);
@@ -528,7 +520,6 @@ void wft_free(struct wft_trace *t)
     big_free(t->units, t->units_cap * sizeof *t->units);
     big_free(t->ev, t->ev_cap * sizeof *t->ev);
     free(t->cpu);
-    free(t->gpu_devs);
     free(t->gpu_pts);
     free(t->threads);
     memset(t, 0, sizeof *t);

@@ -45,14 +45,13 @@ struct wft_cpu_pt {
     uint32_t flags;   /* WFT_CPU_* */
 };
 
-/* A GPU_SAMPLE record. */
+/* A GPU_SAMPLE record, what the command reads of it. */
 struct wft_gpu_pt {
     int64_t ns;      /* since the trace's epoch */
     uint32_t device; /* NVML's index */
     uint16_t kind;   /* enum wft_gpu_kind */
     uint16_t flags;  /* WFT_GS_* */
-    uint64_t driver_us;
-    uint32_t value, value2;
+    uint32_t value;
 };
 
 struct wft_unit_info {
@@ -78,8 +77,8 @@ struct wft_trace {
     size_t ncpu, cpu_cap;
     int gpu_seen;                 /* a GPU record was read (format 1.2) */
     struct wft_gpu gpu;           /* ... that one, its strings NUL-terminated */
-    struct wft_gpu_dev *gpu_devs; /* GPU_DEV records, strings NUL-terminated */
-    size_t ngpu_devs, gpu_devs_cap;
+    struct wft_gpu_dev gpu_devs[WFT_GPU_DEVICES_MAX]; /* GPU_DEV records, strings NUL-terminated */
+    size_t ngpu_devs;
     struct wft_gpu_pt *gpu_pts; /* GPU_SAMPLE records, by device, kind, time after wft_sort */
     size_t ngpu_pts, gpu_pts_cap;
     struct wft_unit_info *units; /* sorted by unit id after reading */

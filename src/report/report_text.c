@@ -125,20 +125,10 @@ static void gaps_text(FILE *f, const struct device_result *d, const struct repor
  * timeline's and the kernel phases'. */
 static void driver_text(FILE *f, const struct run_result *res, const struct paint *p)
 {
-    double cover = 0, win = 0;
-    uint64_t n = 0;
-    for (size_t i = 0; i < res->ndev; i++) {
-        const struct device_result *d = &res->dev[i];
-        if (!d->has_driver)
-            continue;
-        n += d->driver_readings;
-        cover += d->driver_coverage * (double)(d->window_end - d->window_start);
-        win += (double)(d->window_end - d->window_start);
-    }
     fprintf(f, "  %-14s %s%.1f%%%s  NVML's %s over the same window (%llu readings covering %.0f%% of it)\n",
             "driver util.", p->bold, 100 * res->driver_utilization, p->off,
             res->driver_source == GPU_OBS_SERIES ? "utilization samples" : "utilization rates, read every 100 ms,",
-            (unsigned long long)n, win > 0 ? 100 * cover / win : 0.0);
+            (unsigned long long)res->driver_readings, 100 * res->driver_coverage);
 }
 
 /* The CPU section: the samples' shares, then stage time by concurrency. */

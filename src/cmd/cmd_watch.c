@@ -156,6 +156,9 @@ struct watch {
     struct live l;
     struct follow *f;
     struct metrics_server *srv;
+    struct live_text batch[LIVE_LINES_MAX]; /* whole lines of the read buffer, not yet read */
+    size_t nbatch;
+    const char *batch_end; /* the end of the buffer they lie in */
     char *line; /* the line being assembled */
     size_t nline;
     int line_long; /* it went past LINE_KEEP: only its start is kept */
@@ -181,6 +184,14 @@ static double now_s(int realtime)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* The whole lines gathered in w->batch, into the live state. */
+static int batch_flush(struct watch *w)
+{
+    size_t n = w->nbatch;
+    w->nbatch = 0;
+    return n ? live_lines(&w->l, w->batch, n, w->batch_end) : 0;
+}
+
 /* Settle every so many lines (--settle-every; else 65536): memory stays
  * bounded while a big log is caught up. */
 static int lines_read(struct watch *w, uint64_t n)
@@ -189,7 +200,7 @@ static int lines_read(struct watch *w, uint64_t n)
     if (w->since_settle < (uint64_t)(w->o.settle_every ? w->o.settle_every : 65536))
         return 0;
     w->since_settle = 0;
-    return live_settle(&w->l, 0, 0);
+    return batch_flush(w) || live_settle(&w->l, 0, 0) ? -1 : 0;
 }
 
 /* A whole line, into the live state.  A line longer than LINE_KEEP is
@@ -213,7 +224,7 @@ static int line_in(struct watch *w, const char *line, size_t n, int is_long)
 /* The line gathered in w->line (across reads, or cut at LINE_KEEP). */
 static int line_done(struct watch *w)
 {
-    int rc = line_in(w, w->line, w->nline, w->line_long);
+    int rc = batch_flush(w) ? -1 : line_in(w, w->line, w->nline, w->line_long);
     w->nline = 0;
     w->line_long = 0;
     return rc;
@@ -240,6 +251,7 @@ static int feed(struct watch *w, const char *p, size_t n)
 {
     const char *end = p + n;
     uint64_t before = w->l.records;
+    w->batch_end = end;
     int rc = 0;
     while (p < end) {
         if (!w->nline && !w->line_long && ((p = skip_lines(w, p, end, &rc)) == end || rc))
@@ -247,7 +259,10 @@ static int feed(struct watch *w, const char *p, size_t n)
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t take = (size_t)((nl ? nl : end) - p);
         if (nl && !w->nline && !w->line_long && take <= LINE_KEEP) {
-            if ((rc = line_in(w, p, take, 0)))
+            /* read in batches, where it lies (p stays valid until the end
+             * of this call) */
+            w->batch[w->nbatch++] = (struct live_text){p, take};
+            if ((w->nbatch == LIVE_LINES_MAX && (rc = batch_flush(w))) || (rc = lines_read(w, 1)))
                 break;
             p = nl + 1;
             continue;
@@ -264,6 +279,8 @@ static int feed(struct watch *w, const char *p, size_t n)
             break;
         p = nl + 1;
     }
+    if (batch_flush(w))
+        rc = -1;
     if (w->l.records != before)
         w->last_record = now_s(1); /* once a read: the clock is not free */
     return rc ? -1 : 0;

@@ -34,6 +34,12 @@ static uint64_t key_hash(const char *job, size_t len, int32_t partition)
     return unit_hash(hash_bytes(job, len, 0), partition);
 }
 
+/* That of the record held back (a possible restart). */
+static uint64_t hold_hash(const struct live *l)
+{
+    return key_hash(l->hold.job, l->hold.job_len, l->hold.partition);
+}
+
 static int has(const struct unit *u, int e)
 {
     return u->t[e] != T_NONE;
@@ -148,9 +154,11 @@ static int gone_find(const struct live *l, uint64_t h);
  * not in the table is looked up among the units gone first: found there,
  * NULL is returned with *gone its events (a bit per event); so the gone
  * set, large and cold, is read once per unit, not once per record. */
-static struct live_unit *unit_get(struct live *l, const char *job, size_t len, int32_t partition, int *gone)
+static struct live_unit *unit_get(struct live *l, const struct scan_rec *r, uint64_t h, int *gone)
 {
-    uint64_t h = key_hash(job, len, partition);
+    const char *job = r->job;
+    size_t len = r->job_len;
+    int32_t partition = r->partition;
     size_t i = slot_of(l, job, len, partition, h);
     if (l->tab[i])
         return l->tab[i];
@@ -189,6 +197,20 @@ static uint64_t *gone_slot(uint64_t *g, uint64_t h)
     while (g[i] && (g[i] >> 8) != (h >> 8))
         i = (i + 1) & (GONE_SLOTS - 1);
     return &g[i];
+}
+
+/* Ask for the gone set's slots of key hash h ahead of their use: the set
+ * is large, and each new unit's lookup, and each unit's leaving, was a
+ * miss to memory, a third of watch's time on a dense log (docs/bench.md).
+ * Inlined always: GCC finds a function of prefetches alone free of side
+ * effects, and drops the calls to it. */
+static inline __attribute__((always_inline)) void gone_prefetch(const struct live *l, uint64_t h)
+{
+    size_t i = (h >> 8) & (GONE_SLOTS - 1);
+    if (l->gone.gen[0])
+        __builtin_prefetch(l->gone.gen[0] + i);
+    if (l->gone.gen[1])
+        __builtin_prefetch(l->gone.gen[1] + i);
 }
 
 /* The events a gone unit had (a bit per event), or -1 when not gone. */
@@ -291,10 +313,11 @@ static void hist_add(struct live_hist *h, int64_t v)
     h->sum_ns += v;
 }
 
-static int apply(struct live *l, const struct scan_rec *r, int64_t t)
+/* r's unit key's hash: h (key_hash). */
+static int apply(struct live *l, const struct scan_rec *r, uint64_t h, int64_t t)
 {
     int ev = r->ev, had = -1;
-    struct live_unit *x = unit_get(l, r->job, r->job_len, r->partition, &had);
+    struct live_unit *x = unit_get(l, r, h, &had);
     if (!x && had >= 0) {
         /* a unit already counted and gone: the event is a duplicate, or
          * came too late to count */
@@ -395,7 +418,7 @@ static int run_begin(struct live *l, int64_t t)
 }
 
 /* Put the record into the current run, or hold it (live.h: restarts). */
-static int place(struct live *l, const struct scan_rec *r, int64_t t)
+static int place(struct live *l, const struct scan_rec *r, uint64_t h, int64_t t)
 {
     if (l->held) {
         /* this record decides the held one: does it look like a restart
@@ -406,7 +429,7 @@ static int place(struct live *l, const struct scan_rec *r, int64_t t)
             if (run_begin(l, ht))
                 return -1;
         }
-        if (apply(l, &l->hold, ht))
+        if (apply(l, &l->hold, hold_hash(l), ht))
             return -1;
         if (ht > l->run_max)
             l->run_max = ht;
@@ -427,7 +450,7 @@ static int place(struct live *l, const struct scan_rec *r, int64_t t)
         l->run_max = t;
     else if (l->run_max - t > l->max_lag)
         l->max_lag = l->run_max - t; /* lines of several threads, slightly out of order */
-    return apply(l, r, t);
+    return apply(l, r, h, t);
 }
 
 /* NAME_START or NAME_END of the kernel phase (analyze_kernel_phase, any
@@ -444,9 +467,9 @@ static int kernel_edge(const struct scan_rec *r)
 
 /* A kernel phase's edge, into its unit: a START waits for its END (the
  * oldest open one pairs first, as the model pairs phases). */
-static int kernel_add(struct live *l, const struct scan_rec *r, int edge, int64_t t)
+static int kernel_add(struct live *l, const struct scan_rec *r, uint64_t h, int edge, int64_t t)
 {
-    struct live_unit *x = unit_get(l, r->job, r->job_len, r->partition, NULL);
+    struct live_unit *x = unit_get(l, r, h, NULL);
     if (!x)
         return -1;
     if (edge == 1) {
@@ -472,7 +495,8 @@ static int kernel_add(struct live *l, const struct scan_rec *r, int edge, int64_
     return 0;
 }
 
-int live_record(struct live *l, const struct scan_rec *r)
+/* A record, its unit key's hash h. */
+static int record_in(struct live *l, const struct scan_rec *r, uint64_t h)
 {
     l->records++;
     if (r->ev < 0 || r->ev >= EV_N) {
@@ -482,7 +506,7 @@ int live_record(struct live *l, const struct scan_rec *r)
             return 0;
         }
         int64_t t = r->wall && l->have_wall ? r->t_ns - l->wall_origin : r->t_ns;
-        return kernel_add(l, r, edge, t);
+        return kernel_add(l, r, h, edge, t);
     }
     int64_t t = r->t_ns;
     if (r->wall) {
@@ -493,10 +517,17 @@ int live_record(struct live *l, const struct scan_rec *r)
         }
         t -= l->wall_origin;
     }
-    return place(l, r, t);
+    return place(l, r, h, t);
 }
 
-int live_line(struct live *l, const char *line, size_t len)
+int live_record(struct live *l, const struct scan_rec *r)
+{
+    return record_in(l, r, key_hash(r->job, r->job_len, r->partition));
+}
+
+/* A line's record into *r: 1, or 0 when it holds none (a skipped one is
+ * counted). */
+static int line_rec(struct live *l, const char *line, size_t len, const char *readable, struct scan_rec *r)
 {
     l->lines++;
     const char *end = line + len, *pos = line;
@@ -504,8 +535,7 @@ int live_line(struct live *l, const char *line, size_t len)
         const char *hit = scan_find(pos, end);
         if (!hit)
             return 0;
-        struct scan_rec r;
-        enum scan_err e = scan_line(line, hit, end, l->scratch, &r);
+        enum scan_err e = scan_line_in(line, hit, end, readable, l->scratch, r);
         if (e == SCAN_NOT_RECORD) {
             pos = hit + 8; /* a real one may follow on the same line */
             continue;
@@ -515,8 +545,54 @@ int live_line(struct live *l, const char *line, size_t len)
             l->skipped_by[e]++;
             return 0;
         }
-        return live_record(l, &r);
+        return 1;
     }
+}
+
+int live_line(struct live *l, const char *line, size_t len)
+{
+    struct scan_rec r;
+    return line_rec(l, line, len, line + len, &r) ? live_record(l, &r) : 0;
+}
+
+/* Does r point into scratch (a decoded value: the next line overwrites it)? */
+static int in_scratch(const struct live *l, const struct scan_rec *r)
+{
+    const char *lo = l->scratch, *hi = l->scratch + sizeof l->scratch;
+#define IN(q) ((q) && (q) >= lo && (q) < hi)
+    if (IN(r->job) || IN(r->name))
+        return 1;
+    for (int i = 0; i < r->nkv; i++)
+        if (IN(r->kv[i].k) || IN(r->kv[i].v))
+            return 1;
+    return 0;
+#undef IN
+}
+
+
+int live_lines(struct live *l, const struct live_text *v, size_t n, const char *readable)
+{
+    struct scan_rec r[LIVE_LINES_MAX];
+    uint64_t h[LIVE_LINES_MAX];
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!line_rec(l, v[i].p, v[i].n, readable, &r[k]))
+            continue;
+        h[k] = key_hash(r[k].job, r[k].job_len, r[k].partition);
+        gone_prefetch(l, h[k]);
+        /* one that points into scratch is read now, in order: the next
+         * line's decoding overwrites it */
+        if (++k == LIVE_LINES_MAX || in_scratch(l, &r[k - 1])) {
+            for (size_t j = 0; j < k; j++)
+                if (record_in(l, &r[j], h[j]))
+                    return -1;
+            k = 0;
+        }
+    }
+    for (size_t j = 0; j < k; j++)
+        if (record_in(l, &r[j], h[j]))
+            return -1;
+    return 0;
 }
 
 /* ---- the settled horizon ---- */
@@ -724,6 +800,13 @@ static int retire(struct live *l, int64_t h)
         if (u && has(u, EV_GPU_START) && !has(u, EV_GPU_END) && u->t[EV_GPU_START] < bound)
             bound = u->t[EV_GPU_START];
     }
+    /* the gone set's slots of the units that leave, asked for first (a
+     * miss to memory each, otherwise) */
+    for (size_t i = 0; i <= l->mask; i++) {
+        const struct live_unit *x = l->tab[i];
+        if (x && has(&x->u, EV_GPU_END) && x->u.t[EV_GPU_END] <= bound)
+            gone_prefetch(l, x->hash);
+    }
     for (size_t i = 0; i <= l->mask;) {
         struct live_unit *x = l->tab[i];
         if (x && has(&x->u, EV_GPU_END) && x->u.t[EV_GPU_END] <= bound) {
@@ -745,7 +828,7 @@ int live_settle(struct live *l, int quiet, int end)
     if (end && l->held) {
         /* nothing follows the held record: it was a late line of the run */
         l->held = 0;
-        if (apply(l, &l->hold, l->hold.t_ns))
+        if (apply(l, &l->hold, hold_hash(l), l->hold.t_ns))
             return -1;
     }
     int64_t h = horizon_of(l, quiet, end);

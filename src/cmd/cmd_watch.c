@@ -12,6 +12,7 @@
 #include "cmds.h"
 #include "follow.h"
 #include "follow_wft.h"
+#include "lines.h"
 #include "live.h"
 #include "load.h"
 #include "metrics.h"
@@ -31,8 +32,6 @@
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
-
-#define LINE_KEEP (1u << 20) /* the longest line kept whole; the rest of a longer one is not parsed */
 
 static void watch_usage(FILE *f)
 {
@@ -156,12 +155,7 @@ struct watch {
     struct live l;
     struct follow *f;
     struct metrics_server *srv;
-    struct live_text batch[LIVE_LINES_MAX]; /* whole lines of the read buffer, not yet read */
-    size_t nbatch;
-    const char *batch_end; /* the end of the buffer they lie in */
-    char *line; /* the line being assembled */
-    size_t nline;
-    int line_long; /* it went past LINE_KEEP: only its start is kept */
+    struct lines_pipe *pipe; /* the log read and parsed (lines.h) */
     uint64_t since_settle;
     double last_growth, last_emit, last_record;
     int screen, keys, bottleneck;
@@ -184,14 +178,6 @@ static double now_s(int realtime)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* The whole lines gathered in w->batch, into the live state. */
-static int batch_flush(struct watch *w)
-{
-    size_t n = w->nbatch;
-    w->nbatch = 0;
-    return n ? live_lines(&w->l, w->batch, n, w->batch_end) : 0;
-}
-
 /* Settle every so many lines (--settle-every; else 65536): memory stays
  * bounded while a big log is caught up. */
 static int lines_read(struct watch *w, uint64_t n)
@@ -200,90 +186,41 @@ static int lines_read(struct watch *w, uint64_t n)
     if (w->since_settle < (uint64_t)(w->o.settle_every ? w->o.settle_every : 65536))
         return 0;
     w->since_settle = 0;
-    return batch_flush(w) || live_settle(&w->l, 0, 0) ? -1 : 0;
+    return live_settle(&w->l, 0, 0);
 }
 
-/* A whole line, into the live state.  A line longer than LINE_KEEP is
- * skipped whole when it holds TIMELINE, as the batch reader skips one
- * (is_long: line holds its first LINE_KEEP bytes). */
-static int line_in(struct watch *w, const char *line, size_t n, int is_long)
+/* A parsed chunk's records into the live state, settling after every so
+ * many lines as if they were read one by one: the records before a
+ * settle point are applied before it, those after it after. */
+static int chunk_in(struct watch *w, const struct lines_chunk *c)
 {
-    int rc = 0;
-    if (is_long) {
-        w->l.lines++;
-        if (memmem(line, n, "TIMELINE", 8)) {
-            w->l.skipped++;
-            w->l.skipped_by[SCAN_TOO_LONG]++;
-        }
-    } else {
-        rc = live_line(&w->l, line, n);
-    }
-    return rc ? rc : lines_read(w, 1);
-}
-
-/* The line gathered in w->line (across reads, or cut at LINE_KEEP). */
-static int line_done(struct watch *w)
-{
-    int rc = batch_flush(w) ? -1 : line_in(w, w->line, w->nline, w->line_long);
-    w->nline = 0;
-    w->line_long = 0;
-    return rc;
-}
-
-/* From p, at a line's start: the lines before the next one that holds
- * "TIMELINE" (or before the last, unfinished line) are counted, not
- * parsed, as the batch reader skips them; the start of that line. */
-static const char *skip_lines(struct watch *w, const char *p, const char *end, int *rc)
-{
-    uint64_t nl = 0;
-    const char *hit = scan_find_count(p, end, &nl);
-    if (!nl)
-        return p;
-    const char *last = memrchr(p, '\n', (size_t)((hit ? hit : end) - p));
-    w->l.lines += nl;
-    *rc = lines_read(w, nl);
-    return last + 1;
-}
-
-/* The bytes read, into lines: a line whole in the buffer is read where it
- * is; only one that spans reads, or is too long, is gathered. */
-static int feed(struct watch *w, const char *p, size_t n)
-{
-    const char *end = p + n;
-    uint64_t before = w->l.records;
-    w->batch_end = end;
-    int rc = 0;
-    while (p < end) {
-        if (!w->nline && !w->line_long && ((p = skip_lines(w, p, end, &rc)) == end || rc))
-            break;
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        size_t take = (size_t)((nl ? nl : end) - p);
-        if (nl && !w->nline && !w->line_long && take <= LINE_KEEP) {
-            /* read in batches, where it lies (p stays valid until the end
-             * of this call) */
-            w->batch[w->nbatch++] = (struct live_text){p, take};
-            if ((w->nbatch == LIVE_LINES_MAX && (rc = batch_flush(w))) || (rc = lines_read(w, 1)))
-                break;
-            p = nl + 1;
+    if (c->failed)
+        return -1;
+    uint64_t every = (uint64_t)(w->o.settle_every ? w->o.settle_every : 65536), counted = 0;
+    size_t i = 0;
+    while (i < c->nrec) {
+        uint64_t room = every - w->since_settle; /* lines until the next settle */
+        size_t j = i;
+        while (j < c->nrec && c->at[j] + 1 - counted <= room)
+            j++;
+        if (j == i) { /* the settle comes before record i's line */
+            counted += room;
+            if (lines_read(w, room))
+                return -1;
             continue;
         }
-        if (w->nline + take > LINE_KEEP) {
-            take = LINE_KEEP - w->nline;
-            w->line_long = 1;
-        }
-        memcpy(w->line + w->nline, p, take);
-        w->nline += take;
-        if (!nl)
-            break;
-        if ((rc = line_done(w)))
-            break;
-        p = nl + 1;
+        if (live_recs(&w->l, c->rec + i, j - i) || lines_read(w, c->at[j - 1] + 1 - counted))
+            return -1;
+        counted = c->at[j - 1] + 1;
+        i = j;
     }
-    if (batch_flush(w))
-        rc = -1;
-    if (w->l.records != before)
-        w->last_record = now_s(1); /* once a read: the clock is not free */
-    return rc ? -1 : 0;
+    w->l.lines += c->lines;
+    w->l.skipped += c->skipped;
+    for (size_t k = 0; k < sizeof c->skipped_by / sizeof *c->skipped_by; k++)
+        w->l.skipped_by[k] += c->skipped_by[k];
+    if (c->nrec)
+        w->last_record = now_s(1); /* once a chunk: the clock is not free */
+    return lines_read(w, c->lines - counted);
 }
 
 /* The bottleneck now, and the chart's analysis (into *chart, when asked). */
@@ -403,38 +340,55 @@ static int finish(struct watch *w, int ended)
     return WF_EXIT_OK;
 }
 
-/* Read until there is nothing new; 1 when something was read, -1 error. */
-static int drain(struct watch *w, char *buf, size_t cap)
+/* The oldest chunk in flight, once parsed, into the live state. */
+static int chunk_next(struct watch *w)
+{
+    struct lines_chunk *c = lines_pipe_next(w->pipe);
+    int rc = chunk_in(w, c);
+    lines_pipe_done(w->pipe, c);
+    if (rc)
+        fprintf(stderr, "waterfall watch: out of memory\n");
+    return rc;
+}
+
+/* Read until there is nothing new; 1 when something was read, -1 error.
+ * Each chunk read is parsed on the pipe's thread while the next is read
+ * and the ones before are applied here (lines.h); all that was read is
+ * in the live state when it returns. */
+static int drain(struct watch *w)
 {
     int any = 0;
     char err[512];
     for (;;) {
-        ssize_t n = follow_read(w->f, buf, cap, err, sizeof err);
+        struct lines_chunk *c = lines_pipe_idle(w->pipe);
+        if (!c) { /* all in flight */
+            if (chunk_next(w))
+                return -1;
+            continue;
+        }
+        ssize_t n = follow_read(w->f, c->buf, LINES_CHUNK, err, sizeof err);
         if (n < 0) {
             fprintf(stderr, "waterfall watch: %s\n", err);
             return -1;
         }
         if (n == 0)
-            return any;
+            break;
         any = 1;
-        if (feed(w, buf, (size_t)n)) {
-            fprintf(stderr, "waterfall watch: out of memory\n");
-            return -1;
-        }
+        lines_pipe_submit(w->pipe, c, (size_t)n, 0);
         if (stop_flag || (!w->o.once && now_s(0) - w->last_emit >= w->o.interval))
-            return any; /* the view stays fresh while a big log is caught up */
+            break; /* the view stays fresh while a big log is caught up */
     }
+    while (lines_pipe_next(w->pipe))
+        if (chunk_next(w))
+            return -1;
+    return any;
 }
 
 static int follow_loop(struct watch *w)
 {
-    size_t cap = 1u << 20;
-    char *buf = malloc(cap);
-    if (!buf)
-        return WF_EXIT_FAIL;
     int rc = WF_EXIT_OK, ended = 0;
     while (!stop_flag && !quit_key(w)) {
-        int got = drain(w, buf, cap);
+        int got = drain(w);
         if (got < 0) {
             rc = WF_EXIT_INPUT;
             break;
@@ -460,11 +414,10 @@ static int follow_loop(struct watch *w)
         if (!got)
             follow_wait(w->f, 100);
     }
-    free(buf);
     if (rc != WF_EXIT_OK)
         return rc;
     /* the end: a last line without its newline is a line */
-    if (w->nline && line_done(w))
+    if (lines_pipe_end(w->pipe) && chunk_next(w))
         return WF_EXIT_FAIL;
     return finish(w, ended);
 }
@@ -529,8 +482,7 @@ int cmd_watch(int argc, char **argv)
     struct stat st;
     if (strcmp(w.o.path, "-") == 0 ? fstat(0, &st) == 0 : stat(w.o.path, &st) == 0)
         w.stream = !S_ISREG(st.st_mode);
-    w.line = malloc(LINE_KEEP);
-    if (!w.line || live_init(&w.l, &w.o.lo)) {
+    if ((!native && !(w.pipe = lines_pipe_new())) || live_init(&w.l, &w.o.lo)) {
         fprintf(stderr, "waterfall watch: out of memory\n");
         rc = WF_EXIT_FAIL;
         goto out;
@@ -563,7 +515,7 @@ int cmd_watch(int argc, char **argv)
 out:
     metrics_stop(w.srv);
     live_free(&w.l);
+    lines_pipe_free(w.pipe);
     follow_close(w.f);
-    free(w.line);
     return rc;
 }

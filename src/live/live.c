@@ -34,12 +34,6 @@ static uint64_t key_hash(const char *job, size_t len, int32_t partition)
     return unit_hash(hash_bytes(job, len, 0), partition);
 }
 
-/* That of the record held back (a possible restart). */
-static uint64_t hold_hash(const struct live *l)
-{
-    return key_hash(l->hold.job, l->hold.job_len, l->hold.partition);
-}
-
 static int has(const struct unit *u, int e)
 {
     return u->t[e] != T_NONE;
@@ -154,8 +148,9 @@ static int gone_find(const struct live *l, uint64_t h);
  * not in the table is looked up among the units gone first: found there,
  * NULL is returned with *gone its events (a bit per event); so the gone
  * set, large and cold, is read once per unit, not once per record. */
-static struct live_unit *unit_get(struct live *l, const struct scan_rec *r, uint64_t h, int *gone)
+static struct live_unit *unit_get(struct live *l, const struct live_rec *r, int *gone)
 {
+    uint64_t h = r->hash;
     const char *job = r->job;
     size_t len = r->job_len;
     int32_t partition = r->partition;
@@ -313,11 +308,10 @@ static void hist_add(struct live_hist *h, int64_t v)
     h->sum_ns += v;
 }
 
-/* r's unit key's hash: h (key_hash). */
-static int apply(struct live *l, const struct scan_rec *r, uint64_t h, int64_t t)
+static int apply(struct live *l, const struct live_rec *r, int64_t t)
 {
     int ev = r->ev, had = -1;
-    struct live_unit *x = unit_get(l, r, h, &had);
+    struct live_unit *x = unit_get(l, r, &had);
     if (!x && had >= 0) {
         /* a unit already counted and gone: the event is a duplicate, or
          * came too late to count */
@@ -418,7 +412,7 @@ static int run_begin(struct live *l, int64_t t)
 }
 
 /* Put the record into the current run, or hold it (live.h: restarts). */
-static int place(struct live *l, const struct scan_rec *r, uint64_t h, int64_t t)
+static int place(struct live *l, const struct live_rec *r, int64_t t)
 {
     if (l->held) {
         /* this record decides the held one: does it look like a restart
@@ -429,7 +423,7 @@ static int place(struct live *l, const struct scan_rec *r, uint64_t h, int64_t t
             if (run_begin(l, ht))
                 return -1;
         }
-        if (apply(l, &l->hold, hold_hash(l), ht))
+        if (apply(l, &l->hold, ht))
             return -1;
         if (ht > l->run_max)
             l->run_max = ht;
@@ -450,12 +444,12 @@ static int place(struct live *l, const struct scan_rec *r, uint64_t h, int64_t t
         l->run_max = t;
     else if (l->run_max - t > l->max_lag)
         l->max_lag = l->run_max - t; /* lines of several threads, slightly out of order */
-    return apply(l, r, h, t);
+    return apply(l, r, t);
 }
 
 /* NAME_START or NAME_END of the kernel phase (analyze_kernel_phase, any
  * case): 1 start, 2 end, 0 neither. */
-static int kernel_edge(const struct scan_rec *r)
+static int kernel_edge(const struct live_rec *r)
 {
     size_t k = strlen(analyze_kernel_phase);
     if (r->name_len < k + 4 || strncasecmp(r->name, analyze_kernel_phase, k) != 0 || r->name[k] != '_')
@@ -467,9 +461,9 @@ static int kernel_edge(const struct scan_rec *r)
 
 /* A kernel phase's edge, into its unit: a START waits for its END (the
  * oldest open one pairs first, as the model pairs phases). */
-static int kernel_add(struct live *l, const struct scan_rec *r, uint64_t h, int edge, int64_t t)
+static int kernel_add(struct live *l, const struct live_rec *r, int edge, int64_t t)
 {
-    struct live_unit *x = unit_get(l, r, h, NULL);
+    struct live_unit *x = unit_get(l, r, NULL);
     if (!x)
         return -1;
     if (edge == 1) {
@@ -495,8 +489,7 @@ static int kernel_add(struct live *l, const struct scan_rec *r, uint64_t h, int 
     return 0;
 }
 
-/* A record, its unit key's hash h. */
-static int record_in(struct live *l, const struct scan_rec *r, uint64_t h)
+static int record_in(struct live *l, const struct live_rec *r)
 {
     l->records++;
     if (r->ev < 0 || r->ev >= EV_N) {
@@ -506,7 +499,7 @@ static int record_in(struct live *l, const struct scan_rec *r, uint64_t h)
             return 0;
         }
         int64_t t = r->wall && l->have_wall ? r->t_ns - l->wall_origin : r->t_ns;
-        return kernel_add(l, r, h, edge, t);
+        return kernel_add(l, r, edge, t);
     }
     int64_t t = r->t_ns;
     if (r->wall) {
@@ -517,82 +510,47 @@ static int record_in(struct live *l, const struct scan_rec *r, uint64_t h)
         }
         t -= l->wall_origin;
     }
-    return place(l, r, h, t);
+    return place(l, r, t);
+}
+
+void live_rec_of(struct live_rec *o, const struct scan_rec *r)
+{
+    *o = (struct live_rec){.t_ns = r->t_ns,
+                           .hash = key_hash(r->job, r->job_len, r->partition),
+                           .job = r->job,
+                           .name = r->name,
+                           .job_len = (uint32_t)r->job_len,
+                           .name_len = (uint32_t)r->name_len,
+                           .partition = r->partition,
+                           .worker = r->worker,
+                           .device = r->device,
+                           .ev = (int16_t)r->ev,
+                           .queue = r->queue,
+                           .wall = r->wall};
+}
+
+/* How many records ahead the gone set's slots are asked for: far enough
+ * for the memory to answer, near enough to stay in the cache. */
+#define AHEAD 16
+
+int live_recs(struct live *l, const struct live_rec *v, size_t n)
+{
+    for (size_t i = 0; i < n && i < AHEAD; i++)
+        gone_prefetch(l, v[i].hash);
+    for (size_t i = 0; i < n; i++) {
+        if (i + AHEAD < n)
+            gone_prefetch(l, v[i + AHEAD].hash);
+        if (record_in(l, &v[i]))
+            return -1;
+    }
+    return 0;
 }
 
 int live_record(struct live *l, const struct scan_rec *r)
 {
-    return record_in(l, r, key_hash(r->job, r->job_len, r->partition));
-}
-
-/* A line's record into *r: 1, or 0 when it holds none (a skipped one is
- * counted). */
-static int line_rec(struct live *l, const char *line, size_t len, const char *readable, struct scan_rec *r)
-{
-    l->lines++;
-    const char *end = line + len, *pos = line;
-    for (;;) {
-        const char *hit = scan_find(pos, end);
-        if (!hit)
-            return 0;
-        enum scan_err e = scan_line_in(line, hit, end, readable, l->scratch, r);
-        if (e == SCAN_NOT_RECORD) {
-            pos = hit + 8; /* a real one may follow on the same line */
-            continue;
-        }
-        if (e != SCAN_OK) {
-            l->skipped++;
-            l->skipped_by[e]++;
-            return 0;
-        }
-        return 1;
-    }
-}
-
-int live_line(struct live *l, const char *line, size_t len)
-{
-    struct scan_rec r;
-    return line_rec(l, line, len, line + len, &r) ? live_record(l, &r) : 0;
-}
-
-/* Does r point into scratch (a decoded value: the next line overwrites it)? */
-static int in_scratch(const struct live *l, const struct scan_rec *r)
-{
-    const char *lo = l->scratch, *hi = l->scratch + sizeof l->scratch;
-#define IN(q) ((q) && (q) >= lo && (q) < hi)
-    if (IN(r->job) || IN(r->name))
-        return 1;
-    for (int i = 0; i < r->nkv; i++)
-        if (IN(r->kv[i].k) || IN(r->kv[i].v))
-            return 1;
-    return 0;
-#undef IN
-}
-
-
-int live_lines(struct live *l, const struct live_text *v, size_t n, const char *readable)
-{
-    struct scan_rec r[LIVE_LINES_MAX];
-    uint64_t h[LIVE_LINES_MAX];
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!line_rec(l, v[i].p, v[i].n, readable, &r[k]))
-            continue;
-        h[k] = key_hash(r[k].job, r[k].job_len, r[k].partition);
-        gone_prefetch(l, h[k]);
-        /* one that points into scratch is read now, in order: the next
-         * line's decoding overwrites it */
-        if (++k == LIVE_LINES_MAX || in_scratch(l, &r[k - 1])) {
-            for (size_t j = 0; j < k; j++)
-                if (record_in(l, &r[j], h[j]))
-                    return -1;
-            k = 0;
-        }
-    }
-    for (size_t j = 0; j < k; j++)
-        if (record_in(l, &r[j], h[j]))
-            return -1;
-    return 0;
+    struct live_rec o;
+    live_rec_of(&o, r);
+    return record_in(l, &o);
 }
 
 /* ---- the settled horizon ---- */
@@ -828,7 +786,7 @@ int live_settle(struct live *l, int quiet, int end)
     if (end && l->held) {
         /* nothing follows the held record: it was a late line of the run */
         l->held = 0;
-        if (apply(l, &l->hold, hold_hash(l), l->hold.t_ns))
+        if (apply(l, &l->hold, l->hold.t_ns))
             return -1;
     }
     int64_t h = horizon_of(l, quiet, end);

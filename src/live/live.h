@@ -56,6 +56,17 @@ struct live_opts {
     int native;        /* a native trace: one run, its clock never restarts */
 };
 
+/* A record as the live state reads it: what of a scan_rec it uses, and
+ * its unit key's hash. */
+struct live_rec {
+    int64_t t_ns;
+    uint64_t hash; /* of the job id and partition (live_rec_of) */
+    const char *job, *name;
+    uint32_t job_len, name_len;
+    int32_t partition, worker, device;
+    int16_t ev; /* EV_*, or EV_OTHER (name) */
+    uint8_t queue, wall;
+};
 /* A unit while it is kept: the model's unit, its job id inline. */
 struct live_unit {
     struct unit u;  /* u.job: unused (the id is here) */
@@ -132,7 +143,7 @@ struct live {
     int have_wall;
     int devices_named;    /* some record of the run named its device */
     int held;             /* a record whose time looks like a restart waits for the next */
-    struct scan_rec hold;
+    struct live_rec hold;
     char hold_job[SCAN_JOB_MAX];
     /* counts, all runs */
     uint64_t records, lines, skipped, skipped_by[8], late, duplicates, contradictions, others;
@@ -140,28 +151,18 @@ struct live {
     struct live_hist stage[ST_N];
     struct live_bin bins[LIVE_BINS];
     int64_t latest_s;     /* the latest second of log time settled */
-    char scratch[SCAN_LINE_MAX];
 };
 
 int live_init(struct live *l, const struct live_opts *o);
 void live_free(struct live *l);
 
-/* One line of a log, without its '\n'.  0, or -1 out of memory. */
-int live_line(struct live *l, const char *line, size_t len);
+void live_rec_of(struct live_rec *o, const struct scan_rec *r);
 
-/* Whole lines of a log, in order, each without its '\n': as live_line on
- * each, faster.  They lie in one buffer whose bytes before `readable` may
- * all be read (a short record is then parsed in place, not copied).  The
- * records of up to LIVE_LINES_MAX lines are parsed before any is applied,
- * so that the memory their units' lookups need is asked for early. */
-#define LIVE_LINES_MAX 32
-struct live_text {
-    const char *p;
-    size_t n;
-};
-int live_lines(struct live *l, const struct live_text *v, size_t n, const char *readable);
+/* Records, in the order they were written.  Their units' entries are
+ * asked of memory a few records ahead.  0, or -1 out of memory. */
+int live_recs(struct live *l, const struct live_rec *v, size_t n);
 
-/* One record already parsed (a native trace's, or a line's). */
+/* One record: a native trace's, or a line's. */
 int live_record(struct live *l, const struct scan_rec *r);
 
 /* Move the horizon as far as the rules allow.  quiet: the log has not

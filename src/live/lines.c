@@ -1,0 +1,292 @@
+/*
+ * lines.c -- a log's bytes parsed into records on a thread of their own
+ * (lines.h says what is read, and how the pipe turns).
+ *
+ * The pipe is a ring of NCHUNK chunks and three counts: submitted (by the
+ * caller), parsed (by the parser), applied (by the caller); chunk k of
+ * the sequence is ch[k % NCHUNK].  The caller writes a chunk's bytes
+ * before submitting it and reads its records after the parser counted
+ * it parsed; both counts change under the mutex, which orders the
+ * accesses of the two threads.
+ */
+#include "lines.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NCHUNK 4
+#define COPY_CAP (LINES_CHUNK + LINES_KEEP) /* bounds what a chunk's records copy (rec_copy) */
+
+/* The parser's own state: the line that spans chunks. */
+struct lines_text {
+    char *line; /* LINES_KEEP bytes */
+    size_t nline;
+    int line_long; /* it went past LINES_KEEP: only its start is kept */
+    char scratch[SCAN_LINE_MAX];
+};
+
+struct lines_pipe {
+    struct lines_text text;
+    struct lines_chunk ch[NCHUNK];
+    pthread_mutex_t mu;
+    pthread_cond_t cv; /* parsed grew, or submitted did, or quit */
+    uint64_t submitted, parsed, applied;
+    int quit, threaded;
+    pthread_t th;
+};
+
+/* ---- parsing ---- */
+
+static int in_buf(const struct lines_chunk *c, const char *q)
+{
+    return q >= c->buf && q < c->buf + c->len;
+}
+
+/* *q (n bytes) into the chunk's copies, unless it lies in the chunk.
+ * Each record copies at most its line's length (its id and name are
+ * parts of the line, decoding only shrinks them), so COPY_CAP holds a
+ * chunk's and the line gathered into it. */
+static int rec_copy(struct lines_chunk *c, const char **q, size_t n)
+{
+    if (!*q || !n || in_buf(c, *q))
+        return 0;
+    if (!c->copy && !(c->copy = malloc(COPY_CAP))) /* its pages are touched as used */
+        return -1;
+    if (c->ncopy + n > COPY_CAP)
+        return -1;
+    memcpy(c->copy + c->ncopy, *q, n);
+    *q = c->copy + c->ncopy;
+    c->ncopy += n;
+    return 0;
+}
+
+static int rec_add(struct lines_chunk *c, const struct scan_rec *sr, uint32_t at)
+{
+    if (c->nrec == c->rec_cap) {
+        size_t cap = c->rec_cap ? c->rec_cap * 2 : 1024;
+        struct live_rec *r = realloc(c->rec, cap * sizeof *r);
+        if (r)
+            c->rec = r;
+        uint32_t *a = r ? realloc(c->at, cap * sizeof *a) : NULL;
+        if (!a)
+            return -1;
+        c->at = a;
+        c->rec_cap = cap;
+    }
+    struct live_rec *o = &c->rec[c->nrec];
+    live_rec_of(o, sr);
+    if (rec_copy(c, &o->job, o->job_len) || rec_copy(c, &o->name, o->name_len))
+        return -1;
+    c->at[c->nrec++] = at;
+    return 0;
+}
+
+/* One whole line (without its '\n'); the bytes up to readable may be
+ * read.  is_long: only its first LINES_KEEP bytes are here. */
+static int line_in(struct lines_text *s, struct lines_chunk *c, const char *line, size_t n, const char *readable,
+                   int is_long)
+{
+    uint32_t at = (uint32_t)c->lines++;
+    if (is_long) {
+        if (memmem(line, n, "TIMELINE", 8)) {
+            c->skipped++;
+            c->skipped_by[SCAN_TOO_LONG]++;
+        }
+        return 0;
+    }
+    const char *end = line + n, *pos = line;
+    for (;;) {
+        const char *hit = scan_find(pos, end);
+        if (!hit)
+            return 0;
+        struct scan_rec r;
+        enum scan_err e = scan_line_in(line, hit, end, readable, s->scratch, &r);
+        if (e == SCAN_NOT_RECORD) {
+            pos = hit + 8; /* a real one may follow on the same line */
+            continue;
+        }
+        if (e != SCAN_OK) {
+            c->skipped++;
+            c->skipped_by[e]++;
+            return 0;
+        }
+        return rec_add(c, &r, at);
+    }
+}
+
+/* From p, at a line's start: the lines before the next one that holds
+ * "TIMELINE" (or before the last, unfinished line) are counted, not
+ * parsed, as the batch reader skips them; the start of that line. */
+static const char *skip_lines(struct lines_chunk *c, const char *p, const char *end)
+{
+    uint64_t nl = 0;
+    const char *hit = scan_find_count(p, end, &nl);
+    if (!nl)
+        return p;
+    c->lines += nl;
+    return (const char *)memrchr(p, '\n', (size_t)((hit ? hit : end) - p)) + 1;
+}
+
+/* The chunk's bytes into lines: a line whole in the chunk is read where
+ * it is; one that spans chunks, or is too long, is gathered. */
+static void parse(struct lines_text *s, struct lines_chunk *c)
+{
+    c->nrec = c->ncopy = 0;
+    c->lines = c->skipped = 0;
+    memset(c->skipped_by, 0, sizeof c->skipped_by);
+    c->failed = 0;
+    const char *p = c->buf, *end = p + c->len;
+    while (p < end) {
+        if (!s->nline && !s->line_long && (p = skip_lines(c, p, end)) == end)
+            break;
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t take = (size_t)((nl ? nl : end) - p);
+        if (nl && !s->nline && !s->line_long && take <= LINES_KEEP) {
+            if (line_in(s, c, p, take, end, 0))
+                goto oom;
+            p = nl + 1;
+            continue;
+        }
+        if (s->nline + take > LINES_KEEP) {
+            take = LINES_KEEP - s->nline;
+            s->line_long = 1;
+        }
+        memcpy(s->line + s->nline, p, take);
+        s->nline += take;
+        if (!nl)
+            break;
+        if (line_in(s, c, s->line, s->nline, s->line + s->nline, s->line_long))
+            goto oom;
+        s->nline = 0;
+        s->line_long = 0;
+        p = nl + 1;
+    }
+    /* the end: a last line without its newline is a line */
+    if (c->end && s->nline) {
+        if (line_in(s, c, s->line, s->nline, s->line + s->nline, s->line_long))
+            goto oom;
+        s->nline = 0;
+        s->line_long = 0;
+    }
+    return;
+oom:
+    c->failed = 1;
+}
+
+/* ---- the pipe ---- */
+
+static void *parser(void *arg)
+{
+    struct lines_pipe *p = arg;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        while (!p->quit && p->parsed == p->submitted)
+            pthread_cond_wait(&p->cv, &p->mu);
+        if (p->quit)
+            break;
+        struct lines_chunk *c = &p->ch[p->parsed % NCHUNK];
+        pthread_mutex_unlock(&p->mu);
+        parse(&p->text, c);
+        pthread_mutex_lock(&p->mu);
+        p->parsed++;
+        pthread_cond_broadcast(&p->cv);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+struct lines_pipe *lines_pipe_new(void)
+{
+    struct lines_pipe *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->cv, NULL);
+    p->text.line = malloc(LINES_KEEP);
+    int ok = p->text.line != NULL;
+    for (int i = 0; i < NCHUNK && ok; i++)
+        ok = (p->ch[i].buf = malloc(LINES_CHUNK)) != NULL;
+    if (!ok) {
+        lines_pipe_free(p);
+        return NULL;
+    }
+    /* the parser takes no signal: SIGINT and SIGTERM reach the caller's
+     * thread, whose waits they end */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    p->threaded = pthread_create(&p->th, NULL, parser, p) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return p;
+}
+
+void lines_pipe_free(struct lines_pipe *p)
+{
+    if (!p)
+        return;
+    if (p->threaded) {
+        pthread_mutex_lock(&p->mu);
+        p->quit = 1;
+        pthread_cond_broadcast(&p->cv);
+        pthread_mutex_unlock(&p->mu);
+        pthread_join(p->th, NULL);
+    }
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->cv);
+    for (int i = 0; i < NCHUNK; i++) {
+        free(p->ch[i].buf);
+        free(p->ch[i].rec);
+        free(p->ch[i].at);
+        free(p->ch[i].copy);
+    }
+    free(p->text.line);
+    free(p);
+}
+
+struct lines_chunk *lines_pipe_idle(struct lines_pipe *p)
+{
+    if (p->submitted - p->applied == NCHUNK)
+        return NULL;
+    return &p->ch[p->submitted % NCHUNK];
+}
+
+void lines_pipe_submit(struct lines_pipe *p, struct lines_chunk *c, size_t len, int end)
+{
+    c->len = len;
+    c->end = end;
+    if (!p->threaded) {
+        parse(&p->text, c);
+        p->parsed++;
+    }
+    pthread_mutex_lock(&p->mu);
+    p->submitted++;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
+struct lines_chunk *lines_pipe_next(struct lines_pipe *p)
+{
+    if (p->applied == p->submitted)
+        return NULL;
+    pthread_mutex_lock(&p->mu);
+    while (p->parsed == p->applied)
+        pthread_cond_wait(&p->cv, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+    return &p->ch[p->applied % NCHUNK];
+}
+
+void lines_pipe_done(struct lines_pipe *p, struct lines_chunk *c)
+{
+    (void)c;
+    p->applied++;
+}
+
+int lines_pipe_end(struct lines_pipe *p)
+{
+    if (!p->text.nline)
+        return 0; /* read without the lock: the parser is idle (every chunk is done) */
+    lines_pipe_submit(p, lines_pipe_idle(p), 0, 1);
+    return 1;
+}

@@ -2,8 +2,8 @@
  * live.h -- the definitions of `analyze`, applied while a log grows
  * (`waterfall watch`).
  *
- * Takes: lines of a log (or records of a trace), in the order they were
- * written.  Gives: settled totals (busy, idle by cause, units, stage
+ * Takes: the records of a log's lines (lines.h parses them) or of a
+ * trace, in the order they were written.  Gives: settled totals (busy, idle by cause, units, stage
  * times) that only ever grow, the units in flight, and a snapshot of the
  * recent units as a run that `analyze_run` reads like any other.
  *
@@ -146,7 +146,8 @@ struct live {
     struct live_rec hold;
     char hold_job[SCAN_JOB_MAX];
     /* counts, all runs */
-    uint64_t records, lines, skipped, skipped_by[8], late, duplicates, contradictions, others;
+    uint64_t records, late, duplicates, contradictions, others;
+    uint64_t lines, skipped, skipped_by[8]; /* of a log: counted by the caller (lines.h) */
     uint64_t units_completed;
     struct live_hist stage[ST_N];
     struct live_bin bins[LIVE_BINS];

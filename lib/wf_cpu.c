@@ -78,6 +78,7 @@ void wf_cpu_record(struct wf_session *s, struct wf_ring *r, int exited)
     if (!c.ticks)
         return;
     c.thread = r->index;
+    wf_ring_cpu(r, &c);
     int moved = !r->cpu_prev.ticks || c.cpu_ns != r->cpu_prev.cpu_ns || c.wait_ns != r->cpu_prev.wait_ns;
     if (moved) {
         if (r->cpu_same >= 2) /* the idle stretch's last reading was held back */

@@ -75,6 +75,18 @@ int wf_rec_append(char **buf, size_t *len, size_t *cap, uint16_t type, void *fix
 /* ------------------------------------------------------------------ */
 /* Units and user events                                               */
 
+/* A definition for the writer (under wf_def_mu), and into the rings
+ * file's journal, from which a reader takes it if the process dies before
+ * the writer wrote it. */
+static int def_append(uint16_t type, void *fixed, size_t fixed_size, const void *tail, size_t tail_len)
+{
+    size_t at = wf_defs_len;
+    int rc = wf_rec_append(&wf_defs, &wf_defs_len, &wf_defs_cap, type, fixed, fixed_size, tail, tail_len);
+    if (!rc && wf_journal)
+        wf_shm_journal(wf_journal, wf_defs + at, wf_defs_len - at);
+    return rc;
+}
+
 wf_unit wf_unit_new(const char *job_id, int partition)
 {
     if (atomic_load_explicit(&wf_live, memory_order_acquire) == 0)
@@ -89,8 +101,7 @@ wf_unit wf_unit_new(const char *job_id, int partition)
                          .partition = partition < 0 ? -1 : partition,
                          .job_len = (uint32_t)len};
     pthread_mutex_lock(&wf_def_mu);
-    int rc = wf_rec_append(&wf_defs, &wf_defs_len, &wf_defs_cap, WFT_UNIT, &u,
-                           sizeof u, job_id, len);
+    int rc = def_append(WFT_UNIT, &u, sizeof u, job_id, len);
     pthread_mutex_unlock(&wf_def_mu);
     if (rc)
         return 0;
@@ -102,8 +113,7 @@ int wf_event_def_rec(int id)
 {
     const char *name = wf_event_names[id - WF_EVENT_USER_FIRST];
     struct wft_event_def d = {.event = (uint32_t)id, .name_len = (uint32_t)strlen(name)};
-    return wf_rec_append(&wf_defs, &wf_defs_len, &wf_defs_cap, WFT_EVENT_DEF, &d,
-                         sizeof d, name, d.name_len);
+    return def_append(WFT_EVENT_DEF, &d, sizeof d, name, d.name_len);
 }
 
 wf_event wf_event_define(const char *name)

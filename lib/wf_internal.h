@@ -14,6 +14,9 @@
  *                 writer (no build-time dependency)
  *   wf_defs.c     records in memory; units and user events, whose
  *                 definitions wait there for the writer
+ *   wf_shm.c      the rings file (PATH.rings): the rings and a journal of
+ *                 the definitions in a shared mapping, so that a mark
+ *                 survives the process's death before the writer ran
  *   wf_session.c  a recording: open (options, the environment), close,
  *                 counters, fork and exit, the version
  *
@@ -33,9 +36,14 @@
  * holds it while recording and 0 otherwise.  A ring remembers the session
  * it was attached to, so "ring attached and session live" is one compare.
  *
- * Crash survival.  The writer write()s every flush period (10 ms by
- * default).  Data handed to write() is in the kernel's page cache and
- * survives the death of the process, SIGKILL included; records are
+ * Crash survival.  The rings (their slots, and head, lost and roles) and
+ * a journal of the definitions are in PATH.rings, mapped shared
+ * (wf_shm.c): a mark that returned is in the page cache, which outlives
+ * the process, SIGKILL included.  The writer write()s every flush period
+ * (10 ms by default), each ring's events followed by a SEQ record saying
+ * how far the ring is in the file, and only after the write() lets the
+ * ring's slots be used again (tail); a reader of a trace that was not
+ * closed takes the slots after the last SEQ from PATH.rings.  Records are
  * size-prefixed so readers stop cleanly at a torn end.
  *
  * fork().  The child inherits no writer thread; recording is off in the
@@ -66,7 +74,7 @@
 
 #pragma GCC visibility push(hidden)
 
-#define WF_EV_ROLE 0xffffu /* ring-only pseudo event: a role change */
+#define WF_EV_ROLE WFT_EV_ROLE /* ring-only pseudo event: a role change */
 #define WF_USER_EVENTS (WF_EVENT_MAX + 1 - WF_EVENT_USER_FIRST)
 #define WF_BATCH_MAX 65536u          /* events per EVENTS record: 1 MiB, under WFT_REC_MAX */
 #define WF_CLOCK_EVERY_NS 100000000u /* a calibration point each 100 ms */
@@ -79,17 +87,19 @@ struct wf_slot {
 
 struct wf_ring {
     /* Owner's line: written by the marking thread only. */
-    _Alignas(64) _Atomic uint64_t head; /* slots ever written */
-    uint64_t tail_seen;                 /* owner's cached copy of tail */
-    _Atomic uint64_t lost;              /* marks dropped while full */
-    _Atomic uint64_t roles;             /* role pseudo-events in head */
-    uint64_t mask;                      /* capacity - 1 */
+    _Alignas(64) struct wft_ring_header *sh; /* head (slots ever written), lost (marks dropped
+                                              * while full), roles (role pseudo-events in head):
+                                              * in the rings file, or in own without one; written
+                                              * by the owner with __atomic stores */
+    uint64_t tail_seen;                      /* owner's cached copy of tail */
+    uint64_t mask;                           /* capacity - 1 */
     struct wf_slot *slots;
     uint32_t session; /* the session this ring is attached to */
     int blocking;     /* copied from the session's options */
 
     /* Writer's line. */
-    _Alignas(64) _Atomic uint64_t tail; /* slots drained */
+    _Alignas(64) _Atomic uint64_t tail; /* slots in the file: free to be written again */
+    uint64_t drained;                   /* slots copied into the writer's batch (tail once written) */
 
     /* Cold: under wf_reg_mu. */
     _Alignas(64) struct wf_ring *next;
@@ -109,6 +119,11 @@ struct wf_ring {
     struct wft_cpu cpu_prev; /* the last reading (ticks 0: none yet) */
     unsigned cpu_same;       /* readings in a row unchanged since the last that moved */
     struct wft_cpu cpu_last; /* read by the thread as it exited (ticks 0: none) */
+    void *map;               /* its stretch of the rings file (NULL: slots and own are private) */
+    size_t map_len, region;
+    struct wf_slot *priv;    /* private slots, without the rings file */
+    size_t priv_cap;
+    struct wft_ring_header own;
 };
 
 struct wf_unitname {
@@ -137,6 +152,11 @@ struct wf_session {
     uint64_t last_clock_ns;
     uint64_t first_unit; /* unit ids of this session start here */
     off_t good_off;      /* end of the last fully written batch */
+    struct wf_shm *shm;  /* PATH.rings, or NULL (wf_shm.c) */
+    uint64_t journal_taken; /* the journal's end when the writer last took the definitions */
+    struct wf_ring *retired; /* rings of exited threads, drained, freed once written */
+    char stall_path[256];    /* test-only (WATERFALL_TEST_STALL): the writer stops for good once
+                              * this file exists */
     int write_err;       /* first write error, as a positive errno */
 
     pthread_t writer;
@@ -175,6 +195,9 @@ uint64_t wf_ring_marks(struct wf_ring *r);
 
 /* Free a ring its thread no longer uses. */
 void wf_ring_free(struct wf_ring *r);
+
+/* A CPU reading of r's thread, kept in its ring's header (the rings file). */
+void wf_ring_cpu(struct wf_ring *r, const struct wft_cpu *c);
 
 /* In a forked child (one thread, the locks held): free every ring on the
  * list unread and forget the calling thread's own. */
@@ -220,6 +243,29 @@ void wf_out_rec(struct wf_session *s, uint16_t type, void *fixed, size_t size);
 /* Write p to the trace, counting events as recorded; on an error roll the
  * file back to its last complete batch and count them lost. */
 void wf_write_all(struct wf_session *s, const char *p, size_t len, uint64_t events);
+
+/* ---- The rings file (wf_shm.c) ----------------------------------------- */
+
+struct wf_shm;
+extern struct wf_shm *wf_journal; /* the live session's, for definitions (under wf_def_mu) */
+
+/* PATH.rings made and mapped; NULL when it cannot be (the rings stay private). */
+struct wf_shm *wf_shm_open(const char *trace, uint64_t epoch_ticks, uint32_t ring_events, uint32_t pid);
+/* Unmap it; remove: delete the file too (every slot is in PATH). */
+void wf_shm_close(struct wf_shm *m, int remove);
+/* A stretch of it for r, mapped and pre-faulted (under wf_reg_mu): 0, or -1. */
+int wf_shm_ring(struct wf_shm *m, struct wf_ring *r);
+/* r's slots are all in PATH: its stretch may serve another thread (under wf_reg_mu). */
+void wf_shm_ring_done(struct wf_shm *m, struct wf_ring *r);
+/* Unmap r's stretch (by its owner, or once its thread is gone). */
+void wf_shm_ring_unmap(struct wf_ring *r);
+/* A definition record into the journal (under wf_def_mu). */
+void wf_shm_journal(struct wf_shm *m, const char *rec, size_t size);
+uint64_t wf_shm_journal_end(const struct wf_shm *m);
+/* The journal's bytes up to upto are in PATH. */
+void wf_shm_journal_done(struct wf_shm *m, uint64_t upto);
+/* In a forked child: unmap and close it, the parent's file untouched. */
+void wf_shm_drop_in_child(struct wf_shm *m);
 
 /* ---- CPU sampling (wf_cpu.c) ------------------------------------------- */
 

@@ -37,7 +37,7 @@ static void wf_full(struct wf_ring *r, unsigned ev, uint64_t unit) __attribute__
 
 static inline void wf_put(struct wf_ring *r, unsigned ev, uint64_t unit)
 {
-    uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+    uint64_t h = __atomic_load_n(&r->sh->head, __ATOMIC_RELAXED);
     if (__builtin_expect(h - r->tail_seen > r->mask, 0)) {
         r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
         if (h - r->tail_seen > r->mask) {
@@ -48,7 +48,7 @@ static inline void wf_put(struct wf_ring *r, unsigned ev, uint64_t unit)
     struct wf_slot *s = &r->slots[h & r->mask];
     s->ticks = wfc_ticks();
     s->word = (unit & WFT_UNIT_MASK) | (uint64_t)ev << WFT_UNIT_BITS;
-    atomic_store_explicit(&r->head, h + 1, memory_order_release);
+    __atomic_store_n(&r->sh->head, h + 1, __ATOMIC_RELEASE);
 }
 
 void wf_mark(wf_event ev, wf_unit unit)
@@ -72,7 +72,7 @@ static void wf_full(struct wf_ring *r, unsigned ev, uint64_t unit)
         while (atomic_load_explicit(&wf_live, memory_order_acquire) == r->session) {
             struct timespec ts = {0, 50000};
             nanosleep(&ts, NULL);
-            uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+            uint64_t h = __atomic_load_n(&r->sh->head, __ATOMIC_RELAXED);
             r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
             if (h - r->tail_seen <= r->mask) {
                 wf_put(r, ev, unit);
@@ -80,20 +80,19 @@ static void wf_full(struct wf_ring *r, unsigned ev, uint64_t unit)
             }
         }
     }
-    atomic_store_explicit(&r->lost,
-                          atomic_load_explicit(&r->lost, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
+    __atomic_store_n(&r->sh->lost, __atomic_load_n(&r->sh->lost, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
 }
 
 uint64_t wf_ring_marks(struct wf_ring *r)
 {
-    return atomic_load_explicit(&r->head, memory_order_relaxed) -
-           atomic_load_explicit(&r->roles, memory_order_relaxed);
+    return __atomic_load_n(&r->sh->head, __ATOMIC_RELAXED) -
+           __atomic_load_n(&r->sh->roles, __ATOMIC_RELAXED);
 }
 
 void wf_ring_free(struct wf_ring *r)
 {
-    free(r->slots);
+    wf_shm_ring_unmap(r);
+    free(r->priv);
     free(r);
 }
 
@@ -109,6 +108,7 @@ static void wf_thread_gone(void *p)
     pthread_mutex_lock(&wf_reg_mu);
     if (r->attached) {
         r->cpu_last = last;
+        wf_ring_cpu(r, &last); /* kept in the rings file too: the writer may not run again */
         r->exited = 1; /* the writer drains and frees it */
     } else {
         wf_ring_free(r);
@@ -134,41 +134,49 @@ static uint64_t wf_role_word(int32_t worker, int32_t device)
  * dropping mode can drop one; the marks dropped around it are counted. */
 static void wf_put_role(struct wf_ring *r)
 {
-    uint64_t before = atomic_load_explicit(&r->head, memory_order_relaxed);
-    uint64_t lost = atomic_load_explicit(&r->lost, memory_order_relaxed);
+    uint64_t before = __atomic_load_n(&r->sh->head, __ATOMIC_RELAXED);
+    uint64_t lost = __atomic_load_n(&r->sh->lost, __ATOMIC_RELAXED);
     wf_put(r, WF_EV_ROLE, wf_role_word(wf_tls_worker, wf_tls_device));
-    if (atomic_load_explicit(&r->head, memory_order_relaxed) != before)
-        atomic_store_explicit(&r->roles,
-                              atomic_load_explicit(&r->roles, memory_order_relaxed) + 1,
-                              memory_order_relaxed);
+    if (__atomic_load_n(&r->sh->head, __ATOMIC_RELAXED) != before)
+        __atomic_store_n(&r->sh->roles, __atomic_load_n(&r->sh->roles, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
     else /* dropped: undo the count, it was not a mark */
-        atomic_store_explicit(&r->lost, lost, memory_order_relaxed);
+        __atomic_store_n(&r->sh->lost, lost, __ATOMIC_RELAXED);
 }
 
 /* The calling thread's ring with room for cap slots (under wf_reg_mu):
- * its own, or a new one; NULL, the thread's ring forgotten, when out of
+ * its own, or a new one, its slots in a stretch of the session's rings
+ * file (else private); NULL, the thread's ring forgotten, when out of
  * memory. */
-static struct wf_ring *wf_ring_get(size_t cap)
+static struct wf_ring *wf_ring_get(struct wf_session *s, size_t cap)
 {
     struct wf_ring *r = wf_tls;
-    if (r && r->mask + 1 != cap) {
-        free(r->slots);
-        r->slots = NULL;
-    }
     if (!r) {
         if (posix_memalign((void **)&r, 64, sizeof *r))
             return NULL;
         memset(r, 0, sizeof *r);
+        r->sh = &r->own;
     }
-    if (!r->slots) {
-        r->slots = calloc(cap, sizeof *r->slots);
-        if (!r->slots) {
+    wf_shm_ring_unmap(r); /* an earlier session's stretch (its file is gone) */
+    if (s->shm && wf_shm_ring(s->shm, r) == 0) {
+        free(r->priv);
+        r->priv = NULL;
+        return r;
+    }
+    if (r->priv && r->priv_cap != cap) {
+        free(r->priv);
+        r->priv = NULL;
+    }
+    if (!r->priv) {
+        r->priv = calloc(cap, sizeof *r->priv);
+        if (!r->priv) {
             free(r);
             wf_tls = NULL;
             pthread_setspecific(wf_key, NULL);
             return NULL;
         }
+        r->priv_cap = cap;
     }
+    r->slots = r->priv;
     return r;
 }
 
@@ -176,10 +184,12 @@ static struct wf_ring *wf_ring_get(size_t cap)
 static void wf_ring_reset(struct wf_ring *r, struct wf_session *s, size_t cap)
 {
     r->mask = cap - 1;
-    atomic_store_explicit(&r->head, 0, memory_order_relaxed);
+    struct wft_ring_header *h = r->sh;
+    __atomic_store_n(&h->head, 0, __ATOMIC_RELAXED);
     atomic_store_explicit(&r->tail, 0, memory_order_relaxed);
-    atomic_store_explicit(&r->lost, 0, memory_order_relaxed);
-    atomic_store_explicit(&r->roles, 0, memory_order_relaxed);
+    r->drained = 0;
+    __atomic_store_n(&h->lost, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&h->roles, 0, __ATOMIC_RELAXED);
     r->tail_seen = 0;
     r->blocking = s->opts.block_when_full;
     r->index = s->threads++;
@@ -198,6 +208,24 @@ static void wf_ring_reset(struct wf_ring *r, struct wf_session *s, size_t cap)
     memcpy(r->name, wf_tls_name, sizeof r->name);
     r->name_gen = 1;
     r->name_written = 0;
+    /* what a reader of the rings file needs of the thread; then the ring
+     * is its (state last) */
+    h->thread = r->index;
+    h->tid = r->tid;
+    h->cpu_ticks = 0;
+    memcpy(h->name, r->name, sizeof h->name);
+    __atomic_store_n(&h->state, WFT_RING_USED, __ATOMIC_RELEASE);
+}
+
+void wf_ring_cpu(struct wf_ring *r, const struct wft_cpu *c)
+{
+    struct wft_ring_header *h = r->sh;
+    if (!c->ticks)
+        return;
+    h->cpu_flags = c->flags;
+    h->cpu_ns = c->cpu_ns;
+    h->cpu_wait_ns = c->wait_ns;
+    __atomic_store_n(&h->cpu_ticks, c->ticks, __ATOMIC_RELEASE);
 }
 
 /* Attach the calling thread to the live session; NULL if none. */
@@ -212,7 +240,7 @@ static struct wf_ring *wf_attach(void)
         return NULL;
     }
     size_t cap = s->opts.ring_events;
-    struct wf_ring *r = wf_ring_get(cap);
+    struct wf_ring *r = wf_ring_get(s, cap);
     if (!r) {
         pthread_mutex_unlock(&wf_reg_mu);
         return NULL;
@@ -282,6 +310,7 @@ void wf_thread_name(const char *name)
     struct wf_ring *r = wf_tls;
     if (r && r->attached) {
         memcpy(r->name, wf_tls_name, sizeof r->name);
+        memcpy(r->sh->name, wf_tls_name, sizeof r->sh->name);
         r->name_gen++;
     }
     pthread_mutex_unlock(&wf_reg_mu);

@@ -138,7 +138,7 @@ static int open_text(struct wf_session *s)
     return 0;
 }
 
-static int write_header(struct wf_session *s)
+static int write_header(struct wf_session *s, const char *path)
 {
     struct wft_header h;
     memset(&h, 0, sizeof h);
@@ -167,8 +167,10 @@ static int write_header(struct wf_session *s)
     if (sched_getaffinity(0, sizeof aff, &aff) == 0 && CPU_COUNT(&aff) > 0)
         cpus = CPU_COUNT(&aff);
     h.cpus = cpus > 0 ? (uint32_t)cpus : 0;
+    /* the rings in PATH.rings (wf_shm.c); without it, in private memory */
+    s->shm = wf_shm_open(path, h.epoch_ticks, h.ring_events, h.pid);
     h.flags = (s->opts.block_when_full ? WFT_F_BLOCKING : 0) | (s->opts_cpu ? WFT_F_CPU : 0) |
-              (s->opts_gpu ? WFT_F_GPU : 0);
+              (s->opts_gpu ? WFT_F_GPU : 0) | (s->shm ? WFT_F_RINGS : 0);
     gethostname(h.host, sizeof h.host - 1);
     s->last_clock_ns = h.epoch_mono_ns;
     ssize_t w = write(s->fd, &h, sizeof h);
@@ -212,6 +214,8 @@ static struct wf_session *session_new(const char *path, const wf_options *opts, 
     s->opts_cpu = cpu_fill(sample_cpu);
     s->opts_gpu = gpu_fill(sample_gpu);
     nvml_path_fill(s);
+    const char *stall = getenv("WATERFALL_TEST_STALL"); /* test-only: wf_writer.c */
+    snprintf(s->stall_path, sizeof s->stall_path, "%s", stall ? stall : "");
     s->decimals = s->opts.timeline_decimals;
     s->pid = getpid();
     s->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -220,7 +224,7 @@ static struct wf_session *session_new(const char *path, const wf_options *opts, 
         *rc = open_text(s);
     if (*rc == 0) {
         s->ticks_per_ns = wfc_calibrate(2);
-        *rc = write_header(s);
+        *rc = write_header(s, path);
     }
     pthread_mutex_init(&s->wake_mu, NULL);
     /* The writer's deadlines are on CLOCK_MONOTONIC (wf_writer_main), so
@@ -245,6 +249,7 @@ static int session_start(struct wf_session *s)
     atomic_store(&wf_units_made, 0);
     /* User events defined before open go in first. */
     pthread_mutex_lock(&wf_def_mu);
+    wf_journal = s->shm;
     wf_defs_len = 0;
     for (int i = 0; i < wf_nevents; i++)
         wf_event_def_rec(WF_EVENT_USER_FIRST + i);
@@ -283,6 +288,10 @@ static int session_open(const char *path, const wf_options *opts, int sample_cpu
         rc = session_start(s);
     if (rc) {
         if (s) {
+            pthread_mutex_lock(&wf_def_mu);
+            wf_journal = NULL;
+            pthread_mutex_unlock(&wf_def_mu);
+            wf_shm_close(s->shm, 1);
             if (s->fd >= 0)
                 close(s->fd);
             if (s->text_owned)
@@ -350,7 +359,7 @@ int wf_close(void)
     uint64_t marked = s->dead_marked, lost = s->dead_lost;
     for (struct wf_ring *r = wf_rings, *next; r; r = next) {
         next = r->next;
-        uint64_t l = atomic_load_explicit(&r->lost, memory_order_relaxed);
+        uint64_t l = __atomic_load_n(&r->sh->lost, __ATOMIC_RELAXED);
         marked += wf_ring_marks(r) + l;
         lost += l;
         r->attached = 0;
@@ -383,6 +392,13 @@ int wf_close(void)
     if (s->text_owned)
         close(s->text_fd);
     s->fd = s->text_fd = -1;
+    /* every slot is in the file now: the rings file goes (the threads'
+     * stretches stay mapped until each maps another or exits) */
+    pthread_mutex_lock(&wf_def_mu);
+    wf_journal = NULL;
+    pthread_mutex_unlock(&wf_def_mu);
+    wf_shm_close(s->shm, 1);
+    s->shm = NULL;
     pthread_mutex_unlock(&wf_reg_mu);
     return rc;
 }
@@ -396,7 +412,7 @@ void wf_get_stats(wf_stats *st)
         now.marked = s->dead_marked;
         now.lost = s->dead_lost;
         for (struct wf_ring *r = wf_rings; r; r = r->next) {
-            uint64_t l = atomic_load_explicit(&r->lost, memory_order_relaxed);
+            uint64_t l = __atomic_load_n(&r->sh->lost, __ATOMIC_RELAXED);
             now.marked += wf_ring_marks(r) + l;
             now.lost += l;
         }
@@ -474,6 +490,12 @@ static void wf_atfork_child(void)
         free(wf_sess->text);
         free(wf_sess->late);
         wf_gpu_drop_in_child(wf_sess);
+        wf_shm_drop_in_child(wf_sess->shm); /* the parent's file stays as it is */
+        wf_journal = NULL;
+        for (struct wf_ring *r = wf_sess->retired, *next; r; r = next) {
+            next = r->next;
+            wf_ring_free(r);
+        }
         free(wf_sess); /* its mutex may be held by the vanished writer: no destroy */
         wf_sess = NULL;
         wf_defs_len = 0;

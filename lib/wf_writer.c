@@ -75,6 +75,7 @@ static void take_late_defs(struct wf_session *s)
         s->late_len += wf_defs_len;
         wf_defs_len = 0;
     }
+    s->journal_taken = wf_shm_journal_end(s->shm);
     pthread_mutex_unlock(&wf_def_mu);
     text_learn_units(s, s->late + from, s->late_len - from);
 }
@@ -132,11 +133,13 @@ static void write_text(struct wf_session *s)
 /* ------------------------------------------------------------------ */
 /* Draining and writing                                                */
 
-/* Move [tail, head) of one ring into the output; split at role changes. */
+/* Move [drained, head) of one ring into the output, split at role
+ * changes, and a SEQ record after them; its tail moves once they are
+ * written (publish). */
 static uint64_t drain_ring(struct wf_session *s, struct wf_ring *r)
 {
-    uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
-    uint64_t h = atomic_load_explicit(&r->head, memory_order_acquire);
+    uint64_t t = r->drained;
+    uint64_t h = __atomic_load_n(&r->sh->head, __ATOMIC_ACQUIRE);
     uint64_t n = h - t;
     while (t < h) {
         /* One EVENTS record covers slots up to the next role change. */
@@ -178,8 +181,30 @@ static uint64_t drain_ring(struct wf_session *s, struct wf_ring *r)
             t++;
         }
     }
-    atomic_store_explicit(&r->tail, t, memory_order_release);
+    if (t != r->drained) {
+        struct wft_seq q = {.thread = r->index, .next = t};
+        wf_out_rec(s, WFT_SEQ, &q, sizeof q);
+        r->drained = t;
+    }
     return n;
+}
+
+/* The batch is written: the rings' drained slots may be written again,
+ * the retired rings' stretches serve other threads, the journal's
+ * definitions taken are in the file. */
+static void publish(struct wf_session *s)
+{
+    pthread_mutex_lock(&wf_reg_mu);
+    for (struct wf_ring *r = wf_rings; r; r = r->next)
+        atomic_store_explicit(&r->tail, r->drained, memory_order_release);
+    for (struct wf_ring *r = s->retired, *next; r; r = next) {
+        next = r->next;
+        wf_shm_ring_done(s->shm, r);
+        wf_ring_free(r);
+    }
+    s->retired = NULL;
+    pthread_mutex_unlock(&wf_reg_mu);
+    wf_shm_journal_done(s->shm, s->journal_taken);
 }
 
 void wf_write_all(struct wf_session *s, const char *p, size_t len, uint64_t events)
@@ -219,6 +244,7 @@ static void take_defs(struct wf_session *s)
         }
         wf_defs_len = 0;
     }
+    s->journal_taken = wf_shm_journal_end(s->shm);
     pthread_mutex_unlock(&wf_def_mu);
     if (s->text_fd >= 0 && s->out_len)
         text_learn_units(s, s->out, s->out_len);
@@ -226,7 +252,8 @@ static void take_defs(struct wf_session *s)
 
 /* Every ring: its THREAD record when new or renamed, its events, its LOST
  * count when it moved, its CPU record when due; a ring whose thread has
- * exited is freed after its last drain (under wf_reg_mu).  Returns the
+ * exited is retired after its last drain, and freed once written
+ * (publish; under wf_reg_mu).  Returns the
  * fullest ring's fill fraction; *events gets the events drained. */
 static double drain_rings(struct wf_session *s, int cpu_due, uint64_t *events)
 {
@@ -243,13 +270,13 @@ static double drain_rings(struct wf_session *s, int cpu_due, uint64_t *events)
             r->announced = 1;
             r->name_written = r->name_gen;
         }
-        uint64_t used = atomic_load_explicit(&r->head, memory_order_acquire) -
+        uint64_t used = __atomic_load_n(&r->sh->head, __ATOMIC_ACQUIRE) -
                         atomic_load_explicit(&r->tail, memory_order_relaxed);
         double fill = (double)used / (double)(r->mask + 1);
         if (fill > fullest)
             fullest = fill;
         *events += drain_ring(s, r);
-        uint64_t lost = atomic_load_explicit(&r->lost, memory_order_relaxed);
+        uint64_t lost = __atomic_load_n(&r->sh->lost, __ATOMIC_RELAXED);
         if (lost != r->lost_written) {
             struct wft_lost l = {.thread = r->index, .lost = lost};
             wf_out_rec(s, WFT_LOST, &l, sizeof l);
@@ -265,7 +292,8 @@ static double drain_rings(struct wf_session *s, int cpu_due, uint64_t *events)
                 close(r->sched_fd);
                 s->sched_fds--;
             }
-            wf_ring_free(r);
+            r->next = s->retired;
+            s->retired = r;
             continue;
         }
         pp = &r->next;
@@ -314,9 +342,18 @@ static double writer_cycle(struct wf_session *s, int final)
     }
     if (s->out_len)
         wf_write_all(s, s->out, s->out_len, events);
+    publish(s);
     if (s->text_fd >= 0 && s->text_len)
         write_text(s);
     return fullest;
+}
+
+/* Test-only (WATERFALL_TEST_STALL=FILE, docs/api.md): once FILE exists
+ * the writer stops for good, as a writer that the scheduler never runs
+ * again would: the marks stay in the rings file. */
+static int stalled(const struct wf_session *s)
+{
+    return s->stall_path[0] && access(s->stall_path, F_OK) == 0;
 }
 
 void *wf_writer_main(void *arg)
@@ -328,6 +365,12 @@ void *wf_writer_main(void *arg)
     pthread_mutex_lock(&s->wake_mu);
     while (!s->stop) {
         pthread_mutex_unlock(&s->wake_mu);
+        if (stalled(s)) { /* test-only: no cycle until wf_close */
+            pthread_mutex_lock(&s->wake_mu);
+            while (!s->stop)
+                pthread_cond_wait(&s->wake, &s->wake_mu);
+            break;
+        }
         double fill = writer_cycle(s, 0);
         /* A ring past a quarter full gets drained again soon. */
         uint64_t ns = fill > 0.25 ? 1000000u : (uint64_t)s->opts.flush_ms * 1000000u;

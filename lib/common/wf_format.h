@@ -21,7 +21,7 @@
 
 #define WFT_MAGIC "\x89WFT\r\n\x1a\n" /* 8 bytes: PNG-style, catches text-mode mangling */
 #define WFT_VERSION_MAJOR 1
-#define WFT_VERSION_MINOR 2 /* 1: CPU records; 2: GPU records (the driver's view, NVML) */
+#define WFT_VERSION_MINOR 3 /* 1: CPU records; 2: GPU records (the driver's view, NVML); 3: SEQ records, the rings file */
 #define WFT_HEADER_SIZE 256
 #define WFT_ENDIAN_MARK 0x01020304u
 #define WFT_REC_MAX (1u << 24) /* no record is larger: a bound for readers */
@@ -56,6 +56,7 @@ struct wft_header {
 #define WFT_F_BLOCKING 1u /* recorded with block_when_full */
 #define WFT_F_CPU 2u      /* threads' CPU time sampled (CPU records; minor >= 1) */
 #define WFT_F_GPU 4u      /* GPU sampling was on: a GPU record says what came of it (minor >= 2) */
+#define WFT_F_RINGS 8u    /* the rings were in PATH.rings while recording (minor >= 3; below) */
 
 struct wft_rec {
     uint32_t size;     /* whole record in bytes, header included, multiple of 8 */
@@ -85,7 +86,8 @@ enum wft_type {
     WFT_CPU = 9,       /* struct wft_cpu: a thread's CPU time so far (minor >= 1) */
     WFT_GPU = 10,      /* struct wft_gpu: what came of GPU sampling, once (minor >= 2) */
     WFT_GPU_DEV = 11,  /* struct wft_gpu_dev: a device the driver sees (minor >= 2) */
-    WFT_GPU_SAMPLE = 12 /* struct wft_gpu_sample: one reading of a device (minor >= 2) */
+    WFT_GPU_SAMPLE = 12, /* struct wft_gpu_sample: one reading of a device (minor >= 2) */
+    WFT_SEQ = 13         /* struct wft_seq: how far a thread's ring is in the file (minor >= 3) */
 };
 
 struct wft_thread {
@@ -205,6 +207,65 @@ struct wft_gpu_sample {
     uint32_t value2;
 };
 
+/* After a thread's EVENTS (and ROLE) records of a batch: its ring's slots
+ * numbered below next (marks and role changes, counted from 0) are in the
+ * file.  A reader recovering the rings file takes the slots from next on. */
+struct wft_seq {
+    struct wft_rec rec;
+    uint32_t thread;
+    uint32_t pad;
+    uint64_t next;
+};
+
+/* ---- The rings file (minor >= 3; docs/format.md, "The rings file") ----
+ *
+ * While a trace PATH is recorded, the per-thread rings live in PATH.rings,
+ * a file mapped shared: a mark that returned is in the page cache even if
+ * the process dies before the writer copies it into PATH.  wf_close
+ * removes the file; a reader of a trace without an END record reads it
+ * back when its epoch matches.  Layout: a header page, the definitions
+ * journal (journal_cap bytes: copies of the UNIT and EVENT_DEF records not
+ * yet in PATH, back to back, wrapping to its start; a record header of
+ * size 0 means "continued at the start"), then the rings, each a header
+ * page and ring_events slots of struct wft_event.  Fields the recorder
+ * changes while it runs are stored with atomic release stores. */
+#define WFT_RINGS_MAGIC "\x89WFR\r\n\x1a\n"
+#define WFT_RINGS_PAGE 4096u
+struct wft_rings_header {
+    uint8_t magic[8];      /* WFT_RINGS_MAGIC */
+    uint32_t version;      /* 1 */
+    uint32_t page;         /* WFT_RINGS_PAGE */
+    uint32_t pid;          /* the recording process */
+    uint32_t ring_events;  /* slots a ring, a power of two */
+    uint64_t epoch_ticks;  /* the trace header's: the trace this file belongs to */
+    uint64_t journal_off;  /* where the definitions journal starts */
+    uint64_t journal_cap;  /* its size */
+    uint64_t rings_off;    /* where ring 0 starts */
+    uint64_t ring_bytes;   /* a ring's size: its header page and its slots */
+    uint64_t nrings;       /* rings the file holds (it grows by one as a thread needs one) */
+    uint64_t journal_end;  /* bytes ever appended to the journal (position: end % journal_cap) */
+    uint64_t journal_done; /* of them, those whose records PATH holds */
+    uint64_t journal_dropped; /* definitions not journaled: it was full */
+};
+
+#define WFT_RING_FREE 0u /* never used, or its thread's slots are all in PATH */
+#define WFT_RING_USED 1u /* a thread's, of this trace */
+struct wft_ring_header {
+    uint64_t head;   /* slots ever written (the marking thread's own count) */
+    uint64_t lost;   /* marks dropped while full */
+    uint64_t roles;  /* of head, role changes (not marks) */
+    uint32_t state;  /* WFT_RING_* */
+    uint32_t thread; /* its thread's index in PATH */
+    uint32_t tid;
+    uint32_t cpu_flags; /* the thread's last CPU reading (cpu_ticks 0: none), as a CPU record's */
+    uint64_t cpu_ticks, cpu_ns, cpu_wait_ns;
+    char name[32];   /* the thread's name, NUL-terminated */
+};
+
+/* A role change rides in a ring as a slot of this event id: worker + 1 in
+ * bits 0-23 of the unit, device + 1 in bits 24-47 (0: none). */
+#define WFT_EV_ROLE 0xffffu
+
 struct wft_clockpt {
     struct wft_rec rec;
     uint64_t ticks;
@@ -231,5 +292,8 @@ _Static_assert(sizeof(struct wft_end) % 8 == 0, "end align");
 _Static_assert(sizeof(struct wft_gpu) % 8 == 0, "gpu align");
 _Static_assert(sizeof(struct wft_gpu_dev) % 8 == 0, "gpu_dev align");
 _Static_assert(sizeof(struct wft_gpu_sample) % 8 == 0, "gpu_sample align");
+_Static_assert(sizeof(struct wft_seq) % 8 == 0, "seq align");
+_Static_assert(sizeof(struct wft_rings_header) <= WFT_RINGS_PAGE, "rings header");
+_Static_assert(sizeof(struct wft_ring_header) <= WFT_RINGS_PAGE, "ring header");
 
 #endif /* WF_FORMAT_H */

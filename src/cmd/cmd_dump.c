@@ -78,6 +78,33 @@ static void print_gpu(FILE *f, const struct wft_trace *t)
     }
 }
 
+/* What came of the rings file (format 1.3), when one was expected. */
+static void print_rings(FILE *f, const struct wft_trace *t)
+{
+    switch (t->rings) {
+    case WFT_RINGS_READ:
+        fprintf(f, "rings:     %s.rings read: %llu events and %llu definitions its writer had not yet written",
+                t->path, (unsigned long long)t->rings_events, (unsigned long long)t->rings_defs);
+        if (t->rings_dropped)
+            fprintf(f, "; %llu definitions were not kept in it (its journal was full)",
+                    (unsigned long long)t->rings_dropped);
+        fputc('\n', f);
+        break;
+    case WFT_RINGS_MISSING:
+        fprintf(f, "rings:     %s.rings is missing: the marks not yet written when the recording stopped are lost\n",
+                t->path);
+        break;
+    case WFT_RINGS_OTHER:
+        fprintf(f, "rings:     %s.rings is another recording's (its epoch differs): not read\n", t->path);
+        break;
+    case WFT_RINGS_DAMAGED:
+        fprintf(f, "rings:     %s.rings is damaged: not read\n", t->path);
+        break;
+    default:
+        break;
+    }
+}
+
 static void print_stats(FILE *f, const struct wft_trace *t)
 {
     const struct wft_header *h = &t->hdr;
@@ -103,6 +130,7 @@ static void print_stats(FILE *f, const struct wft_trace *t)
             h->ring_events, h->flush_ms, h->flags & WFT_F_BLOCKING ? "blocks" : "drops");
     fprintf(f, "closed:    %s\n",
             t->closed ? "yes" : "no: the recording did not finish (killed, crashed, or still running)");
+    print_rings(f, t);
 
     int64_t first = 0, last = 0;
     if (t->nev) {
@@ -264,7 +292,7 @@ int cmd_dump(int argc, char **argv)
         return WF_EXIT_INPUT;
     }
     struct wft_trace t;
-    if (wft_parse(&t, in.name, in.data, in.len, err, sizeof err)) {
+    if (wft_parse_recover(&t, in.name, in.data, in.len, err, sizeof err)) {
         fprintf(stderr, "waterfall dump: %s\n", err);
         wft_free(&t);
         input_close(&in);

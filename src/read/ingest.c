@@ -20,7 +20,7 @@
 static int from_native(struct source *src, const struct input *in, char *err, size_t errlen)
 {
     struct wft_trace t;
-    if (wft_parse(&t, src->name, in->data, in->len, err, errlen)) {
+    if (wft_parse_recover(&t, src->name, in->data, in->len, err, errlen)) {
         wft_free(&t);
         return -1;
     }
@@ -74,6 +74,8 @@ static int from_native(struct source *src, const struct input *in, char *err, si
     src->damaged_bytes = t.corrupt_bytes + (t.bad_records ? 1 : 0);
     src->torn = t.torn_at != 0;
     src->unclosed = !t.closed;
+    src->rings = t.rings;
+    src->rings_events = t.rings_events;
     src->native = 1;
     src->parts = p;
     src->nparts = 1;

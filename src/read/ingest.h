@@ -19,6 +19,8 @@ struct source {
     uint64_t lost_events;   /* native: dropped while recording */
     uint64_t damaged_bytes; /* native: skipped as damaged */
     int torn, unclosed;     /* native: cut off / never closed */
+    int rings;              /* native: what came of its rings file (enum wft_rings_state) */
+    uint64_t rings_events;  /* ... events read from it */
     struct cpu_use cpu; /* native: the threads' CPU use, when sampled */
     unsigned cpus;          /* native: the recording machine's CPUs (0: unknown) */
     struct gpu_obs gpu;     /* native: the driver's view of the GPUs (the model takes pts) */

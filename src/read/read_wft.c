@@ -25,7 +25,7 @@ int wft_sniff(const void *data, size_t len)
     return len >= 8 && memcmp(data, WFT_MAGIC, 8) == 0;
 }
 
-static struct wft_thread_info *thread_at(struct wft_trace *t, uint32_t idx)
+struct wft_thread_info *wft_thread_at(struct wft_trace *t, uint32_t idx)
 {
     if (idx >= WFT_MAX_THREADS)
         return NULL;
@@ -56,7 +56,7 @@ static int rec_ok(const unsigned char *d, size_t len, size_t off)
 }
 
 /* A whole, intact record at off (header plausible, body in the file, CRC good). */
-static int rec_whole(const unsigned char *d, size_t len, size_t off)
+int wft_rec_whole(const unsigned char *d, size_t len, size_t off)
 {
     if (!rec_ok(d, len, off))
         return 0;
@@ -81,7 +81,7 @@ static int get_th(struct wft_trace *t, void *r, size_t n, const unsigned char *p
 {
     if (get(r, n, p, size))
         return -1;
-    *th = thread_at(t, *thread);
+    *th = wft_thread_at(t, *thread);
     return *th ? 0 : -1;
 }
 
@@ -140,7 +140,7 @@ static int rec_events(struct wft_trace *t, const unsigned char *p, uint32_t size
         return -1;
     if ((uint64_t)r.count * sizeof(struct wft_event) != size - sizeof r)
         return -1;
-    struct wft_thread_info *th = thread_at(t, r.thread);
+    struct wft_thread_info *th = wft_thread_at(t, r.thread);
     if (!th)
         return -1;
     if (grow_array((void **)&t->ev, &t->ev_cap, t->nev + r.count, sizeof *t->ev))
@@ -256,6 +256,17 @@ static int rec_gpu_sample(struct wft_trace *t, const unsigned char *p, uint32_t 
     return 0;
 }
 
+static int rec_seq(struct wft_trace *t, const unsigned char *p, uint32_t size)
+{
+    struct wft_seq r;
+    struct wft_thread_info *th;
+    if (get_th(t, &r, sizeof r, p, size, &r.thread, &th))
+        return -1;
+    if (r.next > th->seq)
+        th->seq = r.next;
+    return 0;
+}
+
 static int rec_end(struct wft_trace *t, const unsigned char *p, uint32_t size)
 {
     if (get(&t->end, sizeof t->end, p, size))
@@ -280,9 +291,10 @@ static const rec_reader rec_readers[] = {
     [WFT_GPU] = rec_gpu,
     [WFT_GPU_DEV] = rec_gpu_dev,
     [WFT_GPU_SAMPLE] = rec_gpu_sample,
+    [WFT_SEQ] = rec_seq,
 };
 
-static int take_record(struct wft_trace *t, const unsigned char *p, uint32_t size, uint16_t type)
+int wft_take_record(struct wft_trace *t, const unsigned char *p, uint32_t size, uint16_t type)
 {
     rec_reader f = type < sizeof rec_readers / sizeof rec_readers[0] ? rec_readers[type] : NULL;
     return f ? f(t, p, size) : 0;
@@ -303,8 +315,8 @@ static int fail(char *err, size_t errlen, const char *path, const char *msg)
     return -1;
 }
 
-int wft_parse(struct wft_trace *t, const char *path, const void *data, size_t len,
-              char *err, size_t errlen)
+static int parse(struct wft_trace *t, const char *path, const void *data, size_t len, char *err,
+                 size_t errlen, int recover)
 {
     const unsigned char *d = data;
     memset(t, 0, sizeof *t);
@@ -335,10 +347,10 @@ int wft_parse(struct wft_trace *t, const char *path, const void *data, size_t le
 
     size_t off = t->hdr.header_size;
     while (off < len) {
-        if (rec_whole(d, len, off)) {
+        if (wft_rec_whole(d, len, off)) {
             struct wft_rec r;
             memcpy(&r, d + off, sizeof r);
-            if (take_record(t, d + off, r.size, r.type)) {
+            if (wft_take_record(t, d + off, r.size, r.type)) {
                 t->bad_records++;
                 if (!t->corrupt_at)
                     t->corrupt_at = off;
@@ -350,7 +362,7 @@ int wft_parse(struct wft_trace *t, const char *path, const void *data, size_t le
          * Scan on for the next intact record; if there is none, this was
          * the torn end, the normal state of a trace whose process died. */
         size_t scan = off + 8;
-        while (scan < len && !rec_whole(d, len, scan))
+        while (scan < len && !wft_rec_whole(d, len, scan))
             scan += 8;
         if (scan >= len) {
             t->torn_at = off;
@@ -361,6 +373,9 @@ int wft_parse(struct wft_trace *t, const char *path, const void *data, size_t le
         t->corrupt_bytes += scan - off;
         off = scan;
     }
+
+    if (recover && !t->closed && (t->hdr.flags & WFT_F_RINGS) && wft_recover_rings(t, path))
+        return fail(err, errlen, path, "out of memory");
 
     /* Calibration: the span of the CLOCK records beats the 2 ms at open. */
     t->ticks_per_ns = tpn;
@@ -382,6 +397,18 @@ int wft_parse(struct wft_trace *t, const char *path, const void *data, size_t le
     for (size_t i = 0; i < t->nthreads; i++)
         t->lost += t->threads[i].lost;
     return 0;
+}
+
+int wft_parse(struct wft_trace *t, const char *path, const void *data, size_t len, char *err,
+              size_t errlen)
+{
+    return parse(t, path, data, len, err, errlen, 0);
+}
+
+int wft_parse_recover(struct wft_trace *t, const char *path, const void *data, size_t len,
+                      char *err, size_t errlen)
+{
+    return parse(t, path, data, len, err, errlen, 1);
 }
 
 static int unit_cmp(const void *a, const void *b)

@@ -34,6 +34,7 @@ struct wft_thread_info {
     uint64_t events;
     uint64_t lost;    /* from its last LOST record */
     uint64_t cpu_ns;  /* its CPU time at its last CPU record (0: none) */
+    uint64_t seq;     /* its ring's slots below this are in the file (SEQ records; format 1.3) */
 };
 
 /* A sample of a thread's CPU time (a CPU record). */
@@ -92,6 +93,21 @@ struct wft_trace {
     uint64_t corrupt_bytes;  /* bytes skipped as unreadable */
     uint64_t corrupt_at;     /* offset of the first damage, or 0 */
     uint64_t bad_records;    /* well-framed records with bad contents */
+
+    /* The rings file (format 1.3, read_rings.c): read when the trace did
+     * not finish and was recorded with one. */
+    int rings;                 /* enum wft_rings_state */
+    uint64_t rings_events;     /* events taken from it */
+    uint64_t rings_defs;       /* unit and event definitions taken from it */
+    uint64_t rings_dropped;    /* definitions the recorder could not keep in it */
+};
+
+enum wft_rings_state {
+    WFT_RINGS_NONE = 0,   /* none expected: the trace finished, or was recorded without one */
+    WFT_RINGS_READ,       /* read: rings_events and rings_defs came from it */
+    WFT_RINGS_MISSING,    /* expected, not there (moved without it, or removed) */
+    WFT_RINGS_OTHER,      /* there, but another recording's (its epoch differs) */
+    WFT_RINGS_DAMAGED     /* there, but not readable as one */
 };
 
 /* Is this buffer's start a native trace? */
@@ -103,6 +119,21 @@ int wft_sniff(const void *data, size_t len);
  * an error: it is counted in the trace and the read goes on. */
 int wft_parse(struct wft_trace *t, const char *path, const void *data, size_t len,
               char *err, size_t errlen);
+
+/* The same, and for a trace that did not finish, what its rings file
+ * (path.rings) holds that the trace lacks (read_rings.c): the marks its
+ * writer had not yet written.  t->rings says what came of it. */
+int wft_parse_recover(struct wft_trace *t, const char *path, const void *data, size_t len,
+                      char *err, size_t errlen);
+
+/* For read_rings.c: a thread's entry (made when new; NULL past the
+ * bound, or out of memory), one record read as the trace's are (0, or -1
+ * when its contents are bad), and whether a whole intact record lies at
+ * off of d. */
+struct wft_thread_info *wft_thread_at(struct wft_trace *t, uint32_t idx);
+int wft_take_record(struct wft_trace *t, const unsigned char *p, uint32_t size, uint16_t type);
+int wft_rec_whole(const unsigned char *d, size_t len, size_t off);
+int wft_recover_rings(struct wft_trace *t, const char *path);
 
 /* Sort events by time, keeping each thread's marking order. */
 void wft_sort(struct wft_trace *t);

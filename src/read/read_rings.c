@@ -1,0 +1,195 @@
+/*
+ * read_rings.c -- a trace's rings file (PATH.rings, format 1.3;
+ * docs/format.md, "The rings file"): what a recording that did not finish
+ * had marked but not yet written into PATH.
+ *
+ * The recorder's threads mark into rings mapped from PATH.rings; its
+ * writer copies them into PATH and, after each thread's events, writes a
+ * SEQ record: the ring's slots below `next` are in PATH.  So a reader
+ * takes, of each ring, the slots from its thread's last SEQ to its head,
+ * and, of the definitions journal, the records from journal_done on.  A
+ * slot is counted in head only once written whole, so no torn slot is
+ * read; a record of the journal is taken only whole and intact (CRC).
+ * The file is not trusted: every count and offset is checked against its
+ * size.
+ */
+#include "read_wft.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The whole file into memory (NULL: none, or unreadable). */
+static unsigned char *slurp(const char *path, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    unsigned char *d = NULL;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= (off_t)WFT_RINGS_PAGE &&
+        (d = malloc((size_t)st.st_size))) {
+        size_t got = 0;
+        while (got < (size_t)st.st_size) {
+            ssize_t n = read(fd, d + got, (size_t)st.st_size - got);
+            if (n <= 0)
+                break;
+            got += (size_t)n;
+        }
+        *len = got;
+    }
+    close(fd);
+    return d;
+}
+
+static int id_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The journal's definitions from journal_done on: those PATH lacks (a unit
+ * PATH already defines is not taken twice). */
+static int take_journal(struct wft_trace *t, const struct wft_rings_header *h, const unsigned char *d, size_t len)
+{
+    uint64_t cap = h->journal_cap, done = h->journal_done, end = h->journal_end;
+    if (h->journal_off > len || cap > len - h->journal_off || cap < 64 || end < done || end - done > cap)
+        return 0; /* no journal this reader can trust */
+    const unsigned char *j = d + h->journal_off;
+    uint64_t *known = malloc((t->nunits ? t->nunits : 1) * sizeof *known);
+    if (!known)
+        return -1;
+    for (size_t i = 0; i < t->nunits; i++)
+        known[i] = t->units[i].unit;
+    qsort(known, t->nunits, sizeof *known, id_cmp);
+    size_t nknown = t->nunits;
+    for (uint64_t p = done; p < end;) {
+        uint64_t off = p % cap, room = cap - off;
+        struct wft_rec r;
+        if (room < sizeof r || (memcpy(&r, j + off, sizeof r), r.size == 0)) {
+            p += room; /* continued at the start */
+            continue;
+        }
+        if (!wft_rec_whole(j, (size_t)(off + (room < end - p ? room : end - p)), (size_t)off))
+            break; /* damage: what follows cannot be framed */
+        struct wft_unit u;
+        int again = r.type == WFT_UNIT && r.size >= sizeof u &&
+                    (memcpy(&u, j + off, sizeof u), bsearch(&u.unit, known, nknown, sizeof *known, id_cmp));
+        if ((r.type == WFT_UNIT || r.type == WFT_EVENT_DEF) && !again) {
+            if (wft_take_record(t, j + off, r.size, r.type))
+                t->bad_records++;
+            else
+                t->rings_defs++;
+        }
+        p += r.size;
+    }
+    free(known);
+    t->rings_dropped = h->journal_dropped;
+    return 0;
+}
+
+/* One ring: its slots from its thread's last SEQ to its head, and what
+ * the file lacks of its thread (name, lost count, last CPU reading). */
+static int take_ring(struct wft_trace *t, const struct wft_rings_header *h, const unsigned char *ring)
+{
+    struct wft_ring_header rh;
+    memcpy(&rh, ring, sizeof rh);
+    if (rh.state != WFT_RING_USED)
+        return 0;
+    struct wft_thread_info *th = wft_thread_at(t, rh.thread);
+    if (!th)
+        return -1;
+    uint64_t from = th->seq, cap = h->ring_events;
+    if (rh.head > from && rh.head - from > cap)
+        from = rh.head - cap; /* cannot happen (a slot is written again only once in the file): damage */
+    const unsigned char *slots = ring + WFT_RINGS_PAGE;
+    for (uint64_t k = from; k < rh.head; k++) {
+        struct wft_event e;
+        memcpy(&e, slots + (k & (cap - 1)) * sizeof e, sizeof e);
+        uint32_t ev = (uint32_t)(e.word >> WFT_UNIT_BITS);
+        if (ev == WFT_EV_ROLE) { /* worker + 1 and device + 1, 24 bits each */
+            int32_t w = (int32_t)(e.word & 0xffffffu) - 1, dv = (int32_t)((e.word >> 24) & 0xffffffu) - 1;
+            if (th->roles && (w != th->worker || dv != th->device))
+                th->role_changed = 1;
+            th->roles = 1;
+            th->worker = w;
+            th->device = dv;
+            continue;
+        }
+        if (t->nev == t->ev_cap) {
+            size_t ncap = t->ev_cap ? t->ev_cap * 2 : 1024;
+            struct wft_ev *n = realloc(t->ev, ncap * sizeof *n);
+            if (!n)
+                return -1;
+            t->ev = n;
+            t->ev_cap = ncap;
+        }
+        t->ev[t->nev++] = (struct wft_ev){.ns = (int64_t)e.ticks, /* raw: converted with the rest */
+                                          .unit = e.word & WFT_UNIT_MASK,
+                                          .event = ev,
+                                          .thread = rh.thread,
+                                          .worker = th->worker,
+                                          .device = th->device};
+        th->events++;
+        t->rings_events++;
+    }
+    if (!th->seen) {
+        th->seen = 1;
+        th->tid = rh.tid;
+        memcpy(th->name, rh.name, sizeof th->name);
+        th->name[sizeof th->name - 1] = 0;
+    }
+    if (rh.lost > th->lost)
+        th->lost = rh.lost;
+    int64_t last = INT64_MIN; /* the thread's last CPU reading in the file */
+    for (size_t i = 0; i < t->ncpu; i++)
+        if (t->cpu[i].thread == rh.thread && t->cpu[i].ns > last)
+            last = t->cpu[i].ns;
+    if (rh.cpu_ticks && (int64_t)rh.cpu_ticks > last) {
+        struct wft_cpu_pt *n = realloc(t->cpu, (t->ncpu + 1) * sizeof *n);
+        if (!n)
+            return -1;
+        t->cpu = n;
+        t->cpu_cap = t->ncpu + 1;
+        t->cpu[t->ncpu++] = (struct wft_cpu_pt){.ns = (int64_t)rh.cpu_ticks, .cpu_ns = rh.cpu_ns,
+                                                .wait_ns = rh.cpu_flags & WFT_CPU_WAIT ? rh.cpu_wait_ns : 0,
+                                                .thread = rh.thread, .flags = rh.cpu_flags};
+        if (rh.cpu_ns > th->cpu_ns)
+            th->cpu_ns = rh.cpu_ns;
+    }
+    return 0;
+}
+
+int wft_recover_rings(struct wft_trace *t, const char *path)
+{
+    char name[4200];
+    snprintf(name, sizeof name, "%s.rings", path);
+    size_t len = 0;
+    unsigned char *d = slurp(name, &len);
+    if (!d) {
+        t->rings = access(name, F_OK) == 0 ? WFT_RINGS_DAMAGED : WFT_RINGS_MISSING;
+        return 0;
+    }
+    struct wft_rings_header h;
+    memcpy(&h, d, sizeof h);
+    int rc = 0;
+    if (memcmp(h.magic, WFT_RINGS_MAGIC, 8) != 0 || h.version != 1 || h.page != WFT_RINGS_PAGE ||
+        h.ring_events == 0 || (h.ring_events & (h.ring_events - 1)) || h.ring_events > (1u << 26) ||
+        h.ring_bytes != WFT_RINGS_PAGE + (uint64_t)h.ring_events * sizeof(struct wft_event) ||
+        h.rings_off > len) {
+        t->rings = WFT_RINGS_DAMAGED;
+    } else if (h.epoch_ticks != t->hdr.epoch_ticks) {
+        t->rings = WFT_RINGS_OTHER;
+    } else {
+        t->rings = WFT_RINGS_READ;
+        rc = take_journal(t, &h, d, len);
+        uint64_t fits = (len - h.rings_off) / h.ring_bytes, n = h.nrings < fits ? h.nrings : fits;
+        for (uint64_t k = 0; k < n && !rc; k++)
+            rc = take_ring(t, &h, d + h.rings_off + k * h.ring_bytes);
+    }
+    free(d);
+    return rc;
+}

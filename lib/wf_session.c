@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 pthread_mutex_t wf_reg_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -167,8 +168,11 @@ static int write_header(struct wf_session *s, const char *path)
     if (sched_getaffinity(0, sizeof aff, &aff) == 0 && CPU_COUNT(&aff) > 0)
         cpus = CPU_COUNT(&aff);
     h.cpus = cpus > 0 ? (uint32_t)cpus : 0;
-    /* the rings in PATH.rings (wf_shm.c); without it, in private memory */
-    s->shm = wf_shm_open(path, h.epoch_ticks, h.ring_events, h.pid);
+    /* the rings in PATH.rings (wf_shm.c) when PATH is a file (not a FIFO
+     * or a device, which no reader recovers); else in private memory */
+    struct stat st;
+    if (fstat(s->fd, &st) == 0 && S_ISREG(st.st_mode))
+        s->shm = wf_shm_open(path, h.epoch_ticks, h.ring_events, h.pid);
     h.flags = (s->opts.block_when_full ? WFT_F_BLOCKING : 0) | (s->opts_cpu ? WFT_F_CPU : 0) |
               (s->opts_gpu ? WFT_F_GPU : 0) | (s->shm ? WFT_F_RINGS : 0);
     gethostname(h.host, sizeof h.host - 1);

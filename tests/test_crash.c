@@ -1,140 +1,168 @@
 /*
- * test_crash.c -- SIGKILL a recording process at random moments; every
- * trace must be readable, and nothing the recorder had reported written
- * may be missing from it.
+ * test_crash.c -- SIGKILL a recording process at random moments, while
+ * two CPU-bound processes run beside it; every trace must be readable, and
+ * every event whose mark had returned before the process's last progress
+ * report must be in it, once.
  *
  * The child marks unit i (i = 1, 2, ...) in order, one event each, and
- * every 100 marks publishes in shared memory how many events the recorder
- * says it has written to the file (wf_get_stats' recorded: counted after
- * write() returned, so in the page cache, which a SIGKILL does not lose).
- * One thread marks, so those are the first units.  That holds whatever the
- * scheduler does: on a loaded machine the writer may not run for a long
- * while, and the check moves with it.  How far behind the marks the file
- * was at the kill is printed (the durability of marks the writer has not
- * yet copied out is a property of the ring, not checked here).
+ * after each mark reports in shared memory how many marks have returned.
+ * Its writer may not have run for a long while (the CPU hogs see to that
+ * now and then): the marks it had not copied out are read back from the
+ * rings file (PATH.rings, lib/wf_shm.c) by the reader, as `waterfall`
+ * reads them.  One round also stops the writer for good before marking on
+ * (WATERFALL_TEST_STALL, test-only), so that everything after the stop is
+ * in the rings file alone.
+ *
+ * Usage: test_crash [ROUNDS]   (default 20; CI runs 100)
  */
 #include "check.h"
 #include "trace_util.h"
 
-#include "wf_clock.h"
 #include <waterfall.h>
 
+#include <fcntl.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 
-#define HIST 4096 /* checkpoints kept: one per 100 marks */
+#define STALL_AFTER 20000 /* the stall round: marks before the writer stops ... */
+#define STALL_MARKS 40000 /* ... and after (fewer than a ring holds: none is dropped) */
 
 struct shared {
-    atomic_ullong n;                /* checkpoints written */
-    unsigned long long mark[HIST];  /* highest unit marked ... */
-    unsigned long long when[HIST];  /* ... at this monotonic ns ... */
-    unsigned long long written[HIST]; /* ... and the events the recorder had written */
+    atomic_ullong first;  /* the first unit's id (0: not yet) */
+    atomic_ullong marked; /* marks returned so far: the progress report */
+    atomic_int stalled;   /* the stall round: the child has marked all it will */
 };
 
-static void child(const char *path, struct shared *sh)
+static void child(const char *path, const char *stall, struct shared *sh)
 {
+    if (stall)
+        setenv("WATERFALL_TEST_STALL", stall, 1);
     if (wf_open(path) != 0)
         _exit(2);
-    wf_unit first = 0;
     for (unsigned long long i = 0;; i++) {
+        if (stall && i == STALL_AFTER) {
+            close(open(stall, O_CREAT | O_WRONLY | O_CLOEXEC, 0644)); /* the writer stops at its next pass */
+            struct timespec ts = {0, 30000000}; /* three of its periods: it has stopped */
+            nanosleep(&ts, NULL);
+        }
+        if (stall && i == STALL_AFTER + STALL_MARKS) {
+            atomic_store(&sh->stalled, 1);
+            pause();
+        }
         wf_unit u = wf_unit_new("crash", -1);
-        if (!first)
-            first = u;
+        if (i == 0)
+            atomic_store(&sh->first, u);
         wf_mark(WF_GPU_START, u);
-        if (i % 100 == 0) {
-            unsigned long long k = atomic_load(&sh->n);
-            wf_stats st;
-            wf_get_stats(&st);
-            sh->mark[k % HIST] = u - first + 1;
-            sh->when[k % HIST] = wfc_mono_ns();
-            sh->written[k % HIST] = st.recorded;
-            atomic_store(&sh->n, k + 1);
+        atomic_store_explicit(&sh->marked, i + 1, memory_order_release);
+        if (i % 100 == 99) {
             struct timespec ts = {0, 100000}; /* ~1M marks/s would fill the disk; pace it */
             nanosleep(&ts, NULL);
         }
     }
 }
 
+/* A process that spins until killed (or until the test dies). */
+static pid_t hog(void)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        for (volatile unsigned long long x = 0;; x++)
+            ;
+    }
+    return pid;
+}
+
 int main(int argc, char **argv)
 {
     int rounds = argc > 1 ? atoi(argv[1]) : 20;
-    const char *path = tmp_path("crash.wft");
-    struct shared *sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE,
-                             MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    const char *path = tmp_path("crash.wft"), *stall = tmp_path("crash.stall");
+    char rings[600];
+    snprintf(rings, sizeof rings, "%s.rings", path);
+    struct shared *sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     CHECK(sh != MAP_FAILED);
     srand((unsigned)getpid());
-    int worst_ok = 1, meaningful = 0, late = 0;
-    unsigned long long behind_max = 0;
-    /* A round whose writer had written nothing yet (a child slow to start
-     * on a loaded machine) proves nothing: up to 3 x rounds are run to get
-     * `rounds` that do. */
-    for (int r = 0; r < 3 * rounds && meaningful < rounds; r++) {
-        atomic_store(&sh->n, 0);
+    pid_t hogs[2] = {hog(), hog()};
+    int all_ok = 1, meaningful = 0, from_rings = 0;
+    unsigned long long rings_max = 0;
+    for (int r = 0; r < rounds; r++) {
+        int stalling = r == rounds / 2; /* one round, half way */
+        atomic_store(&sh->first, 0);
+        atomic_store(&sh->marked, 0);
+        atomic_store(&sh->stalled, 0);
+        remove(stall);
         pid_t pid = fork();
         if (pid == 0)
-            child(path, sh);
-        struct timespec ts = {0, (long)(150 + rand() % 300) * 1000000L};
-        nanosleep(&ts, NULL);
+            child(path, stalling ? stall : NULL, sh);
+        if (stalling) { /* killed once all its marks after the stop are made */
+            for (int w = 0; w < 3000 && !atomic_load(&sh->stalled); w++) {
+                struct timespec ts = {0, 10000000};
+                nanosleep(&ts, NULL);
+            }
+            CHECK(atomic_load(&sh->stalled));
+        } else {
+            struct timespec ts = {0, (long)(20 + rand() % 430) * 1000000L};
+            nanosleep(&ts, NULL);
+        }
         kill(pid, SIGKILL);
-        unsigned long long killed_at = wfc_mono_ns();
         int st;
         waitpid(pid, &st, 0);
         CHECK(WIFSIGNALED(st));
 
-        /* What the recorder had reported written (the last checkpoint: it
-         * only grows), and, for the record, the highest unit marked at
-         * least 100 ms before the kill. */
-        unsigned long long must = 0, old = 0, n = atomic_load(&sh->n);
-        if (n > 0)
-            must = sh->written[(n - 1) % HIST];
-        for (unsigned long long k = n > HIST ? n - HIST : 0; k < n; k++)
-            if (sh->when[k % HIST] + 100000000ull <= killed_at && sh->mark[k % HIST] > old)
-                old = sh->mark[k % HIST];
-
+        unsigned long long first = atomic_load(&sh->first), n = atomic_load_explicit(&sh->marked, memory_order_acquire);
         /* Killed before its first mark: the file may not have its header
          * yet, and nothing marked can be missing from it. */
         struct stat sb;
-        if (n == 0 && (stat(path, &sb) != 0 || sb.st_size == 0)) {
-            remove(path);
+        if (n == 0 && (stat(path, &sb) != 0 || sb.st_size == 0))
             continue;
-        }
         struct wft_trace tr;
         struct input in;
         CHECK(load_trace(path, &tr, &in) == 0);
         CHECK(!tr.closed);
         CHECK(!tr.corrupt_at && !tr.bad_records);
-        /* Units are marked in order, one event each: the first `must` units
-         * must all be there. */
-        uint64_t first = tr.nunits ? tr.units[0].unit : 0;
-        unsigned long long have = 0, have_old = 0;
-        for (size_t i = 0; i < tr.nev; i++) {
-            have += tr.ev[i].unit - first + 1 <= must;
-            have_old += tr.ev[i].unit - first + 1 <= old;
+        CHECK(tr.rings == WFT_RINGS_READ);
+        /* Units are marked in order, one event each: units first .. first+n-1
+         * must each be there once (a unit marked after the report may be
+         * there too). */
+        unsigned long long have = 0;
+        for (size_t i = 0; i < tr.nev; i++)
+            have += tr.ev[i].unit >= first && tr.ev[i].unit - first < n;
+        if (have != n || tr.lost) {
+            all_ok = 0;
+            fprintf(stderr,
+                    "round %d: %llu events of the %llu whose marks had returned are in the trace "
+                    "(%zu events read, %llu from the rings file; %llu lost)\n",
+                    r, have, n, tr.nev, (unsigned long long)tr.rings_events, (unsigned long long)tr.lost);
         }
-        if (have != must) {
-            worst_ok = 0;
-            fprintf(stderr, "round %d: %llu of the %llu events the recorder had reported written "
-                            "are in the trace (%zu events read)\n",
-                    r, have, must, tr.nev);
+        if (stalling) { /* everything after the stop came from the rings file alone */
+            CHECK(tr.rings_events >= STALL_MARKS);
+            CHECK(tr.rings_dropped == 0);
+            printf("crash: the writer stopped for good after %d marks; %llu events were read from the rings file\n",
+                   STALL_AFTER, (unsigned long long)tr.rings_events);
         }
-        if (have_old != old)
-            late++;
-        if (sh->mark[(n - 1) % HIST] > must && sh->mark[(n - 1) % HIST] - must > behind_max)
-            behind_max = sh->mark[(n - 1) % HIST] - must;
-        meaningful += must > 0;
+        from_rings += tr.rings_events > 0;
+        if (tr.rings_events > rings_max)
+            rings_max = tr.rings_events;
+        meaningful += n > 0;
         unload_trace(&tr, &in);
     }
-    printf("crash: %d rounds with events written; in %d of them an event marked >= 100 ms before the kill "
-           "was not yet written (the writer had not run); the file was at most %llu marks behind\n",
-           meaningful, late, behind_max);
-    CHECK(worst_ok);
+    kill(hogs[0], SIGKILL);
+    kill(hogs[1], SIGKILL);
+    waitpid(hogs[0], NULL, 0);
+    waitpid(hogs[1], NULL, 0);
+    printf("crash: %d kills beside two CPU-bound processes, %d with marks; in %d the writer had not written "
+           "every mark (up to %llu events read from the rings file); nothing missing: %s\n",
+           rounds, meaningful, from_rings, rings_max, all_ok ? "yes" : "NO");
+    CHECK(all_ok);
     CHECK(meaningful >= rounds / 2); /* a loaded machine may starve a child's start */
     remove(path);
+    remove(rings);
+    remove(stall);
     munmap(sh, sizeof *sh);
-    printf("crash: %d kills\n", rounds);
     return check_done("crash");
 }

@@ -25,7 +25,8 @@ static inline const char *tmp_path(const char *name)
     return p;
 }
 
-/* Read path into t (sorted); returns wft_parse's result. */
+/* Read path into t (sorted), with what its rings file holds when it did
+ * not finish; returns wft_parse_recover's result. */
 static inline int load_trace(const char *path, struct wft_trace *t, struct input *in)
 {
     char err[512];
@@ -34,7 +35,7 @@ static inline int load_trace(const char *path, struct wft_trace *t, struct input
         memset(t, 0, sizeof *t);
         return -1;
     }
-    int rc = wft_parse(t, path, in->data, in->len, err, sizeof err);
+    int rc = wft_parse_recover(t, path, in->data, in->len, err, sizeof err);
     if (rc)
         fprintf(stderr, "%s\n", err);
     else

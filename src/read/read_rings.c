@@ -15,6 +15,8 @@
  */
 #include "read_wft.h"
 
+#include "mem.h"
+
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,14 +121,8 @@ static int take_ring(struct wft_trace *t, const struct wft_rings_header *h, cons
             th->device = dv;
             continue;
         }
-        if (t->nev == t->ev_cap) {
-            size_t ncap = t->ev_cap ? t->ev_cap * 2 : 1024;
-            struct wft_ev *n = realloc(t->ev, ncap * sizeof *n);
-            if (!n)
-                return -1;
-            t->ev = n;
-            t->ev_cap = ncap;
-        }
+        if (grow_array((void **)&t->ev, &t->ev_cap, t->nev + 1, sizeof *t->ev))
+            return -1;
         t->ev[t->nev++] = (struct wft_ev){.ns = (int64_t)e.ticks, /* raw: converted with the rest */
                                           .unit = e.word & WFT_UNIT_MASK,
                                           .event = ev,
@@ -149,11 +145,8 @@ static int take_ring(struct wft_trace *t, const struct wft_rings_header *h, cons
         if (t->cpu[i].thread == rh.thread && t->cpu[i].ns > last)
             last = t->cpu[i].ns;
     if (rh.cpu_ticks && (int64_t)rh.cpu_ticks > last) {
-        struct wft_cpu_pt *n = realloc(t->cpu, (t->ncpu + 1) * sizeof *n);
-        if (!n)
+        if (grow_array((void **)&t->cpu, &t->cpu_cap, t->ncpu + 1, sizeof *t->cpu))
             return -1;
-        t->cpu = n;
-        t->cpu_cap = t->ncpu + 1;
         t->cpu[t->ncpu++] = (struct wft_cpu_pt){.ns = (int64_t)rh.cpu_ticks, .cpu_ns = rh.cpu_ns,
                                                 .wait_ns = rh.cpu_flags & WFT_CPU_WAIT ? rh.cpu_wait_ns : 0,
                                                 .thread = rh.thread, .flags = rh.cpu_flags};

@@ -100,6 +100,10 @@ static void print_rings(FILE *f, const struct wft_trace *t)
     case WFT_RINGS_DAMAGED:
         fprintf(f, "rings:     %s.rings is damaged: not read\n", t->path);
         break;
+    case WFT_RINGS_RUNNING:
+        fprintf(f, "rings:     %s.rings not read: the recording (pid %u) is still running\n", t->path,
+                t->hdr.pid);
+        break;
     default:
         break;
     }

@@ -50,7 +50,7 @@ static void warn_source(const char *cmd, const struct source *s)
         if (s->rings == WFT_RINGS_READ && s->rings_events)
             fprintf(stderr, "%s: %s: note: %llu events its writer had not yet written were read from %s.rings\n",
                     cmd, s->name, (unsigned long long)s->rings_events, s->name);
-        else if (s->rings >= WFT_RINGS_MISSING)
+        else if (s->rings >= WFT_RINGS_MISSING && s->rings != WFT_RINGS_RUNNING)
             fprintf(stderr, "%s: %s: warning: %s.rings %s: the marks not yet written when the recording stopped are lost\n",
                     cmd, s->name, s->name,
                     s->rings == WFT_RINGS_MISSING ? "is missing"

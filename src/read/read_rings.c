@@ -17,7 +17,9 @@
 
 #include "mem.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,6 +158,18 @@ static int take_ring(struct wft_trace *t, const struct wft_rings_header *h, cons
     return 0;
 }
 
+/* Is the recording process still running (here)?  Then its writer has
+ * yet to write what the rings hold, and a read now could meet a write
+ * half done: the rings are left to it. */
+static int running(const struct wft_trace *t)
+{
+    char host[sizeof t->hdr.host] = "";
+    gethostname(host, sizeof host - 1);
+    if (strncmp(host, t->hdr.host, sizeof host) != 0 || t->hdr.pid == 0)
+        return 0;
+    return kill((pid_t)t->hdr.pid, 0) == 0 || errno == EPERM;
+}
+
 int wft_recover_rings(struct wft_trace *t, const char *path)
 {
     char name[4200];
@@ -176,6 +190,8 @@ int wft_recover_rings(struct wft_trace *t, const char *path)
         t->rings = WFT_RINGS_DAMAGED;
     } else if (h.epoch_ticks != t->hdr.epoch_ticks) {
         t->rings = WFT_RINGS_OTHER;
+    } else if (running(t)) {
+        t->rings = WFT_RINGS_RUNNING;
     } else {
         t->rings = WFT_RINGS_READ;
         rc = take_journal(t, &h, d, len);

@@ -107,7 +107,8 @@ enum wft_rings_state {
     WFT_RINGS_READ,       /* read: rings_events and rings_defs came from it */
     WFT_RINGS_MISSING,    /* expected, not there (moved without it, or removed) */
     WFT_RINGS_OTHER,      /* there, but another recording's (its epoch differs) */
-    WFT_RINGS_DAMAGED     /* there, but not readable as one */
+    WFT_RINGS_DAMAGED,    /* there, but not readable as one */
+    WFT_RINGS_RUNNING     /* not read: its recording process still runs (its writer will write them) */
 };
 
 /* Is this buffer's start a native trace? */

@@ -11,7 +11,8 @@
  * rings file (PATH.rings, lib/wf_shm.c) by the reader, as `waterfall`
  * reads them.  One round also stops the writer for good before marking on
  * (WATERFALL_TEST_STALL, test-only), so that everything after the stop is
- * in the rings file alone.
+ * in the rings file alone; a last one stops it before it ever runs, so
+ * that the thread's name, role and lost count come from there too.
  *
  * Usage: test_crash [ROUNDS]   (default 20; CI runs 100)
  */
@@ -64,6 +65,58 @@ static void child(const char *path, const char *stall, struct shared *sh)
             nanosleep(&ts, NULL);
         }
     }
+}
+
+/* The writer never runs: the thread's name, role and lost count are in
+ * the rings file alone.  It marks more than its ring holds (the ring
+ * drops the rest, and counts them). */
+#define NAMES_MARKS 70000
+static void names_child(const char *path, const char *stall, struct shared *sh)
+{
+    setenv("WATERFALL_TEST_STALL", stall, 1);
+    close(open(stall, O_CREAT | O_WRONLY | O_CLOEXEC, 0644)); /* before its first pass */
+    if (wf_open(path) != 0)
+        _exit(2);
+    wf_thread_name("marker");
+    wf_thread_worker(2, 1);
+    for (int i = 0; i < NAMES_MARKS; i++)
+        wf_mark(WF_GPU_END, wf_unit_new("names", i));
+    atomic_store(&sh->stalled, 1);
+    pause();
+    _exit(0);
+}
+
+static void names_round(const char *path, const char *stall, struct shared *sh)
+{
+    atomic_store(&sh->stalled, 0);
+    remove(stall);
+    pid_t pid = fork();
+    if (pid == 0)
+        names_child(path, stall, sh);
+    for (int w = 0; w < 3000 && !atomic_load(&sh->stalled); w++) {
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+    }
+    CHECK(atomic_load(&sh->stalled));
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    struct wft_trace tr;
+    struct input in;
+    CHECK(load_trace(path, &tr, &in) == 0);
+    CHECK(tr.rings == WFT_RINGS_READ);
+    CHECK(tr.nthreads == 1);
+    if (tr.nthreads == 1) {
+        const struct wft_thread_info *th = &tr.threads[0];
+        CHECK(strcmp(th->name, "marker") == 0);
+        CHECK(th->worker == 2 && th->device == 1);
+        CHECK(th->lost > 0 && th->events + th->lost == NAMES_MARKS);
+        CHECK(tr.nunits == NAMES_MARKS); /* every unit's definition, from the journal */
+        printf("crash: a writer that never ran: %llu events, %llu lost (the ring was full), thread \"%s\" "
+               "worker %d device %d, %zu units: all from the rings file\n",
+               (unsigned long long)th->events, (unsigned long long)th->lost, th->name, th->worker, th->device,
+               tr.nunits);
+    }
+    unload_trace(&tr, &in);
 }
 
 /* A process that spins until killed (or until the test dies). */
@@ -151,6 +204,7 @@ int main(int argc, char **argv)
         meaningful += n > 0;
         unload_trace(&tr, &in);
     }
+    names_round(path, stall, sh);
     kill(hogs[0], SIGKILL);
     kill(hogs[1], SIGKILL);
     waitpid(hogs[0], NULL, 0);

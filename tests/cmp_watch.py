@@ -11,18 +11,22 @@ digits on big sums).  watch is exact when no record came behind its
 horizon (late == 0); with --allow-late, a line with late > 0 is not
 compared (only its own invariants are checked).  --clock-refined: a
 native trace followed while written, whose clock conversion was refined
-after its first events were read: 1e-5 relative (follow_wft.h).  Prints what differs;
+after its first events were read: 1e-5 relative (follow_wft.h), and, for a
+stage's sum, 2 ns a unit more (two calibrations may each round an event's
+time to the nanosecond the other way: a slow run, under ThreadSanitizer,
+met it on a sum of 30 handoffs of 1 us).  Prints what differs;
 exit status 1 when something does.
 """
 import json
 import sys
 
 
-REL = 1e-5 if "--clock-refined" in sys.argv else 1e-6
+REFINED = "--clock-refined" in sys.argv
+REL = 1e-5 if REFINED else 1e-6
 
 
-def close(a, b):
-    return abs(a - b) <= 1e-9 + REL * max(abs(a), abs(b))
+def close(a, b, units=0):
+    return abs(a - b) <= 1e-9 + (2e-9 * units if REFINED else 0) + REL * max(abs(a), abs(b))
 
 
 def main():
@@ -63,7 +67,7 @@ def main():
     for s in ["synthesis", "handoff", "queue", "prep", "gpu"]:
         n = sum(r["stages"][s]["count"] for r in runs)
         tot = sum(r["stages"][s]["count"] * (r["stages"][s]["mean_s"] or 0) for r in runs)
-        if n != w["stages"][s]["count"] or not close(tot, w["stages"][s]["sum_s"]):
+        if n != w["stages"][s]["count"] or not close(tot, w["stages"][s]["sum_s"], n):
             bad.append("stage %s: analyze %d, %r s; watch %d, %r s" % (s, n, tot, w["stages"][s]["count"],
                                                                       w["stages"][s]["sum_s"]))
     # kernel time by device, where the log has kernel phases

@@ -222,6 +222,7 @@ void wf_ring_cpu(struct wf_ring *r, const struct wft_cpu *c)
     struct wft_ring_header *h = r->sh;
     if (!c->ticks)
         return;
+    __atomic_store_n(&h->cpu_ticks, 0, __ATOMIC_RELEASE); /* no reading while it changes */
     h->cpu_flags = c->flags;
     h->cpu_ns = c->cpu_ns;
     h->cpu_wait_ns = c->wait_ns;

@@ -22,12 +22,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#define JOURNAL_CAP (8u << 20) /* the definitions not yet in PATH: ~100k units; sparse until used */
+#define JOURNAL_CAP (4u << 20) /* the definitions not yet in PATH: ~100k units of short job ids */
 
 struct wf_shm {
     int fd;
+    dev_t dev; /* the file's: removed at close only while the path still names it */
+    ino_t ino;
     char path[4096 + 8];
     struct wft_rings_header *hdr; /* mapped: the header page and the journal after it */
     size_t hdr_map;
@@ -57,14 +60,24 @@ struct wf_shm *wf_shm_open(const char *trace, uint64_t epoch_ticks, uint32_t rin
     if (!m)
         return NULL;
     snprintf(m->path, sizeof m->path, "%s.rings", trace);
-    m->fd = open(m->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (m->fd < 0) {
+    /* a file of its own: one that another recording of the same path still
+     * maps is unlinked, not truncated under it (its pages would vanish) */
+    unlink(m->path);
+    m->fd = open(m->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    struct stat st;
+    if (m->fd < 0 || fstat(m->fd, &st) != 0) {
+        if (m->fd >= 0)
+            close(m->fd);
         free(m);
         return NULL;
     }
+    m->dev = st.st_dev;
+    m->ino = st.st_ino;
     m->ring_bytes = WFT_RINGS_PAGE + (uint64_t)ring_events * sizeof(struct wft_event);
     m->hdr_map = WFT_RINGS_PAGE + JOURNAL_CAP;
-    if (ftruncate(m->fd, (off_t)m->hdr_map) != 0 ||
+    /* its blocks allocated now: a store to a mapped page the disk cannot
+     * hold would be a SIGBUS in the program's own call */
+    if (posix_fallocate(m->fd, 0, (off_t)m->hdr_map) != 0 ||
         (m->hdr = mmap(NULL, m->hdr_map, PROT_READ | PROT_WRITE, MAP_SHARED, m->fd, 0)) == MAP_FAILED) {
         close(m->fd);
         unlink(m->path);
@@ -94,39 +107,49 @@ void wf_shm_close(struct wf_shm *m, int remove)
     if (!m)
         return;
     munmap(m->hdr, m->hdr_map);
-    close(m->fd);
-    if (remove)
+    struct stat st;
+    if (remove && stat(m->path, &st) == 0 && st.st_dev == m->dev && st.st_ino == m->ino)
         unlink(m->path);
+    close(m->fd);
     free(m->busy);
     free(m);
 }
 
 /* ---- rings ---- */
 
+/* A stretch for one more ring, its blocks allocated: its index, or -1. */
+static long ring_grow(struct wf_shm *m)
+{
+    size_t k = m->nrings;
+    if (k == m->busy_cap) {
+        size_t cap = m->busy_cap ? m->busy_cap * 2 : 16;
+        uint8_t *b = realloc(m->busy, cap);
+        if (!b)
+            return -1;
+        m->busy = b;
+        m->busy_cap = cap;
+    }
+    if (posix_fallocate(m->fd, (off_t)(m->hdr->rings_off + k * m->ring_bytes), (off_t)m->ring_bytes) != 0)
+        return -1;
+    m->busy[k] = 0;
+    m->nrings = k + 1;
+    __atomic_store_n(&m->hdr->nrings, (uint64_t)m->nrings, __ATOMIC_RELEASE);
+    return (long)k;
+}
+
 int wf_shm_ring(struct wf_shm *m, struct wf_ring *r)
 {
     size_t k = 0;
     while (k < m->nrings && m->busy[k])
         k++;
-    if (k == m->nrings) { /* none free: the file grows by one */
-        if (k == m->busy_cap) {
-            size_t cap = m->busy_cap ? m->busy_cap * 2 : 16;
-            uint8_t *b = realloc(m->busy, cap);
-            if (!b)
-                return -1;
-            m->busy = b;
-            m->busy_cap = cap;
-        }
-        if (ftruncate(m->fd, (off_t)(m->hdr->rings_off + (k + 1) * m->ring_bytes)) != 0)
-            return -1;
-        m->busy[k] = 0;
-        m->nrings = k + 1;
-        __atomic_store_n(&m->hdr->nrings, (uint64_t)m->nrings, __ATOMIC_RELEASE);
-    }
-    void *p = mmap(NULL, m->ring_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, m->fd,
-                   (off_t)(m->hdr->rings_off + k * m->ring_bytes));
-    if (p == MAP_FAILED)
+    void *p = MAP_FAILED;
+    if (k < m->nrings || ring_grow(m) >= 0)
+        p = mmap(NULL, m->ring_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, m->fd,
+                 (off_t)(m->hdr->rings_off + k * m->ring_bytes));
+    if (p == MAP_FAILED) { /* the ring stays private: said in the file */
+        __atomic_store_n(&m->hdr->private_rings, m->hdr->private_rings + 1, __ATOMIC_RELEASE);
         return -1;
+    }
     prefault(p, m->ring_bytes);
     m->busy[k] = 1;
     r->map = p;

@@ -246,6 +246,8 @@ struct wft_rings_header {
     uint64_t journal_end;  /* bytes ever appended to the journal (position: end % journal_cap) */
     uint64_t journal_done; /* of them, those whose records PATH holds */
     uint64_t journal_dropped; /* definitions not journaled: it was full */
+    uint64_t private_rings;   /* threads whose ring could not be placed here (the file could not
+                               * grow: a full disk): their marks are safe only once written */
 };
 
 #define WFT_RING_FREE 0u /* never used, or its thread's slots are all in PATH */

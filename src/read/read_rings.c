@@ -7,7 +7,9 @@
  * writer copies them into PATH and, after each thread's events, writes a
  * SEQ record: the ring's slots below `next` are in PATH.  So a reader
  * takes, of each ring, the slots from its thread's last SEQ to its head,
- * and, of the definitions journal, the records from journal_done on.  A
+ * (and those after its last SEQ that a write cut short by the process's
+ * death left without their SEQ), and, of the definitions journal, the
+ * records from journal_done on.  A
  * slot is counted in head only once written whole, so no torn slot is
  * read; a record of the journal is taken only whole and intact (CRC).
  * The file is not trusted: every count and offset is checked against its
@@ -92,6 +94,7 @@ static int take_journal(struct wft_trace *t, const struct wft_rings_header *h, c
     }
     free(known);
     t->rings_dropped = h->journal_dropped;
+    t->rings_private = h->private_rings;
     return 0;
 }
 
@@ -106,7 +109,9 @@ static int take_ring(struct wft_trace *t, const struct wft_rings_header *h, cons
     struct wft_thread_info *th = wft_thread_at(t, rh.thread);
     if (!th)
         return -1;
-    uint64_t from = th->seq, cap = h->ring_events;
+    /* the slots in the file: up to its last SEQ, and those written after it
+     * whose SEQ the process's death cut off */
+    uint64_t from = th->seq + th->after_seq, cap = h->ring_events;
     if (rh.head > from && rh.head - from > cap)
         from = rh.head - cap; /* cannot happen (a slot is written again only once in the file): damage */
     const unsigned char *slots = ring + WFT_RINGS_PAGE;
@@ -184,7 +189,7 @@ int wft_recover_rings(struct wft_trace *t, const char *path)
     memcpy(&h, d, sizeof h);
     int rc = 0;
     if (memcmp(h.magic, WFT_RINGS_MAGIC, 8) != 0 || h.version != 1 || h.page != WFT_RINGS_PAGE ||
-        h.ring_events == 0 || (h.ring_events & (h.ring_events - 1)) || h.ring_events > (1u << 26) ||
+        h.ring_events == 0 || (h.ring_events & (h.ring_events - 1)) || h.ring_events > (1u << 30) ||
         h.ring_bytes != WFT_RINGS_PAGE + (uint64_t)h.ring_events * sizeof(struct wft_event) ||
         h.rings_off > len) {
         t->rings = WFT_RINGS_DAMAGED;

@@ -158,6 +158,7 @@ static int rec_events(struct wft_trace *t, const unsigned char *p, uint32_t size
         o->device = th->device;
     }
     th->events += r.count;
+    th->after_seq += r.count;
     return 0;
 }
 
@@ -173,6 +174,7 @@ static int rec_role(struct wft_trace *t, const unsigned char *p, uint32_t size)
     th->roles = 1;
     th->worker = w;
     th->device = d;
+    th->after_seq++; /* a role change is a slot of its ring */
     return 0;
 }
 
@@ -262,8 +264,10 @@ static int rec_seq(struct wft_trace *t, const unsigned char *p, uint32_t size)
     struct wft_thread_info *th;
     if (get_th(t, &r, sizeof r, p, size, &r.thread, &th))
         return -1;
-    if (r.next > th->seq)
+    if (r.next >= th->seq) {
         th->seq = r.next;
+        th->after_seq = 0;
+    }
     return 0;
 }
 

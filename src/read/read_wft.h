@@ -35,6 +35,8 @@ struct wft_thread_info {
     uint64_t lost;    /* from its last LOST record */
     uint64_t cpu_ns;  /* its CPU time at its last CPU record (0: none) */
     uint64_t seq;     /* its ring's slots below this are in the file (SEQ records; format 1.3) */
+    uint64_t after_seq; /* slots (events and role changes) in the file after its last SEQ: a write
+                         * cut short by the process's death may hold them without their SEQ */
 };
 
 /* A sample of a thread's CPU time (a CPU record). */
@@ -100,6 +102,7 @@ struct wft_trace {
     uint64_t rings_events;     /* events taken from it */
     uint64_t rings_defs;       /* unit and event definitions taken from it */
     uint64_t rings_dropped;    /* definitions the recorder could not keep in it */
+    uint64_t rings_private;    /* threads whose ring was not in it (the file could not grow) */
 };
 
 enum wft_rings_state {

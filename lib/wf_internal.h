@@ -251,7 +251,8 @@ extern struct wf_shm *wf_journal; /* the live session's, for definitions (under 
 
 /* PATH.rings made and mapped; NULL when it cannot be (the rings stay private). */
 struct wf_shm *wf_shm_open(const char *trace, uint64_t epoch_ticks, uint32_t ring_events, uint32_t pid);
-/* Unmap it; remove: delete the file too (every slot is in PATH). */
+/* Unmap it; remove: delete the file too (every slot is in PATH); 0 in a
+ * forked child, whose parent's file stays as it is. */
 void wf_shm_close(struct wf_shm *m, int remove);
 /* A stretch of it for r, mapped and pre-faulted (under wf_reg_mu): 0, or -1. */
 int wf_shm_ring(struct wf_shm *m, struct wf_ring *r);
@@ -264,8 +265,6 @@ void wf_shm_journal(struct wf_shm *m, const char *rec, size_t size);
 uint64_t wf_shm_journal_end(const struct wf_shm *m);
 /* The journal's bytes up to upto are in PATH. */
 void wf_shm_journal_done(struct wf_shm *m, uint64_t upto);
-/* In a forked child: unmap and close it, the parent's file untouched. */
-void wf_shm_drop_in_child(struct wf_shm *m);
 
 /* ---- CPU sampling (wf_cpu.c) ------------------------------------------- */
 

@@ -122,13 +122,6 @@ static void wf_key_make(void)
     pthread_key_create(&wf_key, wf_thread_gone);
 }
 
-static uint64_t wf_role_word(int32_t worker, int32_t device)
-{
-    uint64_t w = (uint64_t)(uint32_t)(worker + 1) & 0xffffffu;
-    uint64_t d = (uint64_t)(uint32_t)(device + 1) & 0xffffffu;
-    return w | d << 24;
-}
-
 /* A role change rides in the ring so it stays in order with the marks.
  * It is not a mark, so roles counts them out of head.  Only a full ring in
  * dropping mode can drop one; the marks dropped around it are counted. */
@@ -136,7 +129,7 @@ static void wf_put_role(struct wf_ring *r)
 {
     uint64_t before = __atomic_load_n(&r->sh->head, __ATOMIC_RELAXED);
     uint64_t lost = __atomic_load_n(&r->sh->lost, __ATOMIC_RELAXED);
-    wf_put(r, WF_EV_ROLE, wf_role_word(wf_tls_worker, wf_tls_device));
+    wf_put(r, WF_EV_ROLE, wft_role_word(wf_tls_worker, wf_tls_device));
     if (__atomic_load_n(&r->sh->head, __ATOMIC_RELAXED) != before)
         __atomic_store_n(&r->sh->roles, __atomic_load_n(&r->sh->roles, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
     else /* dropped: undo the count, it was not a mark */

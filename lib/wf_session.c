@@ -494,7 +494,7 @@ static void wf_atfork_child(void)
         free(wf_sess->text);
         free(wf_sess->late);
         wf_gpu_drop_in_child(wf_sess);
-        wf_shm_drop_in_child(wf_sess->shm); /* the parent's file stays as it is */
+        wf_shm_close(wf_sess->shm, 0); /* the parent's file stays as it is */
         wf_journal = NULL;
         for (struct wf_ring *r = wf_sess->retired, *next; r; r = next) {
             next = r->next;

@@ -208,15 +208,3 @@ void wf_shm_journal_done(struct wf_shm *m, uint64_t upto)
     if (m && upto > __atomic_load_n(&m->hdr->journal_done, __ATOMIC_RELAXED))
         __atomic_store_n(&m->hdr->journal_done, upto, __ATOMIC_RELEASE);
 }
-
-/* ---- a forked child: the parent's file, untouched ---- */
-
-void wf_shm_drop_in_child(struct wf_shm *m)
-{
-    if (!m)
-        return;
-    munmap(m->hdr, m->hdr_map);
-    close(m->fd);
-    free(m->busy);
-    free(m);
-}

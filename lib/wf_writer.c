@@ -171,8 +171,8 @@ static uint64_t drain_ring(struct wf_session *s, struct wf_ring *r)
         }
         if (t < h && ev.count < WF_BATCH_MAX) { /* a role change */
             const struct wf_slot *e = &r->slots[t & r->mask];
-            int32_t w = (int32_t)(e->word & 0xffffffu) - 1;
-            int32_t d = (int32_t)((e->word >> 24) & 0xffffffu) - 1;
+            int32_t w, d;
+            wft_role_of(e->word, &w, &d);
             struct wft_role role = {.thread = r->index, .worker = w, .device = d};
             wf_out_rec(s, WFT_ROLE, &role, sizeof role);
             r->worker = w;

@@ -267,6 +267,15 @@ struct wft_ring_header {
 /* A role change rides in a ring as a slot of this event id: worker + 1 in
  * bits 0-23 of the unit, device + 1 in bits 24-47 (0: none). */
 #define WFT_EV_ROLE 0xffffu
+static inline uint64_t wft_role_word(int32_t worker, int32_t device)
+{
+    return ((uint64_t)(uint32_t)(worker + 1) & 0xffffffu) | ((uint64_t)(uint32_t)(device + 1) & 0xffffffu) << 24;
+}
+static inline void wft_role_of(uint64_t word, int32_t *worker, int32_t *device)
+{
+    *worker = (int32_t)(word & 0xffffffu) - 1;
+    *device = (int32_t)((word >> 24) & 0xffffffu) - 1;
+}
 
 struct wft_clockpt {
     struct wft_rec rec;

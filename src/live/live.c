@@ -438,6 +438,7 @@ static int place(struct live *l, const struct live_rec *r, int64_t t)
         l->hold.job_len = r->job_len < sizeof l->hold_job ? r->job_len : sizeof l->hold_job;
         memcpy(l->hold_job, r->job, l->hold.job_len);
         l->hold.job = l->hold_job;
+        l->hold.hash = key_hash(l->hold_job, l->hold.job_len, l->hold.partition); /* of what is kept */
         return 0;
     }
     if (t > l->run_max)

@@ -17,39 +17,14 @@
  */
 #include "read_wft.h"
 
-#include "mem.h"
+#include "input.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
-
-/* The whole file into memory (NULL: none, or unreadable). */
-static unsigned char *slurp(const char *path, size_t *len)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
-    struct stat st;
-    unsigned char *d = NULL;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= (off_t)WFT_RINGS_PAGE &&
-        (d = malloc((size_t)st.st_size))) {
-        size_t got = 0;
-        while (got < (size_t)st.st_size) {
-            ssize_t n = read(fd, d + got, (size_t)st.st_size - got);
-            if (n <= 0)
-                break;
-            got += (size_t)n;
-        }
-        *len = got;
-    }
-    close(fd);
-    return d;
-}
 
 static int id_cmp(const void *a, const void *b)
 {
@@ -116,28 +91,18 @@ static int take_ring(struct wft_trace *t, const struct wft_rings_header *h, cons
         from = rh.head - cap; /* cannot happen (a slot is written again only once in the file): damage */
     const unsigned char *slots = ring + WFT_RINGS_PAGE;
     for (uint64_t k = from; k < rh.head; k++) {
+        const unsigned char *q = slots + (k & (cap - 1)) * sizeof(struct wft_event);
         struct wft_event e;
-        memcpy(&e, slots + (k & (cap - 1)) * sizeof e, sizeof e);
-        uint32_t ev = (uint32_t)(e.word >> WFT_UNIT_BITS);
-        if (ev == WFT_EV_ROLE) { /* worker + 1 and device + 1, 24 bits each */
-            int32_t w = (int32_t)(e.word & 0xffffffu) - 1, dv = (int32_t)((e.word >> 24) & 0xffffffu) - 1;
-            if (th->roles && (w != th->worker || dv != th->device))
-                th->role_changed = 1;
-            th->roles = 1;
-            th->worker = w;
-            th->device = dv;
-            continue;
-        }
-        if (grow_array((void **)&t->ev, &t->ev_cap, t->nev + 1, sizeof *t->ev))
+        memcpy(&e, q, sizeof e);
+        if ((uint32_t)(e.word >> WFT_UNIT_BITS) == WFT_EV_ROLE) {
+            int32_t w, dv;
+            wft_role_of(e.word, &w, &dv);
+            wft_thread_role(th, w, dv);
+        } else if (wft_add_events(t, rh.thread, q, 1)) {
             return -1;
-        t->ev[t->nev++] = (struct wft_ev){.ns = (int64_t)e.ticks, /* raw: converted with the rest */
-                                          .unit = e.word & WFT_UNIT_MASK,
-                                          .event = ev,
-                                          .thread = rh.thread,
-                                          .worker = th->worker,
-                                          .device = th->device};
-        th->events++;
-        t->rings_events++;
+        } else {
+            t->rings_events++;
+        }
     }
     if (!th->seen) {
         th->seen = 1;
@@ -152,13 +117,10 @@ static int take_ring(struct wft_trace *t, const struct wft_rings_header *h, cons
         if (t->cpu[i].thread == rh.thread && t->cpu[i].ns > last)
             last = t->cpu[i].ns;
     if (rh.cpu_ticks && (int64_t)rh.cpu_ticks > last) {
-        if (grow_array((void **)&t->cpu, &t->cpu_cap, t->ncpu + 1, sizeof *t->cpu))
+        struct wft_cpu c = {.thread = rh.thread, .flags = rh.cpu_flags, .ticks = rh.cpu_ticks,
+                            .cpu_ns = rh.cpu_ns, .wait_ns = rh.cpu_wait_ns};
+        if (wft_add_cpu(t, th, &c))
             return -1;
-        t->cpu[t->ncpu++] = (struct wft_cpu_pt){.ns = (int64_t)rh.cpu_ticks, .cpu_ns = rh.cpu_ns,
-                                                .wait_ns = rh.cpu_flags & WFT_CPU_WAIT ? rh.cpu_wait_ns : 0,
-                                                .thread = rh.thread, .flags = rh.cpu_flags};
-        if (rh.cpu_ns > th->cpu_ns)
-            th->cpu_ns = rh.cpu_ns;
     }
     return 0;
 }
@@ -179,12 +141,23 @@ int wft_recover_rings(struct wft_trace *t, const char *path)
 {
     char name[4200];
     snprintf(name, sizeof name, "%s.rings", path);
-    size_t len = 0;
-    unsigned char *d = slurp(name, &len);
-    if (!d) {
-        t->rings = access(name, F_OK) == 0 ? WFT_RINGS_DAMAGED : WFT_RINGS_MISSING;
+    struct input in;
+    char err[64];
+    if (access(name, F_OK) != 0) {
+        t->rings = WFT_RINGS_MISSING;
         return 0;
     }
+    if (input_open(&in, name, err, sizeof err)) {
+        t->rings = WFT_RINGS_DAMAGED; /* there, but not readable */
+        return 0;
+    }
+    if (in.len < WFT_RINGS_PAGE) {
+        input_close(&in);
+        t->rings = WFT_RINGS_DAMAGED;
+        return 0;
+    }
+    const unsigned char *d = in.data;
+    size_t len = in.len;
     struct wft_rings_header h;
     memcpy(&h, d, sizeof h);
     int rc = 0;
@@ -204,6 +177,6 @@ int wft_recover_rings(struct wft_trace *t, const char *path)
         for (uint64_t k = 0; k < n && !rc; k++)
             rc = take_ring(t, &h, d + h.rings_off + k * h.ring_bytes);
     }
-    free(d);
+    input_close(&in);
     return rc;
 }

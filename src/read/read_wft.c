@@ -133,6 +133,26 @@ static int rec_event_def(struct wft_trace *t, const unsigned char *p, uint32_t s
     return 0;
 }
 
+int wft_add_events(struct wft_trace *t, uint32_t thread, const unsigned char *q, uint32_t count)
+{
+    struct wft_thread_info *th = wft_thread_at(t, thread);
+    if (!th || grow_array((void **)&t->ev, &t->ev_cap, t->nev + count, sizeof *t->ev))
+        return -1;
+    for (uint32_t i = 0; i < count; i++, q += sizeof(struct wft_event)) {
+        struct wft_event e;
+        memcpy(&e, q, sizeof e);
+        struct wft_ev *o = &t->ev[t->nev++];
+        o->ns = (int64_t)e.ticks; /* raw until wft_parse converts */
+        o->unit = e.word & WFT_UNIT_MASK;
+        o->event = (uint32_t)(e.word >> WFT_UNIT_BITS);
+        o->thread = thread;
+        o->worker = th->worker;
+        o->device = th->device;
+    }
+    th->events += count;
+    return 0;
+}
+
 static int rec_events(struct wft_trace *t, const unsigned char *p, uint32_t size)
 {
     struct wft_events r;
@@ -140,26 +160,20 @@ static int rec_events(struct wft_trace *t, const unsigned char *p, uint32_t size
         return -1;
     if ((uint64_t)r.count * sizeof(struct wft_event) != size - sizeof r)
         return -1;
-    struct wft_thread_info *th = wft_thread_at(t, r.thread);
-    if (!th)
+    if (wft_add_events(t, r.thread, p + sizeof r, r.count))
         return -1;
-    if (grow_array((void **)&t->ev, &t->ev_cap, t->nev + r.count, sizeof *t->ev))
-        return -1;
-    const unsigned char *q = p + sizeof r;
-    for (uint32_t i = 0; i < r.count; i++, q += sizeof(struct wft_event)) {
-        struct wft_event e;
-        memcpy(&e, q, sizeof e);
-        struct wft_ev *o = &t->ev[t->nev++];
-        o->ns = (int64_t)e.ticks; /* raw until wft_parse converts */
-        o->unit = e.word & WFT_UNIT_MASK;
-        o->event = (uint32_t)(e.word >> WFT_UNIT_BITS);
-        o->thread = r.thread;
-        o->worker = th->worker;
-        o->device = th->device;
-    }
-    th->events += r.count;
-    th->after_seq += r.count;
+    t->threads[r.thread].after_seq += r.count;
     return 0;
+}
+
+void wft_thread_role(struct wft_thread_info *th, int32_t worker, int32_t device)
+{
+    int32_t w = worker < 0 ? -1 : worker, d = device < 0 ? -1 : device;
+    if (th->roles && (w != th->worker || d != th->device))
+        th->role_changed = 1;
+    th->roles = 1;
+    th->worker = w;
+    th->device = d;
 }
 
 static int rec_role(struct wft_trace *t, const unsigned char *p, uint32_t size)
@@ -168,12 +182,7 @@ static int rec_role(struct wft_trace *t, const unsigned char *p, uint32_t size)
     struct wft_thread_info *th;
     if (get_th(t, &r, sizeof r, p, size, &r.thread, &th))
         return -1;
-    int32_t w = r.worker < 0 ? -1 : r.worker, d = r.device < 0 ? -1 : r.device;
-    if (th->roles && (w != th->worker || d != th->device))
-        th->role_changed = 1;
-    th->roles = 1;
-    th->worker = w;
-    th->device = d;
+    wft_thread_role(th, r.worker, r.device);
     th->after_seq++; /* a role change is a slot of its ring */
     return 0;
 }
@@ -203,20 +212,25 @@ static int rec_clock(struct wft_trace *t, const unsigned char *p, uint32_t size)
     return 0;
 }
 
+int wft_add_cpu(struct wft_trace *t, struct wft_thread_info *th, const struct wft_cpu *r)
+{
+    if (grow_array((void **)&t->cpu, &t->cpu_cap, t->ncpu + 1, sizeof *t->cpu))
+        return -1;
+    t->cpu[t->ncpu++] = (struct wft_cpu_pt){.ns = (int64_t)r->ticks, .cpu_ns = r->cpu_ns,
+                                            .wait_ns = r->flags & WFT_CPU_WAIT ? r->wait_ns : 0,
+                                            .thread = r->thread, .flags = r->flags};
+    if (r->cpu_ns > th->cpu_ns) /* the latest; an exit sample may come late in the file */
+        th->cpu_ns = r->cpu_ns;
+    return 0;
+}
+
 static int rec_cpu(struct wft_trace *t, const unsigned char *p, uint32_t size)
 {
     struct wft_cpu r;
     struct wft_thread_info *th;
     if (get_th(t, &r, sizeof r, p, size, &r.thread, &th))
         return -1;
-    if (grow_array((void **)&t->cpu, &t->cpu_cap, t->ncpu + 1, sizeof *t->cpu))
-        return -1;
-    t->cpu[t->ncpu++] = (struct wft_cpu_pt){.ns = (int64_t)r.ticks, .cpu_ns = r.cpu_ns,
-                                            .wait_ns = r.flags & WFT_CPU_WAIT ? r.wait_ns : 0,
-                                            .thread = r.thread, .flags = r.flags};
-    if (r.cpu_ns > th->cpu_ns) /* the latest; an exit sample may come late in the file */
-        th->cpu_ns = r.cpu_ns;
-    return 0;
+    return wft_add_cpu(t, th, &r);
 }
 
 /* GPU records (format 1.2): what came of GPU sampling, the devices, the

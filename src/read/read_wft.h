@@ -132,11 +132,18 @@ int wft_parse_recover(struct wft_trace *t, const char *path, const void *data, s
 
 /* For read_rings.c: a thread's entry (made when new; NULL past the
  * bound, or out of memory), one record read as the trace's are (0, or -1
- * when its contents are bad), and whether a whole intact record lies at
- * off of d. */
+ * when its contents are bad), whether a whole intact record lies at off
+ * of d ... */
 struct wft_thread_info *wft_thread_at(struct wft_trace *t, uint32_t idx);
 int wft_take_record(struct wft_trace *t, const unsigned char *p, uint32_t size, uint16_t type);
 int wft_rec_whole(const unsigned char *d, size_t len, size_t off);
+/* ... and what an EVENTS, ROLE or CPU record gives, as read_wft.c takes
+ * them: count events of 16 bytes at q marked by thread (0, or -1 out of
+ * memory or a thread index past the bound), a thread's role, a CPU
+ * reading (0, or -1 out of memory). */
+int wft_add_events(struct wft_trace *t, uint32_t thread, const unsigned char *q, uint32_t count);
+void wft_thread_role(struct wft_thread_info *th, int32_t worker, int32_t device);
+int wft_add_cpu(struct wft_trace *t, struct wft_thread_info *th, const struct wft_cpu *r);
 int wft_recover_rings(struct wft_trace *t, const char *path);
 
 /* Sort events by time, keeping each thread's marking order. */

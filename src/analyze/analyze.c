@@ -487,7 +487,7 @@ static int cmp_devent(const void *a, const void *b)
  * is the integral of the count over the window divided by its length; each
  * span adds clamp(end) - clamp(start), so the sums of clamped ends and
  * starts give it without pairing them. */
-int analyze_synth_sweep(int64_t *st, int64_t *en, size_t n, struct run_result *res)
+static int analyze_synth_sweep(int64_t *st, int64_t *en, size_t n, struct run_result *res)
 {
     res->synth_max = 0;
     if (!n)
@@ -668,8 +668,6 @@ struct run_work {
     int32_t *devs;                        /* the devices of units that reached a GPU worker */
     size_t *dcount, *dfirst, *dfill, ndu; /* their units: how many, where they start in dunits */
     uint32_t *dunits;
-    int64_t *st, *en;                     /* the synthesis spans, for the concurrency */
-    size_t nconc;
 };
 
 /* The run's counts and its start: the earliest SYNTH_START, else the
@@ -780,34 +778,36 @@ static int device_units(const struct run *r, struct run_work *w)
 /* The concurrency counts what the semaphore bounds: SYNTH_START to
  * SYNTH_END, not the handoff to CHAN_SEND (a next synthesis may start
  * before the previous unit is sent, and that is not two at once).  The
- * idle cause `synthesis` keeps its own spans, to the ready time. */
-static int concurrency_spans(const struct run *r, struct run_work *w)
+ * idle cause `synthesis` keeps its own spans, to the ready time.  The
+ * spans' starts and ends go to st and en (sorted apart by the sweep), for
+ * the peak (synth_max), the CPU section, and later the mean (synth_mean). */
+int analyze_synth(const struct run *r, struct run_result *res, int64_t **st, int64_t **en, size_t *n)
 {
-    size_t n = r->nunits ? r->nunits : 1;
-    w->st = scratch_alloc(n * sizeof *w->st);
-    w->en = scratch_alloc(n * sizeof *w->en);
-    if (!w->st || !w->en)
+    size_t cap = r->nunits ? r->nunits : 1;
+    *n = 0;
+    *st = scratch_alloc(cap * sizeof **st);
+    *en = scratch_alloc(cap * sizeof **en);
+    if (!*st || !*en)
         return -1;
-    w->nconc = 0;
     for (size_t i = 0; i < r->nunits; i++) {
         struct span s;
         if (consistent(&r->units[i]) && synth_span(&r->units[i], &s)) {
-            w->st[w->nconc] = s.start;
-            w->en[w->nconc++] = s.end;
+            (*st)[*n] = s.start;
+            (*en)[(*n)++] = s.end;
         }
     }
-    return 0;
+    if (analyze_synth_sweep(*st, *en, *n, res))
+        return -1;
+    return analyze_cpu(r, res, *st, *en, *n); /* st and en sorted by the sweep */
 }
 
 /* Everything the devices are analysed from: their units, the shared sets
- * merged, the synthesis spans. */
+ * merged. */
 static int run_prepare(const struct run *r, struct run_result *res, struct run_work *w)
 {
     if (unit_pass(r, res, w) || device_table(res, w) || device_units(r, w))
         return -1;
     if (build_union(w->sh.queue, &w->sh.nqueue))
-        return -1;
-    if (concurrency_spans(r, w))
         return -1;
     w->nsu = w->sh.nsynth;
     return build_union(w->sh.synth, &w->nsu);
@@ -840,8 +840,6 @@ static void run_work_free(struct run_work *w)
     scratch_free(w->dunits);
     free(w->dt.e);
     free(w->dt.idx);
-    scratch_free(w->st);
-    scratch_free(w->en);
     scratch_free(w->sh.queue);
     scratch_free(w->sh.synth);
 }
@@ -858,15 +856,11 @@ int analyze_run(const struct run *r, struct run_result *res)
     struct shared_sets shu = {w.sh.queue, w.sh.synth, w.sh.nqueue, w.nsu};
     struct dev_lists dl = {w.devs, w.dcount, w.dfirst, w.dunits, w.ndu};
     res->ndev = w.ndu;
-    if (sched_devices(&side, &dl, &shu, w.st, w.en, w.nconc))
+    if (sched_devices(&side, &dl, &shu))
         goto out;
     int64_t w0, w1;
     device_windows(res, &w0, &w1);
-    if (side.rc)
-        goto out;
-    synth_mean(w.st, w.en, w.nconc, w0, w1 > w0 ? w1 : w0, res);
-    if (analyze_cpu(r, res, w.st, w.en, w.nconc)) /* st and en sorted by analyze_synth_sweep */
-        goto out;
+    synth_mean(side.st, side.en, side.nsynth, w0, w1 > w0 ? w1 : w0, res);
     if (analyze_phase(r, res))
         goto out;
     analyze_gpu(r, res);

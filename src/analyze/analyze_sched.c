@@ -5,6 +5,8 @@
  */
 #include "analyze_sched.h"
 
+#include "mem.h"
+
 #include <string.h>
 
 #define SIDE_THREAD_MIN 100000 /* units: below this a thread costs more than it saves */
@@ -27,20 +29,19 @@ static void *side_run(void *arg)
 {
     struct side_work *w = arg;
     w->rc = analyze_side(w->r, w->res);
+    if (w->rc == 0)
+        w->rc = analyze_synth(w->r, w->res, &w->st, &w->en, &w->nsynth);
     pthread_mutex_lock(&w->mu);
     while (!w->ready)
         pthread_cond_wait(&w->cv, &w->mu);
     pthread_mutex_unlock(&w->mu);
-    if (w->dl.devs) {
-        w->sweep_rc = analyze_synth_sweep(w->st, w->en, w->nsynth, w->res);
+    if (w->dl.devs)
         analyze_devices(w);
-    }
     return NULL;
 }
 
 /* Hand the devices to the side thread (dl NULL: nothing to do). */
-static void devices_ready(struct side_work *w, const struct dev_lists *dl,
-                          const struct shared_sets *shu, int64_t *st, int64_t *en, size_t nsynth)
+static void devices_ready(struct side_work *w, const struct dev_lists *dl, const struct shared_sets *shu)
 {
     pthread_mutex_lock(&w->mu);
     if (dl)
@@ -48,9 +49,6 @@ static void devices_ready(struct side_work *w, const struct dev_lists *dl,
     else
         memset(&w->dl, 0, sizeof w->dl);
     w->shu = shu;
-    w->st = st;
-    w->en = en;
-    w->nsynth = nsynth;
     w->ready = 1;
     pthread_cond_broadcast(&w->cv);
     pthread_mutex_unlock(&w->mu);
@@ -68,10 +66,9 @@ void sched_start(struct side_work *w, const struct run *r, struct run_result *re
     w->started = r->nunits >= SIDE_THREAD_MIN && pthread_create(&w->th, NULL, side_run, w) == 0;
 }
 
-int sched_devices(struct side_work *w, const struct dev_lists *dl, const struct shared_sets *shu,
-                  int64_t *st, int64_t *en, size_t nsynth)
+int sched_devices(struct side_work *w, const struct dev_lists *dl, const struct shared_sets *shu)
 {
-    devices_ready(w, dl, shu, st, en, nsynth);
+    devices_ready(w, dl, shu);
     analyze_devices(w);
     if (w->started) {
         pthread_join(w->th, NULL);
@@ -79,16 +76,18 @@ int sched_devices(struct side_work *w, const struct dev_lists *dl, const struct 
     } else {
         side_run(w);
     }
-    return atomic_load(&w->dev_failed) || w->sweep_rc ? -1 : 0;
+    return atomic_load(&w->dev_failed) || w->rc ? -1 : 0;
 }
 
 void sched_end(struct side_work *w)
 {
     if (w->started) {
-        devices_ready(w, NULL, NULL, NULL, NULL, 0);
+        devices_ready(w, NULL, NULL);
         pthread_join(w->th, NULL);
         w->started = 0;
     }
+    scratch_free(w->st);
+    scratch_free(w->en);
     pthread_cond_destroy(&w->cv);
     pthread_mutex_destroy(&w->mu);
 }

@@ -2,10 +2,11 @@
  * analyze_sched.h -- inside the analysis: how analyze_run spreads its work
  * over threads (analyze_sched.c), apart from what it computes (analyze.c).
  *
- * The stage statistics and the throughput need only the units and the
- * run's start: on a big run they go on a second thread while the main
- * thread builds the shared sets; then both threads take devices from a
- * common counter until none is left.
+ * The stage statistics, the throughput, the synthesis concurrency and the
+ * CPU section need only the units and the run's start: on a big run they
+ * go on a second thread while the main thread builds the shared sets and
+ * analyses the devices; the second thread then takes devices too, from a
+ * common counter, until none is left.
  */
 #ifndef ANALYZE_SCHED_H
 #define ANALYZE_SCHED_H
@@ -33,9 +34,11 @@ struct dev_lists {
 /* The definitions the scheduler runs (analyze.c). */
 /* The stage statistics, then the throughput; 0, or -1 when out of memory. */
 int analyze_side(const struct run *r, struct run_result *res);
-/* The most units in synthesis at once (res->synth_max), from the spans'
- * starts and ends, each sorted here; 0, or -1 when out of memory. */
-int analyze_synth_sweep(int64_t *st, int64_t *en, size_t n, struct run_result *res);
+/* The synthesis spans' starts and ends (*st, *en, *n each; scratch_alloc'd,
+ * sorted apart, kept for synth_mean), the most units in synthesis at once
+ * (res->synth_max) and the CPU section (res->cpu); 0, or -1 when out of
+ * memory. */
+int analyze_synth(const struct run *r, struct run_result *res, int64_t **st, int64_t **en, size_t *n);
 /* One device: its units are r->units[ui[0..cap)], in order. */
 int analyze_device(const struct run *r, int32_t dev, const uint32_t *ui, size_t cap,
                    const struct shared_sets *sh, struct device_result *d);
@@ -44,16 +47,15 @@ int analyze_device(const struct run *r, int32_t dev, const uint32_t *ui, size_t 
 struct side_work {
     const struct run *r;
     struct run_result *res;
-    int rc; /* analyze_side's */
+    int rc; /* analyze_side's, then analyze_synth's */
+    int64_t *st, *en; /* the synthesis spans' starts and ends (analyze_synth's; freed by sched_end) */
+    size_t nsynth;
     /* the devices, once `ready` (set under mu, with `dl.devs` NULL on failure) */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int ready;
     struct dev_lists dl;
     const struct shared_sets *shu;
-    int64_t *st, *en; /* synthesis starts and ends, for the concurrency */
-    size_t nsynth;
-    int sweep_rc;
     _Atomic size_t next;
     _Atomic int dev_failed;
     pthread_t th;
@@ -61,17 +63,17 @@ struct side_work {
 };
 
 /* Begin: on a big run (r->units), the second thread starts on the stage
- * statistics and the throughput (res->start must be set). */
+ * statistics, the throughput, the synthesis concurrency and the CPU section
+ * (res->start must be set). */
 void sched_start(struct side_work *w, const struct run *r, struct run_result *res);
-/* The devices, their shared sets and the synthesis spans are ready: both
- * threads analyse the devices (res->dev[i] from dl's device i), the second
- * thread sweeps the spans first, and this one waits for it (or, without
- * it, does its work here).  0, or -1 when a device or the sweep failed
- * (w->rc: whether the stage statistics and the throughput did). */
-int sched_devices(struct side_work *w, const struct dev_lists *dl, const struct shared_sets *shu,
-                  int64_t *st, int64_t *en, size_t nsynth);
+/* The devices and their shared sets are ready: both threads analyse the
+ * devices (res->dev[i] from dl's device i), the second once its own work
+ * is done, and this one waits for it (or, without it, does its work
+ * here).  0, or -1 when a device or the second thread's work failed; then
+ * w->st, w->en and w->nsynth hold the synthesis spans. */
+int sched_devices(struct side_work *w, const struct dev_lists *dl, const struct shared_sets *shu);
 /* End, on success or failure: a second thread still waiting is told there
- * is nothing to do, and joined. */
+ * is nothing to do, and joined; the synthesis spans are freed. */
 void sched_end(struct side_work *w);
 
 #endif /* ANALYZE_SCHED_H */

@@ -30,8 +30,18 @@ static void phase(const char *what, double *t0)
     if (on) {
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
-        fprintf(stderr, "waterfall: %-8s %.3f s  (peak memory so far %ld MiB)\n", what, t - *t0,
-                ru.ru_maxrss / 1024);
+        /* the anonymous memory held now (not the mapped log): what the
+         * next phase can reuse without fresh pages */
+        long anon = -1;
+        FILE *f = fopen("/proc/self/status", "r");
+        char l[128];
+        while (f && fgets(l, sizeof l, f))
+            if (!strncmp(l, "RssAnon:", 8))
+                anon = atol(l + 8) / 1024;
+        if (f)
+            fclose(f);
+        fprintf(stderr, "waterfall: %-8s %.3f s  (peak memory so far %ld MiB; anonymous now %ld MiB)\n", what,
+                t - *t0, ru.ru_maxrss / 1024, anon);
     }
     *t0 = t;
 }

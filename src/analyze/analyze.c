@@ -177,25 +177,27 @@ void stage_fill(struct stage_stats *st, int64_t *v, size_t n)
     }
 }
 
+/* Stage s of the units r->units[idx[0..n)] (idx NULL: the first n), in v
+ * (room for n). */
+static void stage_of(const struct run *r, const uint32_t *idx, size_t n, int s, int64_t *v,
+                     struct stage_stats *out)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (unit_stage(&r->units[idx ? idx[i] : i], s, &v[k]))
+            k++;
+    stage_fill(out, v, k);
+}
+
 int stages_of(const struct run *r, const uint32_t *idx, size_t n, struct stage_stats *out)
 {
     int64_t *v = scratch_alloc((n ? n : 1) * sizeof *v);
     if (!v)
         return -1;
-    for (int s = 0; s < ST_N; s++) {
-        size_t k = 0;
-        for (size_t i = 0; i < n; i++)
-            if (unit_stage(&r->units[idx ? idx[i] : i], s, &v[k]))
-                k++;
-        stage_fill(&out[s], v, k);
-    }
+    for (int s = 0; s < ST_N; s++)
+        stage_of(r, idx, n, s, v, &out[s]);
     scratch_free(v);
     return 0;
-}
-
-static int stages(const struct run *r, struct run_result *res)
-{
-    return stages_of(r, NULL, r->nunits, res->stage);
 }
 
 static int cmp_i32(const void *a, const void *b)
@@ -240,6 +242,42 @@ static int seg_add(struct device_result *d, int64_t a, int64_t b, int cause)
     return 0;
 }
 
+/* The first of the sorted, disjoint spans s[0..n) that ends after t,
+ * searched from h, the answer for a nearby earlier t: a device's units come
+ * roughly in time order, so a galloping search costs the log of the
+ * distance, where a binary search over all n missed the cache each step. */
+static size_t first_end_after(const struct span *s, size_t n, int64_t t, size_t h)
+{
+    size_t lo, hi, step = 1;
+    if (h > n)
+        h = n;
+    if (h > 0 && s[h - 1].end > t) { /* the answer is below h */
+        hi = h - 1;
+        while (hi >= step && s[hi - step].end > t) {
+            hi -= step;
+            step *= 2;
+        }
+        lo = hi >= step ? hi - step + 1 : 0;
+    } else { /* at h or above */
+        lo = hi = h;
+        while (hi < n && s[hi].end <= t) {
+            lo = hi + 1;
+            hi += step;
+            step *= 2;
+        }
+        if (hi > n)
+            hi = n;
+    }
+    while (lo < hi) { /* every span before lo ends by t; hi ends after it, or is n */
+        size_t mid = lo + (hi - lo) / 2;
+        if (s[mid].end > t)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
 /* The workers' own prep: units picked up while the device was idle
  * (outside every busy span, busy[0..nb) merged) did not wait for it, so
  * their prep is host work alone; with several workers the others' prep
@@ -248,15 +286,14 @@ static double prep_host(const struct run *r, const uint32_t *ui, size_t cap, con
                         size_t nb)
 {
     double psum = 0;
-    size_t pn = 0;
+    size_t pn = 0, at = 0;
     for (size_t k = 0; k < cap; k++) {
         const struct unit *u = &r->units[ui[k]];
         if (!has(u, EV_GPU_PICKUP) || !has(u, EV_GPU_START) || u->t[EV_GPU_START] < u->t[EV_GPU_PICKUP])
             continue;
-        struct cursor cb = {busy, nb, 0};
-        int64_t nx;
-        cursor_seek(&cb, u->t[EV_GPU_PICKUP]);
-        if (!cursor_at(&cb, u->t[EV_GPU_PICKUP], &nx)) {
+        int64_t t = u->t[EV_GPU_PICKUP];
+        at = first_end_after(busy, nb, t, at);
+        if (at == nb || busy[at].start > t) { /* in no busy span */
             psum += (double)(u->t[EV_GPU_START] - u->t[EV_GPU_PICKUP]);
             pn++;
         }
@@ -655,9 +692,19 @@ static void decide(struct run_result *res)
         advise_cpu(res, res->run ? res->run->cpus : 0);
 }
 
-int analyze_side(const struct run *r, struct run_result *res)
+int analyze_task(const struct run *r, struct run_result *res, int task, int64_t **st, int64_t **en,
+                 size_t *n)
 {
-    return stages(r, res) || throughput(r, res) ? -1 : 0;
+    if (task == TASK_SYNTH)
+        return analyze_synth(r, res, st, en, n);
+    if (task == TASK_THROUGHPUT)
+        return throughput(r, res);
+    int64_t *v = scratch_alloc((r->nunits ? r->nunits : 1) * sizeof *v);
+    if (!v)
+        return -1;
+    stage_of(r, NULL, r->nunits, task - TASK_STAGE, v, &res->stage[task - TASK_STAGE]);
+    scratch_free(v);
+    return 0;
 }
 
 /* What analyze_run builds on its way (its own, freed at its end). */

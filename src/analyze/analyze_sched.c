@@ -1,7 +1,8 @@
 /*
  * analyze_sched.c -- the scheduling of analyze_run: a second thread for
- * the stage statistics and the throughput, then both threads on the
- * devices (analyze_sched.h).  What each step computes is in analyze.c.
+ * the tasks that need only the units, then both threads on what is left
+ * of the tasks and the devices (analyze_sched.h).  What each step
+ * computes is in analyze.c.
  */
 #include "analyze_sched.h"
 
@@ -25,12 +26,22 @@ static void analyze_devices(struct side_work *w)
     }
 }
 
+/* Take tasks from the common counter until none is left. */
+static void analyze_tasks(struct side_work *w)
+{
+    for (;;) {
+        int t = atomic_fetch_add(&w->next_task, 1);
+        if (t >= TASK_N || atomic_load(&w->task_failed))
+            return;
+        if (analyze_task(w->r, w->res, t, &w->st, &w->en, &w->nsynth))
+            atomic_store(&w->task_failed, 1);
+    }
+}
+
 static void *side_run(void *arg)
 {
     struct side_work *w = arg;
-    w->rc = analyze_side(w->r, w->res);
-    if (w->rc == 0)
-        w->rc = analyze_synth(w->r, w->res, &w->st, &w->en, &w->nsynth);
+    analyze_tasks(w);
     pthread_mutex_lock(&w->mu);
     while (!w->ready)
         pthread_cond_wait(&w->cv, &w->mu);
@@ -63,6 +74,8 @@ void sched_start(struct side_work *w, const struct run *r, struct run_result *re
     pthread_cond_init(&w->cv, NULL);
     atomic_init(&w->next, 0);
     atomic_init(&w->dev_failed, 0);
+    atomic_init(&w->next_task, 0);
+    atomic_init(&w->task_failed, 0);
     w->started = r->nunits >= SIDE_THREAD_MIN && pthread_create(&w->th, NULL, side_run, w) == 0;
 }
 
@@ -70,13 +83,14 @@ int sched_devices(struct side_work *w, const struct dev_lists *dl, const struct 
 {
     devices_ready(w, dl, shu);
     analyze_devices(w);
+    analyze_tasks(w);
     if (w->started) {
         pthread_join(w->th, NULL);
         w->started = 0;
     } else {
         side_run(w);
     }
-    return atomic_load(&w->dev_failed) || w->rc ? -1 : 0;
+    return atomic_load(&w->dev_failed) || atomic_load(&w->task_failed) ? -1 : 0;
 }
 
 void sched_end(struct side_work *w)

@@ -4,9 +4,10 @@
  *
  * The stage statistics, the throughput, the synthesis concurrency and the
  * CPU section need only the units and the run's start: on a big run they
- * go on a second thread while the main thread builds the shared sets and
- * analyses the devices; the second thread then takes devices too, from a
- * common counter, until none is left.
+ * are tasks that a second thread takes, one at a time from a common
+ * counter, while the main thread builds the shared sets and analyses the
+ * devices; then each thread takes what is left of the other's work (the
+ * main thread tasks, the second thread devices) until none is.
  */
 #ifndef ANALYZE_SCHED_H
 #define ANALYZE_SCHED_H
@@ -32,8 +33,14 @@ struct dev_lists {
 };
 
 /* The definitions the scheduler runs (analyze.c). */
-/* The stage statistics, then the throughput; 0, or -1 when out of memory. */
-int analyze_side(const struct run *r, struct run_result *res);
+/* The tasks that need only the units and the run's start, the longest
+ * first: each fills its own fields of the result. */
+enum { TASK_SYNTH, TASK_STAGE, TASK_THROUGHPUT = TASK_STAGE + ST_N, TASK_N };
+/* Task `task` (TASK_SYNTH: analyze_synth, into *st, *en, *n; TASK_STAGE +
+ * s: stage s's statistics; TASK_THROUGHPUT: the jobs completed and their
+ * rate); 0, or -1 when out of memory. */
+int analyze_task(const struct run *r, struct run_result *res, int task, int64_t **st, int64_t **en,
+                 size_t *n);
 /* The synthesis spans' starts and ends (*st, *en, *n each; scratch_alloc'd,
  * sorted apart, kept for synth_mean), the most units in synthesis at once
  * (res->synth_max) and the CPU section (res->cpu); 0, or -1 when out of
@@ -47,7 +54,8 @@ int analyze_device(const struct run *r, int32_t dev, const uint32_t *ui, size_t 
 struct side_work {
     const struct run *r;
     struct run_result *res;
-    int rc; /* analyze_side's, then analyze_synth's */
+    _Atomic int next_task;
+    _Atomic int task_failed;
     int64_t *st, *en; /* the synthesis spans' starts and ends (analyze_synth's; freed by sched_end) */
     size_t nsynth;
     /* the devices, once `ready` (set under mu, with `dl.devs` NULL on failure) */
@@ -62,15 +70,14 @@ struct side_work {
     int started; /* the second thread runs, not yet joined */
 };
 
-/* Begin: on a big run (r->units), the second thread starts on the stage
- * statistics, the throughput, the synthesis concurrency and the CPU section
+/* Begin: on a big run (r->units), the second thread starts on the tasks
  * (res->start must be set). */
 void sched_start(struct side_work *w, const struct run *r, struct run_result *res);
 /* The devices and their shared sets are ready: both threads analyse the
- * devices (res->dev[i] from dl's device i), the second once its own work
- * is done, and this one waits for it (or, without it, does its work
- * here).  0, or -1 when a device or the second thread's work failed; then
- * w->st, w->en and w->nsynth hold the synthesis spans. */
+ * devices (res->dev[i] from dl's device i) and do the tasks, and this one
+ * waits for the other (or, without it, does everything here).  0, or -1
+ * when a device or a task failed; then w->st, w->en and w->nsynth hold the
+ * synthesis spans. */
 int sched_devices(struct side_work *w, const struct dev_lists *dl, const struct shared_sets *shu);
 /* End, on success or failure: a second thread still waiting is told there
  * is nothing to do, and joined; the synthesis spans are freed. */

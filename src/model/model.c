@@ -524,6 +524,7 @@ static int join(struct run *r, struct evpart *p, struct seg *s, uint64_t base, i
     int ndups = 0;
     for (int i = 0; i < s->ndups; i++)
         keep_first(dups, &ndups, s->dups[i]);
+    size_t njobs_before = r->njobs; /* a job added here has no unit in the run yet */
     for (size_t i = 0; i < s->nunits; i++) {
         struct unit *b = &s->units[i];
         uint32_t pj = b->job, job;
@@ -540,7 +541,9 @@ static int join(struct run *r, struct evpart *p, struct seg *s, uint64_t base, i
             jmap[pj] = job + 1;
         }
         size_t slot;
-        int64_t found = unit_lookup(r, job, b->partition, &slot);
+        /* most units are of jobs the run has not seen (only jobs that
+         * straddle the parts' border are in both): no lookup for them */
+        int64_t found = job >= njobs_before ? -1 : unit_lookup(r, job, b->partition, &slot);
         if (found < 0) {
             dest[i] = job;
             continue;

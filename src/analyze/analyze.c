@@ -77,12 +77,15 @@ static int consistent(const struct unit *u)
     return !(u->flags & U_CONTRA);
 }
 
-/* Sorted, merged spans of one kind; *n in/out. */
-static int build_union(struct span *a, size_t *n)
+/* Sorted, merged spans of one kind (a scratch array); *n in/out.  What
+ * the merge freed goes back at once: the next array of the analysis takes
+ * those pages instead of fresh ones. */
+static int build_union(struct span **a, size_t *n)
 {
-    if (sort_spans(a, *n))
+    if (sort_spans(*a, *n))
         return -1;
-    *n = merge_spans(a, *n);
+    *n = merge_spans(*a, *n);
+    *a = scratch_shrink(*a, (*n ? *n : 1) * sizeof **a);
     return 0;
 }
 
@@ -368,7 +371,7 @@ int analyze_device(const struct run *r, int32_t dev, const uint32_t *ui, size_t 
         scratch_free(prep);
         return 0;
     }
-    if (sort_spans(busy, nb) || build_union(prep, &np)) {
+    if (sort_spans(busy, nb)) {
         scratch_free(busy);
         scratch_free(prep);
         return -1;
@@ -379,6 +382,12 @@ int analyze_device(const struct run *r, int32_t dev, const uint32_t *ui, size_t 
         if (busy[i].end > d->window_end)
             d->window_end = busy[i].end;
     nb = merge_spans(busy, nb);
+    busy = scratch_shrink(busy, nb * sizeof *busy); /* before prep's sort needs room */
+    if (build_union(&prep, &np)) {
+        scratch_free(busy);
+        scratch_free(prep);
+        return -1;
+    }
     for (size_t i = 0; i < nb; i++)
         d->busy += busy[i].end - busy[i].start;
     d->gpu_per_unit = (double)d->busy / (double)d->units;
@@ -854,10 +863,10 @@ static int run_prepare(const struct run *r, struct run_result *res, struct run_w
 {
     if (unit_pass(r, res, w) || device_table(res, w) || device_units(r, w))
         return -1;
-    if (build_union(w->sh.queue, &w->sh.nqueue))
+    if (build_union(&w->sh.queue, &w->sh.nqueue))
         return -1;
     w->nsu = w->sh.nsynth;
-    return build_union(w->sh.synth, &w->nsu);
+    return build_union(&w->sh.synth, &w->nsu);
 }
 
 /* The devices' pipeline fill, and the window over all of them [*w0, *w1). */

@@ -20,7 +20,10 @@
  * The count of syntheses at time x is #(starts <= x) - #(ends <= x); its
  * integral up to x, F(x), comes from prefix sums of the sorted starts and
  * ends, so each unit's mean count (F(b) - F(a)) / (b - a) costs four
- * searches, each started where the previous unit's ended.
+ * searches, each started where the previous unit's ended.  The sums are
+ * exact (128 bits) and kept for every PREFIX_STEP-th element only, the
+ * rest added on the way: a sum per element took 32 bytes per unit, the
+ * biggest array of the analysis.
  */
 #include "analyze.h"
 
@@ -30,12 +33,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define PREFIX_STEP 8
+
 /* The sorted starts and ends of the synthesis spans, with prefix sums. */
 struct counter {
-    int64_t *st, *en;
-    __int128 *sst, *sen; /* sst[i]: sum of st[0..i) */
+    int64_t *st, *en; /* en[i] == INT64_MAX: never ended, counts as 0 in the sums */
+    __int128 *sst, *sen; /* sst[k]: sum of st[0..k * PREFIX_STEP) */
     size_t n;
 };
+
+/* The sum of a[0..i), from the kept sums s. */
+static __int128 sum_to(const int64_t *a, const __int128 *s, size_t i, int open_zero)
+{
+    size_t k = i / PREFIX_STEP;
+    __int128 v = s[k];
+    for (size_t j = k * PREFIX_STEP; j < i; j++)
+        v += open_zero && a[j] == INT64_MAX ? 0 : a[j];
+    return v;
+}
 
 /* #(a[i] <= x), searched from *hint, the answer to a nearby earlier query
  * (units come roughly in time order, so consecutive queries are close: a
@@ -76,7 +91,8 @@ struct finger {
 static __int128 area_to(const struct counter *c, int64_t x, struct finger *f)
 {
     size_t i = upto(c->st, c->n, x, &f->st), j = upto(c->en, c->n, x, &f->en);
-    return ((__int128)x * (__int128)i - c->sst[i]) - ((__int128)x * (__int128)j - c->sen[j]);
+    return ((__int128)x * (__int128)i - sum_to(c->st, c->sst, i, 0)) -
+           ((__int128)x * (__int128)j - sum_to(c->en, c->sen, j, 1));
 }
 
 static double mean_count(const struct counter *c, int64_t a, int64_t b, struct finger *fa, struct finger *fb)
@@ -92,14 +108,23 @@ static int counter_build(struct counter *c, int64_t *st, int64_t *en, size_t n)
     c->st = st;
     c->en = en;
     c->n = n;
-    c->sst = scratch_alloc((n + 1) * sizeof *c->sst);
-    c->sen = scratch_alloc((n + 1) * sizeof *c->sen);
+    size_t nk = n / PREFIX_STEP + 1;
+    c->sst = scratch_alloc(nk * sizeof *c->sst);
+    c->sen = scratch_alloc(nk * sizeof *c->sen);
     if (!c->sst || !c->sen)
         return -1;
-    c->sst[0] = c->sen[0] = 0;
+    __int128 a = 0, b = 0;
     for (size_t i = 0; i < n; i++) {
-        c->sst[i + 1] = c->sst[i] + st[i];
-        c->sen[i + 1] = c->sen[i] + (en[i] == INT64_MAX ? 0 : en[i]); /* an open end is never <= x */
+        if (i % PREFIX_STEP == 0) {
+            c->sst[i / PREFIX_STEP] = a;
+            c->sen[i / PREFIX_STEP] = b;
+        }
+        a += st[i];
+        b += en[i] == INT64_MAX ? 0 : en[i]; /* an open end is never <= x */
+    }
+    if (n % PREFIX_STEP == 0) {
+        c->sst[n / PREFIX_STEP] = a;
+        c->sen[n / PREFIX_STEP] = b;
     }
     return 0;
 }

@@ -176,6 +176,30 @@ void *scratch_alloc(size_t n)
     return p + SCRATCH_HDR;
 }
 
+void *scratch_shrink(void *q, size_t n)
+{
+    if (!q)
+        return NULL;
+    char *p = (char *)q - SCRATCH_HDR;
+    size_t total = *(size_t *)p, want = n + SCRATCH_HDR;
+    if (total < SCRATCH_BIG) {
+        char *np = want < total ? realloc(p, want) : NULL;
+        if (!np)
+            return q; /* keep it as it is */
+        *(size_t *)np = want;
+        return np + SCRATCH_HDR;
+    }
+    /* Big: give back the whole pages past the end, in place (the next
+     * allocation, on either thread, takes them again without the cost of
+     * fresh memory).  It stays a big one, whatever its size. */
+    long pg = sysconf(_SC_PAGESIZE);
+    size_t page = pg > 0 ? (size_t)pg : 4096;
+    size_t keep = page_up(want < SCRATCH_BIG ? SCRATCH_BIG : want, page);
+    if (keep < total && munmap(p + keep, page_up(total, page) - keep) == 0)
+        *(size_t *)p = keep;
+    return q;
+}
+
 void scratch_free(void *q)
 {
     if (!q)

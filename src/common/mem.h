@@ -40,6 +40,10 @@ int grow_array(void **p, size_t *cap, size_t need, size_t elem);
 
 /* Temporary arrays of any size (big ones on huge pages). */
 void *scratch_alloc(size_t n);
+/* Keep the first n bytes of a scratch array and give back the rest of its
+ * memory (an array that a merge made smaller); returns it (a small one may
+ * move). */
+void *scratch_shrink(void *p, size_t n);
 void scratch_free(void *p);
 
 #endif /* MEM_H */

@@ -72,15 +72,15 @@ cmp -s "$T/one.json" "$T/many.json" && ok || bad "restart at a part's start: dif
 WATERFALL_TIMING=1 WATERFALL_READ_THREADS=2 "$W" analyze --json --no-progress "$T/seen.log" 2>&1 >/dev/null |
     grep -q "read twice" && bad "restart at a part's start: read twice" || ok
 
-# A mapped file, the same file read through a buffer, and the same bytes
+# A file read through a buffer, the same file mapped, and the same bytes
 # from a pipe give the same answer, long lines included: a line of 4 MiB
 # or more is skipped whole (one record, too long), a shorter one is read.
 same_ways() { # FILE TAG
     WATERFALL_READ_THREADS=3 "$W" analyze --json --gaps --no-progress "$1" >"$T/w1" 2>"$T/e1"
-    WATERFALL_NO_MMAP=1 WATERFALL_READ_THREADS=3 "$W" analyze --json --gaps --no-progress "$1" >"$T/w2" 2>"$T/e2"
+    WATERFALL_MMAP=1 WATERFALL_READ_THREADS=3 "$W" analyze --json --gaps --no-progress "$1" >"$T/w2" 2>"$T/e2"
     "$W" analyze --json --gaps --no-progress - <"$1" 2>"$T/e3" | sed 's|\\u003cstdin\\u003e|'"$1"'|g' >"$T/w3"
     sed -i "s|<stdin>|$1|g" "$T/e3"
-    cmp -s "$T/w1" "$T/w2" && cmp -s "$T/e1" "$T/e2" && ok || bad "$2: mapped and read files differ"
+    cmp -s "$T/w1" "$T/w2" && cmp -s "$T/e1" "$T/e2" && ok || bad "$2: read and mapped files differ"
     cmp -s "$T/w1" "$T/w3" && cmp -s "$T/e1" "$T/e3" && ok || bad "$2: file and pipe differ"
 }
 "$G" 11 4000 >"$T/long.log"; echo >>"$T/long.log"

@@ -2,11 +2,16 @@
  * read_text.c -- reading TIMELINE records out of text logs of any size.
  *
  * A regular file is split into as many byte ranges as there are cores (up
- * to 8); each thread pread()s its range in 4 MiB chunks and parses the
+ * to 8); each thread pread()s its range in 256 KiB steps and parses the
  * lines that start in it into its own evpart, so the parts, taken in
  * order, are the file's events in file order.  A pipe is read by one
  * thread.  Memory is the chunk buffers plus what the parts keep: it grows
  * with the events found, not with the bytes read.
+ *
+ * WATERFALL_MMAP=1 maps the file instead, parsed a window at a time.  On
+ * the 2-vCPU VM where this was measured (docs/bench.md), pread() took less
+ * time: a copy into a buffer that stays in the L2 cache costs less than
+ * the kernel's mapping and unmapping of every page of the file.
  *
  * Lines are counted as they go by (SIMD), so every skipped record and every
  * event carries its line number; a part's numbers are relative to its own
@@ -28,8 +33,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* A pipe is read in steps of READ_STEP (small enough to stay in the L2
- * cache while it is parsed) into a buffer of LINE_MAX bytes: a line that
+/* A file or a pipe is read in steps of READ_STEP (small enough to stay in
+ * the L2 cache while it is parsed) into a buffer of LINE_MAX bytes: a line that
  * long or longer is not parsed (if it holds TIMELINE it counts as one
  * skipped record).  A mapped file follows the same rule. */
 #define LINE_MAX_BYTES (4u << 20)
@@ -44,7 +49,8 @@ struct worker {
     uint64_t start, end; /* lines starting in [start, end) belong here */
     int is_pipe;
     struct evpart *part;
-    int err; /* errno of a failed read */
+    int err; /* errno of a failed read; ESTALE: the file shrank while it was read */
+    uint64_t size; /* a regular file's size when it was opened */
     struct progress *prog;
     const char *prefix; /* bytes already read from a pipe (format sniffing) */
     size_t prefix_len;
@@ -298,6 +304,10 @@ static void *work(void *arg)
                 break;
             }
             eof = r == 0;
+            if (eof && !w->is_pipe && off < w->size) {
+                w->err = ESTALE; /* cut (a log rotated by truncation): not a shorter answer */
+                break;
+            }
             off += (uint64_t)r;
             len += (size_t)r;
             progress_tick(w->prog, (uint64_t)r, w->start == 0);
@@ -482,7 +492,7 @@ int read_text(struct text_input *in, int fd, const char *name, const void *prefi
     in->nparts = n;
     /* A file is mapped (no copy into a buffer); if it cannot be, read. */
     const char *map = NULL;
-    if (!is_pipe && size > 0 && !getenv("WATERFALL_NO_MMAP")) {
+    if (!is_pipe && size > 0 && getenv("WATERFALL_MMAP") && strcmp(getenv("WATERFALL_MMAP"), "0") != 0) {
         void *mp = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (mp != MAP_FAILED) {
             map = mp;
@@ -493,7 +503,7 @@ int read_text(struct text_input *in, int fd, const char *name, const void *prefi
         w[i] = (struct worker){.fd = fd, .start = size * (uint64_t)i / (uint64_t)n,
                                .end = size * (uint64_t)(i + 1) / (uint64_t)n,
                                .is_pipe = is_pipe, .part = &in->parts[i], .prog = &prog,
-                               .map = map, .map_len = size};
+                               .map = map, .map_len = size, .size = size};
         in->parts[i].set.want_side = i > 0; /* its first units may join the part before's */
         in->parts[i].set.want_recs = i > 0 && !in->parts[i].set.native;
         if (is_pipe) {

@@ -28,7 +28,7 @@ static int load_text(const char *name, const char *text)
     fclose(f);
     char *argv[1] = {(char *)path};
     loaded_free(&L);
-    int rc = load_inputs(&L, argv, 1, 0, "test");
+    int rc = load_inputs(&L, argv, 1, 0, "test", KEEP_ALL);
     remove(path);
     return rc;
 }
@@ -133,6 +133,19 @@ static void idle_causes(void)
     CHECK_NEAR(r->utilization, 38.0 / 60.0);
     CHECK(r->bottleneck == BN_INPUT);
     CHECK_EQ_U(r->synth_max, 1);
+    CHECK_EQ_U(d->longest_gap, 10 * MS);
+    /* Keeping neither the gap list nor the stretches changes no figure. */
+    struct run_result lean;
+    CHECK(analyze_run_keep(&L.model.runs[0], &lean, 0) == 0);
+    const struct device_result *e = &lean.dev[0];
+    CHECK(e->gaps == NULL && e->nsegs == 0);
+    CHECK_EQ_U(e->ngaps, d->ngaps);
+    CHECK_EQ_U(e->longest_gap, d->longest_gap);
+    CHECK_EQ_U(e->idle, d->idle);
+    for (int c = 0; c < CAUSE_N; c++)
+        CHECK_EQ_U(e->by_cause[c], d->by_cause[c]);
+    CHECK(lean.bottleneck == r->bottleneck);
+    run_result_free(&lean);
 }
 
 static void sequential_story(void)
@@ -548,7 +561,7 @@ static void review_fixes(void)
     fclose(f);
     char *argv[2] = {(char *)good, (char *)"/nonexistent/x.log"};
     loaded_free(&L);
-    CHECK(load_inputs(&L, argv, 2, 0, "test") == WF_EXIT_INPUT);
+    CHECK(load_inputs(&L, argv, 2, 0, "test", KEEP_ALL) == WF_EXIT_INPUT);
     CHECK_EQ_U(L.nres, 1);
     remove(good);
 }
@@ -608,7 +621,7 @@ static void native_equals_text(void)
     CHECK(run_status(cmd) == 0);
     char *argv[2] = {(char *)wft, (char *)txt};
     loaded_free(&L);
-    CHECK(load_inputs(&L, argv, 2, 0, "test") == WF_EXIT_OK);
+    CHECK(load_inputs(&L, argv, 2, 0, "test", KEEP_ALL) == WF_EXIT_OK);
     CHECK_EQ_U(L.nres, 2);
     if (L.nres == 2) {
         const struct run_result *a = &L.res[0], *b = &L.res[1];

@@ -313,40 +313,45 @@ static int seg_add_cb(void *ctx, int64_t a, int64_t b, int cause)
 }
 
 static int idle_gaps(struct device_result *d, const struct span *busy, size_t nb,
-                     const struct span *prep, size_t np, const struct shared_sets *sh)
+                     const struct span *prep, size_t np, const struct shared_sets *sh, unsigned keep)
 {
     d->ngaps = nb - 1;
-    d->gaps = calloc(d->ngaps ? d->ngaps : 1, sizeof *d->gaps);
-    if (!d->gaps)
-        return -1;
+    if (keep & KEEP_GAPS) {
+        d->gaps = calloc(d->ngaps ? d->ngaps : 1, sizeof *d->gaps);
+        if (!d->gaps)
+            return -1;
+    }
     struct idle_sets c;
     idle_sets_init(&c, prep, np, sh->queue, sh->nqueue, sh->synth, sh->nsynth,
                    d->ngaps ? busy[0].end : 0);
     for (size_t g = 0; g < d->ngaps; g++) {
-        struct gap *gp = &d->gaps[g];
+        struct gap one = {0}, *gp = d->gaps ? &d->gaps[g] : &one;
         gp->start = busy[g].end;
         gp->end = busy[g + 1].start;
-        if (idle_attribute(&c, gp->start, gp->end, gp->by_cause, seg_add_cb, d))
+        if (idle_attribute(&c, gp->start, gp->end, gp->by_cause, keep & KEEP_SEGS ? seg_add_cb : NULL, d))
             return -1;
         for (int c_ = 0; c_ < CAUSE_N; c_++)
             d->by_cause[c_] += gp->by_cause[c_];
         d->idle += gp->end - gp->start;
+        if (gp->end - gp->start > d->longest_gap)
+            d->longest_gap = gp->end - gp->start;
     }
     return 0;
 }
 
 /* One device: its units are r->units[ui[0..cap)], in order. */
 int analyze_device(const struct run *r, int32_t dev, const uint32_t *ui, size_t cap,
-                   const struct shared_sets *sh, struct device_result *d)
+                   const struct shared_sets *sh, unsigned keep, struct device_result *d)
 {
     memset(d, 0, sizeof *d);
     d->device = dev;
+    /* The busy set first, merged and shrunk, then the prep set: the two at
+     * full size at once were the analysis's biggest pair of arrays. */
     size_t n = cap ? cap : 1;
-    struct span *busy = scratch_alloc(n * sizeof *busy), *prep = scratch_alloc(n * sizeof *prep);
+    struct span *busy = scratch_alloc(n * sizeof *busy), *prep = NULL;
     int32_t *workers = malloc(n * sizeof *workers); /* kept in the result */
-    if (!busy || !prep || !workers) {
+    if (!busy || !workers) {
         scratch_free(busy);
-        scratch_free(prep);
         free(workers);
         return -1;
     }
@@ -359,8 +364,6 @@ int analyze_device(const struct run *r, int32_t dev, const uint32_t *ui, size_t 
             nb++;
             d->units++;
         }
-        if (unit_prep_span(u, &prep[np]))
-            np++;
     }
     size_t nwu = distinct(workers, nw);
     int32_t *shrunk = realloc(workers, (nwu ? nwu : 1) * sizeof *workers);
@@ -368,12 +371,10 @@ int analyze_device(const struct run *r, int32_t dev, const uint32_t *ui, size_t 
     d->nworkers = nwu;
     if (nb == 0) {
         scratch_free(busy);
-        scratch_free(prep);
         return 0;
     }
     if (sort_spans(busy, nb)) {
         scratch_free(busy);
-        scratch_free(prep);
         return -1;
     }
     d->window_start = busy[0].start;
@@ -382,7 +383,15 @@ int analyze_device(const struct run *r, int32_t dev, const uint32_t *ui, size_t 
         if (busy[i].end > d->window_end)
             d->window_end = busy[i].end;
     nb = merge_spans(busy, nb);
-    busy = scratch_shrink(busy, nb * sizeof *busy); /* before prep's sort needs room */
+    busy = scratch_shrink(busy, nb * sizeof *busy);
+    prep = scratch_alloc(n * sizeof *prep);
+    if (!prep) {
+        scratch_free(busy);
+        return -1;
+    }
+    for (size_t k = 0; k < cap; k++)
+        if (unit_prep_span(&r->units[ui[k]], &prep[np]))
+            np++;
     if (build_union(&prep, &np)) {
         scratch_free(busy);
         scratch_free(prep);
@@ -392,7 +401,7 @@ int analyze_device(const struct run *r, int32_t dev, const uint32_t *ui, size_t 
         d->busy += busy[i].end - busy[i].start;
     d->gpu_per_unit = (double)d->busy / (double)d->units;
     d->prep_host = prep_host(r, ui, cap, busy, nb);
-    if (idle_gaps(d, busy, nb, prep, np, sh)) {
+    if (idle_gaps(d, busy, nb, prep, np, sh, keep)) {
         scratch_free(busy);
         scratch_free(prep);
         return -1;
@@ -456,15 +465,6 @@ int unit_stage(const struct unit *u, int stage, int64_t *v)
     return 1;
 }
 
-/* A unit's share of the shared sets: its queue and synthesis spans. */
-static void shared_add(const struct unit *u, struct shared_sets *sh)
-{
-    struct span s;
-    if (unit_queue_span(u, &s))
-        sh->queue[sh->nqueue++] = s;
-    if (unit_synth_cause_span(u, &s))
-        sh->synth[sh->nsynth++] = s;
-}
 
 /* The device ids units name: few, but a hostile input may name many, so
  * they are found through a small hash index.  For each: its consistent
@@ -752,13 +752,12 @@ static void run_begin(const struct run *r, struct run_result *res)
 
 /* One pass for the rest: the counts, the devices (those of units that
  * reached a GPU worker, in order: a unit still queued has no device yet)
- * with each one's count of units, and the shared sets' spans. */
+ * with each one's count of units, and the queue set's spans. */
 static int unit_pass(const struct run *r, struct run_result *res, struct run_work *w)
 {
     size_t n = r->nunits ? r->nunits : 1;
     w->sh.queue = scratch_alloc(n * sizeof *w->sh.queue);
-    w->sh.synth = scratch_alloc(n * sizeof *w->sh.synth);
-    if (!w->sh.queue || !w->sh.synth)
+    if (!w->sh.queue)
         return -1;
     for (size_t i = 0; i < r->nunits; i++) {
         const struct unit *u = &r->units[i];
@@ -771,7 +770,8 @@ static int unit_pass(const struct run *r, struct run_result *res, struct run_wor
         int gpu = has(u, EV_GPU_PICKUP) || has(u, EV_GPU_START) || has(u, EV_GPU_END);
         if (devtab_add(&w->dt, u->device, gpu))
             return -1;
-        shared_add(u, &w->sh);
+        if (unit_queue_span(u, &w->sh.queue[w->sh.nqueue]))
+            w->sh.nqueue++;
     }
     if (w->dt.n)
         qsort(w->dt.e, w->dt.n, sizeof *w->dt.e, cmp_devent);
@@ -865,6 +865,14 @@ static int run_prepare(const struct run *r, struct run_result *res, struct run_w
         return -1;
     if (build_union(&w->sh.queue, &w->sh.nqueue))
         return -1;
+    /* the synthesis set in a pass of its own, once the queue set is merged
+     * and shrunk: the two at full size at once took twice the memory */
+    w->sh.synth = scratch_alloc((r->nunits ? r->nunits : 1) * sizeof *w->sh.synth);
+    if (!w->sh.synth)
+        return -1;
+    for (size_t i = 0; i < r->nunits; i++)
+        if (consistent(&r->units[i]) && unit_synth_cause_span(&r->units[i], &w->sh.synth[w->sh.nsynth]))
+            w->sh.nsynth++;
     w->nsu = w->sh.nsynth;
     return build_union(&w->sh.synth, &w->nsu);
 }
@@ -902,9 +910,14 @@ static void run_work_free(struct run_work *w)
 
 int analyze_run(const struct run *r, struct run_result *res)
 {
+    return analyze_run_keep(r, res, KEEP_ALL);
+}
+
+int analyze_run_keep(const struct run *r, struct run_result *res, unsigned keep)
+{
     run_begin(r, res);
     struct side_work side;
-    sched_start(&side, r, res); /* the run's start first: the second thread needs it */
+    sched_start(&side, r, res, keep); /* the run's start first: the second thread needs it */
     struct run_work w = {0};
     int rc = -1;
     if (run_prepare(r, res, &w))

@@ -49,9 +49,10 @@ struct device_result {
     uint64_t units;   /* complete, consistent units proved on it */
     int64_t busy, window_start, window_end, idle, fill;
     int64_t by_cause[CAUSE_N];
-    struct gap *gaps; /* in time order */
+    struct gap *gaps; /* in time order (NULL unless KEEP_GAPS) */
     size_t ngaps;
-    struct idle_seg *segs; /* every idle stretch by cause, in time order */
+    int64_t longest_gap;
+    struct idle_seg *segs; /* every idle stretch by cause, in time order (none unless KEEP_SEGS) */
     size_t nsegs, segs_cap;
     double utilization;
     double gpu_per_unit; /* g: busy / units, ns */
@@ -194,6 +195,12 @@ struct run_result {
 
 /* Analyse one run; 0, or -1 when out of memory. */
 int analyze_run(const struct run *r, struct run_result *out);
+/* The same, keeping of each device's gaps (the list; ngaps counts them
+ * all the same) and idle stretches by cause only what keep asks: only
+ * --gaps and the views show them, and on a big run they are some 20 MB
+ * that a report without them need not touch.  analyze_run keeps both. */
+enum { KEEP_GAPS = 1, KEEP_SEGS = 2, KEEP_ALL = KEEP_GAPS | KEEP_SEGS };
+int analyze_run_keep(const struct run *r, struct run_result *out, unsigned keep);
 void run_result_free(struct run_result *res);
 
 /* The definitions, one unit at a time (DESIGN.md), shared by the analysis

@@ -20,7 +20,7 @@ static void analyze_devices(struct side_work *w)
         if (i >= w->dl.ndev || atomic_load(&w->dev_failed))
             return;
         const struct dev_lists *dl = &w->dl;
-        if (analyze_device(w->r, dl->devs[i], dl->dunits + dl->dfirst[i], dl->dcount[i], w->shu,
+        if (analyze_device(w->r, dl->devs[i], dl->dunits + dl->dfirst[i], dl->dcount[i], w->shu, w->keep,
                            &w->res->dev[i]))
             atomic_store(&w->dev_failed, 1);
     }
@@ -65,11 +65,12 @@ static void devices_ready(struct side_work *w, const struct dev_lists *dl, const
     pthread_mutex_unlock(&w->mu);
 }
 
-void sched_start(struct side_work *w, const struct run *r, struct run_result *res)
+void sched_start(struct side_work *w, const struct run *r, struct run_result *res, unsigned keep)
 {
     memset(w, 0, sizeof *w);
     w->r = r;
     w->res = res;
+    w->keep = keep;
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->cv, NULL);
     atomic_init(&w->next, 0);

@@ -46,14 +46,15 @@ int analyze_task(const struct run *r, struct run_result *res, int task, int64_t 
  * (res->synth_max) and the CPU section (res->cpu); 0, or -1 when out of
  * memory. */
 int analyze_synth(const struct run *r, struct run_result *res, int64_t **st, int64_t **en, size_t *n);
-/* One device: its units are r->units[ui[0..cap)], in order. */
+/* One device: its units are r->units[ui[0..cap)], in order; keep: KEEP_*. */
 int analyze_device(const struct run *r, int32_t dev, const uint32_t *ui, size_t cap,
-                   const struct shared_sets *sh, struct device_result *d);
+                   const struct shared_sets *sh, unsigned keep, struct device_result *d);
 
 /* The work the two threads share. */
 struct side_work {
     const struct run *r;
     struct run_result *res;
+    unsigned keep; /* KEEP_*, for the devices */
     _Atomic int next_task;
     _Atomic int task_failed;
     int64_t *st, *en; /* the synthesis spans' starts and ends (analyze_synth's; freed by sched_end) */
@@ -72,7 +73,7 @@ struct side_work {
 
 /* Begin: on a big run (r->units), the second thread starts on the tasks
  * (res->start must be set). */
-void sched_start(struct side_work *w, const struct run *r, struct run_result *res);
+void sched_start(struct side_work *w, const struct run *r, struct run_result *res, unsigned keep);
 /* The devices and their shared sets are ready: both threads analyse the
  * devices (res->dev[i] from dl's device i) and do the tasks, and this one
  * waits for the other (or, without it, does everything here).  0, or -1

@@ -321,9 +321,8 @@ const char *idle_sentence(char *buf, size_t n, const struct run_result *res)
     int64_t longest = 0;
     for (size_t i = 0; i < res->ndev; i++) {
         ngaps += res->dev[i].ngaps;
-        for (size_t g = 0; g < res->dev[i].ngaps; g++)
-            if (res->dev[i].gaps[g].end - res->dev[i].gaps[g].start > longest)
-                longest = res->dev[i].gaps[g].end - res->dev[i].gaps[g].start;
+        if (res->dev[i].longest_gap > longest)
+            longest = res->dev[i].longest_gap;
     }
     snprintf(buf, n, "%s in %zu gap%s (longest %s)", fmt_dur(b1, sizeof b1, (double)res->idle), ngaps, ngaps == 1 ? "" : "s",
              fmt_dur(b2, sizeof b2, (double)longest));

@@ -184,7 +184,10 @@ int cmd_analyze(int argc, char **argv)
     if (rc != WF_GO_ON)
         return rc;
     struct loaded l;
-    rc = load_inputs(&l, argv + optind, argc - optind, o.progress, "waterfall analyze");
+    /* the gap list for --gaps, the idle stretches for the text report's
+     * chart: a JSON or CSV report without --gaps needs neither */
+    unsigned keep = (o.ro.gaps && !o.csv ? KEEP_GAPS : 0) | (!o.json && !o.csv ? KEEP_SEGS : 0);
+    rc = load_inputs(&l, argv + optind, argc - optind, o.progress, "waterfall analyze", keep);
     if (l.nres > 0 && (rc == WF_EXIT_OK || rc == WF_EXIT_INPUT)) {
         advise(&l, &o);
         if (o.json)

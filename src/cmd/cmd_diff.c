@@ -90,7 +90,7 @@ int cmd_diff(int argc, char **argv)
         return WF_EXIT_USAGE;
     }
     struct loaded l;
-    int rc = load_inputs(&l, argv + optind, n, isatty(2), "waterfall diff");
+    int rc = load_inputs(&l, argv + optind, n, isatty(2), "waterfall diff", KEEP_ALL);
     if (rc != WF_EXIT_OK || l.nsrc != (size_t)n) {
         loaded_free(&l);
         return rc == WF_EXIT_OK ? WF_EXIT_INPUT : rc;

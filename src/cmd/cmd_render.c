@@ -92,7 +92,7 @@ int cmd_render(int argc, char **argv)
         return WF_EXIT_USAGE;
     }
     struct loaded l;
-    int rc = load_inputs(&l, argv + optind, argc - optind, isatty(2), "waterfall render");
+    int rc = load_inputs(&l, argv + optind, argc - optind, isatty(2), "waterfall render", KEEP_ALL);
     if (l.nres > 0 && (rc == WF_EXIT_OK || rc == WF_EXIT_INPUT)) {
         FILE *f = strcmp(out, "-") ? fopen(out, "w") : stdout;
         if (!f) {

@@ -93,7 +93,7 @@ static void explain_empty(const char *cmd, const struct source *s)
     }
 }
 
-int load_inputs(struct loaded *l, char **paths, int npaths, int progress, const char *cmd)
+int load_inputs(struct loaded *l, char **paths, int npaths, int progress, const char *cmd, unsigned keep)
 {
     memset(l, 0, sizeof *l);
     l->src = calloc((size_t)npaths, sizeof *l->src);
@@ -156,7 +156,7 @@ int load_inputs(struct loaded *l, char **paths, int npaths, int progress, const 
     if (!l->res)
         return WF_EXIT_FAIL;
     for (size_t i = 0; i < l->model.nruns; i++, l->nres++)
-        if (analyze_run(&l->model.runs[i], &l->res[i])) {
+        if (analyze_run_keep(&l->model.runs[i], &l->res[i], keep)) {
             fprintf(stderr, "%s: out of memory in the analysis\n", cmd);
             return WF_EXIT_FAIL;
         }

@@ -22,8 +22,9 @@ struct loaded {
 /* Returns a WF_EXIT_* status; messages (naming the input) go to stderr,
  * prefixed with cmd.  An input that cannot be read is reported and left
  * out: the others are still analysed (l->nres > 0) and the status is
- * WF_EXIT_INPUT. */
-int load_inputs(struct loaded *l, char **paths, int npaths, int progress, const char *cmd);
+ * WF_EXIT_INPUT.  keep: what the analysis keeps of each device's gaps and
+ * idle stretches (KEEP_*: what the command shows). */
+int load_inputs(struct loaded *l, char **paths, int npaths, int progress, const char *cmd, unsigned keep);
 void loaded_free(struct loaded *l);
 /* The one line on stderr that says why a command exits 4 (partial). */
 void loaded_partial_note(const struct loaded *l, const char *cmd);

@@ -701,11 +701,10 @@ static void decide(struct run_result *res)
         advise_cpu(res, res->run ? res->run->cpus : 0);
 }
 
-int analyze_task(const struct run *r, struct run_result *res, int task, int64_t **st, int64_t **en,
-                 size_t *n)
+int analyze_task(const struct run *r, struct run_result *res, int task, int64_t w0, int64_t w1)
 {
     if (task == TASK_SYNTH)
-        return analyze_synth(r, res, st, en, n);
+        return analyze_synth(r, res, w0, w1);
     if (task == TASK_THROUGHPUT)
         return throughput(r, res);
     int64_t *v = scratch_alloc((r->nunits ? r->nunits : 1) * sizeof *v);
@@ -727,8 +726,11 @@ struct run_work {
 };
 
 /* The run's counts and its start: the earliest SYNTH_START, else the
- * earliest event (the second thread needs it). */
-static void run_begin(const struct run *r, struct run_result *res)
+ * earliest event (the second thread needs it); and the devices' window
+ * taken together, [*w0, *w1): from the earliest start to the latest end of
+ * the consistent units' busy spans, which are exactly the spans of the
+ * devices' own windows (INT64_MAX, INT64_MIN: none). */
+static void run_begin(const struct run *r, struct run_result *res, int64_t *w0, int64_t *w1)
 {
     memset(res, 0, sizeof *res);
     res->run = r;
@@ -736,6 +738,8 @@ static void run_begin(const struct run *r, struct run_result *res)
     res->units = r->nunits;
     res->start = INT64_MAX;
     int64_t any_min = INT64_MAX;
+    *w0 = INT64_MAX;
+    *w1 = INT64_MIN;
     for (size_t i = 0; i < r->nunits; i++) {
         const struct unit *u = &r->units[i];
         if (!consistent(u))
@@ -745,6 +749,13 @@ static void run_begin(const struct run *r, struct run_result *res)
         for (int e = 0; e < EV_N; e++)
             if (has(u, e) && u->t[e] < any_min)
                 any_min = u->t[e];
+        struct span b;
+        if (unit_busy_span(u, &b)) {
+            if (b.start < *w0)
+                *w0 = b.start;
+            if (b.end > *w1)
+                *w1 = b.end;
+        }
     }
     if (res->start == INT64_MAX)
         res->start = any_min == INT64_MAX ? 0 : any_min;
@@ -836,25 +847,30 @@ static int device_units(const struct run *r, struct run_work *w)
  * before the previous unit is sent, and that is not two at once).  The
  * idle cause `synthesis` keeps its own spans, to the ready time.  The
  * spans' starts and ends go to st and en (sorted apart by the sweep), for
- * the peak (synth_max), the CPU section, and later the mean (synth_mean). */
-int analyze_synth(const struct run *r, struct run_result *res, int64_t **st, int64_t **en, size_t *n)
+ * the peak (synth_max), the CPU section and the mean over the devices'
+ * window [w0, w1) (synth_mean); then they are freed. */
+int analyze_synth(const struct run *r, struct run_result *res, int64_t w0, int64_t w1)
 {
-    size_t cap = r->nunits ? r->nunits : 1;
-    *n = 0;
-    *st = scratch_alloc(cap * sizeof **st);
-    *en = scratch_alloc(cap * sizeof **en);
-    if (!*st || !*en)
-        return -1;
+    size_t cap = r->nunits ? r->nunits : 1, n = 0;
+    int64_t *st = scratch_alloc(cap * sizeof *st), *en = scratch_alloc(cap * sizeof *en);
+    int rc = -1;
+    if (!st || !en)
+        goto out;
     for (size_t i = 0; i < r->nunits; i++) {
         struct span s;
         if (consistent(&r->units[i]) && synth_span(&r->units[i], &s)) {
-            (*st)[*n] = s.start;
-            (*en)[(*n)++] = s.end;
+            st[n] = s.start;
+            en[n++] = s.end;
         }
     }
-    if (analyze_synth_sweep(*st, *en, *n, res))
-        return -1;
-    return analyze_cpu(r, res, *st, *en, *n); /* st and en sorted by the sweep */
+    if (analyze_synth_sweep(st, en, n, res) || analyze_cpu(r, res, st, en, n)) /* sorted by the sweep */
+        goto out;
+    synth_mean(st, en, n, w0, w1 > w0 ? w1 : w0, res);
+    rc = 0;
+out:
+    scratch_free(st);
+    scratch_free(en);
+    return rc;
 }
 
 /* Everything the devices are analysed from: their units, the shared sets
@@ -877,20 +893,15 @@ static int run_prepare(const struct run *r, struct run_result *res, struct run_w
     return build_union(&w->sh.synth, &w->nsu);
 }
 
-/* The devices' pipeline fill, and the window over all of them [*w0, *w1). */
-static void device_windows(struct run_result *res, int64_t *w0, int64_t *w1)
+/* The devices' pipeline fill. */
+static void device_fill(struct run_result *res)
 {
-    *w0 = INT64_MAX, *w1 = INT64_MIN;
     for (size_t i = 0; i < res->ndev; i++) {
         struct device_result *d = &res->dev[i];
         if (d->units) {
             d->fill = d->window_start - res->start;
             if (d->fill < 0)
                 d->fill = 0;
-            if (d->window_start < *w0)
-                *w0 = d->window_start;
-            if (d->window_end > *w1)
-                *w1 = d->window_end;
         }
     }
 }
@@ -915,9 +926,10 @@ int analyze_run(const struct run *r, struct run_result *res)
 
 int analyze_run_keep(const struct run *r, struct run_result *res, unsigned keep)
 {
-    run_begin(r, res);
+    int64_t w0, w1;
+    run_begin(r, res, &w0, &w1);
     struct side_work side;
-    sched_start(&side, r, res, keep); /* the run's start first: the second thread needs it */
+    sched_start(&side, r, res, keep, w0, w1); /* the run's start first: the second thread needs it */
     struct run_work w = {0};
     int rc = -1;
     if (run_prepare(r, res, &w))
@@ -927,9 +939,7 @@ int analyze_run_keep(const struct run *r, struct run_result *res, unsigned keep)
     res->ndev = w.ndu;
     if (sched_devices(&side, &dl, &shu))
         goto out;
-    int64_t w0, w1;
-    device_windows(res, &w0, &w1);
-    synth_mean(side.st, side.en, side.nsynth, w0, w1 > w0 ? w1 : w0, res);
+    device_fill(res);
     if (analyze_phase(r, res))
         goto out;
     analyze_gpu(r, res);

@@ -6,8 +6,6 @@
  */
 #include "analyze_sched.h"
 
-#include "mem.h"
-
 #include <string.h>
 
 #define SIDE_THREAD_MIN 100000 /* units: below this a thread costs more than it saves */
@@ -33,7 +31,7 @@ static void analyze_tasks(struct side_work *w)
         int t = atomic_fetch_add(&w->next_task, 1);
         if (t >= TASK_N || atomic_load(&w->task_failed))
             return;
-        if (analyze_task(w->r, w->res, t, &w->st, &w->en, &w->nsynth))
+        if (analyze_task(w->r, w->res, t, w->w0, w->w1))
             atomic_store(&w->task_failed, 1);
     }
 }
@@ -65,12 +63,15 @@ static void devices_ready(struct side_work *w, const struct dev_lists *dl, const
     pthread_mutex_unlock(&w->mu);
 }
 
-void sched_start(struct side_work *w, const struct run *r, struct run_result *res, unsigned keep)
+void sched_start(struct side_work *w, const struct run *r, struct run_result *res, unsigned keep,
+                 int64_t w0, int64_t w1)
 {
     memset(w, 0, sizeof *w);
     w->r = r;
     w->res = res;
     w->keep = keep;
+    w->w0 = w0;
+    w->w1 = w1;
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->cv, NULL);
     atomic_init(&w->next, 0);
@@ -101,8 +102,6 @@ void sched_end(struct side_work *w)
         pthread_join(w->th, NULL);
         w->started = 0;
     }
-    scratch_free(w->st);
-    scratch_free(w->en);
     pthread_cond_destroy(&w->cv);
     pthread_mutex_destroy(&w->mu);
 }

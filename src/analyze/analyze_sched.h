@@ -36,16 +36,15 @@ struct dev_lists {
 /* The tasks that need only the units and the run's start, the longest
  * first: each fills its own fields of the result. */
 enum { TASK_SYNTH, TASK_STAGE, TASK_THROUGHPUT = TASK_STAGE + ST_N, TASK_N };
-/* Task `task` (TASK_SYNTH: analyze_synth, into *st, *en, *n; TASK_STAGE +
- * s: stage s's statistics; TASK_THROUGHPUT: the jobs completed and their
- * rate); 0, or -1 when out of memory. */
-int analyze_task(const struct run *r, struct run_result *res, int task, int64_t **st, int64_t **en,
-                 size_t *n);
-/* The synthesis spans' starts and ends (*st, *en, *n each; scratch_alloc'd,
- * sorted apart, kept for synth_mean), the most units in synthesis at once
- * (res->synth_max) and the CPU section (res->cpu); 0, or -1 when out of
- * memory. */
-int analyze_synth(const struct run *r, struct run_result *res, int64_t **st, int64_t **en, size_t *n);
+/* Task `task` (TASK_SYNTH: analyze_synth, with the devices' window [w0,
+ * w1); TASK_STAGE + s: stage s's statistics; TASK_THROUGHPUT: the jobs
+ * completed and their rate); 0, or -1 when out of memory. */
+int analyze_task(const struct run *r, struct run_result *res, int task, int64_t w0, int64_t w1);
+/* From the synthesis spans: the most units in synthesis at once
+ * (res->synth_max), the mean number over the devices' window [w0, w1)
+ * (res->synth_mean_active) and the CPU section (res->cpu); 0, or -1 when
+ * out of memory. */
+int analyze_synth(const struct run *r, struct run_result *res, int64_t w0, int64_t w1);
 /* One device: its units are r->units[ui[0..cap)], in order; keep: KEEP_*. */
 int analyze_device(const struct run *r, int32_t dev, const uint32_t *ui, size_t cap,
                    const struct shared_sets *sh, unsigned keep, struct device_result *d);
@@ -57,8 +56,7 @@ struct side_work {
     unsigned keep; /* KEEP_*, for the devices */
     _Atomic int next_task;
     _Atomic int task_failed;
-    int64_t *st, *en; /* the synthesis spans' starts and ends (analyze_synth's; freed by sched_end) */
-    size_t nsynth;
+    int64_t w0, w1; /* the devices' window, for analyze_synth */
     /* the devices, once `ready` (set under mu, with `dl.devs` NULL on failure) */
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -73,15 +71,15 @@ struct side_work {
 
 /* Begin: on a big run (r->units), the second thread starts on the tasks
  * (res->start must be set). */
-void sched_start(struct side_work *w, const struct run *r, struct run_result *res, unsigned keep);
+void sched_start(struct side_work *w, const struct run *r, struct run_result *res, unsigned keep,
+                 int64_t w0, int64_t w1);
 /* The devices and their shared sets are ready: both threads analyse the
  * devices (res->dev[i] from dl's device i) and do the tasks, and this one
  * waits for the other (or, without it, does everything here).  0, or -1
- * when a device or a task failed; then w->st, w->en and w->nsynth hold the
- * synthesis spans. */
+ * when a device or a task failed. */
 int sched_devices(struct side_work *w, const struct dev_lists *dl, const struct shared_sets *shu);
 /* End, on success or failure: a second thread still waiting is told there
- * is nothing to do, and joined; the synthesis spans are freed. */
+ * is nothing to do, and joined. */
 void sched_end(struct side_work *w);
 
 #endif /* ANALYZE_SCHED_H */

@@ -43,6 +43,9 @@
  * let go once it is done, so the mapping never holds much of the file. */
 #define WINDOW (8u << 20)
 #define MAX_THREADS 8
+#ifndef LOOK_AHEAD
+#define LOOK_AHEAD 4 /* records parsed before the first of them is added (parse_lines) */
+#endif
 
 struct worker {
     int fd;
@@ -74,21 +77,26 @@ static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int las
 {
     const char *end = buf + len, *pos = buf;
     const char *lstart = buf; /* where pos's line starts (long_check) */
-    /* A record is added one record late: the look ahead at the next one
-     * (evpart_hint) fetches its unit while this one is put away.  Two
-     * records and two scratch buffers, since a pending record's job id may
-     * be in one: the next is parsed into the other, never copied. */
-    char scratch[2][SCAN_LINE_MAX];
-    struct scan_rec rec[2];
-    int sc = 0;
-    struct evhint ph = {0, 0};
-    uint64_t pline = 0;
-    int pending = 0;
+    /* A record is added LOOK_AHEAD - 1 records late: the look ahead at
+     * each (evpart_hint) starts fetching its unit, or a new unit's index
+     * slot, that long before it is needed (one record ahead left most of
+     * that miss in the add).  A ring of records, each with its scratch
+     * buffer, since a pending record's job id may be in it: never copied. */
+    char scratch[LOOK_AHEAD][SCAN_LINE_MAX];
+    struct scan_rec rec[LOOK_AHEAD];
+    struct evhint hint[LOOK_AHEAD];
+    uint64_t rline[LOOK_AHEAD];
+    unsigned head = 0, pending = 0; /* the oldest pending record, and how many */
+#define ADD_OLDEST()                                                                               \
+    do {                                                                                           \
+        evpart_add_rec(p, &rec[head], rline[head], &hint[head]);                                   \
+        head = (head + 1) % LOOK_AHEAD;                                                            \
+        pending--;                                                                                 \
+    } while (0)
 #define FLUSH()                                                                                    \
     do {                                                                                           \
-        if (pending)                                                                               \
-            evpart_add_rec(p, &rec[sc ^ 1], pline, &ph);                                           \
-        pending = 0;                                                                               \
+        while (pending)                                                                            \
+            ADD_OLDEST();                                                                          \
     } while (0)
     uint64_t rest = 0; /* newlines in [pos, the end of what is used) */
     for (;;) {
@@ -130,6 +138,7 @@ static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int las
         /* buf starts a line: the parser looks back from the hit for the
          * line's start only when a record needs it (the line's own
          * timestamp, a JSON line's fields before its target) */
+        unsigned sc = (head + pending) % LOOK_AHEAD; /* free: pending < LOOK_AHEAD */
         struct scan_rec *r = &rec[sc];
         enum scan_err e = scan_line_in(buf, hit, eol, readable, scratch[sc], r);
         if (e == SCAN_NOT_RECORD) {
@@ -141,13 +150,10 @@ static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int las
         }
         p->diag.timeline_lines++;
         if (e == SCAN_OK) {
-            struct evhint h;
-            evpart_hint(p, r->job, r->job_len, r->partition, &h);
-            FLUSH();
-            ph = h;
-            pline = *line;
-            pending = 1;
-            sc ^= 1;
+            evpart_hint(p, r->job, r->job_len, r->partition, &hint[sc]);
+            rline[sc] = *line;
+            if (++pending == LOOK_AHEAD)
+                ADD_OLDEST();
         } else {
             FLUSH();
             evpart_skip(p, *line, e);
@@ -161,6 +167,7 @@ static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int las
     }
     FLUSH();
 #undef FLUSH
+#undef ADD_OLDEST
     /* What is used ends at the last newline; an unfinished last line is
      * left for the next chunk.  Every newline in [pos, end) is before it. */
     const char *used_to = end;

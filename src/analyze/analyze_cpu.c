@@ -21,9 +21,10 @@
  * integral up to x, F(x), comes from prefix sums of the sorted starts and
  * ends, so each unit's mean count (F(b) - F(a)) / (b - a) costs four
  * searches, each started where the previous unit's ended.  The sums are
- * exact (128 bits) and kept for every PREFIX_STEP-th element only, the
- * rest added on the way: a sum per element took 32 bytes per unit, the
- * biggest array of the analysis.
+ * exact (128 bits).  Each search's finger carries the prefix sum where it
+ * stands, moved by the few elements it moves past; a long jump takes the
+ * sum from those kept for every PREFIX_STEP-th element instead (a sum per
+ * element took 32 bytes per unit, the biggest array of the analysis).
  */
 #include "analyze.h"
 
@@ -82,17 +83,35 @@ static size_t upto(const int64_t *a, size_t n, int64_t x, size_t *hint)
     return lo;
 }
 
-/* Where the last queries of one kind landed in st and en. */
+/* Where the last queries of one kind landed in st and en, with the sums of
+ * the elements before those places. */
 struct finger {
     size_t st, en;
+    __int128 sst, sen;
 };
+
+/* The sum of a[0..i), from the sum s of a[0..from): moved along when i is
+ * near, else taken from the kept sums. */
+static __int128 sum_moved(const int64_t *a, const __int128 *kept, size_t from, __int128 s, size_t i,
+                          int open_zero)
+{
+    if (i > from + PREFIX_STEP || from > i + PREFIX_STEP)
+        return sum_to(a, kept, i, open_zero);
+    for (; from < i; from++)
+        s += open_zero && a[from] == INT64_MAX ? 0 : a[from];
+    for (; from > i; from--)
+        s -= open_zero && a[from - 1] == INT64_MAX ? 0 : a[from - 1];
+    return s;
+}
 
 /* The integral of the count of syntheses from the start up to x. */
 static __int128 area_to(const struct counter *c, int64_t x, struct finger *f)
 {
+    size_t i0 = f->st, j0 = f->en;
     size_t i = upto(c->st, c->n, x, &f->st), j = upto(c->en, c->n, x, &f->en);
-    return ((__int128)x * (__int128)i - sum_to(c->st, c->sst, i, 0)) -
-           ((__int128)x * (__int128)j - sum_to(c->en, c->sen, j, 1));
+    f->sst = sum_moved(c->st, c->sst, i0, f->sst, i, 0);
+    f->sen = sum_moved(c->en, c->sen, j0, f->sen, j, 1);
+    return ((__int128)x * (__int128)i - f->sst) - ((__int128)x * (__int128)j - f->sen);
 }
 
 static double mean_count(const struct counter *c, int64_t a, int64_t b, struct finger *fa, struct finger *fb)
@@ -236,7 +255,7 @@ int analyze_cpu(const struct run *r, struct run_result *res, int64_t *st, int64_
         goto out;
     /* each unit's k for its synthesis and its GPU phase */
     int64_t gpu_sum = 0, w0 = INT64_MAX, w1 = INT64_MIN;
-    struct finger f[4] = {{0, 0}}; /* synthesis start, end; GPU start, end */
+    struct finger f[4] = {{0, 0, 0, 0}}; /* synthesis start, end; GPU start, end */
     for (size_t i = 0; i < r->nunits; i++) {
         const struct unit *u = &r->units[i];
         if (u->flags & U_CONTRA)

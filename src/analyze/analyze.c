@@ -281,6 +281,21 @@ static size_t first_end_after(const struct span *s, size_t n, int64_t t, size_t 
     return lo;
 }
 
+/* Does s reach into a gap between the merged busy spans busy[0..nb)
+ * (between two of them: idle time before the first or after the last is no
+ * gap)?  *at: where the last such question landed (first_end_after). */
+static int in_gaps(const struct span *busy, size_t nb, struct span s, size_t *at)
+{
+    size_t i = *at = first_end_after(busy, nb, s.start, *at);
+    if (i == nb || s.end <= s.start)
+        return 0;          /* after the last busy span's end, or empty */
+    if (busy[i].start <= s.start) /* starts inside busy[i]: reaches the gap after it? */
+        return i + 1 < nb && s.end > busy[i].end;
+    if (i > 0)
+        return 1;          /* starts in the gap before busy[i] */
+    return nb > 1 && s.end > busy[0].end; /* starts before the first: reaches the gap after it? */
+}
+
 /* The workers' own prep: units picked up while the device was idle
  * (outside every busy span, busy[0..nb) merged) did not wait for it, so
  * their prep is host work alone; with several workers the others' prep
@@ -389,8 +404,11 @@ int analyze_device(const struct run *r, int32_t dev, const uint32_t *ui, size_t 
         scratch_free(busy);
         return -1;
     }
-    for (size_t k = 0; k < cap; k++)
-        if (unit_prep_span(&r->units[ui[k]], &prep[np]))
+    /* Only the prep spans that reach into an idle gap: the set is asked
+     * about idle instants alone (most of a busy device's prep is in its
+     * busy time, and keeping it cost 16 bytes a unit and its sort). */
+    for (size_t k = 0, at = 0; k < cap; k++)
+        if (unit_prep_span(&r->units[ui[k]], &prep[np]) && in_gaps(busy, nb, prep[np], &at))
             np++;
     if (build_union(&prep, &np)) {
         scratch_free(busy);

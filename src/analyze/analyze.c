@@ -355,22 +355,25 @@ static int idle_gaps(struct device_result *d, const struct span *busy, size_t nb
 }
 
 /* One device: its units are r->units[ui[0..cap)], in order. */
-int analyze_device(const struct run *r, int32_t dev, const uint32_t *ui, size_t cap,
-                   const struct shared_sets *sh, unsigned keep, struct device_result *d)
+/* A device's first step: its workers, units and window, and its busy set
+ * busy[0..*nb) merged (a scratch array the caller frees; NULL without
+ * one).  The shared sets are then built with the gaps known. */
+static int device_busy(const struct run *r, int32_t dev, const uint32_t *ui, size_t cap,
+                       struct device_result *d, struct span **busy_out, size_t *nb_out)
 {
     memset(d, 0, sizeof *d);
     d->device = dev;
-    /* The busy set first, merged and shrunk, then the prep set: the two at
-     * full size at once were the analysis's biggest pair of arrays. */
+    *busy_out = NULL;
+    *nb_out = 0;
     size_t n = cap ? cap : 1;
-    struct span *busy = scratch_alloc(n * sizeof *busy), *prep = NULL;
+    struct span *busy = scratch_alloc(n * sizeof *busy);
     int32_t *workers = malloc(n * sizeof *workers); /* kept in the result */
     if (!busy || !workers) {
         scratch_free(busy);
         free(workers);
         return -1;
     }
-    size_t nb = 0, np = 0, nw = 0;
+    size_t nb = 0, nw = 0;
     for (size_t k = 0; k < cap; k++) {
         const struct unit *u = &r->units[ui[k]];
         if (u->worker >= 0)
@@ -398,20 +401,27 @@ int analyze_device(const struct run *r, int32_t dev, const uint32_t *ui, size_t 
         if (busy[i].end > d->window_end)
             d->window_end = busy[i].end;
     nb = merge_spans(busy, nb);
-    busy = scratch_shrink(busy, nb * sizeof *busy);
-    prep = scratch_alloc(n * sizeof *prep);
-    if (!prep) {
-        scratch_free(busy);
+    *busy_out = scratch_shrink(busy, nb * sizeof *busy);
+    *nb_out = nb;
+    return 0;
+}
+
+int analyze_device(const struct run *r, const uint32_t *ui, size_t cap, const struct span *busy, size_t nb,
+                   const struct shared_sets *sh, unsigned keep, struct device_result *d)
+{
+    if (nb == 0)
+        return 0;
+    struct span *prep = scratch_alloc((cap ? cap : 1) * sizeof *prep);
+    if (!prep)
         return -1;
-    }
     /* Only the prep spans that reach into an idle gap: the set is asked
      * about idle instants alone (most of a busy device's prep is in its
-     * busy time, and keeping it cost 16 bytes a unit and its sort). */
+     * busy time; all of it cost 16 bytes a unit, and its sort). */
+    size_t np = 0;
     for (size_t k = 0, at = 0; k < cap; k++)
         if (unit_prep_span(&r->units[ui[k]], &prep[np]) && in_gaps(busy, nb, prep[np], &at))
             np++;
     if (build_union(&prep, &np)) {
-        scratch_free(busy);
         scratch_free(prep);
         return -1;
     }
@@ -420,7 +430,6 @@ int analyze_device(const struct run *r, int32_t dev, const uint32_t *ui, size_t 
     d->gpu_per_unit = (double)d->busy / (double)d->units;
     d->prep_host = prep_host(r, ui, cap, busy, nb);
     if (idle_gaps(d, busy, nb, prep, np, sh, keep)) {
-        scratch_free(busy);
         scratch_free(prep);
         return -1;
     }
@@ -429,7 +438,6 @@ int analyze_device(const struct run *r, int32_t dev, const uint32_t *ui, size_t 
     d->utilization = d->window_end > d->window_start
                          ? (double)d->busy / (double)(d->window_end - d->window_start)
                          : NAN;
-    scratch_free(busy);
     scratch_free(prep);
     return 0;
 }
@@ -741,6 +749,8 @@ struct run_work {
     int32_t *devs;                        /* the devices of units that reached a GPU worker */
     size_t *dcount, *dfirst, *dfill, ndu; /* their units: how many, where they start in dunits */
     uint32_t *dunits;
+    struct span **busy; /* each device's busy set, merged (device_busy) */
+    size_t *nbusy;
 };
 
 /* The run's counts and its start: the earliest SYNTH_START, else the
@@ -779,15 +789,11 @@ static void run_begin(const struct run *r, struct run_result *res, int64_t *w0, 
         res->start = any_min == INT64_MAX ? 0 : any_min;
 }
 
-/* One pass for the rest: the counts, the devices (those of units that
+/* One pass for the rest: the counts, and the devices (those of units that
  * reached a GPU worker, in order: a unit still queued has no device yet)
- * with each one's count of units, and the queue set's spans. */
+ * with each one's count of units. */
 static int unit_pass(const struct run *r, struct run_result *res, struct run_work *w)
 {
-    size_t n = r->nunits ? r->nunits : 1;
-    w->sh.queue = scratch_alloc(n * sizeof *w->sh.queue);
-    if (!w->sh.queue)
-        return -1;
     for (size_t i = 0; i < r->nunits; i++) {
         const struct unit *u = &r->units[i];
         if (!consistent(u)) {
@@ -799,8 +805,6 @@ static int unit_pass(const struct run *r, struct run_result *res, struct run_wor
         int gpu = has(u, EV_GPU_PICKUP) || has(u, EV_GPU_START) || has(u, EV_GPU_END);
         if (devtab_add(&w->dt, u->device, gpu))
             return -1;
-        if (unit_queue_span(u, &w->sh.queue[w->sh.nqueue]))
-            w->sh.nqueue++;
     }
     if (w->dt.n)
         qsort(w->dt.e, w->dt.n, sizeof *w->dt.e, cmp_devent);
@@ -891,24 +895,61 @@ out:
     return rc;
 }
 
-/* Everything the devices are analysed from: their units, the shared sets
- * merged. */
+/* Up to this many devices, a shared span is kept only where it reaches
+ * into some device's gaps (a check per device); past it, all are kept. */
+#define GAP_FILTER_MAX 16
+
+/* Does s reach into some device's gaps?  at: a finger per device. */
+static int in_any_gaps(const struct run_work *w, struct span s, size_t *at)
+{
+    if (w->ndu > GAP_FILTER_MAX)
+        return 1;
+    for (size_t k = 0; k < w->ndu; k++)
+        if (in_gaps(w->busy[k], w->nbusy[k], s, &at[k]))
+            return 1;
+    return 0;
+}
+
+/* A shared set (queue, or synthesis), of the consistent units' spans that
+ * reach into a device's gaps (the only instants it is asked about: its
+ * spans inside busy time, most of them, would cost 16 bytes a unit and a
+ * sort), merged. */
+static int shared_set(const struct run *r, const struct run_work *w, int (*span_of)(const struct unit *, struct span *),
+                      struct span **set, size_t *n)
+{
+    *set = scratch_alloc((r->nunits ? r->nunits : 1) * sizeof **set);
+    size_t *at = calloc(w->ndu ? w->ndu : 1, sizeof *at);
+    if (!*set || !at) {
+        free(at);
+        return -1;
+    }
+    *n = 0;
+    for (size_t i = 0; i < r->nunits; i++)
+        if (consistent(&r->units[i]) && span_of(&r->units[i], &(*set)[*n]) && in_any_gaps(w, (*set)[*n], at))
+            (*n)++;
+    free(at);
+    return build_union(set, n);
+}
+
+/* Everything the devices are analysed from: their units and busy sets,
+ * then the shared sets. */
 static int run_prepare(const struct run *r, struct run_result *res, struct run_work *w)
 {
     if (unit_pass(r, res, w) || device_table(res, w) || device_units(r, w))
         return -1;
-    if (build_union(&w->sh.queue, &w->sh.nqueue))
+    w->busy = calloc(w->ndu ? w->ndu : 1, sizeof *w->busy);
+    w->nbusy = calloc(w->ndu ? w->ndu : 1, sizeof *w->nbusy);
+    if (!w->busy || !w->nbusy)
         return -1;
-    /* the synthesis set in a pass of its own, once the queue set is merged
-     * and shrunk: the two at full size at once took twice the memory */
-    w->sh.synth = scratch_alloc((r->nunits ? r->nunits : 1) * sizeof *w->sh.synth);
-    if (!w->sh.synth)
+    for (size_t k = 0; k < w->ndu; k++)
+        if (device_busy(r, w->devs[k], w->dunits + w->dfirst[k], w->dcount[k], &res->dev[k], &w->busy[k],
+                        &w->nbusy[k]))
+            return -1;
+    if (shared_set(r, w, unit_queue_span, &w->sh.queue, &w->sh.nqueue) ||
+        shared_set(r, w, unit_synth_cause_span, &w->sh.synth, &w->sh.nsynth))
         return -1;
-    for (size_t i = 0; i < r->nunits; i++)
-        if (consistent(&r->units[i]) && unit_synth_cause_span(&r->units[i], &w->sh.synth[w->sh.nsynth]))
-            w->sh.nsynth++;
     w->nsu = w->sh.nsynth;
-    return build_union(&w->sh.synth, &w->nsu);
+    return 0;
 }
 
 /* The devices' pipeline fill. */
@@ -935,6 +976,10 @@ static void run_work_free(struct run_work *w)
     free(w->dt.idx);
     scratch_free(w->sh.queue);
     scratch_free(w->sh.synth);
+    for (size_t k = 0; w->busy && k < w->ndu; k++)
+        scratch_free(w->busy[k]);
+    free(w->busy);
+    free(w->nbusy);
 }
 
 int analyze_run(const struct run *r, struct run_result *res)
@@ -953,7 +998,8 @@ int analyze_run_keep(const struct run *r, struct run_result *res, unsigned keep)
     if (run_prepare(r, res, &w))
         goto out;
     struct shared_sets shu = {w.sh.queue, w.sh.synth, w.sh.nqueue, w.nsu};
-    struct dev_lists dl = {w.devs, w.dcount, w.dfirst, w.dunits, w.ndu};
+    struct dev_lists dl = {w.devs, w.dcount, w.dfirst, w.dunits, (const struct span *const *)w.busy, w.nbusy,
+                           w.ndu};
     res->ndev = w.ndu;
     if (sched_devices(&side, &dl, &shu))
         goto out;

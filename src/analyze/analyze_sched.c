@@ -18,8 +18,8 @@ static void analyze_devices(struct side_work *w)
         if (i >= w->dl.ndev || atomic_load(&w->dev_failed))
             return;
         const struct dev_lists *dl = &w->dl;
-        if (analyze_device(w->r, dl->devs[i], dl->dunits + dl->dfirst[i], dl->dcount[i], w->shu, w->keep,
-                           &w->res->dev[i]))
+        if (analyze_device(w->r, dl->dunits + dl->dfirst[i], dl->dcount[i], dl->busy[i], dl->nbusy[i], w->shu,
+                           w->keep, &w->res->dev[i]))
             atomic_store(&w->dev_failed, 1);
     }
 }

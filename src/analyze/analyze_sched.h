@@ -23,12 +23,15 @@ struct shared_sets {
     size_t nqueue, nsynth;
 };
 
-/* The devices to analyse: their ids, and the units of device i,
- * dunits[dfirst[i] .. dfirst[i] + dcount[i]), in order. */
+/* The devices to analyse: their ids, the units of device i,
+ * dunits[dfirst[i] .. dfirst[i] + dcount[i]), in order, and its busy set
+ * busy[i][0..nbusy[i]), merged. */
 struct dev_lists {
     const int32_t *devs;
     const size_t *dcount, *dfirst;
     const uint32_t *dunits;
+    const struct span *const *busy;
+    const size_t *nbusy;
     size_t ndev;
 };
 
@@ -45,8 +48,9 @@ int analyze_task(const struct run *r, struct run_result *res, int task, int64_t 
  * (res->synth_mean_active) and the CPU section (res->cpu); 0, or -1 when
  * out of memory. */
 int analyze_synth(const struct run *r, struct run_result *res, int64_t w0, int64_t w1);
-/* One device: its units are r->units[ui[0..cap)], in order; keep: KEEP_*. */
-int analyze_device(const struct run *r, int32_t dev, const uint32_t *ui, size_t cap,
+/* One device, its busy set busy[0..nb) and the figures of its first step
+ * in d: its units are r->units[ui[0..cap)], in order; keep: KEEP_*. */
+int analyze_device(const struct run *r, const uint32_t *ui, size_t cap, const struct span *busy, size_t nb,
                    const struct shared_sets *sh, unsigned keep, struct device_result *d);
 
 /* The work the two threads share. */

@@ -209,21 +209,22 @@ static int cmp_i32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Sort and deduplicate a[0..n) in place; returns the distinct count.
- * Workers and devices are few and repeat in runs: squeeze out repeats of
- * the previous value first, so the sort sees few values. */
+/* Append v to a[0..*m) unless it is one of the last 8 there: workers and
+ * devices are few and repeat in runs, so the array stays short. */
+static void squeeze_add(int32_t *a, size_t *m, int32_t v)
+{
+    for (size_t k = *m; k > 0 && *m - k < 8; k--)
+        if (a[k - 1] == v)
+            return;
+    a[(*m)++] = v;
+}
+
+/* Sort and deduplicate a[0..n) in place; returns the distinct count. */
 static size_t distinct(int32_t *a, size_t n)
 {
     size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t k;
-        for (k = m; k > 0 && m - k < 8; k--)
-            if (a[k - 1] == a[i])
-                break;
-        if (k > 0 && m - k < 8 && a[k - 1] == a[i])
-            continue;
-        a[m++] = a[i];
-    }
+    for (size_t i = 0; i < n; i++)
+        squeeze_add(a, &m, a[i]);
     qsort(a, m, sizeof *a, cmp_i32);
     size_t o = 0;
     for (size_t i = 0; i < m; i++)
@@ -373,14 +374,28 @@ static int device_busy(const struct run *r, int32_t dev, const uint32_t *ui, siz
         free(workers);
         return -1;
     }
+    /* Units come roughly in time order: a span that starts within the last
+     * one kept extends it, so the array holds about the merged set, not a
+     * span per unit (the sort and merge below make the same union of any
+     * order). */
     size_t nb = 0, nw = 0;
+    int64_t end_max = INT64_MIN;
     for (size_t k = 0; k < cap; k++) {
         const struct unit *u = &r->units[ui[k]];
         if (u->worker >= 0)
-            workers[nw++] = u->worker;
-        if (unit_busy_span(u, &busy[nb])) {
-            nb++;
-            d->units++;
+            squeeze_add(workers, &nw, u->worker); /* touches a few entries, not one a unit */
+        struct span b;
+        if (!unit_busy_span(u, &b))
+            continue;
+        d->units++;
+        if (b.end > end_max)
+            end_max = b.end;
+        struct span *last = nb ? &busy[nb - 1] : NULL;
+        if (last && b.start >= last->start && b.start <= last->end) {
+            if (b.end > last->end)
+                last->end = b.end;
+        } else {
+            busy[nb++] = b;
         }
     }
     size_t nwu = distinct(workers, nw);
@@ -396,10 +411,7 @@ static int device_busy(const struct run *r, int32_t dev, const uint32_t *ui, siz
         return -1;
     }
     d->window_start = busy[0].start;
-    d->window_end = busy[0].end;
-    for (size_t i = 0; i < nb; i++)
-        if (busy[i].end > d->window_end)
-            d->window_end = busy[i].end;
+    d->window_end = end_max;
     nb = merge_spans(busy, nb);
     *busy_out = scratch_shrink(busy, nb * sizeof *busy);
     *nb_out = nb;

@@ -72,6 +72,26 @@ cmp -s "$T/one.json" "$T/many.json" && ok || bad "restart at a part's start: dif
 WATERFALL_TIMING=1 WATERFALL_READ_THREADS=2 "$W" analyze --json --no-progress "$T/seen.log" 2>&1 >/dev/null |
     grep -q "read twice" && bad "restart at a part's start: read twice" || ok
 
+# A unit that continues across the parts' border but is met in the second
+# part only after more than SIDE_WINDOW (65,536) other units: the part keeps
+# where its first units' events came from only, so it is read again; the
+# answer (a duplicate's line included) is the same as with one thread.
+awk 'BEGIN {
+    print "TIMELINE,1,SYNTH_START,late,partition=0"
+    t = 2
+    for (u = 0; u < 140000; u++) {
+        printf "TIMELINE,%d,SYNTH_START,u%d\nTIMELINE,%d,SYNTH_END,u%d\n", t, u, t + 1, u
+        printf "TIMELINE,%d,GPU_START,u%d\nTIMELINE,%d,GPU_END,u%d\n", t + 2, u, t + 3, u
+        t += 4
+    }
+    printf "TIMELINE,%d,SYNTH_END,late,partition=0\nTIMELINE,%d,SYNTH_START,late,partition=0\n", t, t + 1
+    printf "TIMELINE,%d,GPU_START,late,partition=0,worker=3\nTIMELINE,%d,GPU_END,late,partition=0\n", t + 2, t + 3
+}' >"$T/late.log"
+one_vs_two "$T/late.log" "a unit continued far into the next part"
+grep -q '"duplicate_events": 1' "$T/one.json" && ok || bad "late unit: its duplicate not counted"
+WATERFALL_TIMING=1 WATERFALL_READ_THREADS=2 "$W" analyze --json --no-progress "$T/late.log" 2>&1 >/dev/null |
+    grep -q "1 of 2 parts read twice" && ok || bad "late unit: the second part was not read again"
+
 # A file read through a buffer, the same file mapped, and the same bytes
 # from a pipe give the same answer, long lines included: a line of 4 MiB
 # or more is skipped whole (one record, too long), a shorter one is read.

@@ -106,8 +106,10 @@ int load_inputs(struct loaded *l, char **paths, int npaths, int progress, const 
         int failed = ingest(s, paths[i], progress, err, sizeof err);
         phase("read", &t0);
         if (!failed && s->text.rereads && getenv("WATERFALL_TIMING"))
-            fprintf(stderr, "waterfall: %d of %d parts read twice (a restart at a part's start)\n",
-                    s->text.rereads, s->text.nparts);
+            fprintf(stderr,
+                    "waterfall: %d of %d parts read twice (a restart at a part's start, or a unit continued from "
+                    "the part before past the part's first %u units)\n",
+                    s->text.rereads, s->text.nparts, SIDE_WINDOW);
         if (failed) {
             /* The other inputs are still analysed; the status says one failed. */
             fprintf(stderr, "%s: %s\n", cmd, err);

@@ -368,8 +368,9 @@ static struct run *adopt(struct model *m, const char *source, int native, int in
     r->units = s->units;
     r->nunits = s->nunits;
     r->units_cap = s->units_cap;
-    big_free(s->side, s->side ? s->units_cap * sizeof *s->side : 0);
+    big_free(s->side, s->side ? s->side_cap * sizeof *s->side : 0);
     s->side = NULL;
+    s->side_cap = 0;
     s->units = NULL;
     /* The part's last segment keeps its index: the next part may join it,
      * and the run's index is keyed the same way. */
@@ -549,9 +550,14 @@ static int join(struct run *r, struct evpart *p, struct seg *s, uint64_t base, i
             continue;
         }
         dest[i] = UINT32_MAX;
+        if (i >= s->side_cap) { /* never: read_text reads such a part again, with all of them */
+            free(jmap);
+            free(dest);
+            return -1;
+        }
         merge_unit(r, p, &r->units[found], b, &s->side[i], dups, &ndups);
     }
-    size_t side_bytes = s->side ? s->units_cap * sizeof *s->side : 0; /* before units_cap changes */
+    size_t side_bytes = s->side ? s->side_cap * sizeof *s->side : 0;
     if (append_new(r, s, dest, base, more)) {
         free(jmap);
         free(dest);
@@ -572,7 +578,7 @@ static int join(struct run *r, struct evpart *p, struct seg *s, uint64_t base, i
     big_free(s->side, side_bytes);
     s->units = NULL;
     s->side = NULL;
-    s->nunits = s->units_cap = 0;
+    s->nunits = s->units_cap = s->side_cap = 0;
     return 0;
 }
 

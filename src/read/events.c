@@ -86,7 +86,7 @@ static int job_find(struct evpart *p, const char *job, size_t len, uint64_t jh, 
     return 0;
 }
 
-/* Room for one more unit (and its side record) in s. */
+/* Room for one more unit (and its side record, side: SIDE_*) in s. */
 static int seg_grow(struct seg *s, int side)
 {
     if (s->nunits < s->units_cap)
@@ -98,14 +98,15 @@ static int seg_grow(struct seg *s, int side)
     if (!u)
         return -1;
     s->units = u;
-    if (side) {
-        struct uside *d = big_realloc(s->side, s->units_cap * sizeof *d, ncap * sizeof *d);
+    if (side == SIDE_ALL || (side == SIDE_FIRST && ncap <= SIDE_WINDOW)) {
+        struct uside *d = big_realloc(s->side, s->side_cap * sizeof *d, ncap * sizeof *d);
         if (!d) {
             /* keep the units' capacity in step with the side's */
             s->units = big_realloc(u, ncap * sizeof *u, s->units_cap * sizeof *u);
             return -1;
         }
         s->side = d;
+        s->side_cap = ncap;
     }
     s->units_cap = ncap;
     return 0;
@@ -536,7 +537,7 @@ static int add_now(struct evpart *p, int64_t t_ns, const char *job, size_t job_l
 {
     /* Its unit in the current segment. */
     struct seg *s = seg_last(p);
-    int side = p->set.want_side && p->segs.n == 1;
+    int side = p->segs.n == 1 ? p->set.want_side : SIDE_NONE;
     uint32_t ui;
     if (unit_of(p, s, job, job_len, partition, side, line, hint, &ui))
         return -1;
@@ -564,7 +565,7 @@ static int add_now(struct evpart *p, int64_t t_ns, const char *job, size_t job_l
         u->device = ro->device;
         u->flags |= U_DEVSET;
     }
-    if (side) {
+    if (ui < s->side_cap) {
         uint64_t d = line - u->line;
         s->side[ui].dline[ev] = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
         s->side[ui].role[ev] = role;
@@ -693,7 +694,7 @@ void evpart_drop_events(struct evpart *p)
     for (size_t i = 0; i < p->segs.n; i++) {
         struct seg *s = &p->segs.list[i];
         big_free(s->units, s->units_cap * sizeof *s->units);
-        big_free(s->side, s->side ? s->units_cap * sizeof *s->side : 0);
+        big_free(s->side, s->side ? s->side_cap * sizeof *s->side : 0);
         hindex_free(&s->uindex);
     }
     free(p->segs.list);

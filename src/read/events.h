@@ -123,6 +123,7 @@ struct seg {
     struct unit *units;
     struct uside *side; /* NULL unless the part keeps it */
     size_t nunits, units_cap;
+    size_t side_cap; /* units [0, side_cap) have a side record */
     uint64_t first_line, last_line; /* part-relative, 0-based */
     uint64_t events, duplicates, skipped;
     uint64_t late; /* events whose time looked like a restart but that the next one did not follow */
@@ -167,10 +168,17 @@ struct role {
  * struct ev_run's times).
  */
 
+/* Which of its first segment's units a part keeps struct uside for: none;
+ * the first SIDE_WINDOW (a unit that continues the part before is met
+ * near the part's start, and the reader reads the part again, SIDE_ALL,
+ * in the rare case where one was not: read_text.c); all. */
+enum { SIDE_NONE, SIDE_FIRST, SIDE_ALL };
+#define SIDE_WINDOW (1u << 16)
+
 /* The reader's settings, made before the part's first event. */
 struct ev_settings {
     int native;    /* one run: never split */
-    int want_side; /* keep struct uside for the first segment */
+    int want_side; /* keep struct uside for the first segment: SIDE_* */
     int want_recs; /* keep the records evpart_link needs (a part after the first) */
     int has_in;    /* the state at the part's start is known: */
     int64_t m_in;  /* the latest time of the run it starts in */

@@ -434,15 +434,117 @@ static int read_ranges(struct text_input *in, struct worker *w, pthread_t *th, i
     return n;
 }
 
+/* The job ids of the parts before one, by hash, to ask whether a job
+ * was met before it. */
+struct seen_jobs {
+    struct seen {
+        uint64_t hash;
+        const struct evpart *p;
+        uint32_t job;
+    } *slot; /* open addressing; p NULL: empty */
+    size_t mask, n;
+};
+
+static int seen_add(struct seen_jobs *t, const struct evpart *p)
+{
+    if ((t->n + p->jobs.n) * 2 > (t->slot ? t->mask + 1 : 0)) {
+        size_t size = 1024;
+        while (size < (t->n + p->jobs.n) * 2 + 2)
+            size *= 2;
+        struct seen *ns = calloc(size, sizeof *ns);
+        if (!ns)
+            return -1;
+        for (size_t k = 0; t->slot && k <= t->mask; k++)
+            if (t->slot[k].p) {
+                size_t i = t->slot[k].hash & (size - 1);
+                while (ns[i].p)
+                    i = (i + 1) & (size - 1);
+                ns[i] = t->slot[k];
+            }
+        free(t->slot);
+        t->slot = ns;
+        t->mask = size - 1;
+    }
+    for (uint32_t j = 0; j < p->jobs.n; j++) {
+        size_t i = p->jobs.hash[j] & t->mask;
+        while (t->slot[i].p)
+            i = (i + 1) & t->mask;
+        t->slot[i] = (struct seen){p->jobs.hash[j], p, j};
+        t->n++;
+    }
+    return 0;
+}
+
+static int seen_has(const struct seen_jobs *t, const struct evpart *p, uint32_t job)
+{
+    size_t len, l2;
+    const char *id = evpart_job(p, job, &len);
+    uint64_t h = p->jobs.hash[job];
+    for (size_t i = h & t->mask; t->slot && t->slot[i].p; i = (i + 1) & t->mask)
+        if (t->slot[i].hash == h) {
+            const char *o = evpart_job(t->slot[i].p, t->slot[i].job, &l2);
+            if (l2 == len && memcmp(o, id, len) == 0)
+                return 1;
+        }
+    return 0;
+}
+
+/* Does part p keep too few side records?  A unit of its first segment
+ * past its SIDE_WINDOW first ones has none; if its job was met in a part
+ * before (seen), the unit may continue one there, and the model needs
+ * where each of its events came from: -1 when unsure (out of memory). */
+static int side_short(const struct evpart *p, const struct seen_jobs *seen)
+{
+    if (p->set.want_side != SIDE_FIRST || p->segs.n == 0)
+        return 0;
+    const struct seg *s = &p->segs.list[0];
+    if (s->nunits <= s->side_cap)
+        return 0;
+    uint8_t *asked = calloc(p->jobs.n ? p->jobs.n : 1, 1);
+    if (!asked)
+        return -1;
+    int found = 0;
+    for (size_t i = s->side_cap; i < s->nunits && !found; i++) {
+        uint32_t j = s->units[i].job;
+        if (!asked[j]) {
+            asked[j] = 1;
+            found = seen_has(seen, p, j);
+        }
+    }
+    free(asked);
+    return found;
+}
+
+/* Read part i again with the settings set (its first reading gave way). */
+static void reread(struct text_input *in, struct worker *w, int i, struct ev_settings set)
+{
+    evpart_free(&in->parts[i]);
+    in->parts[i].set = set;
+    w[i].prog = NULL;
+    work(&w[i]);
+    in->rereads++;
+}
+
 /* Join the parts in order.  A part whose start hid a restart of the
  * epoch (rare: a run ending just before it with times far below the
- * run's latest) is read again knowing the state it starts in. */
+ * run's latest) is read again knowing the state it starts in; one whose
+ * units past the first SIDE_WINDOW may continue a unit of a part before
+ * is read again keeping where all their events came from. */
 static void join_parts(struct text_input *in, struct worker *w, int n)
 {
     int has_prev = 0;
     int64_t m = 0;
+    struct seen_jobs seen = {0};
     for (int i = 0; i < n; i++) {
         int64_t m_out;
+        if (i > 0 && !w[i].err) {
+            int short_ = seen_add(&seen, &in->parts[i - 1]) ? -1 : side_short(&in->parts[i], &seen);
+            if (short_) {
+                struct ev_settings set = in->parts[i].set;
+                set.want_side = SIDE_ALL;
+                reread(in, w, i, set);
+            }
+        }
         /* what follows the part: the next part's first event decides an
          * event the part still holds (a late line, or a restart) */
         int64_t t_after = INT64_MIN;
@@ -452,23 +554,22 @@ static void join_parts(struct text_input *in, struct worker *w, int n)
         in->parts[i].run.t_after = t_after;
         evpart_settle(&in->parts[i], t_after);
         if (evpart_link(&in->parts[i], has_prev, m, &m_out) && !w[i].err) {
-            evpart_free(&in->parts[i]);
-            in->parts[i].set.want_side = 1;
-            in->parts[i].set.want_recs = 0; /* the state is known: nothing to check */
-            in->parts[i].set.has_in = 1;
-            in->parts[i].set.m_in = m;
-            w[i].prog = NULL;
-            work(&w[i]);
+            struct ev_settings set = in->parts[i].set;
+            set.want_side = SIDE_ALL;
+            set.want_recs = 0; /* the state is known: nothing to check */
+            set.has_in = 1;
+            set.m_in = m;
+            reread(in, w, i, set);
             in->parts[i].run.t_after = t_after;
             evpart_settle(&in->parts[i], t_after);
             evpart_link(&in->parts[i], has_prev, m, &m_out);
-            in->rereads++;
         }
         if (in->parts[i].segs.n) {
             has_prev = 1;
             m = m_out;
         }
     }
+    free(seen.slot);
 }
 
 int read_text(struct text_input *in, int fd, const char *name, const void *prefix,
@@ -511,7 +612,7 @@ int read_text(struct text_input *in, int fd, const char *name, const void *prefi
                                .end = size * (uint64_t)(i + 1) / (uint64_t)n,
                                .is_pipe = is_pipe, .part = &in->parts[i], .prog = &prog,
                                .map = map, .map_len = size, .size = size};
-        in->parts[i].set.want_side = i > 0; /* its first units may join the part before's */
+        in->parts[i].set.want_side = i > 0 ? SIDE_FIRST : SIDE_NONE; /* its first units may join the part before's */
         in->parts[i].set.want_recs = i > 0 && !in->parts[i].set.native;
         if (is_pipe) {
             w[i].end = UINT64_MAX;

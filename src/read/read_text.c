@@ -598,7 +598,7 @@ int read_text(struct text_input *in, int fd, const char *name, const void *prefi
         return -1;
     }
     in->nparts = n;
-    /* A file is mapped (no copy into a buffer); if it cannot be, read. */
+    /* WATERFALL_MMAP=1: the file is mapped (no copy); if it cannot be, read. */
     const char *map = NULL;
     if (!is_pipe && size > 0 && getenv("WATERFALL_MMAP") && strcmp(getenv("WATERFALL_MMAP"), "0") != 0) {
         void *mp = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);

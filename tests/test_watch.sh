@@ -127,9 +127,12 @@ tail -1 "$T/live.jsonl" | grep -q '"state":"final"' && ok || bad "the last line 
 if $CMP "$T/a.json" "$T/live.jsonl" >"$T/cmp" 2>&1; then ok; else bad "rotated log: $(cat "$T/cmp")"; fi
 
 # a native trace followed while the engine writes it: watch ends by itself
-# when the recorder closes the trace
+# when the recorder closes the trace.  --quiet 1000: a writer stalled past
+# the default 5 s (seen under ThreadSanitizer) must not settle what is
+# read while a unit's first records wait in another thread's ring; the
+# trace's end settles everything
 rm -f "$T/live.wft"
-timeout 120 "$W" watch --json-lines --interval 0.1 "$T/live.wft" >"$T/t.jsonl" 2>"$T/t.err" &
+timeout 120 "$W" watch --json-lines --interval 0.1 --quiet 1000 "$T/live.wft" >"$T/t.jsonl" 2>"$T/t.err" &
 wpid=$!
 "$W" run --device cpu --jobs 30 --gpu-workers 2 --devices 2 --synth-concurrency 2 --size 4096 --synth-rounds 2 \
     --out "$T/live.wft" --quiet || bad "waterfall run"

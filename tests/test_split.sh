@@ -91,6 +91,18 @@ one_vs_two "$T/late.log" "a unit continued far into the next part"
 grep -q '"duplicate_events": 1' "$T/one.json" && ok || bad "late unit: its duplicate not counted"
 WATERFALL_TIMING=1 WATERFALL_READ_THREADS=2 "$W" analyze --json --no-progress "$T/late.log" 2>&1 >/dev/null |
     grep -q "1 of 2 parts read twice" && ok || bad "late unit: the second part was not read again"
+# ... and when that unit's event is a late line the part holds to its end
+# (found by an independent review: the part was judged before it settled)
+awk 'BEGIN {
+    print "TIMELINE,1,SYNTH_START,X,partition=0"
+    t = 2
+    for (u = 0; u < 200000; u++) {
+        printf "TIMELINE,%d,SYNTH_START,u%d\nTIMELINE,%d,GPU_END,u%d\n", t, u, t + 1, u
+        t += 2
+    }
+    print "TIMELINE,2,SYNTH_END,X,partition=0"
+}' >"$T/held.log"
+one_vs_two "$T/held.log" "a held late line continuing a unit far into the next part"
 
 # A file read through a buffer, the same file mapped, and the same bytes
 # from a pipe give the same answer, long lines included: a line of 4 MiB

@@ -839,6 +839,7 @@ static int device_table(struct run_result *res, struct run_work *w)
         }
     size_t ndu = w->ndu;
     res->dev = calloc(ndu ? ndu : 1, sizeof *res->dev);
+    res->ndev = res->dev ? ndu : 0; /* run_result_free frees what device_busy gives them */
     w->dfirst = malloc((ndu ? ndu : 1) * sizeof *w->dfirst);
     w->dfill = malloc((ndu ? ndu : 1) * sizeof *w->dfill);
     if (!res->dev || !w->dfirst || !w->dfill)
@@ -1012,7 +1013,6 @@ int analyze_run_keep(const struct run *r, struct run_result *res, unsigned keep)
     struct shared_sets shu = {w.sh.queue, w.sh.synth, w.sh.nqueue, w.nsu};
     struct dev_lists dl = {w.devs, w.dcount, w.dfirst, w.dunits, (const struct span *const *)w.busy, w.nbusy,
                            w.ndu};
-    res->ndev = w.ndu;
     if (sched_devices(&side, &dl, &shu))
         goto out;
     device_fill(res);

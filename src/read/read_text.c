@@ -537,14 +537,6 @@ static void join_parts(struct text_input *in, struct worker *w, int n)
     struct seen_jobs seen = {0};
     for (int i = 0; i < n; i++) {
         int64_t m_out;
-        if (i > 0 && !w[i].err) {
-            int short_ = seen_add(&seen, &in->parts[i - 1]) ? -1 : side_short(&in->parts[i], &seen);
-            if (short_) {
-                struct ev_settings set = in->parts[i].set;
-                set.want_side = SIDE_ALL;
-                reread(in, w, i, set);
-            }
-        }
         /* what follows the part: the next part's first event decides an
          * event the part still holds (a late line, or a restart) */
         int64_t t_after = INT64_MIN;
@@ -553,6 +545,17 @@ static void join_parts(struct text_input *in, struct worker *w, int n)
                 t_after = in->parts[k].run.t_first;
         in->parts[i].run.t_after = t_after;
         evpart_settle(&in->parts[i], t_after);
+        /* settled first: a held event may add a unit past the window */
+        if (i > 0 && !w[i].err) {
+            int short_ = seen_add(&seen, &in->parts[i - 1]) ? -1 : side_short(&in->parts[i], &seen);
+            if (short_) {
+                struct ev_settings set = in->parts[i].set;
+                set.want_side = SIDE_ALL;
+                reread(in, w, i, set);
+                in->parts[i].run.t_after = t_after;
+                evpart_settle(&in->parts[i], t_after);
+            }
+        }
         if (evpart_link(&in->parts[i], has_prev, m, &m_out) && !w[i].err) {
             struct ev_settings set = in->parts[i].set;
             set.want_side = SIDE_ALL;

@@ -24,6 +24,7 @@
 #include "mem.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -247,39 +248,11 @@ static int seg_add(struct device_result *d, int64_t a, int64_t b, int cause)
 }
 
 /* The first of the sorted, disjoint spans s[0..n) that ends after t,
- * searched from h, the answer for a nearby earlier t: a device's units come
- * roughly in time order, so a galloping search costs the log of the
- * distance, where a binary search over all n missed the cache each step. */
+ * searched from h, the answer for a nearby earlier t (a device's units
+ * come roughly in time order). */
 static size_t first_end_after(const struct span *s, size_t n, int64_t t, size_t h)
 {
-    size_t lo, hi, step = 1;
-    if (h > n)
-        h = n;
-    if (h > 0 && s[h - 1].end > t) { /* the answer is below h */
-        hi = h - 1;
-        while (hi >= step && s[hi - step].end > t) {
-            hi -= step;
-            step *= 2;
-        }
-        lo = hi >= step ? hi - step + 1 : 0;
-    } else { /* at h or above */
-        lo = hi = h;
-        while (hi < n && s[hi].end <= t) {
-            lo = hi + 1;
-            hi += step;
-            step *= 2;
-        }
-        if (hi > n)
-            hi = n;
-    }
-    while (lo < hi) { /* every span before lo ends by t; hi ends after it, or is n */
-        size_t mid = lo + (hi - lo) / 2;
-        if (s[mid].end > t)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return lo;
+    return count_le_near((const char *)s + offsetof(struct span, end), sizeof *s, n, t, &h);
 }
 
 /* Does s reach into a gap between the merged busy spans busy[0..nb)
@@ -757,7 +730,6 @@ int analyze_task(const struct run *r, struct run_result *res, int task, int64_t 
 struct run_work {
     struct devtab dt;
     struct shared_sets sh;
-    size_t nsu;                           /* the synthesis set's spans once merged */
     int32_t *devs;                        /* the devices of units that reached a GPU worker */
     size_t *dcount, *dfirst, *dfill, ndu; /* their units: how many, where they start in dunits */
     uint32_t *dunits;
@@ -961,7 +933,6 @@ static int run_prepare(const struct run *r, struct run_result *res, struct run_w
     if (shared_set(r, w, unit_queue_span, &w->sh.queue, &w->sh.nqueue) ||
         shared_set(r, w, unit_synth_cause_span, &w->sh.synth, &w->sh.nsynth))
         return -1;
-    w->nsu = w->sh.nsynth;
     return 0;
 }
 
@@ -1010,10 +981,9 @@ int analyze_run_keep(const struct run *r, struct run_result *res, unsigned keep)
     int rc = -1;
     if (run_prepare(r, res, &w))
         goto out;
-    struct shared_sets shu = {w.sh.queue, w.sh.synth, w.sh.nqueue, w.nsu};
     struct dev_lists dl = {w.devs, w.dcount, w.dfirst, w.dunits, (const struct span *const *)w.busy, w.nbusy,
                            w.ndu};
-    if (sched_devices(&side, &dl, &shu))
+    if (sched_devices(&side, &dl, &w.sh))
         goto out;
     device_fill(res);
     if (analyze_phase(r, res))

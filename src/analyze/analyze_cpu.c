@@ -29,6 +29,7 @@
 #include "analyze.h"
 
 #include "mem.h"
+#include "sort.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -51,36 +52,6 @@ static __int128 sum_to(const int64_t *a, const __int128 *s, size_t i, int open_z
     for (size_t j = k * PREFIX_STEP; j < i; j++)
         v += open_zero && a[j] == INT64_MAX ? 0 : a[j];
     return v;
-}
-
-/* #(a[i] <= x), searched from *hint, the answer to a nearby earlier query
- * (units come roughly in time order, so consecutive queries are close: a
- * galloping search costs the log of the distance, not of n). */
-static size_t upto(const int64_t *a, size_t n, int64_t x, size_t *hint)
-{
-    size_t lo, hi, h = *hint < n ? *hint : n;
-    if (h > 0 && a[h - 1] > x) { /* the answer is below h */
-        size_t step = 1;
-        hi = h - 1;
-        while (step < hi && a[hi - step] > x)
-            step *= 2;
-        lo = step < hi ? hi - step : 0;
-    } else { /* at h or above */
-        size_t step = 1;
-        lo = h;
-        while (lo + step < n && a[lo + step - 1] <= x)
-            step *= 2;
-        hi = lo + step < n ? lo + step : n;
-    }
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (a[mid] <= x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    *hint = lo;
-    return lo;
 }
 
 /* Where the last queries of one kind landed in st and en, with the sums of
@@ -108,7 +79,8 @@ static __int128 sum_moved(const int64_t *a, const __int128 *kept, size_t from, _
 static __int128 area_to(const struct counter *c, int64_t x, struct finger *f)
 {
     size_t i0 = f->st, j0 = f->en;
-    size_t i = upto(c->st, c->n, x, &f->st), j = upto(c->en, c->n, x, &f->en);
+    size_t i = count_le_near(c->st, sizeof *c->st, c->n, x, &f->st);
+    size_t j = count_le_near(c->en, sizeof *c->en, c->n, x, &f->en);
     f->sst = sum_moved(c->st, c->sst, i0, f->sst, i, 0);
     f->sen = sum_moved(c->en, c->sen, j0, f->sen, j, 1);
     return ((__int128)x * (__int128)i - f->sst) - ((__int128)x * (__int128)j - f->sen);

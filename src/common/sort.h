@@ -28,6 +28,41 @@ double quantile(int64_t *a, size_t n, double q);
 /* The same on an array already sorted. */
 double sorted_quantile(const int64_t *a, size_t n, double q);
 
+/* How many of n ascending keys are <= x, searched from *hint, the answer
+ * to a nearby earlier question (updated): a galloping search, costing the
+ * log of the distance rather than of n, for questions that come roughly in
+ * order.  Key i is the int64_t at base + i * stride bytes: times (stride
+ * 8), or the ends of sorted, disjoint spans (base: &s[0].end as bytes,
+ * stride: sizeof (struct span)). */
+static inline size_t count_le_near(const void *base, size_t stride, size_t n, int64_t x, size_t *hint)
+{
+#define KEY(i) (*(const int64_t *)((const char *)base + (i) * stride))
+    size_t lo, hi, h = *hint < n ? *hint : n;
+    if (h > 0 && KEY(h - 1) > x) { /* the answer is below h */
+        size_t step = 1;
+        hi = h - 1;
+        while (step < hi && KEY(hi - step) > x)
+            step *= 2;
+        lo = step < hi ? hi - step : 0;
+    } else { /* at h or above */
+        size_t step = 1;
+        lo = h;
+        while (lo + step < n && KEY(lo + step - 1) <= x)
+            step *= 2;
+        hi = lo + step < n ? lo + step : n;
+    }
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (KEY(mid) <= x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+#undef KEY
+    *hint = lo;
+    return lo;
+}
+
 /* In [lo, hi), where before(ctx, i) holds for a first stretch of indices
  * and never after it: the first index where it does not (hi: none).  A
  * binary search, for arrays of any type. */

@@ -434,44 +434,56 @@ static int read_ranges(struct text_input *in, struct worker *w, pthread_t *th, i
     return n;
 }
 
-/* The job ids of the parts before one, by hash, to ask whether a job
- * was met before it. */
+/* The job ids of the parts before one, to ask whether a job was met
+ * before it: thing v of the index is job v - base[k] of part k. */
 struct seen_jobs {
-    struct seen {
-        uint64_t hash;
-        const struct evpart *p;
-        uint32_t job;
-    } *slot; /* open addressing; p NULL: empty */
-    size_t mask, n;
+    const struct evpart *parts;
+    size_t base[MAX_THREADS + 1]; /* base[k]: the jobs of the parts before part k */
+    int n;                        /* the parts in it: 0 .. n - 1 */
+    struct hindex x;
 };
 
-static int seen_add(struct seen_jobs *t, const struct evpart *p)
+static const struct evpart *seen_job(const struct seen_jobs *t, size_t v, uint32_t *job)
 {
-    if ((t->n + p->jobs.n) * 2 > (t->slot ? t->mask + 1 : 0)) {
-        size_t size = 1024;
-        while (size < (t->n + p->jobs.n) * 2 + 2)
-            size *= 2;
-        struct seen *ns = calloc(size, sizeof *ns);
-        if (!ns)
-            return -1;
-        for (size_t k = 0; t->slot && k <= t->mask; k++)
-            if (t->slot[k].p) {
-                size_t i = t->slot[k].hash & (size - 1);
-                while (ns[i].p)
-                    i = (i + 1) & (size - 1);
-                ns[i] = t->slot[k];
-            }
-        free(t->slot);
-        t->slot = ns;
-        t->mask = size - 1;
-    }
+    int k = t->n - 1;
+    while (k > 0 && t->base[k] > v)
+        k--;
+    *job = (uint32_t)(v - t->base[k]);
+    return &t->parts[k];
+}
+
+static uint64_t seen_hash(const void *ctx, size_t v)
+{
+    uint32_t j = 0;
+    const struct evpart *p = seen_job(ctx, v, &j);
+    return p->jobs.hash[j];
+}
+
+/* Add the next part's jobs. */
+static int seen_add_one(struct seen_jobs *t)
+{
+    const struct evpart *p = &t->parts[t->n];
+    size_t first = t->base[t->n];
+    if (hindex_reserve(&t->x, first, first + p->jobs.n, 1024, seen_hash, t))
+        return -1; /* the part is not in: the next call tries it again */
+    t->base[t->n + 1] = first + p->jobs.n;
+    t->n++;
     for (uint32_t j = 0; j < p->jobs.n; j++) {
-        size_t i = p->jobs.hash[j] & t->mask;
-        while (t->slot[i].p)
-            i = (i + 1) & t->mask;
-        t->slot[i] = (struct seen){p->jobs.hash[j], p, j};
-        t->n++;
+        uint64_t h = p->jobs.hash[j];
+        size_t i = hindex_home(&t->x, h);
+        while (hindex_probe(&t->x, h, &i) >= 0) /* the same id in another part: both kept */
+            i = hindex_next(&t->x, i);
+        hindex_put(&t->x, i, h, (uint32_t)(first + j));
     }
+    return 0;
+}
+
+/* Add the next parts' jobs, until the parts before part `upto` are in. */
+static int seen_add(struct seen_jobs *t, int upto)
+{
+    while (t->n < upto)
+        if (seen_add_one(t))
+            return -1;
     return 0;
 }
 
@@ -480,12 +492,14 @@ static int seen_has(const struct seen_jobs *t, const struct evpart *p, uint32_t 
     size_t len, l2;
     const char *id = evpart_job(p, job, &len);
     uint64_t h = p->jobs.hash[job];
-    for (size_t i = h & t->mask; t->slot && t->slot[i].p; i = (i + 1) & t->mask)
-        if (t->slot[i].hash == h) {
-            const char *o = evpart_job(t->slot[i].p, t->slot[i].job, &l2);
-            if (l2 == len && memcmp(o, id, len) == 0)
-                return 1;
-        }
+    size_t i = hindex_home(&t->x, h);
+    for (int64_t v; (v = hindex_probe(&t->x, h, &i)) >= 0; i = hindex_next(&t->x, i)) {
+        uint32_t j = 0;
+        const struct evpart *q = seen_job(t, (size_t)v, &j);
+        const char *o = evpart_job(q, j, &l2);
+        if (l2 == len && memcmp(o, id, len) == 0)
+            return 1;
+    }
     return 0;
 }
 
@@ -534,7 +548,7 @@ static void join_parts(struct text_input *in, struct worker *w, int n)
 {
     int has_prev = 0;
     int64_t m = 0;
-    struct seen_jobs seen = {0};
+    struct seen_jobs seen = {.parts = in->parts};
     for (int i = 0; i < n; i++) {
         int64_t m_out;
         /* what follows the part: the next part's first event decides an
@@ -547,7 +561,7 @@ static void join_parts(struct text_input *in, struct worker *w, int n)
         evpart_settle(&in->parts[i], t_after);
         /* settled first: a held event may add a unit past the window */
         if (i > 0 && !w[i].err) {
-            int short_ = seen_add(&seen, &in->parts[i - 1]) ? -1 : side_short(&in->parts[i], &seen);
+            int short_ = seen_add(&seen, i) ? -1 : side_short(&in->parts[i], &seen);
             if (short_) {
                 struct ev_settings set = in->parts[i].set;
                 set.want_side = SIDE_ALL;
@@ -572,7 +586,7 @@ static void join_parts(struct text_input *in, struct worker *w, int n)
             m = m_out;
         }
     }
-    free(seen.slot);
+    hindex_free(&seen.x);
 }
 
 int read_text(struct text_input *in, int fd, const char *name, const void *prefix,

@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
                 abort();
             wft_unit_find(&t, t.ev[i].unit);
         }
-        struct wft_cpu_use u;
+        struct cpu_use u;
         wft_cpu_use(&t, &u);
         if (u.synth_cpu_s < 0 || u.gpu_cpu_s < 0 || u.synth_wall_s < 0 || u.gpu_wall_s < 0 ||
             u.synth_cpu_s > u.synth_want_s + 1e-6 * (1 + u.synth_want_s) ||

@@ -59,11 +59,16 @@ tsan:
 
 # libFuzzer targets (clang), with ASan and UBSan, in build-fuzz/;
 # `make fuzz-run FUZZ_SECONDS=N` runs each for N seconds on fuzz/corpus.
+# fuzz/probe.sh tells a toolchain without libFuzzer (exit 77) from a
+# target that does not build (a failure: the log is shown).
 FUZZ_SECONDS ?= 30
+FUZZ_TARGETS = $(shell sed -n 's/^TARGETS="\(.*\)"/\1/p' fuzz/run.sh)
 fuzz:
+	@sh fuzz/probe.sh
 	@CC=clang CXX=clang++ cmake -S . -B build-fuzz -DWF_FUZZ=ON \
 		-DWF_SANITIZE=address,undefined -DWF_LTTNG=off -DCMAKE_BUILD_TYPE=Debug >/dev/null
-	@cmake --build build-fuzz -j $(JOBS) --target fuzz_wft fuzz_scan fuzz_text fuzz_opts >/dev/null
+	@cmake --build build-fuzz -j $(JOBS) --target $(addprefix fuzz_,$(FUZZ_TARGETS)) seed_rings \
+		>build-fuzz/build.log 2>&1 || { tail -40 build-fuzz/build.log; echo "make fuzz: a fuzz target does not build (above; build-fuzz/build.log)" >&2; exit 1; }
 
 fuzz-run: fuzz
 	@sh fuzz/run.sh $(FUZZ_SECONDS)

@@ -3,8 +3,16 @@
 # (fuzz/corpus/<target> seeds, build-fuzz/corpus-<target> what it found).
 # Usage: run.sh SECONDS.  Exits non-zero when a target finds a crash; the
 # crashing input is left in build-fuzz/ (crash-*).
+# Every target, with its seeds in fuzz/corpus/<target> (the Makefile
+# builds this list).  Each prints its executions and coverage; a target
+# whose binary is missing is a failure.
+TARGETS="wft rings scan text opts live"
 SECS=${1:-30}
-for t in wft scan text opts; do
+for t in $TARGETS; do
+    if [ ! -x build-fuzz/fuzz/fuzz_$t ]; then
+        echo "fuzz_$t: not built (make fuzz)" >&2
+        exit 1
+    fi
     mkdir -p build-fuzz/corpus-$t
     log=build-fuzz/fuzz_$t.log
     # the option target's messages are noise: close its stderr (libFuzzer

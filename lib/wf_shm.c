@@ -73,7 +73,11 @@ struct wf_shm *wf_shm_open(const char *trace, uint64_t epoch_ticks, uint32_t rin
     }
     m->dev = st.st_dev;
     m->ino = st.st_ino;
-    m->ring_bytes = WFT_RINGS_PAGE + (uint64_t)ring_events * sizeof(struct wft_event);
+    /* each ring is mapped at its own offset, which mmap wants page-aligned:
+     * a ring's slots are rounded up to whole pages (rings of fewer than 256
+     * events once left every thread after the first without a shared ring) */
+    uint64_t slots = (uint64_t)ring_events * sizeof(struct wft_event);
+    m->ring_bytes = WFT_RINGS_PAGE + (slots + WFT_RINGS_PAGE - 1) / WFT_RINGS_PAGE * WFT_RINGS_PAGE;
     m->hdr_map = WFT_RINGS_PAGE + JOURNAL_CAP;
     /* its blocks allocated now: a store to a mapped page the disk cannot
      * hold would be a SIGBUS in the program's own call */

@@ -89,7 +89,7 @@ static void print_rings(FILE *f, const struct wft_trace *t)
             fprintf(f, "; %llu definitions were not kept in it (its journal was full)",
                     (unsigned long long)t->rings_dropped);
         if (t->rings_private)
-            fprintf(f, "; %llu threads' rings could not be placed in it (the disk was full): their marks not "
+            fprintf(f, "; %llu threads' rings could not be placed in it (the file could not grow or be mapped): their marks not "
                        "yet written are lost",
                     (unsigned long long)t->rings_private);
         fputc('\n', f);

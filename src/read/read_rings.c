@@ -81,6 +81,10 @@ static int take_ring(struct wft_trace *t, const struct wft_rings_header *h, cons
     memcpy(&rh, ring, sizeof rh);
     if (rh.state != WFT_RING_USED)
         return 0;
+    if (rh.thread >= WFT_MAX_THREADS) { /* damage, not a want of memory: counted, the rest read */
+        t->bad_records++;
+        return 0;
+    }
     struct wft_thread_info *th = wft_thread_at(t, rh.thread);
     if (!th)
         return -1;
@@ -163,7 +167,10 @@ int wft_recover_rings(struct wft_trace *t, const char *path)
     int rc = 0;
     if (memcmp(h.magic, WFT_RINGS_MAGIC, 8) != 0 || h.version != 1 || h.page != WFT_RINGS_PAGE ||
         h.ring_events == 0 || (h.ring_events & (h.ring_events - 1)) || h.ring_events > (1u << 30) ||
-        h.ring_bytes != WFT_RINGS_PAGE + (uint64_t)h.ring_events * sizeof(struct wft_event) ||
+        /* a ring's stride: its header page and slots, rounded up to a page
+         * (recorders before 2026-12-05 did not round: both are read) */
+        h.ring_bytes < WFT_RINGS_PAGE + (uint64_t)h.ring_events * sizeof(struct wft_event) ||
+        h.ring_bytes > 2 * WFT_RINGS_PAGE + (uint64_t)h.ring_events * sizeof(struct wft_event) ||
         h.rings_off > len) {
         t->rings = WFT_RINGS_DAMAGED;
     } else if (h.epoch_ticks != t->hdr.epoch_ticks) {

@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define WFT_MAX_THREADS (1u << 20) /* a sane bound on thread indexes */
 
 int wft_sniff(const void *data, size_t len)
 {

@@ -130,6 +130,8 @@ int wft_parse(struct wft_trace *t, const char *path, const void *data, size_t le
 int wft_parse_recover(struct wft_trace *t, const char *path, const void *data, size_t len,
                       char *err, size_t errlen);
 
+#define WFT_MAX_THREADS (1u << 20) /* a sane bound on thread indexes: past it, damage */
+
 /* For read_rings.c: a thread's entry (made when new; NULL past the
  * bound, or out of memory), one record read as the trace's are (0, or -1
  * when its contents are bad), whether a whole intact record lies at off

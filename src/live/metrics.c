@@ -125,12 +125,40 @@ int metrics_text(const struct live *l, int bottleneck, double last_record_unix, 
 
 #ifdef WF_HAVE_MHD
 #include <microhttpd.h>
+#include <sys/resource.h>
 
 #if MHD_VERSION < 0x00097002
 typedef int MHD_Result_t;
 #else
 typedef enum MHD_Result MHD_Result_t;
 #endif
+
+/* Limits against clients that misbehave (docs/live.md, "Serving metrics
+ * safely", says why each value):
+ *   - a connection silent for METRICS_IDLE_S seconds is closed: a scraper
+ *     sends its request as it connects, an idle socket only holds a slot;
+ *   - one address holds at most METRICS_PER_CLIENT connections (more are
+ *     closed as they come): a port scanner or a stuck checker cannot take
+ *     every slot; 64 leaves a load test of 50 clients from one host whole;
+ *   - METRICS_MAX_CONNECTIONS in all: a fleet's few scrapers, people's
+ *     curls, and several misbehaving hosts at their per-address limit;
+ *   - a connection's buffers are small: a request to /metrics is a line
+ *     and a few headers. */
+#define METRICS_IDLE_S 3
+#define METRICS_PER_CLIENT 64
+#define METRICS_MAX_CONNECTIONS 1000
+#define METRICS_CONN_MEMORY (16u << 10)
+
+/* Room for that many descriptors: the soft limit raised towards the hard
+ * one (a default soft limit of 1024 would cap the connections first). */
+static void fd_room(rlim_t want)
+{
+    struct rlimit r;
+    if (getrlimit(RLIMIT_NOFILE, &r) != 0 || r.rlim_cur >= want)
+        return;
+    r.rlim_cur = r.rlim_max == RLIM_INFINITY || r.rlim_max >= want ? want : r.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &r);
+}
 
 struct metrics_server {
     struct MHD_Daemon *d;
@@ -223,11 +251,17 @@ struct metrics_server *metrics_serve(const char *addr, char *err, size_t errlen)
         return NULL;
     }
     pthread_mutex_init(&s->lock, NULL);
+    fd_room(METRICS_MAX_CONNECTIONS + 64);
+    /* One polling thread (epoll where there is one): an idle or slow client
+     * costs a socket, never a thread, and never holds up the others. */
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO;
     if (ss.ss_family == AF_INET6)
         flags |= MHD_USE_IPv6;
     s->d = MHD_start_daemon(flags, 0, NULL, NULL, answer, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-                            MHD_OPTION_CONNECTION_LIMIT, 64u, MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
+                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)METRICS_MAX_CONNECTIONS,
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)METRICS_PER_CLIENT,
+                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)METRICS_IDLE_S,
+                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)METRICS_CONN_MEMORY, MHD_OPTION_END);
     if (!s->d) {
         snprintf(err, errlen, "--listen %s: cannot listen there (in use, or not an address of this host)", addr);
         pthread_mutex_destroy(&s->lock);

@@ -27,7 +27,7 @@ RATE=${WATCH_BENCH_RATE:-10000}
 SAMPLES=${WATCH_BENCH_SAMPLES:-20}
 SIZE=${WF_BENCH_LOG_BYTES:-1073741824}
 DIR=${TMPDIR:-/tmp}
-SHARED="$DIR/waterfall-bench-$SIZE.log" # bench_analyze.sh's: reused, left in place
+SHARED="$DIR/waterfall-bench-v2-$SIZE.log" # bench_analyze.sh's: reused, left in place
 
 echo
 if [ ! -x /usr/bin/time ] || ! command -v python3 >/dev/null 2>&1; then

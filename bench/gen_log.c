@@ -3,7 +3,8 @@
  * large-input tests.
  *
  *   gen_log [--bytes N] [--noise F] [--partitions P] [--concurrency C]
- *           [--workers W] [--seed S] [--jobs J] [--tracing] [--dense] > log
+ *           [--workers W] [--synth-s S] [--seed S] [--jobs J] [--tracing]
+ *           [--dense] [--busy] > log
  *
  * It simulates the pipeline (C syntheses at once, each job split into P
  * partitions, W GPU workers on one device) and prints the TIMELINE lines a
@@ -20,6 +21,17 @@
  * most of the bytes (the shape issue 20 measured: 694k units, 4.16 M
  * records in 1 GB): --tracing, 69,400 jobs of 10 partitions, 43% noise,
  * which comes to about 10^9 bytes.  Options after it override it.
+ *
+ * --busy is the shape of a busy cuzk daemon that prints its records with
+ * eprintln! (issue 28): 10 syntheses in flight, 10 partitions a job, 2 GPU
+ * workers, synthesis a little slower than keeps the GPU fed (14 s mean against
+ * 2.65 s of GPU per unit on each of 2 workers), 70% tracing noise with
+ * colour, 1 GiB.  Options after it override it.
+ *
+ * The lines come in time order, as a daemon prints them: each job is
+ * scheduled when its turn comes, and its events wait in a heap until no
+ * job still to be scheduled can print an earlier one (a job's synthesis
+ * starts no earlier than the earliest free synthesis slot).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -49,10 +61,69 @@ struct ev {
 static const char *names[6] = {"SYNTH_START", "SYNTH_END", "GPU_QUEUE", "GPU_PICKUP",
                                "GPU_START", "GPU_END"};
 
-static int ev_cmp(const void *a, const void *b)
+/* A min-heap of events by time (ties: by order of scheduling, so that a
+ * unit's events keep their order). */
+struct heap {
+    struct ev *v;
+    uint64_t *seq;
+    size_t n, cap;
+    uint64_t next_seq;
+};
+
+static int ev_less(const struct heap *h, size_t a, size_t b)
 {
-    const struct ev *x = a, *y = b;
-    return x->t < y->t ? -1 : x->t > y->t;
+    return h->v[a].t < h->v[b].t || (h->v[a].t == h->v[b].t && h->seq[a] < h->seq[b]);
+}
+
+static void heap_swap(struct heap *h, size_t a, size_t b)
+{
+    struct ev t = h->v[a];
+    h->v[a] = h->v[b];
+    h->v[b] = t;
+    uint64_t s = h->seq[a];
+    h->seq[a] = h->seq[b];
+    h->seq[b] = s;
+}
+
+static void heap_push(struct heap *h, struct ev e)
+{
+    if (h->n == h->cap) {
+        h->cap = h->cap ? h->cap * 2 : 1024;
+        h->v = realloc(h->v, h->cap * sizeof *h->v);
+        h->seq = realloc(h->seq, h->cap * sizeof *h->seq);
+        if (!h->v || !h->seq) {
+            fprintf(stderr, "gen_log: out of memory\n");
+            exit(1);
+        }
+    }
+    size_t i = h->n++;
+    h->v[i] = e;
+    h->seq[i] = h->next_seq++;
+    while (i && ev_less(h, i, (i - 1) / 2)) {
+        heap_swap(h, i, (i - 1) / 2);
+        i = (i - 1) / 2;
+    }
+}
+
+static struct ev heap_pop(struct heap *h)
+{
+    struct ev top = h->v[0];
+    h->n--;
+    if (h->n) {
+        heap_swap(h, 0, h->n);
+        for (size_t i = 0;;) {
+            size_t l = 2 * i + 1, r = l + 1, m = i;
+            if (l < h->n && ev_less(h, l, m))
+                m = l;
+            if (r < h->n && ev_less(h, r, m))
+                m = r;
+            if (m == i)
+                break;
+            heap_swap(h, i, m);
+            i = m;
+        }
+    }
+    return top;
 }
 
 static const char *noise[] = {
@@ -71,7 +142,20 @@ int main(int argc, char **argv)
     int parts = 10, conc = 2, workers = 2;
     long long jobs = -1; /* -1: as many as the bytes allow */
     int tracing = 0;
+    double synth_s = 3.9; /* mean synthesis time; +-7.7% */
     for (int i = 1; i < argc; i += 2) {
+        if (!strcmp(argv[i], "--busy")) {
+            tracing = 0;
+            parts = 10;
+            conc = 10;
+            workers = 2;
+            synth_s = 14.0;
+            noise_frac = 0.7;
+            bytes = 1ull << 30;
+            jobs = -1;
+            i--;
+            continue;
+        }
         if (!strcmp(argv[i], "--tracing")) {
             tracing = 1;
             i--;
@@ -99,6 +183,8 @@ int main(int argc, char **argv)
             conc = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--workers"))
             workers = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--synth-s"))
+            synth_s = atof(argv[i + 1]);
         else if (!strcmp(argv[i], "--jobs"))
             jobs = atoll(argv[i + 1]);
         else if (!strcmp(argv[i], "--seed"))
@@ -108,7 +194,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (parts < 1 || conc < 1 || workers < 1 || noise_frac < 0 || noise_frac >= 1) {
+    if (parts < 1 || conc < 1 || workers < 1 || noise_frac < 0 || noise_frac >= 1 || !(synth_s > 0.1)) {
         fprintf(stderr, "gen_log: bad parameters\n");
         return 2;
     }
@@ -120,34 +206,47 @@ int main(int argc, char **argv)
         conc = 64;
     if (workers > 64)
         workers = 64;
-    struct ev *evs = malloc(sizeof *evs * 6 * (size_t)parts);
-    for (int job = 0; written < bytes && (jobs < 0 || job < jobs); job++) {
-        /* Schedule the job's partitions: synthesis on the earliest free slot,
-         * then the earliest free GPU worker. */
-        int k = 0;
-        for (int p = 0; p < parts; p++) {
-            int s = 0;
-            for (int i = 1; i < conc; i++)
-                if (synth_free[i] < synth_free[s])
-                    s = i;
-            double st = synth_free[s], se = st + 3.6 + uniform() * 0.6;
-            synth_free[s] = se;
-            double q = se + 0.004;
-            int w = 0;
-            for (int i = 1; i < workers; i++)
-                if (gpu_free[i] < gpu_free[w])
-                    w = i;
-            double pick = q > gpu_free[w] ? q : gpu_free[w];
-            double gs = pick + 0.05, ge = gs + 2.5 + uniform() * 0.3;
-            gpu_free[w] = ge;
-            double ts[6] = {st, se, q, pick + 0.001, gs, ge};
-            for (int e = 0; e < 6; e++)
-                evs[k++] = (struct ev){ts[e], e, job, p, w};
+    struct heap h = {0};
+    int done = 0; /* no job is left to schedule */
+    for (int job = 0; !done;) {
+        if (written >= bytes)
+            break;
+        /* Schedule the next job's partitions: synthesis on the earliest free
+         * slot, then the earliest free GPU worker. */
+        if (jobs >= 0 && job >= jobs) {
+            done = 1;
+        } else {
+            for (int p = 0; p < parts; p++) {
+                int s = 0;
+                for (int i = 1; i < conc; i++)
+                    if (synth_free[i] < synth_free[s])
+                        s = i;
+                double st = synth_free[s], se = st + synth_s * (0.923 + uniform() * 0.154);
+                synth_free[s] = se;
+                double q = se + 0.004;
+                int w = 0;
+                for (int i = 1; i < workers; i++)
+                    if (gpu_free[i] < gpu_free[w])
+                        w = i;
+                double pick = q > gpu_free[w] ? q : gpu_free[w];
+                double gs = pick + 0.05, ge = gs + 2.5 + uniform() * 0.3;
+                gpu_free[w] = ge;
+                double ts[6] = {st, se, q, pick + 0.001, gs, ge};
+                for (int e = 0; e < 6; e++)
+                    heap_push(&h, (struct ev){ts[e], e, job, p, w});
+            }
+            job++;
         }
-        qsort(evs, (size_t)k, sizeof *evs, ev_cmp);
-        for (int i = 0; i < k && written < bytes; i++) {
+        /* Print what no later job can precede: its synthesis starts at
+         * the earliest free slot or after. */
+        double horizon = synth_free[0];
+        for (int i = 1; i < conc; i++)
+            if (synth_free[i] < horizon)
+                horizon = synth_free[i];
+        while (h.n && (done || h.v[0].t < horizon) && written < bytes) {
+            struct ev ev = heap_pop(&h);
             char line[512];
-            const struct ev *e = &evs[i];
+            const struct ev *e = &ev;
             int len = 0;
             if (tracing) { /* the wall clock of the event, as tracing prints it */
                 long long us = (long long)(e->t * 1e6) + 1771442467512034ll % 86400000000ll;
@@ -192,6 +291,7 @@ int main(int argc, char **argv)
         }
     }
     fwrite(out, 1, n, stdout);
-    free(evs);
+    free(h.v);
+    free(h.seq);
     return 0;
 }

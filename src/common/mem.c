@@ -85,8 +85,7 @@ void *big_realloc(void *old, size_t old_n, size_t n)
     void *p = mremap(old, old_n, n, MREMAP_MAYMOVE);
 #endif
     if (p == MAP_FAILED) {
-        /* An array made of two mappings (see big_append) cannot be
-         * remapped as one: copy it. */
+        /* no room to remap (or ThreadSanitizer): copy */
         p = big_alloc(n);
         if (!p)
             return NULL;
@@ -101,53 +100,6 @@ void *big_realloc(void *old, size_t old_n, size_t n)
 static size_t page_up(size_t n, size_t page)
 {
     return (n + page - 1) / page * page;
-}
-
-size_t big_append(void **a, size_t a_len, size_t a_cap, void **b, size_t b_len, size_t b_cap)
-{
-    long pg = sysconf(_SC_PAGESIZE);
-    size_t page = pg > 0 ? (size_t)pg : 4096;
-    if (a_cap < BIG_MIN || b_cap < BIG_MIN || b_len == 0 || a_len > a_cap || b_len > b_cap)
-        return 0;
-#if defined(WF_TSAN)
-    return 0; /* see big_realloc: the caller copies */
-#endif
-    size_t rest = a_len % page, head = a_len - rest;
-    size_t len_b = page_up(rest + b_len, page);
-    size_t map_a = page_up(a_cap, page), map_b = page_up(b_cap, page);
-    /* Room first, so that a failure leaves both arrays as they were: a's
-     * mapping must reach head + len_b, b's must hold b shifted by rest. */
-    if (head + len_b > map_a) {
-        void *na = mremap(*a, map_a, head + len_b, MREMAP_MAYMOVE);
-        if (na == MAP_FAILED)
-            return 0;
-        *a = na;
-        map_a = head + len_b;
-    }
-    if (len_b > map_b) {
-        void *nb = mremap(*b, map_b, len_b, MREMAP_MAYMOVE);
-        if (nb == MAP_FAILED)
-            return 0;
-        *b = nb;
-        map_b = len_b;
-    }
-    /* b's bytes move up by rest, and a's last partial page goes in front:
-     * b's first page is then a's last. */
-    char *pb = *b;
-    memmove(pb + rest, pb, b_len);
-    memcpy(pb, (char *)*a + head, rest);
-    void *moved = mremap(pb, len_b, len_b, MREMAP_MAYMOVE | MREMAP_FIXED, (char *)*a + head);
-    if (moved == MAP_FAILED) {
-        /* copy instead (a has the room) */
-        memcpy((char *)*a + a_len, pb + rest, b_len);
-        munmap(pb, map_b);
-        *b = NULL;
-        return map_a;
-    }
-    if (map_b > len_b)
-        munmap(pb + len_b, map_b - len_b); /* what b had beyond */
-    *b = NULL;
-    return map_a > head + len_b ? map_a : head + len_b;
 }
 
 void big_free(void *p, size_t n)

@@ -20,15 +20,6 @@ void *big_alloc_full(size_t n);
 void *big_realloc(void *old, size_t old_n, size_t n);
 void big_free(void *p, size_t n);
 
-/* Append array b (b_len bytes used of b_cap, both big_alloc'd) to array
- * a (a_len used of a_cap) by moving b's pages, not copying them: fresh
- * memory costs its zeroing, which on a virtual machine ran slower than a
- * copy.  Returns a's new capacity in bytes, with b consumed (*b = NULL),
- * or 0 if nothing was done (too small, or no room: copy instead).  *a may
- * move.  The result may be several mappings: big_realloc copies such an
- * array, big_free frees it. */
-size_t big_append(void **a, size_t a_len, size_t a_cap, void **b, size_t b_len, size_t b_cap);
-
 /* Make room for one more element of elem bytes in a malloc'd array of
  * *cap (doubling, from first): for the small tables that grow one entry
  * at a time.  0, or -1 when out of memory (the array is kept). */

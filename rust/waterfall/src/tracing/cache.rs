@@ -1,0 +1,148 @@
+//! What the Layer resolves per event, cached: the unit of a (job,
+//! partition), shared by all threads (so that a job's marks from the
+//! synthesis thread and from a GPU worker are one unit), and an event's
+//! name, per thread.
+//!
+//! Units: each thread keeps the units it used lately; a miss goes to the
+//! shared table (a read lock), and only a unit seen for the first time
+//! takes the write lock and calls `wf_unit_new`.  Both are bounded: a
+//! daemon that runs for months makes millions of units.  The shared table
+//! keeps two generations of YOUNG_MAX units; a unit that falls out of both
+//! and is marked again gets a second handle with the same job and
+//! partition, which the analysis merges (it keys units by them).  Units
+//! belong to one recording: the caches are dropped when it changes.
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::{OnceLock, RwLock};
+
+use crate::recorder::GENERATION;
+use crate::{Event, Unit};
+
+const YOUNG_MAX: usize = 16384;
+const LOCAL_MAX: usize = 1024;
+
+#[derive(Default)]
+struct Shared {
+    generation: u64,
+    young: HashMap<Box<[u8]>, Unit>,
+    old: HashMap<Box<[u8]>, Unit>,
+}
+
+impl Shared {
+    fn get(&self, k: &[u8]) -> Option<Unit> {
+        self.young.get(k).or_else(|| self.old.get(k)).copied()
+    }
+}
+
+fn shared() -> &'static RwLock<Shared> {
+    static S: OnceLock<RwLock<Shared>> = OnceLock::new();
+    S.get_or_init(Default::default)
+}
+
+thread_local! {
+    static LOCAL: RefCell<(u64, HashMap<Box<[u8]>, Unit>)> = RefCell::new((0, HashMap::new()));
+    static NAMES: RefCell<HashMap<Box<[u8]>, Event>> = RefCell::new(HashMap::new());
+}
+
+/// The key: the job's bytes, 0xff (never in UTF-8), the partition.
+fn with_key<R>(job: &[u8], partition: i32, f: impl FnOnce(&[u8]) -> R) -> R {
+    let tail = partition.to_le_bytes();
+    let n = job.len() + 1 + tail.len();
+    if n <= 256 {
+        let mut b = [0u8; 256];
+        b[..job.len()].copy_from_slice(job);
+        b[job.len()] = 0xff;
+        b[job.len() + 1..n].copy_from_slice(&tail);
+        f(&b[..n])
+    } else {
+        let mut v = Vec::with_capacity(n);
+        v.extend_from_slice(job);
+        v.push(0xff);
+        v.extend_from_slice(&tail);
+        f(&v)
+    }
+}
+
+fn shared_unit(key: &[u8], job: &[u8], partition: i32, generation: u64) -> Unit {
+    {
+        let s = shared().read().unwrap_or_else(|e| e.into_inner());
+        if s.generation == generation {
+            if let Some(u) = s.get(key) {
+                return u;
+            }
+        }
+    }
+    let mut s = shared().write().unwrap_or_else(|e| e.into_inner());
+    if s.generation != generation {
+        *s = Shared { generation, ..Default::default() };
+    }
+    if let Some(u) = s.get(key) {
+        return u;
+    }
+    let u = Unit::from_bytes(job, partition);
+    if u.is_recorded() {
+        if s.young.len() >= YOUNG_MAX {
+            s.old = std::mem::take(&mut s.young);
+        }
+        s.young.insert(key.into(), u);
+    }
+    u
+}
+
+/// The unit of (job, partition) in the current recording (the null unit
+/// when nothing records).
+pub(crate) fn unit_for(job: &[u8], partition: i32) -> Unit {
+    let generation = GENERATION.load(Ordering::Acquire);
+    with_key(job, partition, |key| {
+        let local = LOCAL.try_with(|l| {
+            let mut l = l.borrow_mut();
+            if l.0 != generation || l.1.len() >= LOCAL_MAX {
+                l.1.clear();
+                l.0 = generation;
+            }
+            if let Some(&u) = l.1.get(key) {
+                return u;
+            }
+            let u = shared_unit(key, job, partition, generation);
+            if u.is_recorded() {
+                l.1.insert(key.into(), u);
+            }
+            u
+        });
+        // During the thread's teardown its cache is gone: the shared one.
+        local.unwrap_or_else(|_| shared_unit(key, job, partition, generation))
+    })
+}
+
+/// The event a message names (any case; GPU_QUEUE is CHAN_SEND); None for
+/// an empty one or one that is not UTF-8.
+pub(crate) fn event_named(name: &[u8]) -> Option<Event> {
+    const SIX: [(&[u8], Event); 7] = [
+        (b"SYNTH_START", Event::SynthStart),
+        (b"SYNTH_END", Event::SynthEnd),
+        (b"CHAN_SEND", Event::ChanSend),
+        (b"GPU_QUEUE", Event::ChanSend),
+        (b"GPU_PICKUP", Event::GpuPickup),
+        (b"GPU_START", Event::GpuStart),
+        (b"GPU_END", Event::GpuEnd),
+    ];
+    if let Some(&(_, e)) = SIX.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)) {
+        return Some(e);
+    }
+    let resolve = || Event::from_name(std::str::from_utf8(name).ok()?);
+    NAMES
+        .try_with(|m| {
+            let mut m = m.borrow_mut();
+            if let Some(&e) = m.get(name) {
+                return Some(e);
+            }
+            let e = resolve()?;
+            if m.len() >= LOCAL_MAX {
+                m.clear();
+            }
+            m.insert(name.into(), e);
+            Some(e)
+        })
+        .unwrap_or_else(|_| resolve())
+}

@@ -341,6 +341,18 @@ int wf_open_config(const char *path, const wf_config *c)
 /* ------------------------------------------------------------------ */
 /* Closing, counters                                                   */
 
+/* The marks in r's ring past the writer's last drain: a thread that saw
+ * the session live just before wf_close ended it can publish a mark after
+ * the writer's last pass.  It is counted in marked (the ring's head), so
+ * it is counted lost too: marked == recorded + lost holds after close. */
+static uint64_t wf_undrained_marks(struct wf_ring *r)
+{
+    uint64_t head = __atomic_load_n(&r->sh->head, __ATOMIC_ACQUIRE), n = 0;
+    for (uint64_t k = r->drained; k < head; k++)
+        n += (r->slots[k & r->mask].word >> WFT_UNIT_BITS) != WF_EV_ROLE;
+    return n;
+}
+
 int wf_close(void)
 {
     pthread_mutex_lock(&wf_reg_mu);
@@ -365,7 +377,7 @@ int wf_close(void)
         next = r->next;
         uint64_t l = __atomic_load_n(&r->sh->lost, __ATOMIC_RELAXED);
         marked += wf_ring_marks(r) + l;
-        lost += l;
+        lost += l + wf_undrained_marks(r);
         r->attached = 0;
         if (r->sched_fd >= 0)
             close(r->sched_fd);

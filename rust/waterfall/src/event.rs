@@ -177,7 +177,10 @@ impl Event {
                 if n.is_empty() {
                     return (u.0.id, -1);
                 }
-                (define(&format!("{base}_START")), define(&format!("{base}_END")))
+                // The suffixes in the name's case (the analyzer reads any case).
+                let lower = base.bytes().any(|c| c.is_ascii_lowercase()) && !base.bytes().any(|c| c.is_ascii_uppercase());
+                let (s, e) = if lower { ("_start", "_end") } else { ("_START", "_END") };
+                (define(&format!("{base}{s}")), define(&format!("{base}{e}")))
             }),
             e => (e.id(), -1),
         }
@@ -188,5 +191,38 @@ impl From<&str> for Event {
     /// [`Event::user`]: a built-in name gives the built-in event.
     fn from(name: &str) -> Event {
         Event::user(name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn name(id: i32) -> String {
+        let p = unsafe { sys::wf_event_name(id) };
+        unsafe { std::ffi::CStr::from_ptr(p) }.to_str().unwrap().to_string()
+    }
+
+    #[test]
+    fn spans_of_user_events_are_phases() {
+        for (given, start, end) in [("PREP_MSM", "PREP_MSM_START", "PREP_MSM_END"), ("KERNEL_START", "KERNEL_START", "KERNEL_END"), ("lock_wait_start", "lock_wait_start", "lock_wait_end"), ("Msm", "Msm_START", "Msm_END")] {
+            let (s, e) = Event::user(given).span_ids();
+            assert_eq!((name(s), name(e)), (start.to_string(), end.to_string()), "{given}");
+        }
+        assert_eq!(Event::SynthStart.span_ids(), (0, 1));
+        assert_eq!(Event::GpuStart.span_ids(), (4, 5));
+        assert_eq!(Event::ChanSend.span_ids(), (2, -1));
+    }
+
+    #[test]
+    fn names() {
+        assert_eq!(Event::from_name("gpu_queue"), Some(Event::ChanSend));
+        assert_eq!(Event::from_name("Synth_End"), Some(Event::SynthEnd));
+        assert_eq!(Event::from_name("msm_done").map(Event::name), Some("MSM_DONE"));
+        assert_eq!(Event::from_name(""), None);
+        assert_eq!(Event::user("X").name(), "X");
+        assert_eq!(Event::GpuPickup.name(), "GPU_PICKUP");
+        assert_eq!(Event::from("CHAN_SEND"), Event::ChanSend);
+        assert_ne!(Event::user("a"), Event::user("A"));
     }
 }

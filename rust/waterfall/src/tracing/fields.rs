@@ -214,3 +214,62 @@ impl Visit for Fields {
     }
     fn record_bool(&mut self, _: &Field, _: bool) {}
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn msg(m: &str) -> Fields {
+        let mut f = Fields::new();
+        f.set_bytes(Key::Message, m.as_bytes());
+        f
+    }
+
+    #[test]
+    fn the_name_is_the_first_word_and_the_rest_are_fields() {
+        let mut f = msg("  GPU_START job=\"j 1\"x worker=2,partition=7 gpu=1 other=3");
+        let r = f.take_name();
+        assert_eq!(&f.message()[r], b"GPU_START");
+        // A quoted value with a space is cut at the space, as a word.
+        assert_eq!(f.job(), Some(&b"\"j"[..]));
+        assert_eq!((f.partition(), f.role()), (7, Some((2, 1))));
+    }
+
+    #[test]
+    fn fields_given_as_fields_win_over_the_message() {
+        let mut f = msg("synth_start job=from-msg partition=1");
+        f.set_bytes(Key::Job, b"\"from-field\"");
+        f.set_int(Key::Partition, 4);
+        let r = f.take_name();
+        assert_eq!(&f.message()[r], b"synth_start");
+        assert_eq!((f.job(), f.partition()), (Some(&b"from-field"[..]), 4));
+    }
+
+    #[test]
+    fn roles_and_partitions() {
+        let mut f = Fields::new();
+        assert_eq!((f.role(), f.partition(), f.job()), (None, -1, None));
+        f.set_bytes(Key::Worker, b"3");
+        assert_eq!(f.role(), Some((3, 0)), "a worker without a device is on device 0");
+        let mut f = Fields::new();
+        f.set_int(Key::Device, 2);
+        assert_eq!(f.role(), Some((0, 2)));
+        f.set_int(Key::Partition, -5);
+        assert_eq!(f.partition(), -1);
+        f.set_int(Key::Partition, i64::MAX);
+        assert_eq!(f.partition(), i32::MAX);
+        f.set_int(Key::Job, 42);
+        assert_eq!(f.job(), Some(&b"42"[..]));
+    }
+
+    #[test]
+    fn long_values_spill_to_the_heap() {
+        let mut b = Buf::<8>::new();
+        let _ = write!(b, "0123");
+        let _ = write!(b, "456789abc");
+        assert_eq!(b.bytes(), b"0123456789abc");
+        b.clear();
+        b.push(b"x");
+        assert_eq!(b.bytes(), b"x");
+    }
+}

@@ -138,9 +138,9 @@ impl Recorder {
         Recorder::with_config(path, Config::default())
     }
 
-    /// Start recording to `path` with options.
-    pub fn with_config(path: impl AsRef<Path>, config: Config) -> Result<Recorder, Error> {
-        let path = path.as_ref();
+    /// Start recording to `path` with options (a `Config` or a `&Config`).
+    pub fn with_config(path: impl AsRef<Path>, config: impl std::borrow::Borrow<Config>) -> Result<Recorder, Error> {
+        let (path, config) = (path.as_ref(), config.borrow());
         let op = || format!("record to {}", path.display());
         let p = cpath(path.as_os_str()).map_err(|_| Error::from_rc(op(), -EINVAL))?;
         let timeline = match &config.timeline {

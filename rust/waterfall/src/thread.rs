@@ -30,9 +30,10 @@ pub fn thread_worker(worker: impl TryInto<i32>, device: impl TryInto<i32>) {
     let _ = ROLE.try_with(|r| r.set([w, d, w, d]));
 }
 
-/// Names the calling thread in the trace (31 bytes are kept).
-pub fn thread_name(name: &str) {
-    with_cstr(name.as_bytes(), |p| unsafe { sys::wf_thread_name(p) })
+/// Names the calling thread in the trace (31 bytes are kept): a `&str`
+/// or a `String`.
+pub fn thread_name(name: impl AsRef<str>) {
+    with_cstr(name.as_ref().as_bytes(), |p| unsafe { sys::wf_thread_name(p) })
 }
 
 /// Give the calling thread's next marks this role (None: the one it

@@ -112,7 +112,7 @@ impl WaterfallLayer {
     }
 
     /// As [`WaterfallLayer::open`], with options.
-    pub fn with_config(path: impl AsRef<Path>, config: Config) -> Result<WaterfallLayer, Error> {
+    pub fn with_config(path: impl AsRef<Path>, config: impl std::borrow::Borrow<Config>) -> Result<WaterfallLayer, Error> {
         Ok(WaterfallLayer::new().recorder(Recorder::with_config(path, config)?))
     }
 

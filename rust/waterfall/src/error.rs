@@ -23,7 +23,7 @@ impl Error {
         self.errno
     }
 
-    /// The errno's kind (`AlreadyExists` is not used: `EALREADY` maps to `Other`).
+    /// The errno's kind, as `std::io` maps it (`ENOENT` is `NotFound`, ...).
     pub fn kind(&self) -> io::ErrorKind {
         io::Error::from_raw_os_error(self.errno).kind()
     }

@@ -50,8 +50,8 @@ fn child() {
         std::process::exit(2)
     });
     for i in 0u64.. {
-        if stall.is_some() && i == STALL_AFTER {
-            std::fs::write(stall.as_ref().unwrap(), b"").unwrap(); // the writer stops at its next pass
+        if let (Some(stall), STALL_AFTER) = (&stall, i) {
+            std::fs::write(stall, b"").unwrap(); // the writer stops at its next pass
             std::thread::sleep(Duration::from_millis(30)); // three of its periods: it has stopped
         }
         if stall.is_some() && i == STALL_AFTER + STALL_MARKS {

@@ -40,8 +40,11 @@ fn shared() -> &'static RwLock<Shared> {
     S.get_or_init(Default::default)
 }
 
+/// A thread's units of lately: (the recording's generation, key -> unit).
+type Local = (u64, HashMap<Box<[u8]>, Unit>);
+
 thread_local! {
-    static LOCAL: RefCell<(u64, HashMap<Box<[u8]>, Unit>)> = RefCell::new((0, HashMap::new()));
+    static LOCAL: RefCell<Local> = RefCell::new((0, HashMap::new()));
     static NAMES: RefCell<HashMap<Box<[u8]>, Event>> = RefCell::new(HashMap::new());
 }
 

@@ -191,8 +191,10 @@ static int write_header(struct wf_session *s, const char *path)
 
 static void session_free(struct wf_session *s)
 {
-    for (size_t i = 0; i < s->nunits; i++)
+    for (size_t i = 0; i < s->nunits; i++) {
         free(s->units[i].job);
+        free(s->units[i].details);
+    }
     free(s->units);
     free(s->out);
     free(s->text);
@@ -499,8 +501,10 @@ static void wf_atfork_child(void)
         close(wf_sess->fd);
         if (wf_sess->text_owned)
             close(wf_sess->text_fd);
-        for (size_t i = 0; i < wf_sess->nunits; i++)
+        for (size_t i = 0; i < wf_sess->nunits; i++) {
             free(wf_sess->units[i].job);
+            free(wf_sess->units[i].details);
+        }
         free(wf_sess->units);
         free(wf_sess->out);
         free(wf_sess->text);

@@ -83,6 +83,7 @@ extern "C" {
     pub fn wf_open(path: *const c_char) -> c_int;
     pub fn wf_close() -> c_int;
     pub fn wf_unit_new(job_id: *const c_char, partition: c_int) -> wf_unit;
+    pub fn wf_unit_detail(unit: wf_unit, key: *const c_char, value: *const c_char) -> c_int;
     pub fn wf_mark(ev: wf_event, unit: wf_unit);
     pub fn wf_thread_worker(worker: c_int, device: c_int);
     pub fn wf_thread_name(name: *const c_char);

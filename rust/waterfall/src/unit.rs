@@ -2,7 +2,7 @@
 use waterfall_sys as sys;
 
 use crate::cbuf::with_cstr;
-use crate::Event;
+use crate::{Error, Event};
 
 /// A job, or one partition of it, in the current recording: a `u64`
 /// handle, `Copy`, and safe to mark from any thread.
@@ -46,6 +46,21 @@ impl Unit {
         let (start, end) = ev.span_ids();
         unsafe { sys::wf_mark(start, self.0) };
         SpanGuard { unit: *self, end }
+    }
+
+    /// A detail `key=value` of the unit, as a TIMELINE line's detail
+    /// carries `kind=porep` (`waterfall analyze` breaks stage times down by
+    /// `kind`): `wf_unit_detail`.  Once per unit and key: the first value
+    /// of a key is the unit's.  The key is letters, digits, `_`, `-`, `.`
+    /// (up to 64 bytes) and not one of the unit's own (job, partition,
+    /// worker, device, gpu): `EINVAL` otherwise.  The value is cut at 256
+    /// bytes.  Ignored (`Ok`) for the null unit.
+    pub fn detail(&self, key: &str, value: &str) -> Result<(), Error> {
+        let rc = with_cstr(key.as_bytes(), |k| with_cstr(value.as_bytes(), |v| unsafe { sys::wf_unit_detail(self.0, k, v) }));
+        match rc {
+            0 => Ok(()),
+            rc => Err(Error::from_rc(format!("set the detail {key:?} of a unit"), rc)),
+        }
     }
 
     /// The `wf_unit` handle (0: the null unit).

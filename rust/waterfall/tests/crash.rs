@@ -62,7 +62,9 @@ fn child() {
         }
         let job = format!("crash-{i}");
         if i % 2 == 0 {
-            Unit::new(&job, None).mark(Event::GpuStart);
+            let u = Unit::new(&job, None);
+            u.detail("kind", "even").unwrap(); // a definition: from the journal when the writer did not run
+            u.mark(Event::GpuStart);
         } else {
             tracing::info!(target: "TIMELINE", job = job.as_str(), "gpu_start");
         }
@@ -107,6 +109,7 @@ fn round(dir: &Path, r: usize, kill_after: u64, stalling: bool) -> u64 {
     for l in common::dump(&trace) {
         assert_eq!(l[1], "GPU_START", "{l:?}");
         let i: u64 = l[2].strip_prefix("crash-").and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("{l:?}"));
+        assert_eq!(l.last().map(String::as_str) == Some("kind=even"), i % 2 == 0, "round {r}: {l:?}");
         *seen.entry(i).or_default() += 1;
     }
     let missing: Vec<u64> = (0..n).filter(|i| !seen.contains_key(i)).take(5).collect();

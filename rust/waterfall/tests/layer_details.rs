@@ -1,5 +1,5 @@
 //! The Layer's rules one by one, read back by `waterfall dump`: how the
-//! job, partition, worker and device are read (fields of every kind,
+//! job, partition, worker, device and kind are read (fields of every kind,
 //! words in the message), the thread's declared role coming back after an
 //! event that named a worker, a span whose job is recorded after its
 //! creation, inheritance of an enclosing span's unit, another target, and
@@ -21,7 +21,8 @@ fn the_layers_rules() {
     tracing::subscriber::with_default(tracing_subscriber::registry().with(layer), || {
         waterfall::thread_worker(5, 2); // declared: later marks without fields carry it
         let id = String::from("j-debug");
-        info!(target: "TIMELINE", job = ?id, partition = 1u8, "Synth_Start"); // ?id: quotes removed
+        info!(target: "TIMELINE", job = ?id, partition = 1u8, kind = "porep", "Synth_Start"); // ?id: quotes removed; kind: the unit's
+        info!(target: "TIMELINE", job = ?id, partition = 1u8, kind = %"snap", "synth_end"); // the first kind stays
         info!(target: "TIMELINE", job = 77, "synth_start"); // an integer job
         info!(target: "TIMELINE", "GPU_START job=j-msg worker=3 partition=2"); // words of the message
         info!(target: "TIMELINE", job = "j-gpu", gpu = 4, "gpu_end"); // a device without a worker
@@ -44,7 +45,8 @@ fn the_layers_rules() {
     // The recording closed with the subscriber (the Layer owned it).
     let lines: Vec<String> = common::dump(&path).into_iter().map(|l| l[1..].join(",")).collect();
     let want = [
-        "SYNTH_START,j-debug,worker=5,partition=1,device=2",
+        "SYNTH_START,j-debug,worker=5,partition=1,device=2,kind=porep",
+        "SYNTH_END,j-debug,worker=5,partition=1,device=2,kind=porep",
         "SYNTH_START,77,worker=5,device=2",
         "GPU_START,j-msg,worker=3,partition=2,device=0",
         "GPU_END,j-gpu,worker=0,device=4",

@@ -118,6 +118,9 @@ fn config_and_errors() {
     let cfg = waterfall::Config::new().ring_events(128).flush_ms(5).timeline(&timeline).sample_cpu(false).sample_gpu(false);
     let rec = Recorder::with_config(&path, cfg).expect("with_config");
     let u = Unit::new("cfg-1", Some(4));
+    u.detail("kind", "win,dow").expect("a detail"); // the comma would break the line: '_'
+    assert_eq!(u.detail("job", "x").unwrap_err().errno(), 22); // the unit's own key: EINVAL
+    assert_eq!(u.detail("a b", "x").unwrap_err().errno(), 22);
     waterfall::thread_worker(2, 1);
     u.mark(Event::GpuStart);
     waterfall::thread_worker(-1, 0); // clears the role
@@ -126,7 +129,9 @@ fn config_and_errors() {
     let text = std::fs::read_to_string(&timeline).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 2, "{text}");
-    assert!(lines[0].ends_with(",GPU_START,cfg-1,worker=2,partition=4,device=1"), "{text}");
-    assert!(lines[1].ends_with(",GPU_END,cfg-1,partition=4"), "{text}");
+    assert!(lines[0].ends_with(",GPU_START,cfg-1,worker=2,partition=4,device=1,kind=win_dow"), "{text}");
+    assert!(lines[1].ends_with(",GPU_END,cfg-1,partition=4,kind=win_dow"), "{text}");
+    let dumped: Vec<String> = common::dump(&path).iter().map(|l| l[1..].join(",")).collect();
+    assert_eq!(dumped, ["GPU_START,cfg-1,worker=2,partition=4,device=1,kind=win_dow", "GPU_END,cfg-1,partition=4,kind=win_dow"]);
     assert!(common::dump_stats(&path).contains("ring 128 events/thread, flush every 5 ms"));
 }

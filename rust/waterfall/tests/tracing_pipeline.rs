@@ -52,7 +52,8 @@ fn synthesis(rx: std::sync::Arc<std::sync::Mutex<mpsc::Receiver<(usize, u32)>>>,
         let Ok((j, p)) = rx.lock().unwrap().recv() else { return spans };
         let id = format!("job-{j}");
         {
-            let _s = info_span!("synthesize", job = %id, partition = p).entered();
+            let kind = if p == 0 { "porep" } else { "snap" };
+            let _s = info_span!("synthesize", job = %id, partition = p, kind).entered();
             let t0 = Instant::now();
             std::thread::sleep(SYNTH);
             spans.push((t0, Instant::now()));
@@ -141,6 +142,11 @@ fn analyze_reads_what_the_program_did() {
     }
     assert_eq!(run["devices"][0]["workers"], serde_json::json!([0]));
     assert_eq!(run["marks"]["MSM_DONE"], units);
+    for kind in ["porep", "snap"] {
+        // the span's `kind` field: a detail of the unit, as kind= in a text line
+        assert_eq!(run["by_kind"][kind]["units"], units / 2, "{kind}: {}", run["by_kind"]);
+        assert_eq!(run["by_kind"][kind]["stages"]["gpu"]["count"], units / 2);
+    }
     for (name, count) in [("PREP_MSM", units), ("KERNEL", units)] {
         let ph = run["phases"].as_array().unwrap().iter().find(|p| p["name"] == name).unwrap_or_else(|| panic!("phase {name}: {}", run["phases"]));
         assert_eq!((ph["within"].as_str(), ph["count"].as_u64()), (Some("gpu"), Some(count as u64)));

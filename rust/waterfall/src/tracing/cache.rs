@@ -1,7 +1,8 @@
 //! What the Layer resolves per event, cached: the unit of a (job,
 //! partition), shared by all threads (so that a job's marks from the
-//! synthesis thread and from a GPU worker are one unit), and an event's
-//! name, per thread.
+//! synthesis thread and from a GPU worker are one unit), with the kind
+//! already given to it (so that `wf_unit_detail` runs once, not per
+//! event), and an event's name, per thread.
 //!
 //! Units: each thread keeps the units it used lately; a miss goes to the
 //! shared table (a read lock), and only a unit seen for the first time
@@ -22,16 +23,33 @@ use crate::{Event, Unit};
 const YOUNG_MAX: usize = 16384;
 const LOCAL_MAX: usize = 1024;
 
+/// A unit, and a hash of the kind given to it (0: none yet).
+#[derive(Clone, Copy)]
+struct Entry {
+    unit: Unit,
+    kind: u64,
+}
+
 #[derive(Default)]
 struct Shared {
     generation: u64,
-    young: HashMap<Box<[u8]>, Unit>,
-    old: HashMap<Box<[u8]>, Unit>,
+    young: HashMap<Box<[u8]>, Entry>,
+    old: HashMap<Box<[u8]>, Entry>,
 }
 
 impl Shared {
-    fn get(&self, k: &[u8]) -> Option<Unit> {
+    fn get(&self, k: &[u8]) -> Option<Entry> {
         self.young.get(k).or_else(|| self.old.get(k)).copied()
+    }
+    fn insert(&mut self, k: &[u8], e: Entry) {
+        if let Some(x) = self.young.get_mut(k) {
+            *x = e;
+            return;
+        }
+        if self.young.len() >= YOUNG_MAX {
+            self.old = std::mem::take(&mut self.young);
+        }
+        self.young.insert(k.into(), e);
     }
 }
 
@@ -41,7 +59,7 @@ fn shared() -> &'static RwLock<Shared> {
 }
 
 /// A thread's units of lately: (the recording's generation, key -> unit).
-type Local = (u64, HashMap<Box<[u8]>, Unit>);
+type Local = (u64, HashMap<Box<[u8]>, Entry>);
 
 thread_local! {
     static LOCAL: RefCell<Local> = RefCell::new((0, HashMap::new()));
@@ -67,12 +85,12 @@ fn with_key<R>(job: &[u8], partition: i32, f: impl FnOnce(&[u8]) -> R) -> R {
     }
 }
 
-fn shared_unit(key: &[u8], job: &[u8], partition: i32, generation: u64) -> Unit {
+fn shared_entry(key: &[u8], job: &[u8], partition: i32, generation: u64) -> Entry {
     {
         let s = shared().read().unwrap_or_else(|e| e.into_inner());
         if s.generation == generation {
-            if let Some(u) = s.get(key) {
-                return u;
+            if let Some(e) = s.get(key) {
+                return e;
             }
         }
     }
@@ -80,22 +98,40 @@ fn shared_unit(key: &[u8], job: &[u8], partition: i32, generation: u64) -> Unit 
     if s.generation != generation {
         *s = Shared { generation, ..Default::default() };
     }
-    if let Some(u) = s.get(key) {
-        return u;
+    if let Some(e) = s.get(key) {
+        return e;
     }
-    let u = Unit::from_bytes(job, partition);
-    if u.is_recorded() {
-        if s.young.len() >= YOUNG_MAX {
-            s.old = std::mem::take(&mut s.young);
-        }
-        s.young.insert(key.into(), u);
+    let e = Entry { unit: Unit::from_bytes(job, partition), kind: 0 };
+    if e.unit.is_recorded() {
+        s.insert(key, e);
     }
-    u
+    e
+}
+
+/// FNV-1a, never 0 (0 is "no kind").
+fn kind_hash(b: &[u8]) -> u64 {
+    b.iter().fold(0xcbf29ce484222325u64, |h, &c| (h ^ c as u64).wrapping_mul(0x100000001b3)).max(1)
+}
+
+/// Give the unit its kind (once: the cached entry remembers it).
+fn give_kind(key: &[u8], e: &mut Entry, kind: &[u8], generation: u64) {
+    let h = kind_hash(kind);
+    if e.kind == h || !e.unit.is_recorded() {
+        return;
+    }
+    if let Ok(kind) = std::str::from_utf8(kind) {
+        let _ = e.unit.detail("kind", kind); // the first kind is the unit's; EINVAL cannot come from "kind"
+    }
+    e.kind = h;
+    let mut s = shared().write().unwrap_or_else(|e| e.into_inner());
+    if s.generation == generation {
+        s.insert(key, *e);
+    }
 }
 
 /// The unit of (job, partition) in the current recording (the null unit
-/// when nothing records).
-pub(crate) fn unit_for(job: &[u8], partition: i32) -> Unit {
+/// when nothing records), given its `kind` the first time one comes.
+pub(crate) fn unit_for(job: &[u8], partition: i32, kind: Option<&[u8]>) -> Unit {
     let generation = GENERATION.load(Ordering::Acquire);
     with_key(job, partition, |key| {
         let local = LOCAL.try_with(|l| {
@@ -104,17 +140,29 @@ pub(crate) fn unit_for(job: &[u8], partition: i32) -> Unit {
                 l.1.clear();
                 l.0 = generation;
             }
-            if let Some(&u) = l.1.get(key) {
-                return u;
+            if let Some(e) = l.1.get_mut(key) {
+                if let Some(k) = kind {
+                    give_kind(key, e, k, generation);
+                }
+                return e.unit;
             }
-            let u = shared_unit(key, job, partition, generation);
-            if u.is_recorded() {
-                l.1.insert(key.into(), u);
+            let mut e = shared_entry(key, job, partition, generation);
+            if let Some(k) = kind {
+                give_kind(key, &mut e, k, generation);
             }
-            u
+            if e.unit.is_recorded() {
+                l.1.insert(key.into(), e);
+            }
+            e.unit
         });
         // During the thread's teardown its cache is gone: the shared one.
-        local.unwrap_or_else(|_| shared_unit(key, job, partition, generation))
+        local.unwrap_or_else(|_| {
+            let mut e = shared_entry(key, job, partition, generation);
+            if let Some(k) = kind {
+                give_kind(key, &mut e, k, generation);
+            }
+            e.unit
+        })
     })
 }
 

@@ -69,6 +69,7 @@ enum Key {
     Partition,
     Worker,
     Device,
+    Kind,
     Other,
 }
 
@@ -79,16 +80,19 @@ fn key(name: &str) -> Key {
         "partition" => Key::Partition,
         "worker" => Key::Worker,
         "gpu" | "device" => Key::Device,
+        "kind" => Key::Kind,
         _ => Key::Other,
     }
 }
 
 /// The fields the Layer reads: the message (the event's name), job,
-/// partition, worker, gpu or device.
+/// partition, worker, gpu or device, kind.
 pub(crate) struct Fields {
     msg: Buf<128>,
     job: Buf<128>,
     has_job: bool,
+    kind: Buf<64>,
+    has_kind: bool,
     partition: Option<i64>,
     worker: Option<i64>,
     device: Option<i64>,
@@ -96,7 +100,7 @@ pub(crate) struct Fields {
 
 impl Fields {
     pub(crate) fn new() -> Fields {
-        Fields { msg: Buf::new(), job: Buf::new(), has_job: false, partition: None, worker: None, device: None }
+        Fields { msg: Buf::new(), job: Buf::new(), has_job: false, kind: Buf::new(), has_kind: false, partition: None, worker: None, device: None }
     }
 
     fn set_int(&mut self, k: Key, v: i64) {
@@ -109,6 +113,11 @@ impl Fields {
                 let _ = write!(self.job, "{v}");
                 self.has_job = true;
             }
+            Key::Kind => {
+                self.kind.clear();
+                let _ = write!(self.kind, "{v}");
+                self.has_kind = true;
+            }
             Key::Message | Key::Other => {}
         }
     }
@@ -119,6 +128,11 @@ impl Fields {
                 self.job.clear();
                 self.job.push(unquote(b));
                 self.has_job = true;
+            }
+            Key::Kind => {
+                self.kind.clear();
+                self.kind.push(unquote(b));
+                self.has_kind = true;
             }
             Key::Message => self.msg.push(b),
             Key::Partition | Key::Worker | Key::Device => {
@@ -149,6 +163,7 @@ impl Fields {
                         Key::Partition => self.partition.is_some(),
                         Key::Worker => self.worker.is_some(),
                         Key::Device => self.device.is_some(),
+                        Key::Kind => self.has_kind,
                         Key::Message | Key::Other => true,
                     };
                     if !given {
@@ -166,6 +181,11 @@ impl Fields {
 
     pub(crate) fn job(&self) -> Option<&[u8]> {
         self.has_job.then(|| self.job.bytes())
+    }
+
+    /// The unit's kind (a detail of the unit, `wf_unit_detail`), if given.
+    pub(crate) fn kind(&self) -> Option<&[u8]> {
+        self.has_kind.then(|| self.kind.bytes())
     }
 
     /// The partition as the library takes it: < 0 none.
@@ -227,9 +247,10 @@ mod tests {
 
     #[test]
     fn the_name_is_the_first_word_and_the_rest_are_fields() {
-        let mut f = msg("  GPU_START job=\"j 1\"x worker=2,partition=7 gpu=1 other=3");
+        let mut f = msg("  GPU_START job=\"j 1\"x worker=2,partition=7 gpu=1 other=3 kind=snap");
         let r = f.take_name();
         assert_eq!(&f.message()[r], b"GPU_START");
+        assert_eq!(f.kind(), Some(&b"snap"[..]));
         // A quoted value with a space is cut at the space, as a word.
         assert_eq!(f.job(), Some(&b"\"j"[..]));
         assert_eq!((f.partition(), f.role()), (7, Some((2, 1))));

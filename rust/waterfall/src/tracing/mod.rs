@@ -25,12 +25,12 @@
 //! | `partition` | the unit's partition |
 //! | `worker` | the thread's worker for this mark (device 0 unless given) |
 //! | `gpu` or `device` | the thread's device for this mark |
+//! | `kind` | a detail of the unit (`Unit::detail`), given once per unit |
 //!
 //! `key=value` words after the name in the message count as those fields
 //! when they are not given as fields.  An event without `job` takes the
 //! unit of the nearest enclosing span that has one.  Other fields
-//! (`kind`, `synth_ms`, ...) are not recorded: a native trace has no
-//! place for a unit's attributes yet (docs/rust.md).
+//! (`synth_ms`, ...) are not recorded.
 //!
 //! **Spans.** [`WaterfallLayer::map_span`] makes a span a stage or a phase:
 //! `map_span("prep_msm", "PREP_MSM")` marks PREP_MSM_START when a span named
@@ -139,7 +139,7 @@ impl WaterfallLayer {
     }
 
     fn unit_of(fields: &Fields) -> Option<Unit> {
-        fields.job().map(|job| cache::unit_for(job, fields.partition()))
+        fields.job().map(|job| cache::unit_for(job, fields.partition(), fields.kind()))
     }
 }
 

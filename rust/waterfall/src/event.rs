@@ -94,6 +94,27 @@ impl Event {
         if let Some(&(e, _)) = BUILTIN.iter().find(|(_, n)| *n == name) {
             return e;
         }
+        // A thread's names of lately first: `u.mark(Event::user("X"))` in
+        // a loop then takes no lock.
+        thread_local! {
+            static SEEN: std::cell::RefCell<HashMap<&'static str, &'static UserDef>> = std::cell::RefCell::new(HashMap::new());
+        }
+        if let Ok(Some(d)) = SEEN.try_with(|m| m.borrow().get(name).copied()) {
+            return Event::User(UserEvent(d));
+        }
+        let e = Event::intern(name);
+        if let Event::User(UserEvent(d)) = e {
+            let _ = SEEN.try_with(|m| {
+                let mut m = m.borrow_mut();
+                if m.len() < 1024 && !d.name.is_empty() {
+                    m.insert(d.name, d);
+                }
+            });
+        }
+        e
+    }
+
+    fn intern(name: &str) -> Event {
         let mut t = table().lock().unwrap_or_else(|p| p.into_inner());
         if let Some(d) = t.get(name) {
             return Event::User(UserEvent(d));

@@ -75,6 +75,15 @@ WF_API int wf_close(void);
  * Returns 0 when not recording: marks of unit 0 are ignored. */
 WF_API wf_unit wf_unit_new(const char *job_id, int partition);
 
+/* A detail key=value of unit, as a TIMELINE line's detail carries kind=...
+ * (the analysis breaks stage times down by kind=).  Once per unit and key:
+ * the first value of a key is the unit's.  The key is letters, digits, '_',
+ * '-' and '.' (up to 64 bytes), and not one the unit already has by its
+ * own means (job, partition, worker, device, gpu); the value is copied (up
+ * to 256 bytes).  0 (also when not recording, or for unit 0), -EINVAL for
+ * a bad key, -ENOMEM.  Takes the lock wf_unit_new takes. */
+WF_API int wf_unit_detail(wf_unit unit, const char *key, const char *value);
+
 /* The hot path: timestamp ev for unit on the calling thread's ring.
  * Does nothing before wf_open, after wf_close, or for unit 0. */
 WF_API void wf_mark(wf_event ev, wf_unit unit);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 pthread_mutex_t wf_def_mu = PTHREAD_MUTEX_INITIALIZER;
 char *wf_defs;
@@ -107,6 +108,44 @@ wf_unit wf_unit_new(const char *job_id, int partition)
         return 0;
     atomic_fetch_add_explicit(&wf_units_made, 1, memory_order_relaxed);
     return id;
+}
+
+/* The keys a unit has by its own means, which a detail must not shadow. */
+static int detail_key_ok(const char *key, size_t len)
+{
+    static const char *const own[] = {"job", "partition", "worker", "device", "gpu"};
+    if (len == 0 || len > WFT_DETAIL_KEY_MAX)
+        return 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = key[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+              c == '-' || c == '.'))
+            return 0;
+    }
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+        if (strlen(own[i]) == len && strncasecmp(own[i], key, len) == 0)
+            return 0;
+    return 1;
+}
+
+int wf_unit_detail(wf_unit unit, const char *key, const char *value)
+{
+    size_t klen = key ? strnlen(key, WFT_DETAIL_KEY_MAX + 1) : 0;
+    if (!detail_key_ok(key, klen))
+        return -EINVAL;
+    if (!value)
+        value = "";
+    size_t vlen = strnlen(value, WFT_DETAIL_VALUE_MAX);
+    if (unit == 0 || atomic_load_explicit(&wf_live, memory_order_acquire) == 0)
+        return 0;
+    char tail[WFT_DETAIL_KEY_MAX + WFT_DETAIL_VALUE_MAX];
+    memcpy(tail, key, klen);
+    memcpy(tail + klen, value, vlen);
+    struct wft_unit_detail d = {.unit = unit, .key_len = (uint32_t)klen, .value_len = (uint32_t)vlen};
+    pthread_mutex_lock(&wf_def_mu);
+    int rc = def_append(WFT_UNIT_DETAIL, &d, sizeof d, tail, klen + vlen);
+    pthread_mutex_unlock(&wf_def_mu);
+    return rc;
 }
 
 int wf_event_def_rec(int id)

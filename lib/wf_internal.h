@@ -130,6 +130,8 @@ struct wf_unitname {
     char *job;
     uint32_t job_len;
     int32_t partition;
+    char *details; /* "k=v,k=v" (wf_unit_detail), WFT_DETAILS_MAX bytes once one came; or NULL */
+    size_t details_len;
 };
 
 /* One recording. */

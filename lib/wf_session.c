@@ -191,8 +191,10 @@ static int write_header(struct wf_session *s, const char *path)
 
 static void session_free(struct wf_session *s)
 {
-    for (size_t i = 0; i < s->nunits; i++)
+    for (size_t i = 0; i < s->nunits; i++) {
         free(s->units[i].job);
+        free(s->units[i].details);
+    }
     free(s->units);
     free(s->out);
     free(s->text);
@@ -341,6 +343,18 @@ int wf_open_config(const char *path, const wf_config *c)
 /* ------------------------------------------------------------------ */
 /* Closing, counters                                                   */
 
+/* The marks in r's ring past the writer's last drain: a thread that saw
+ * the session live just before wf_close ended it can publish a mark after
+ * the writer's last pass.  It is counted in marked (the ring's head), so
+ * it is counted lost too: marked == recorded + lost holds after close. */
+static uint64_t wf_undrained_marks(struct wf_ring *r)
+{
+    uint64_t head = __atomic_load_n(&r->sh->head, __ATOMIC_ACQUIRE), n = 0;
+    for (uint64_t k = r->drained; k < head; k++)
+        n += (r->slots[k & r->mask].word >> WFT_UNIT_BITS) != WF_EV_ROLE;
+    return n;
+}
+
 int wf_close(void)
 {
     pthread_mutex_lock(&wf_reg_mu);
@@ -365,7 +379,7 @@ int wf_close(void)
         next = r->next;
         uint64_t l = __atomic_load_n(&r->sh->lost, __ATOMIC_RELAXED);
         marked += wf_ring_marks(r) + l;
-        lost += l;
+        lost += l + wf_undrained_marks(r);
         r->attached = 0;
         if (r->sched_fd >= 0)
             close(r->sched_fd);
@@ -487,8 +501,10 @@ static void wf_atfork_child(void)
         close(wf_sess->fd);
         if (wf_sess->text_owned)
             close(wf_sess->text_fd);
-        for (size_t i = 0; i < wf_sess->nunits; i++)
+        for (size_t i = 0; i < wf_sess->nunits; i++) {
             free(wf_sess->units[i].job);
+            free(wf_sess->units[i].details);
+        }
         free(wf_sess->units);
         free(wf_sess->out);
         free(wf_sess->text);

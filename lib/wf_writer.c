@@ -26,37 +26,53 @@ void wf_out_rec(struct wf_session *s, uint16_t type, void *fixed, size_t size)
 /* ------------------------------------------------------------------ */
 /* The TIMELINE text sink                                              */
 
-/* Keep a copy of unit names for the text sink. */
+/* The text sink's entry for unit (grown to hold it), or NULL. */
+static struct wf_unitname *text_unit(struct wf_session *s, uint64_t unit)
+{
+    if (unit < s->first_unit)
+        return NULL;
+    size_t i = unit - s->first_unit;
+    if (i >= s->units_cap) {
+        size_t ncap = s->units_cap ? s->units_cap : 1024;
+        while (ncap <= i)
+            ncap *= 2;
+        struct wf_unitname *n = realloc(s->units, ncap * sizeof *n);
+        if (!n)
+            return NULL;
+        memset(n + s->units_cap, 0, (ncap - s->units_cap) * sizeof *n);
+        s->units = n;
+        s->units_cap = ncap;
+    }
+    if (i >= s->nunits)
+        s->nunits = i + 1;
+    return &s->units[i];
+}
+
+/* Keep a copy of unit names, and of their details, for the text sink. */
 static void text_learn_units(struct wf_session *s, const char *defs, size_t len)
 {
     for (size_t off = 0; off + sizeof(struct wft_rec) <= len;) {
         const struct wft_rec *rec = (const void *)(defs + off);
         if (rec->type == WFT_UNIT) {
             const struct wft_unit *u = (const void *)rec;
-            if (u->unit >= s->first_unit) {
-                size_t i = u->unit - s->first_unit;
-                if (i >= s->units_cap) {
-                    size_t ncap = s->units_cap ? s->units_cap : 1024;
-                    while (ncap <= i)
-                        ncap *= 2;
-                    struct wf_unitname *n = realloc(s->units, ncap * sizeof *n);
-                    if (!n)
-                        return;
-                    memset(n + s->units_cap, 0, (ncap - s->units_cap) * sizeof *n);
-                    s->units = n;
-                    s->units_cap = ncap;
-                }
-                char *job = malloc(u->job_len + 1);
-                if (job) {
-                    memcpy(job, u + 1, u->job_len);
-                    job[u->job_len] = 0;
-                    free(s->units[i].job);
-                    s->units[i].job = job;
-                    s->units[i].job_len = u->job_len;
-                    s->units[i].partition = u->partition;
-                    if (i >= s->nunits)
-                        s->nunits = i + 1;
-                }
+            struct wf_unitname *n = text_unit(s, u->unit);
+            char *job = n ? malloc(u->job_len + 1) : NULL;
+            if (job) {
+                memcpy(job, u + 1, u->job_len);
+                job[u->job_len] = 0;
+                free(n->job);
+                n->job = job;
+                n->job_len = u->job_len;
+                n->partition = u->partition;
+            }
+        } else if (rec->type == WFT_UNIT_DETAIL) {
+            const struct wft_unit_detail *d = (const void *)rec;
+            struct wf_unitname *n = text_unit(s, d->unit);
+            if (n && !n->details)
+                n->details = malloc(WFT_DETAILS_MAX);
+            if (n && n->details) {
+                const char *key = (const char *)(d + 1);
+                wft_detail_add(n->details, &n->details_len, key, d->key_len, key + d->key_len, d->value_len);
             }
         }
         off += rec->size;
@@ -95,8 +111,8 @@ static void text_event(struct wf_session *s, struct wf_ring *r, const struct wf_
         pthread_mutex_unlock(&wf_def_mu);
         name = evbuf;
     }
-    const char *job = jobbuf;
-    size_t job_len;
+    const char *job = jobbuf, *details = NULL;
+    size_t job_len, details_len = 0;
     int partition = -1;
     size_t i = unit - s->first_unit;
     if (unit >= s->first_unit && (i >= s->nunits || !s->units[i].job))
@@ -105,6 +121,8 @@ static void text_event(struct wf_session *s, struct wf_ring *r, const struct wf_
         job = s->units[i].job;
         job_len = s->units[i].job_len;
         partition = s->units[i].partition;
+        details = s->units[i].details;
+        details_len = s->units[i].details_len;
     } else {
         job_len = (size_t)snprintf(jobbuf, sizeof jobbuf, "unit-%llu",
                                    (unsigned long long)unit);
@@ -112,8 +130,8 @@ static void text_event(struct wf_session *s, struct wf_ring *r, const struct wf_
     double ns = (double)(int64_t)(e->ticks - s->epoch_ticks) / s->ticks_per_ns;
     if (wf_buf_reserve(&s->text, &s->text_cap, s->text_len, WFT_LINE_MAX))
         return;
-    s->text_len += wft_format_line(s->text + s->text_len, (int64_t)ns, s->decimals, name,
-                                   job, job_len, partition, r->worker, r->device);
+    s->text_len += wft_format_line_details(s->text + s->text_len, (int64_t)ns, s->decimals, name, job,
+                                           job_len, partition, r->worker, r->device, details, details_len);
 }
 
 static void write_text(struct wf_session *s)

@@ -1,7 +1,8 @@
 /*
  * test_roundtrip.c -- what was marked is what the trace holds and what
  * `waterfall dump` prints: names, partitions, workers, devices, user
- * events, thread names, in order per thread.
+ * events, thread names, in order per thread; a unit's details
+ * (wf_unit_detail: kind=), the first value of a key kept.
  */
 #include "check.h"
 #include "trace_util.h"
@@ -41,7 +42,13 @@ int main(void)
     CHECK(wf_event_define("MSM_DONE") == user_ev);
     CHECK(wf_event_define("GPU_END") == WF_GPU_END);
     CHECK(wf_event_define("") < 0);
+    CHECK(wf_unit_detail(1, "", "x") == -EINVAL);
+    CHECK(wf_unit_detail(1, NULL, "x") == -EINVAL);
+    CHECK(wf_unit_detail(1, "a,b", "x") == -EINVAL);
+    CHECK(wf_unit_detail(1, "a=b", "x") == -EINVAL);
+    CHECK(wf_unit_detail(1, "Partition", "3") == -EINVAL); /* the unit's own */
 
+    CHECK(wf_unit_detail(1, "kind", "x") == 0); /* not recording: ignored */
     CHECK(wf_open(path) == 0);
     CHECK(wf_open(path) == -EALREADY);
     wf_thread_name("synth");
@@ -51,6 +58,10 @@ int main(void)
         for (int p = 0; p < PARTS; p++) {
             units[j][p] = wf_unit_new(id, j % 2 ? p : -1);
             CHECK(units[j][p] != 0);
+            if (j % 3 == 2) { /* a third of the jobs have a kind; the first value is kept */
+                CHECK(wf_unit_detail(units[j][p], "kind", j % 2 ? "snap" : "porep") == 0);
+                CHECK(wf_unit_detail(units[j][p], "kind", "other") == 0);
+            }
             wf_mark(WF_SYNTH_START, units[j][p]);
             wf_mark(WF_SYNTH_END, units[j][p]);
             wf_mark(WF_CHAN_SEND, units[j][p]);
@@ -119,6 +130,18 @@ int main(void)
         }
         order[k]++;
     }
+    int with_kind = 0;
+    for (size_t i = 0; i < tr.nunits; i++) {
+        const struct wft_unit_info *u = &tr.units[i];
+        int j = atoi(u->job + 4);
+        if (j % 3 == 2) {
+            with_kind++;
+            CHECK(u->details && strcmp(u->details, j % 2 ? "kind=snap" : "kind=porep") == 0);
+        } else {
+            CHECK(u->details_len == 0);
+        }
+    }
+    CHECK_EQ_U(with_kind, JOBS / 3 * PARTS); /* jobs 2, 5, ... 17 */
     char buf[24];
     CHECK(strcmp(wft_event_label(&tr, (uint32_t)user_ev, buf), "MSM_DONE") == 0);
     unload_trace(&tr, &in);
@@ -129,9 +152,10 @@ int main(void)
     FILE *f = popen(cmd, "r");
     CHECK(f != NULL);
     char line[1024];
-    int lines = 0, user_lines = 0, detail_ok = 0;
+    int lines = 0, user_lines = 0, detail_ok = 0, kind_lines = 0;
     while (f && fgets(line, sizeof line, f)) {
         lines++;
+        kind_lines += strstr(line, ",kind=snap\n") || strstr(line, ",kind=porep\n");
         CHECK(strncmp(line, "TIMELINE,", 9) == 0);
         if (strstr(line, ",MSM_DONE,job_"))
             user_lines++;
@@ -143,6 +167,7 @@ int main(void)
     CHECK_EQ_U(lines, JOBS * PARTS * 7);
     CHECK_EQ_U(user_lines, JOBS * PARTS);
     CHECK_EQ_U(detail_ok, PARTS);
+    CHECK_EQ_U(kind_lines, JOBS / 3 * PARTS * 7);
     remove(path);
     return check_done("roundtrip");
 }

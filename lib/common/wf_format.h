@@ -21,7 +21,8 @@
 
 #define WFT_MAGIC "\x89WFT\r\n\x1a\n" /* 8 bytes: PNG-style, catches text-mode mangling */
 #define WFT_VERSION_MAJOR 1
-#define WFT_VERSION_MINOR 3 /* 1: CPU records; 2: GPU records (the driver's view, NVML); 3: SEQ records, the rings file */
+#define WFT_VERSION_MINOR 4 /* 1: CPU records; 2: GPU records (the driver's view, NVML); 3: SEQ records, the rings file;
+                             4: UNIT_DETAIL records */
 #define WFT_HEADER_SIZE 256
 #define WFT_ENDIAN_MARK 0x01020304u
 #define WFT_REC_MAX (1u << 24) /* no record is larger: a bound for readers */
@@ -87,7 +88,8 @@ enum wft_type {
     WFT_GPU = 10,      /* struct wft_gpu: what came of GPU sampling, once (minor >= 2) */
     WFT_GPU_DEV = 11,  /* struct wft_gpu_dev: a device the driver sees (minor >= 2) */
     WFT_GPU_SAMPLE = 12, /* struct wft_gpu_sample: one reading of a device (minor >= 2) */
-    WFT_SEQ = 13         /* struct wft_seq: how far a thread's ring is in the file (minor >= 3) */
+    WFT_SEQ = 13,        /* struct wft_seq: how far a thread's ring is in the file (minor >= 3) */
+    WFT_UNIT_DETAIL = 14 /* struct wft_unit_detail + key and value bytes (minor >= 4) */
 };
 
 struct wft_thread {
@@ -104,6 +106,19 @@ struct wft_unit {
     uint32_t job_len;  /* bytes of job id that follow (no NUL) */
     /* char job[job_len], then padding to 8 */
 };
+
+/* A detail key=value of a unit (wf_unit_detail), as a TIMELINE line's
+ * detail carries kind=...: the first value of a key is the unit's. */
+struct wft_unit_detail {
+    struct wft_rec rec;
+    uint64_t unit;      /* the wf_unit handle, >= 1 */
+    uint32_t key_len;   /* bytes of key that follow (no NUL) */
+    uint32_t value_len; /* bytes of value after the key (no NUL) */
+    /* char key[key_len], char value[value_len], then padding to 8 */
+};
+
+#define WFT_DETAIL_KEY_MAX 64    /* longest key kept */
+#define WFT_DETAIL_VALUE_MAX 256 /* longest value kept */
 
 struct wft_event_def {
     struct wft_rec rec;
@@ -304,6 +319,7 @@ _Static_assert(sizeof(struct wft_gpu) % 8 == 0, "gpu align");
 _Static_assert(sizeof(struct wft_gpu_dev) % 8 == 0, "gpu_dev align");
 _Static_assert(sizeof(struct wft_gpu_sample) % 8 == 0, "gpu_sample align");
 _Static_assert(sizeof(struct wft_seq) % 8 == 0, "seq align");
+_Static_assert(sizeof(struct wft_unit_detail) % 8 == 0, "unit detail align");
 _Static_assert(sizeof(struct wft_rings_header) <= WFT_RINGS_PAGE, "rings header");
 _Static_assert(sizeof(struct wft_ring_header) <= WFT_RINGS_PAGE, "ring header");
 

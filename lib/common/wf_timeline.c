@@ -53,9 +53,41 @@ static char *put_int(char *p, int64_t v)
     return put_u64(p, (uint64_t)v);
 }
 
+int wft_detail_add(char *buf, size_t *len, const char *key, size_t key_len, const char *value,
+                   size_t value_len)
+{
+    for (size_t at = 0; at < *len;) { /* is the key there? */
+        const char *end = memchr(buf + at, ',', *len - at);
+        size_t n = end ? (size_t)(end - (buf + at)) : *len - at;
+        if (n > key_len && buf[at + key_len] == '=' && memcmp(buf + at, key, key_len) == 0)
+            return 0;
+        at += n + 1;
+    }
+    size_t need = (*len ? 1 : 0) + key_len + 1 + value_len;
+    if (*len + need > WFT_DETAILS_MAX)
+        return 0;
+    char *p = buf + *len;
+    if (*len)
+        *p++ = ',';
+    for (size_t i = 0; i < key_len; i++) /* a key read from a file may hold anything */
+        *p++ = key[i] == '=' ? '_' : key[i];
+    p = put_safe(p - key_len, p - key_len, key_len);
+    *p++ = '=';
+    p = put_safe(p, value, value_len);
+    *len = (size_t)(p - buf);
+    return 1;
+}
+
 size_t wft_format_line(char *buf, int64_t ns, int decimals, const char *event,
                        const char *job, size_t job_len, int partition,
                        int worker, int device)
+{
+    return wft_format_line_details(buf, ns, decimals, event, job, job_len, partition, worker, device, NULL, 0);
+}
+
+size_t wft_format_line_details(char *buf, int64_t ns, int decimals, const char *event,
+                               const char *job, size_t job_len, int partition,
+                               int worker, int device, const char *details, size_t details_len)
 {
     static const int64_t pow10[7] = {1, 10, 100, 1000, 10000, 100000, 1000000};
     char *p = buf;
@@ -104,6 +136,15 @@ size_t wft_format_line(char *buf, int64_t ns, int decimals, const char *event,
             *p++ = ',';
         p = put_str(p, "device=");
         p = put_int(p, device);
+        any = 1;
+    }
+    if (details_len) { /* built by wft_detail_add: already safe */
+        if (any)
+            *p++ = ',';
+        if (details_len > WFT_DETAILS_MAX)
+            details_len = WFT_DETAILS_MAX;
+        memcpy(p, details, details_len);
+        p += details_len;
     }
     *p++ = '\n';
     return (size_t)(p - buf);

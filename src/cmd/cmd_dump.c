@@ -252,8 +252,9 @@ static int print_events(const struct wft_trace *t, int precision)
                 return -1;
             n = 0;
         }
-        n += wft_format_line(out + n, e->ns, precision, wft_event_label(t, e->event, evbuf),
-                             job, job_len, u ? u->partition : -1, e->worker, e->device);
+        n += wft_format_line_details(out + n, e->ns, precision, wft_event_label(t, e->event, evbuf), job,
+                                     job_len, u ? u->partition : -1, e->worker, e->device,
+                                     u ? u->details : NULL, u ? u->details_len : 0);
     }
     if (fwrite(out, 1, n, stdout) != n || fflush(stdout) != 0)
         return -1;

@@ -43,6 +43,15 @@ static void as_record(const struct wft_trace *t, const struct wft_ev *e, struct 
     r->t_ns = e->ns;
     r->worker = e->worker;
     r->device = e->device;
+    /* the unit's details, as a text line's detail carries kind= */
+    for (size_t at = 0; u && at < u->details_len && r->nkv < SCAN_KV_MAX;) {
+        const char *kv = u->details + at, *end = memchr(kv, ',', u->details_len - at);
+        size_t n = end ? (size_t)(end - kv) : u->details_len - at;
+        const char *eq = memchr(kv, '=', n);
+        if (eq && n < 65536)
+            r->kv[r->nkv++] = (struct scan_kv){kv, eq + 1, (uint16_t)(eq - kv), (uint16_t)(n - (size_t)(eq - kv) - 1)};
+        at += n + 1;
+    }
     if (e->event < EV_N) {
         r->ev = (int)e->event;
     } else {

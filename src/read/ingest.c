@@ -34,10 +34,14 @@ static int from_native(struct source *src, const struct input *in, char *err, si
         const char *job = buf;
         size_t len;
         int32_t part = -1;
+        const char *details = NULL;
+        size_t details_len = 0;
         if (u) {
             job = u->job;
             len = strlen(u->job);
             part = u->partition;
+            details = u->details;
+            details_len = u->details_len;
         } else {
             len = (size_t)snprintf(buf, sizeof buf, "unit-%llu", (unsigned long long)e->unit);
         }
@@ -52,6 +56,17 @@ static int from_native(struct source *src, const struct input *in, char *err, si
             char lb[24];
             const char *name = wft_event_label(&t, e->event, lb);
             rc = evpart_extra(p, XR_EVENT, e->ns, job, len, part, name, strlen(name), NULL, 0, i);
+        }
+        /* the unit's details, with each of its events, as a text line
+         * carries kind= (what `waterfall dump` prints) */
+        for (size_t at = 0; !rc && at < details_len;) {
+            const char *kv = details + at, *end = memchr(kv, ',', details_len - at);
+            size_t n = end ? (size_t)(end - kv) : details_len - at;
+            const char *eq = memchr(kv, '=', n);
+            if (eq)
+                rc = evpart_extra(p, XR_ATTR, e->ns, job, len, part, kv, (size_t)(eq - kv), eq + 1,
+                                  n - (size_t)(eq - kv) - 1, i);
+            at += n + 1;
         }
         if (rc) {
             wft_free(&t);

@@ -59,7 +59,8 @@ static int take_journal(struct wft_trace *t, const struct wft_rings_header *h, c
         struct wft_unit u;
         int again = r.type == WFT_UNIT && r.size >= sizeof u &&
                     (memcpy(&u, j + off, sizeof u), bsearch(&u.unit, known, nknown, sizeof *known, id_cmp));
-        if ((r.type == WFT_UNIT || r.type == WFT_EVENT_DEF) && !again) {
+        /* a detail taken twice (from the file and the journal) adds nothing: wft_sort */
+        if ((r.type == WFT_UNIT || r.type == WFT_EVENT_DEF || r.type == WFT_UNIT_DETAIL) && !again) {
             if (wft_take_record(t, j + off, r.size, r.type))
                 t->bad_records++;
             else

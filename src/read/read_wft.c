@@ -111,7 +111,25 @@ static int rec_unit(struct wft_trace *t, const unsigned char *p, uint32_t size)
         return -1;
     memcpy(job, p + sizeof r, r.job_len);
     job[r.job_len] = 0;
-    t->units[t->nunits++] = (struct wft_unit_info){r.unit, r.partition < 0 ? -1 : r.partition, job};
+    t->units[t->nunits++] = (struct wft_unit_info){.unit = r.unit, .partition = r.partition < 0 ? -1 : r.partition, .job = job};
+    return 0;
+}
+
+static int rec_unit_detail(struct wft_trace *t, const unsigned char *p, uint32_t size)
+{
+    struct wft_unit_detail r;
+    if (get(&r, sizeof r, p, size))
+        return -1;
+    if (r.unit == 0 || r.key_len == 0 || r.key_len > WFT_DETAIL_KEY_MAX || r.value_len > WFT_DETAIL_VALUE_MAX ||
+        r.key_len + r.value_len > size - sizeof r)
+        return -1;
+    if (grow_array((void **)&t->details, &t->details_cap, t->ndetails + 1, sizeof *t->details))
+        return -1;
+    char *kv = malloc(r.key_len + r.value_len + 1);
+    if (!kv)
+        return -1;
+    memcpy(kv, p + sizeof r, r.key_len + r.value_len);
+    t->details[t->ndetails++] = (struct wft_detail){r.unit, kv, r.key_len, r.value_len};
     return 0;
 }
 
@@ -309,6 +327,7 @@ static const rec_reader rec_readers[] = {
     [WFT_GPU_DEV] = rec_gpu_dev,
     [WFT_GPU_SAMPLE] = rec_gpu_sample,
     [WFT_SEQ] = rec_seq,
+    [WFT_UNIT_DETAIL] = rec_unit_detail,
 };
 
 int wft_take_record(struct wft_trace *t, const unsigned char *p, uint32_t size, uint16_t type)
@@ -487,6 +506,19 @@ void wft_sort(struct wft_trace *t)
     }
     if (t->nunits > 1)
         qsort(t->units, t->nunits, sizeof *t->units, unit_cmp);
+    /* Each unit's details, in file order: the first value of a key is the
+     * unit's (a record read twice, from the file and the rings file's
+     * journal, adds nothing).  A unit the trace does not define has none. */
+    for (size_t i = 0; i < t->ndetails; i++) {
+        const struct wft_detail *d = &t->details[i];
+        struct wft_unit_info *u = (struct wft_unit_info *)wft_unit_find(t, d->unit);
+        if (!u)
+            continue;
+        if (!u->details && !(u->details = malloc(WFT_DETAILS_MAX + 1)))
+            continue; /* out of memory: the unit goes without */
+        wft_detail_add(u->details, &u->details_len, d->kv, d->key_len, d->kv + d->key_len, d->value_len);
+        u->details[u->details_len] = 0;
+    }
 }
 
 /* The usable readings of one kind for the device at gpu_pts[*i] (which
@@ -557,8 +589,13 @@ const char *wft_event_label(const struct wft_trace *t, uint32_t ev, char *buf)
 
 void wft_free(struct wft_trace *t)
 {
-    for (size_t i = 0; i < t->nunits; i++)
+    for (size_t i = 0; i < t->nunits; i++) {
         free(t->units[i].job);
+        free(t->units[i].details);
+    }
+    for (size_t i = 0; i < t->ndetails; i++)
+        free(t->details[i].kv);
+    big_free(t->details, t->details_cap * sizeof *t->details);
     for (size_t i = 0; i < 4096; i++)
         free(t->event_names[i]);
     big_free(t->units, t->units_cap * sizeof *t->units);

@@ -61,6 +61,15 @@ struct wft_unit_info {
     uint64_t unit;
     int32_t partition;
     char *job;        /* NUL-terminated copy */
+    char *details;    /* its UNIT_DETAIL records as "k=v,k=v" (wft_detail_add; NUL-terminated), after wft_sort; or NULL */
+    size_t details_len;
+};
+
+/* A UNIT_DETAIL record as read, before wft_sort gives it to its unit. */
+struct wft_detail {
+    uint64_t unit;
+    char *kv; /* key_len bytes of key, then value_len of value */
+    uint32_t key_len, value_len;
 };
 
 struct wft_trace {
@@ -86,6 +95,8 @@ struct wft_trace {
     size_t ngpu_pts, gpu_pts_cap;
     struct wft_unit_info *units; /* sorted by unit id after reading */
     size_t nunits, units_cap;
+    struct wft_detail *details;  /* UNIT_DETAIL records, in file order (minor >= 4) */
+    size_t ndetails, details_cap;
     char *event_names[4096];     /* user event names by id */
 
     int closed;              /* an END record was read */

@@ -402,6 +402,7 @@ static int run_begin(struct live *l, int64_t t)
     l->horizon = INT64_MIN;
     l->devices_named = 0;
     l->have_wall = 0;
+    memset(l->ended_in_flight, 0, sizeof l->ended_in_flight);
     for (size_t i = 0; i < l->ndev; i++) {
         l->dev[i].ws = l->dev[i].ws_gone = INT64_MAX;
         l->dev[i].we = l->dev[i].we_gone = INT64_MIN;
@@ -850,11 +851,20 @@ static int run_end(struct live *l)
     return 0;
 }
 
-/* At a run's end every unit is final: counted, and out of the table. */
+static int in_flight_stage(const struct unit *u);
+
+/* At a run's end every unit is final: counted, and out of the table.
+ * Those still in flight stay counted as such (ended_in_flight): a watch
+ * stopped, or a log ended, leaves open what the daemon had not finished,
+ * as analyze's in_flight does. */
 static void flush_units(struct live *l)
 {
+    memset(l->ended_in_flight, 0, sizeof l->ended_in_flight);
     for (size_t i = 0; i <= l->mask; i++)
         if (l->tab[i]) {
+            int st = in_flight_stage(&l->tab[i]->u);
+            if (st >= 0)
+                l->ended_in_flight[st]++;
             unit_gone(l, l->tab[i], 0); /* out of memory: only its window lost, and the run is over */
             done_push(l, l->tab[i]);
             l->tab[i] = NULL;
@@ -864,18 +874,30 @@ static void flush_units(struct live *l)
 
 /* ---- what is shown ---- */
 
+/* The stage a unit in flight is in, or -1 when it is not in flight
+ * (completed, or left out as inconsistent). */
+static int in_flight_stage(const struct unit *u)
+{
+    if (!unit_consistent(u) || has(u, EV_GPU_END))
+        return -1;
+    return has(u, EV_GPU_START)    ? ST_GPU
+           : has(u, EV_GPU_PICKUP) ? ST_PREP
+           : has(u, EV_CHAN_SEND)  ? ST_QUEUE
+           : has(u, EV_SYNTH_END)  ? ST_HANDOFF
+                                   : ST_SYNTHESIS;
+}
+
 void live_now(const struct live *l, struct live_now *o)
 {
     memset(o, 0, sizeof *o);
+    for (int s = 0; s < ST_N; s++) {
+        o->in_flight[s] = l->ended_in_flight[s];
+        o->in_flight_total += l->ended_in_flight[s];
+    }
     for (size_t i = 0; i <= l->mask; i++) {
-        const struct unit *u = l->tab[i] ? &l->tab[i]->u : NULL;
-        if (!u || !unit_consistent(u) || has(u, EV_GPU_END))
+        int st = l->tab[i] ? in_flight_stage(&l->tab[i]->u) : -1;
+        if (st < 0)
             continue;
-        int st = has(u, EV_GPU_START)    ? ST_GPU
-                 : has(u, EV_GPU_PICKUP) ? ST_PREP
-                 : has(u, EV_CHAN_SEND)  ? ST_QUEUE
-                 : has(u, EV_SYNTH_END)  ? ST_HANDOFF
-                                         : ST_SYNTHESIS;
         o->in_flight[st]++;
         o->in_flight_total++;
     }

@@ -149,6 +149,7 @@ struct live {
     uint64_t records, late, duplicates, contradictions, others;
     uint64_t lines, skipped, skipped_by[8]; /* of a log: counted by the caller (lines.h) */
     uint64_t units_completed;
+    size_t ended_in_flight[ST_N]; /* the last run's units still in flight when it ended, by stage */
     struct live_hist stage[ST_N];
     struct live_bin bins[LIVE_BINS];
     int64_t latest_s;     /* the latest second of log time settled */

@@ -90,6 +90,8 @@ void live_free(struct live *l)
     free(l->sp_busy.s);
     free(l->sp_prep.s);
     free(l->sp_kern.s);
+    for (int c = 0; c < CAUSE_NO_WORK; c++)
+        stair_free(&l->stair[c]);
     memset(l, 0, sizeof *l);
 }
 
@@ -172,6 +174,7 @@ static struct live_unit *unit_get(struct live *l, const struct live_rec *r, int 
         x->u.t[e] = T_NONE;
     x->u.partition = partition;
     x->u.worker = -1;
+    x->cut = T_NONE;
     x->u.line = l->seq;
     x->seq = l->seq++;
     x->hash = h;
@@ -331,8 +334,9 @@ static int apply(struct live *l, const struct live_rec *r, int64_t t)
         l->duplicates++;
         return 0;
     }
-    if (t < l->horizon)
-        l->late++; /* its unit learns it; what was counted stays */
+    if (t < l->horizon || x->cut != T_NONE)
+        l->late++; /* its unit learns it; what was counted stays (a unit whose prep was
+                    * stopped when its worker moved on, and that continues all the same) */
     if (!(u->flags & U_CONTRA) && contradicts(u, ev, t)) {
         u->flags |= U_CONTRA;
         l->contradictions++;
@@ -403,6 +407,8 @@ static int run_begin(struct live *l, int64_t t)
     l->devices_named = 0;
     l->have_wall = 0;
     memset(l->ended_in_flight, 0, sizeof l->ended_in_flight);
+    for (int c = 0; c < CAUSE_NO_WORK; c++)
+        l->stair[c].n = 0; /* a new run's stages */
     for (size_t i = 0; i < l->ndev; i++) {
         l->dev[i].ws = l->dev[i].ws_gone = INT64_MAX;
         l->dev[i].we = l->dev[i].we_gone = INT64_MIN;
@@ -601,6 +607,98 @@ static int idle_bin(void *ctx, int64_t a, int64_t b, int cause)
     return 0;
 }
 
+/* ---- units left in a state (analyze.h: abandon_end) ---- */
+
+/* The stages the table's units completed go into the run's stairs, once
+ * each.  0, or -1 out of memory. */
+static int stairs_update(struct live *l)
+{
+    for (size_t i = 0; i <= l->mask; i++) {
+        struct live_unit *x = l->tab[i];
+        if (!x || !unit_consistent(&x->u))
+            continue;
+        for (int c = 0; c < CAUSE_NO_WORK; c++) {
+            int st = open_stage(c);
+            int64_t at, len;
+            if (!(x->stair_in & (1u << st)) && unit_stage_done(&x->u, st, &at, &len)) {
+                if (stair_add(&l->stair[c], at, len))
+                    return -1;
+                x->stair_in |= (uint8_t)(1u << st);
+            }
+        }
+    }
+    return 0;
+}
+
+/* The first pickup or start after t of another unit of x's worker on its
+ * device (OPEN: none read).  A unit that moved on and left the table
+ * did so after its device was counted past it, and so after x's prep was
+ * decided (horizon_of). */
+static int64_t worker_next(const struct live *l, const struct live_unit *x, int64_t t)
+{
+    int64_t m = OPEN;
+    if (x->u.worker < 0)
+        return m;
+    for (size_t i = 0; i <= l->mask; i++) {
+        const struct live_unit *y = l->tab[i];
+        if (!y || y == x || y->u.worker != x->u.worker || y->u.device != x->u.device || !unit_consistent(&y->u))
+            continue;
+        for (int e = EV_GPU_PICKUP; e <= EV_GPU_START; e++)
+            if (has(&y->u, e) && y->u.t[e] > t && y->u.t[e] < m)
+                m = y->u.t[e];
+    }
+    return m;
+}
+
+/* Where x's state stops holding its cause if nothing follows, as analyze
+ * decides it with what has been read (OPEN: x is not left in a state). */
+static int64_t open_end(const struct live *l, const struct live_unit *x)
+{
+    int64_t from;
+    int st = unit_open_state(&x->u, &from);
+    if (st < 0)
+        return OPEN;
+    if (st == CAUSE_PREP && x->cut != T_NONE)
+        return x->cut;
+    return abandon_end(st, from, &l->stair[st], st == CAUSE_PREP ? worker_next(l, x, from) : OPEN);
+}
+
+/* A span of x that lasts to the end of the log stops where its state does;
+ * 1 when something is left of it. */
+static int open_cut(const struct live *l, const struct live_unit *x, struct span *s)
+{
+    if (s->end == OPEN)
+        s->end = open_end(l, x);
+    return s->end > s->start;
+}
+
+/* The horizon h (every record before it read) as the units left in a state
+ * allow: an instant after such a unit's bounded point is its cause's if its
+ * next event comes, and not if none does, so it waits; except a prep whose
+ * worker has moved on before h, which stops there for good (x->cut). */
+static int64_t open_hold(struct live *l, int64_t h)
+{
+    int64_t hold = h;
+    for (size_t i = 0; i <= l->mask; i++) {
+        struct live_unit *x = l->tab[i];
+        int64_t from;
+        int st = x ? unit_open_state(&x->u, &from) : -1;
+        if (st < 0 || (st == CAUSE_PREP && x->cut != T_NONE))
+            continue;
+        int64_t e = stair_end(&l->stair[st], from); /* final when before h */
+        if (st == CAUSE_PREP) {
+            int64_t next = worker_next(l, x, from);
+            if (next < h) {
+                x->cut = next < e ? next : e;
+                continue;
+            }
+        }
+        if (e < hold)
+            hold = e;
+    }
+    return hold;
+}
+
 /* Count device d's instants [lo, hi): busy where a completed unit's GPU
  * phase covers them, else idle by cause. */
 static int count_device(struct live *l, struct live_dev *d, int64_t lo, int64_t hi, const struct live_spans *queue,
@@ -622,7 +720,7 @@ static int count_device(struct live *l, struct live_dev *d, int64_t lo, int64_t 
                 if (x->kern[k].start >= s.start && x->kern[k].end <= s.end && spans_add(kern, x->kern[k]))
                     goto out;
         }
-        if (unit_prep_span(&x->u, &s) && s.end > lo && spans_add(prep, s))
+        if (unit_prep_span(&x->u, &s) && open_cut(l, x, &s) && s.end > lo && spans_add(prep, s))
             goto out;
     }
     if (spans_merge(busy) || spans_merge(prep) || spans_merge(kern))
@@ -668,7 +766,7 @@ out:
 
 /* How far every device may be counted: the horizon (live.h's rules that
  * concern all devices). */
-static int64_t horizon_of(const struct live *l, int quiet, int end)
+static int64_t horizon_of(struct live *l, int quiet, int end)
 {
     if (end)
         return OPEN;
@@ -685,7 +783,7 @@ static int64_t horizon_of(const struct live *l, int quiet, int end)
         if (l->devices_named && has(u, EV_GPU_PICKUP) && !(u->flags & U_DEVSET) && u->t[EV_GPU_PICKUP] < h)
             h = u->t[EV_GPU_PICKUP];
     }
-    return h;
+    return open_hold(l, h);
 }
 
 /* The earliest GPU_START of a unit still on device's GPU (OPEN: none). */
@@ -791,6 +889,8 @@ int live_settle(struct live *l, int quiet, int end)
         if (apply(l, &l->hold, l->hold.t_ns))
             return -1;
     }
+    if (stairs_update(l))
+        return -1;
     int64_t h = horizon_of(l, quiet, end);
     struct live_spans *queue = &l->sp_queue, *synth = &l->sp_synth;
     queue->n = synth->n = 0;
@@ -802,9 +902,9 @@ int live_settle(struct live *l, int quiet, int end)
         struct span s;
         if (!u || !unit_consistent(u))
             continue;
-        if (unit_queue_span(u, &s) && spans_add(queue, s))
+        if (unit_queue_span(u, &s) && open_cut(l, l->tab[i], &s) && spans_add(queue, s))
             goto out;
-        if (unit_synth_cause_span(u, &s) && spans_add(synth, s))
+        if (unit_synth_cause_span(u, &s) && open_cut(l, l->tab[i], &s) && spans_add(synth, s))
             goto out;
     }
     if (spans_merge(queue) || spans_merge(synth))

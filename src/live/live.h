@@ -21,7 +21,15 @@
  *     without CHAN_SEND, that time is synthesis (the handoff) if a
  *     CHAN_SEND follows and queue if none does;
  *   - no unit picked up without naming its device is in prep at t, when
- *     the run names devices (its GPU_START may name one).
+ *     the run names devices (its GPU_START may name one);
+ *   - no unit left in a state (picked up and not started, ready and not
+ *     picked up, in synthesis and not ended) has lasted longer than the
+ *     longest of its stage completed by t: analyze stops such a unit's
+ *     cause there if nothing follows, and keeps it if its next event comes.
+ *     A prep is decided as soon as its worker picks up or starts another
+ *     unit (it stops there); a synthesis or a queue wait holds the horizon
+ *     until its unit's next event, or the run's end.  A unit whose worker
+ *     moved on and that starts all the same is counted as late.
  * Each instant is counted once and never revised; at the end of a run
  * (the daemon restarted, or the log ended) the last ones are decided as
  * `analyze` decides them at the end of a log, so the totals then equal
@@ -74,6 +82,9 @@ struct live_unit {
     uint64_t seq;   /* order of arrival: the view's order */
     uint32_t job_len;
     uint8_t counted; /* its completion and stages went into the counts */
+    uint8_t stair_in; /* its completed stages (1 << ST_*) already in the run's stairs */
+    int64_t cut;      /* picked up and never started, its worker moved on: where its prep
+                       * stopped holding the cause (T_NONE: not so) */
     uint16_t nkern, kern_cap, nkopen;
     struct span *kern; /* its kernel phases (analyze_kernel_phase), paired */
     int64_t kopen[4];  /* kernel phases started and not yet ended, oldest first */
@@ -127,6 +138,10 @@ struct live {
         struct span *s;
         size_t n, cap;
     } sp_queue, sp_synth, sp_busy, sp_prep, sp_kern;
+    /* this run's longest completed stage by each instant, by the state it
+     * bounds (CAUSE_PREP, CAUSE_QUEUE, CAUSE_SYNTHESIS): where a unit left
+     * in a state stops holding its cause (analyze.h, abandon_end) */
+    struct stair stair[CAUSE_NO_WORK];
     uint64_t seq;
     /* completed units the horizon has passed, for the view: a ring */
     struct live_unit **done;

@@ -295,6 +295,18 @@ int stair_add(struct stair *s, int64_t at, int64_t len);
 /* The first T >= from with T - from >= the longest completed at or before T. */
 int64_t stair_end(const struct stair *s, int64_t from);
 void stair_free(struct stair *s);
+/* A worker's pickups and starts, for "the worker's next pickup or start". */
+struct worker_move {
+    int32_t device, worker;
+    int64_t t;
+};
+/* A unit's moves (at most 2, into m; none without worker= or when
+ * inconsistent); their count. */
+size_t worker_moves_of(const struct unit *u, struct worker_move *m);
+/* Sort by device, worker, time. */
+void worker_moves_sort(struct worker_move *m, size_t n);
+/* In sorted m[0..n): the worker's first move after t on device (OPEN: none). */
+int64_t worker_move_next(const struct worker_move *m, size_t n, int32_t device, int32_t worker, int64_t t);
 /* Where a state that began at `from` stops holding its cause: stair_end
  * on its stage's stair, and for a prep worker_next (OPEN: none) if sooner. */
 int64_t abandon_end(int state, int64_t from, const struct stair *st, int64_t worker_next);

@@ -172,15 +172,9 @@ static int stair_build(const struct run *r, int stage, struct stair *s)
 
 /* ---- the run's abandoned units ---- */
 
-/* A worker's pickups and starts, for "the worker's next pickup or start". */
-struct move {
-    int32_t device, worker;
-    int64_t t;
-};
-
 static int cmp_move(const void *a, const void *b)
 {
-    const struct move *x = a, *y = b;
+    const struct worker_move *x = a, *y = b;
     if (x->device != y->device)
         return (x->device > y->device) - (x->device < y->device);
     if (x->worker != y->worker)
@@ -188,33 +182,43 @@ static int cmp_move(const void *a, const void *b)
     return (x->t > y->t) - (x->t < y->t);
 }
 
+size_t worker_moves_of(const struct unit *u, struct worker_move *m)
+{
+    size_t k = 0;
+    if (!unit_consistent(u) || u->worker < 0)
+        return 0;
+    if (has(u, EV_GPU_PICKUP))
+        m[k++] = (struct worker_move){u->device, u->worker, u->t[EV_GPU_PICKUP]};
+    if (has(u, EV_GPU_START))
+        m[k++] = (struct worker_move){u->device, u->worker, u->t[EV_GPU_START]};
+    return k;
+}
+
+void worker_moves_sort(struct worker_move *m, size_t n)
+{
+    if (n > 1)
+        qsort(m, n, sizeof *m, cmp_move);
+}
+
 /* Every pickup and start of a unit naming its worker, sorted by device,
  * worker and time (only built when some unit was left in prep). */
-static int moves_build(const struct run *r, struct move **out, size_t *n)
+static int moves_build(const struct run *r, struct worker_move **out, size_t *n)
 {
-    struct move *m = malloc((2 * r->nunits + 1) * sizeof *m);
+    struct worker_move *m = malloc((2 * r->nunits + 1) * sizeof *m);
     if (!m)
         return -1;
     size_t k = 0;
-    for (size_t i = 0; i < r->nunits; i++) {
-        const struct unit *u = &r->units[i];
-        if (!unit_consistent(u) || u->worker < 0)
-            continue;
-        if (has(u, EV_GPU_PICKUP))
-            m[k++] = (struct move){u->device, u->worker, u->t[EV_GPU_PICKUP]};
-        if (has(u, EV_GPU_START))
-            m[k++] = (struct move){u->device, u->worker, u->t[EV_GPU_START]};
-    }
-    qsort(m, k, sizeof *m, cmp_move);
+    for (size_t i = 0; i < r->nunits; i++)
+        k += worker_moves_of(&r->units[i], m + k);
+    worker_moves_sort(m, k);
     *out = m;
     *n = k;
     return 0;
 }
 
-/* The worker's first pickup or start after t, or OPEN. */
-static int64_t next_move(const struct move *m, size_t n, int32_t device, int32_t worker, int64_t t)
+int64_t worker_move_next(const struct worker_move *m, size_t n, int32_t device, int32_t worker, int64_t t)
 {
-    struct move key = {device, worker, t};
+    struct worker_move key = {device, worker, t};
     size_t lo = 0, hi = n;
     while (lo < hi) { /* the first move past (device, worker, t) */
         size_t mid = lo + (hi - lo) / 2;
@@ -247,7 +251,7 @@ int abandon_find(const struct run *r, int64_t last_end, struct abandon_set *ab)
     if (!n)
         return 0;
     struct stair stairs[CAUSE_N] = {{0}};
-    struct move *moves = NULL;
+    struct worker_move *moves = NULL;
     size_t nmoves = 0;
     int rc = -1;
     ab->a = malloc(n * sizeof *ab->a);
@@ -264,7 +268,8 @@ int abandon_find(const struct run *r, int64_t last_end, struct abandon_set *ab)
         int st = unit_open_state(u, &from);
         if (st < 0)
             continue;
-        int64_t next = st == CAUSE_PREP && u->worker >= 0 ? next_move(moves, nmoves, u->device, u->worker, from) : OPEN;
+        int64_t next = st == CAUSE_PREP && u->worker >= 0 ? worker_move_next(moves, nmoves, u->device, u->worker, from)
+                                                            : OPEN;
         int64_t e = abandon_end(st, from, &stairs[st], next);
         ab->a[ab->n++] = (struct abandoned){(uint32_t)i, st, e};
         /* abandoned: the run went on without it (a unit still in its

@@ -92,6 +92,7 @@ void live_free(struct live *l)
     free(l->sp_kern.s);
     for (int c = 0; c < CAUSE_NO_WORK; c++)
         stair_free(&l->stair[c]);
+    free(l->moves);
     memset(l, 0, sizeof *l);
 }
 
@@ -610,13 +611,18 @@ static int idle_bin(void *ctx, int64_t a, int64_t b, int cause)
 /* ---- units left in a state (analyze.h: abandon_end) ---- */
 
 /* The stages the table's units completed go into the run's stairs, once
- * each.  0, or -1 out of memory. */
+ * each; and, when some unit was left in prep, the workers' moves are
+ * sorted for worker_next.  0, or -1 out of memory. */
 static int stairs_update(struct live *l)
 {
+    int open_prep = 0;
+    l->nmoves = 0;
     for (size_t i = 0; i <= l->mask; i++) {
         struct live_unit *x = l->tab[i];
         if (!x || !unit_consistent(&x->u))
             continue;
+        int64_t from;
+        open_prep |= x->cut == T_NONE && unit_open_state(&x->u, &from) == CAUSE_PREP;
         for (int c = 0; c < CAUSE_NO_WORK; c++) {
             int st = open_stage(c);
             int64_t at, len;
@@ -627,6 +633,16 @@ static int stairs_update(struct live *l)
             }
         }
     }
+    if (!open_prep)
+        return 0;
+    for (size_t i = 0; i <= l->mask; i++) {
+        if (!l->tab[i])
+            continue;
+        if (grow_heap((void **)&l->moves, &l->moves_cap, l->nmoves + 2, sizeof *l->moves, 64))
+            return -1;
+        l->nmoves += worker_moves_of(&l->tab[i]->u, l->moves + l->nmoves);
+    }
+    worker_moves_sort(l->moves, l->nmoves);
     return 0;
 }
 
@@ -636,18 +652,9 @@ static int stairs_update(struct live *l)
  * decided (horizon_of). */
 static int64_t worker_next(const struct live *l, const struct live_unit *x, int64_t t)
 {
-    int64_t m = OPEN;
     if (x->u.worker < 0)
-        return m;
-    for (size_t i = 0; i <= l->mask; i++) {
-        const struct live_unit *y = l->tab[i];
-        if (!y || y == x || y->u.worker != x->u.worker || y->u.device != x->u.device || !unit_consistent(&y->u))
-            continue;
-        for (int e = EV_GPU_PICKUP; e <= EV_GPU_START; e++)
-            if (has(&y->u, e) && y->u.t[e] > t && y->u.t[e] < m)
-                m = y->u.t[e];
-    }
-    return m;
+        return OPEN;
+    return worker_move_next(l->moves, l->nmoves, x->u.device, x->u.worker, t);
 }
 
 /* Where x's state stops holding its cause if nothing follows, as analyze

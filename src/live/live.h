@@ -142,6 +142,10 @@ struct live {
      * bounds (CAUSE_PREP, CAUSE_QUEUE, CAUSE_SYNTHESIS): where a unit left
      * in a state stops holding its cause (analyze.h, abandon_end) */
     struct stair stair[CAUSE_NO_WORK];
+    /* the table's workers' pickups and starts, sorted, for a prep left
+     * open (rebuilt by each settle that has one) */
+    struct worker_move *moves;
+    size_t nmoves, moves_cap;
     uint64_t seq;
     /* completed units the horizon has passed, for the view: a ring */
     struct live_unit **done;

@@ -339,6 +339,14 @@ grep -q SIMULATED "$T/adv.html" && ok || bad "render --advise sim: the page's ad
 same_advice "$T/r.wft" --advise formula
 same_advice "$C/cpu.wft" --advise sim --trace-cores 2
 same_advice "$C/engine.wft"
+# diff --json gives each run the advice analyze --json gives it
+"$W" analyze --json "$T/r.wft" >"$T/adv-a.json" 2>/dev/null
+"$W" diff --json "$T/r.wft" "$T/r.wft" >"$T/adv-d.json" 2>/dev/null
+python3 - "$T/adv-a.json" "$T/adv-d.json" <<'PY' && ok || bad "diff --json: the runs' advice is not analyze's"
+import json, sys
+a, d = json.load(open(sys.argv[1]))["runs"][0]["advice"], json.load(open(sys.argv[2]))
+sys.exit(0 if d["a"]["advice"] == a and d["b"]["advice"] == a else 1)
+PY
 "$W" render --advise guess "$T/r.wft" -o "$T/x.html" 2>"$T/e"
 [ $? = 2 ] && grep -q "advise" "$T/e" && ok || bad "render --advise guess: not refused with the reason"
 

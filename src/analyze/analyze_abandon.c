@@ -67,7 +67,8 @@ int unit_open_state(const struct unit *u, int64_t *from)
 
 int open_stage(int state)
 {
-    return state == CAUSE_PREP ? ST_PREP : state == CAUSE_QUEUE ? ST_QUEUE : ST_SYNTHESIS;
+    return state == CAUSE_PREP ? ST_PREP : state == CAUSE_QUEUE ? ST_QUEUE
+                                                                : ST_SYNTHESIS;
 }
 
 int unit_stage_done(const struct unit *u, int stage, int64_t *at, int64_t *len)
@@ -269,7 +270,7 @@ int abandon_find(const struct run *r, int64_t last_end, struct abandon_set *ab)
         if (st < 0)
             continue;
         int64_t next = st == CAUSE_PREP && u->worker >= 0 ? worker_move_next(moves, nmoves, u->device, u->worker, from)
-                                                            : OPEN;
+                                                          : OPEN;
         int64_t e = abandon_end(st, from, &stairs[st], next);
         ab->a[ab->n++] = (struct abandoned){(uint32_t)i, st, e};
         /* abandoned: the run went on without it (a unit still in its

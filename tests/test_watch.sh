@@ -172,6 +172,23 @@ if $CMP "$T/a.json" "$T/never.jsonl" >"$T/cmp" 2>&1; then ok; else bad "watch st
 tail -1 "$T/never.jsonl" | grep -q '"busy_s":0.19,.*"gpu":1}' && ok ||
     bad "watch stopped by SIGTERM: busy 0.19 s and one unit in flight on the GPU: $(tail -1 "$T/never.jsonl")"
 
+# A synthesis that never ends and a unit never picked up (a failed job's)
+# hold the settled horizon only until they have lasted twice the longest
+# of their stage completed yet: the log goes on to 450 ms, and the figures
+# settle to there while watch still follows it, not at 200 ms (x's bound)
+# until the log ends
+"$W" watch --json-lines --interval 0.1 --quiet 0.3 "$D/abandoned-synthesis-queue.log" >"$T/left.jsonl" 2>/dev/null &
+wpid=$!
+n=0
+until [ $n -ge 600 ] || grep '"state":"running"' "$T/left.jsonl" 2>/dev/null | grep -q '"settled_s":0.45,'; do
+    sleep 0.1
+    n=$((n + 1))
+done
+kill -TERM $wpid 2>/dev/null
+wait $wpid
+grep '"state":"running"' "$T/left.jsonl" | grep -q '"settled_s":0.45,' && ok ||
+    bad "a synthesis that never ends holds the horizon: $(grep running "$T/left.jsonl" | tail -1)"
+
 # a native trace followed while the engine writes it: watch ends by itself
 # when the recorder closes the trace.  --quiet 1000: a writer stalled past
 # the default 5 s (seen under ThreadSanitizer) must not settle what is

@@ -336,8 +336,9 @@ static int apply(struct live *l, const struct live_rec *r, int64_t t)
         return 0;
     }
     if (t < l->horizon || x->cut != T_NONE)
-        l->late++; /* its unit learns it; what was counted stays (a unit whose prep was
-                    * stopped when its worker moved on, and that continues all the same) */
+        l->late++; /* its unit learns it; what was counted stays (a unit judged left in
+                    * its state, open_hold, that continues all the same) */
+    x->cut = T_NONE; /* it is no longer left in that state */
     if (!(u->flags & U_CONTRA) && contradicts(u, ev, t)) {
         u->flags |= U_CONTRA;
         l->contradictions++;
@@ -665,7 +666,7 @@ static int64_t open_end(const struct live *l, const struct live_unit *x)
     int st = unit_open_state(&x->u, &from);
     if (st < 0)
         return OPEN;
-    if (st == CAUSE_PREP && x->cut != T_NONE)
+    if (x->cut != T_NONE)
         return x->cut;
     return abandon_end(st, from, &l->stair[st], st == CAUSE_PREP ? worker_next(l, x, from) : OPEN);
 }
@@ -679,10 +680,20 @@ static int open_cut(const struct live *l, const struct live_unit *x, struct span
     return s->end > s->start;
 }
 
+/* The longest of a stage completed so far (0: none). */
+static int64_t longest_yet(const struct stair *s)
+{
+    return s->n ? s->p[s->n - 1].end : 0;
+}
+
 /* The horizon h (every record before it read) as the units left in a state
  * allow: an instant after such a unit's bounded point is its cause's if its
- * next event comes, and not if none does, so it waits; except a prep whose
- * worker has moved on before h, which stops there for good (x->cut). */
+ * next event comes, and not if none does, so it waits.  It is judged left
+ * there for good (x->cut), and waits no more, when its worker has moved on
+ * (a prep), or when it has lasted twice the longest of its stage completed
+ * yet: a stage that does end so late is rare, and its record is then
+ * counted as late.  So a failed job's unit holds the horizon a bounded
+ * time, not to the end of the run. */
 static int64_t open_hold(struct live *l, int64_t h)
 {
     int64_t hold = h;
@@ -690,7 +701,7 @@ static int64_t open_hold(struct live *l, int64_t h)
         struct live_unit *x = l->tab[i];
         int64_t from;
         int st = x ? unit_open_state(&x->u, &from) : -1;
-        if (st < 0 || (st == CAUSE_PREP && x->cut != T_NONE))
+        if (st < 0 || x->cut != T_NONE)
             continue;
         int64_t e = stair_end(&l->stair[st], from); /* final when before h */
         if (st == CAUSE_PREP) {
@@ -699,6 +710,11 @@ static int64_t open_hold(struct live *l, int64_t h)
                 x->cut = next < e ? next : e;
                 continue;
             }
+        }
+        int64_t m = longest_yet(&l->stair[st]);
+        if (e < h && m > 0 && h - from >= 2 * m) {
+            x->cut = e;
+            continue;
         }
         if (e < hold)
             hold = e;

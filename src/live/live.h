@@ -26,10 +26,10 @@
  *     picked up, in synthesis and not ended) has lasted longer than the
  *     longest of its stage completed by t: analyze stops such a unit's
  *     cause there if nothing follows, and keeps it if its next event comes.
- *     A prep is decided as soon as its worker picks up or starts another
- *     unit (it stops there); a synthesis or a queue wait holds the horizon
- *     until its unit's next event, or the run's end.  A unit whose worker
- *     moved on and that starts all the same is counted as late.
+ *     Such a unit is judged left there, and holds nothing more, once its
+ *     worker picks up or starts another unit (a prep), or once it has
+ *     lasted twice the longest of its stage completed yet; a unit judged so
+ *     that continues all the same is counted as late.
  * Each instant is counted once and never revised; at the end of a run
  * (the daemon restarted, or the log ended) the last ones are decided as
  * `analyze` decides them at the end of a log, so the totals then equal
@@ -83,8 +83,9 @@ struct live_unit {
     uint32_t job_len;
     uint8_t counted; /* its completion and stages went into the counts */
     uint8_t stair_in; /* its completed stages (1 << ST_*) already in the run's stairs */
-    int64_t cut;      /* picked up and never started, its worker moved on: where its prep
-                       * stopped holding the cause (T_NONE: not so) */
+    int64_t cut;      /* judged left in its state (its worker moved on, or it lasted twice
+                       * the longest of its stage): where it stopped holding its cause
+                       * (T_NONE: not so) */
     uint16_t nkern, kern_cap, nkopen;
     struct span *kern; /* its kernel phases (analyze_kernel_phase), paired */
     int64_t kopen[4];  /* kernel phases started and not yet ended, oldest first */

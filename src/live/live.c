@@ -93,6 +93,7 @@ void live_free(struct live *l)
     for (int c = 0; c < CAUSE_NO_WORK; c++)
         stair_free(&l->stair[c]);
     free(l->moves);
+    free(l->open);
     memset(l, 0, sizeof *l);
 }
 
@@ -611,19 +612,68 @@ static int idle_bin(void *ctx, int64_t a, int64_t b, int cause)
 
 /* ---- units left in a state (analyze.h: abandon_end) ---- */
 
-/* The stages the table's units completed go into the run's stairs, once
- * each; and, when some unit was left in prep, the workers' moves are
- * sorted for worker_next.  0, or -1 out of memory. */
-static int stairs_update(struct live *l)
+/* x->stair_in: a unit with GPU_END has every event it will have (a later
+ * one is late): its stages are in the stairs for good, and it is not
+ * looked at again. */
+#define STAIR_FINAL 0x80
+
+/* A few units left in prep (a worker's unit in prep at a settle is the
+ * common case) find their workers' next moves in one pass over the table;
+ * many (a failed batch) by a sorted index, not a pass each. */
+#define FEW_OPEN_PREP 16
+
+/* Each unit of l->open left in prep: its worker's first pickup or start
+ * after its pickup (x->next), or the sorted index for worker_next.  0, or
+ * -1 out of memory. */
+static int worker_moves(struct live *l, int open_prep)
 {
-    int open_prep = 0;
+    struct live_unit *few[FEW_OPEN_PREP];
+    size_t nfew = 0;
+    for (size_t o = 0; open_prep <= FEW_OPEN_PREP && o < l->nopen; o++) {
+        int64_t from;
+        if (unit_open_state(&l->open[o]->u, &from) == CAUSE_PREP)
+            few[nfew++] = l->open[o];
+    }
     l->nmoves = 0;
     for (size_t i = 0; i <= l->mask; i++) {
-        struct live_unit *x = l->tab[i];
-        if (!x || !unit_consistent(&x->u))
+        if (!l->tab[i])
             continue;
-        int64_t from;
-        open_prep |= x->cut == T_NONE && unit_open_state(&x->u, &from) == CAUSE_PREP;
+        if (grow_heap((void **)&l->moves, &l->moves_cap, l->nmoves + 2, sizeof *l->moves, 64))
+            return -1;
+        size_t k = worker_moves_of(&l->tab[i]->u, l->moves + l->nmoves);
+        if (open_prep > FEW_OPEN_PREP) {
+            l->nmoves += k; /* kept, to sort */
+            continue;
+        }
+        for (size_t m = 0; m < k; m++) {
+            const struct worker_move *mv = &l->moves[l->nmoves + m];
+            for (size_t o = 0; o < nfew; o++) {
+                struct live_unit *x = few[o];
+                if (x->u.worker == mv->worker && x->u.device == mv->device && mv->t > x->u.t[EV_GPU_PICKUP] &&
+                    mv->t < x->next)
+                    x->next = mv->t;
+            }
+        }
+    }
+    l->moves_sorted = open_prep > FEW_OPEN_PREP;
+    if (l->moves_sorted)
+        worker_moves_sort(l->moves, l->nmoves);
+    return 0;
+}
+
+/* One pass over the table: the stages its units completed go into the
+ * run's stairs, once each; the units left in a state (not yet judged so)
+ * are listed for open_hold (l->open); and, when one of them was left in
+ * prep, the workers' moves are sorted for worker_next.  0, or -1 out of
+ * memory. */
+static int open_scan(struct live *l)
+{
+    int open_prep = 0;
+    l->nopen = l->nmoves = 0;
+    for (size_t i = 0; i <= l->mask; i++) {
+        struct live_unit *x = l->tab[i];
+        if (!x || (x->stair_in & STAIR_FINAL) || !unit_consistent(&x->u))
+            continue;
         for (int c = 0; c < CAUSE_NO_WORK; c++) {
             int st = open_stage(c);
             int64_t at, len;
@@ -633,18 +683,19 @@ static int stairs_update(struct live *l)
                 x->stair_in |= (uint8_t)(1u << st);
             }
         }
-    }
-    if (!open_prep)
-        return 0;
-    for (size_t i = 0; i <= l->mask; i++) {
-        if (!l->tab[i])
+        if (has(&x->u, EV_GPU_END))
+            x->stair_in |= STAIR_FINAL;
+        int64_t from;
+        int state = unit_open_state(&x->u, &from);
+        if (state < 0 || x->cut != T_NONE)
             continue;
-        if (grow_heap((void **)&l->moves, &l->moves_cap, l->nmoves + 2, sizeof *l->moves, 64))
+        if (grow_heap((void **)&l->open, &l->open_cap, l->nopen, sizeof *l->open, 16))
             return -1;
-        l->nmoves += worker_moves_of(&l->tab[i]->u, l->moves + l->nmoves);
+        l->open[l->nopen++] = x;
+        x->next = OPEN;
+        open_prep += state == CAUSE_PREP;
     }
-    worker_moves_sort(l->moves, l->nmoves);
-    return 0;
+    return open_prep ? worker_moves(l, open_prep) : 0;
 }
 
 /* The first pickup or start after t of another unit of x's worker on its
@@ -655,6 +706,8 @@ static int64_t worker_next(const struct live *l, const struct live_unit *x, int6
 {
     if (x->u.worker < 0)
         return OPEN;
+    if (!l->moves_sorted)
+        return x->next; /* worker_moves found it */
     return worker_move_next(l->moves, l->nmoves, x->u.device, x->u.worker, t);
 }
 
@@ -697,12 +750,10 @@ static int64_t longest_yet(const struct stair *s)
 static int64_t open_hold(struct live *l, int64_t h)
 {
     int64_t hold = h;
-    for (size_t i = 0; i <= l->mask; i++) {
-        struct live_unit *x = l->tab[i];
+    for (size_t i = 0; i < l->nopen; i++) { /* open_scan's list */
+        struct live_unit *x = l->open[i];
         int64_t from;
-        int st = x ? unit_open_state(&x->u, &from) : -1;
-        if (st < 0 || x->cut != T_NONE)
-            continue;
+        int st = unit_open_state(&x->u, &from);
         int64_t e = stair_end(&l->stair[st], from); /* final when before h */
         if (st == CAUSE_PREP) {
             int64_t next = worker_next(l, x, from);
@@ -912,7 +963,7 @@ int live_settle(struct live *l, int quiet, int end)
         if (apply(l, &l->hold, l->hold.t_ns))
             return -1;
     }
-    if (stairs_update(l))
+    if (open_scan(l))
         return -1;
     int64_t h = horizon_of(l, quiet, end);
     struct live_spans *queue = &l->sp_queue, *synth = &l->sp_synth;

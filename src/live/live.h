@@ -83,6 +83,7 @@ struct live_unit {
     uint32_t job_len;
     uint8_t counted; /* its completion and stages went into the counts */
     uint8_t stair_in; /* its completed stages (1 << ST_*) already in the run's stairs */
+    int64_t next;     /* left in prep: its worker's next pickup or start, this settle (worker_moves) */
     int64_t cut;      /* judged left in its state (its worker moved on, or it lasted twice
                        * the longest of its stage): where it stopped holding its cause
                        * (T_NONE: not so) */
@@ -147,6 +148,9 @@ struct live {
      * open (rebuilt by each settle that has one) */
     struct worker_move *moves;
     size_t nmoves, moves_cap;
+    int moves_sorted; /* moves is the index; else each open prep's x->next is set */
+    struct live_unit **open; /* the units left in a state, for the settle (open_scan) */
+    size_t nopen, open_cap;
     uint64_t seq;
     /* completed units the horizon has passed, for the view: a ring */
     struct live_unit **done;

@@ -64,6 +64,12 @@ def main():
     for k, v in want.items():
         if not close(v, got[k]):
             bad.append("%s: analyze %r, watch %r" % (k, v, got[k]))
+    # the units the daemon had not finished stay in flight: the last run's
+    # (a restart ends the runs before it)
+    if runs and w.get("in_flight") is not None:
+        wf = sum(w["in_flight"].values())
+        if wf != runs[-1]["in_flight"]:
+            bad.append("in flight: analyze %d (last run), watch %d" % (runs[-1]["in_flight"], wf))
     for s in ["synthesis", "handoff", "queue", "prep", "gpu"]:
         n = sum(r["stages"][s]["count"] for r in runs)
         tot = sum(r["stages"][s]["count"] * (r["stages"][s]["mean_s"] or 0) for r in runs)

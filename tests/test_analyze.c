@@ -720,6 +720,136 @@ static void fast_path_matches_reference(void)
     CHECK(okc > n / 10); /* the valid ones are many enough to mean something */
 }
 
+/* Units that never finish a stage (DESIGN.md; analyze_abandon.c): each
+ * stops holding its cause once it has lasted as long as the longest of its
+ * stage completed by then, and a prep also at its worker's next pickup or
+ * start.  The same logs are in tests/data (abandoned-*.log), where
+ * test_watch checks that watch decides them as analyze does. */
+static void abandoned_units(void)
+{
+    /* The issue's four jobs: b is picked up by worker 1 at 202 and never
+     * started.  The longest prep completed by 202 is a's 9 ms (101 to
+     * 110), none longer completes by 211: b holds prep [202, 211).  Idle
+     * [160, 306) and [356, 408) (198 ms): prep b 9 + c [301, 306) 5 + d
+     * [401, 408) 7 = 21; queue b [200, 202) 2 + c 1 + d 1 = 4; the rest
+     * synthesis, 173.  Held to the log's end, b made it prep 156 ms, and
+     * the bottleneck dispatch. */
+    CHECK(load_text("abandoned.log",
+                    "TIMELINE,0,SYNTH_START,a,\n"
+                    "TIMELINE,100,SYNTH_END,a,\n"
+                    "TIMELINE,100,CHAN_SEND,a,\n"
+                    "TIMELINE,100,SYNTH_START,b,\n"
+                    "TIMELINE,101,GPU_PICKUP,a,worker=0\n"
+                    "TIMELINE,110,GPU_START,a,worker=0\n"
+                    "TIMELINE,160,GPU_END,a,worker=0\n"
+                    "TIMELINE,200,SYNTH_END,b,\n"
+                    "TIMELINE,200,CHAN_SEND,b,\n"
+                    "TIMELINE,200,SYNTH_START,c,\n"
+                    "TIMELINE,202,GPU_PICKUP,b,worker=1\n"
+                    "TIMELINE,300,SYNTH_END,c,\n"
+                    "TIMELINE,300,CHAN_SEND,c,\n"
+                    "TIMELINE,300,SYNTH_START,d,\n"
+                    "TIMELINE,301,GPU_PICKUP,c,worker=0\n"
+                    "TIMELINE,306,GPU_START,c,worker=0\n"
+                    "TIMELINE,356,GPU_END,c,worker=0\n"
+                    "TIMELINE,400,SYNTH_END,d,\n"
+                    "TIMELINE,400,CHAN_SEND,d,\n"
+                    "TIMELINE,401,GPU_PICKUP,d,worker=1\n"
+                    "TIMELINE,408,GPU_START,d,worker=1\n"
+                    "TIMELINE,458,GPU_END,d,worker=1\n") == WF_EXIT_OK);
+    const struct run_result *r = &L.res[0];
+    CHECK_EQ_U(r->by_cause[CAUSE_PREP], 21 * MS);
+    CHECK_EQ_U(r->by_cause[CAUSE_QUEUE], 4 * MS);
+    CHECK_EQ_U(r->by_cause[CAUSE_SYNTHESIS], 173 * MS);
+    CHECK_EQ_U(r->by_cause[CAUSE_NO_WORK], 0);
+    CHECK(r->bottleneck == BN_SYNTHESIS);
+    CHECK_EQ_U(r->abandoned, 1);
+    CHECK_EQ_U(r->abandoned_by[CAUSE_PREP], 1);
+    CHECK_EQ_U(r->in_flight, 1);
+    /* the stage table holds completed preps only: a 9, c 5, d 7 */
+    CHECK_EQ_U(r->stage[ST_PREP].count, 3);
+    CHECK_NEAR(r->stage[ST_PREP].max, 9 * MS);
+
+    /* The worker moves on first: b, picked up by worker 1 at 100, would
+     * hold prep until 190 (a's prep of 90 ms), but worker 1 starts c at
+     * 160.  Idle [100, 160): b's prep, 60; [210, 250): d in synthesis, 40
+     * (b held to the end made it prep). */
+    CHECK(load_text("abandoned-worker.log",
+                    "TIMELINE,0,GPU_PICKUP,a,worker=0\n"
+                    "TIMELINE,90,GPU_START,a,worker=0\n"
+                    "TIMELINE,100,GPU_END,a,worker=0\n"
+                    "TIMELINE,100,GPU_PICKUP,b,worker=1\n"
+                    "TIMELINE,100,SYNTH_START,c,\n"
+                    "TIMELINE,150,SYNTH_END,c,\n"
+                    "TIMELINE,150,SYNTH_START,d,\n"
+                    "TIMELINE,160,GPU_START,c,worker=1\n"
+                    "TIMELINE,210,GPU_END,c,worker=1\n"
+                    "TIMELINE,250,SYNTH_END,d,\n"
+                    "TIMELINE,250,GPU_START,d,worker=0\n"
+                    "TIMELINE,300,GPU_END,d,worker=0\n") == WF_EXIT_OK);
+    r = &L.res[0];
+    CHECK_EQ_U(r->by_cause[CAUSE_PREP], 60 * MS);
+    CHECK_EQ_U(r->by_cause[CAUSE_SYNTHESIS], 40 * MS);
+    CHECK_EQ_U(r->abandoned_by[CAUSE_PREP], 1);
+    CHECK_EQ_U(r->stage[ST_PREP].count, 1);
+
+    /* A synthesis that never ends (x, from 100) stops at 200: the longest
+     * synthesis completed by then is 100 ms (a at 100, b at 200).  A unit
+     * queued and never picked up (q, ready at 310) stops at 320: c's queue
+     * wait of 10 ms completed at 300.  Idle: [150, 200) synthesis 50;
+     * [250, 300) c's synthesis 40 and queue 10; [350, 400) nothing in
+     * flight until d starts at 380: no_work 30, synthesis 20.  Held to the
+     * end, q made [350, 400) queue. */
+    CHECK(load_text("abandoned-sq.log",
+                    "TIMELINE,0,SYNTH_START,a,\n"
+                    "TIMELINE,100,SYNTH_END,a,\n"
+                    "TIMELINE,100,CHAN_SEND,a,\n"
+                    "TIMELINE,100,GPU_PICKUP,a,worker=0\n"
+                    "TIMELINE,100,GPU_START,a,worker=0\n"
+                    "TIMELINE,100,SYNTH_START,x,\n"
+                    "TIMELINE,100,SYNTH_START,b,\n"
+                    "TIMELINE,150,GPU_END,a,worker=0\n"
+                    "TIMELINE,200,SYNTH_END,b,\n"
+                    "TIMELINE,200,CHAN_SEND,b,\n"
+                    "TIMELINE,200,GPU_PICKUP,b,worker=0\n"
+                    "TIMELINE,200,GPU_START,b,worker=0\n"
+                    "TIMELINE,200,SYNTH_START,c,\n"
+                    "TIMELINE,250,GPU_END,b,worker=0\n"
+                    "TIMELINE,290,SYNTH_END,c,\n"
+                    "TIMELINE,290,CHAN_SEND,c,\n"
+                    "TIMELINE,300,GPU_PICKUP,c,worker=0\n"
+                    "TIMELINE,300,GPU_START,c,worker=0\n"
+                    "TIMELINE,310,CHAN_SEND,q,\n"
+                    "TIMELINE,350,GPU_END,c,worker=0\n"
+                    "TIMELINE,380,SYNTH_START,d,\n"
+                    "TIMELINE,400,SYNTH_END,d,\n"
+                    "TIMELINE,400,CHAN_SEND,d,\n"
+                    "TIMELINE,400,GPU_PICKUP,d,worker=0\n"
+                    "TIMELINE,400,GPU_START,d,worker=0\n"
+                    "TIMELINE,450,GPU_END,d,worker=0\n") == WF_EXIT_OK);
+    r = &L.res[0];
+    CHECK_EQ_U(r->by_cause[CAUSE_SYNTHESIS], 110 * MS);
+    CHECK_EQ_U(r->by_cause[CAUSE_QUEUE], 10 * MS);
+    CHECK_EQ_U(r->by_cause[CAUSE_NO_WORK], 30 * MS);
+    CHECK_EQ_U(r->by_cause[CAUSE_PREP], 0);
+    CHECK_EQ_U(r->abandoned, 2);
+    CHECK_EQ_U(r->abandoned_by[CAUSE_SYNTHESIS], 1);
+    CHECK_EQ_U(r->abandoned_by[CAUSE_QUEUE], 1);
+    CHECK_EQ_U(r->stage[ST_SYNTHESIS].count, 4);
+    CHECK_NEAR(r->stage[ST_SYNTHESIS].max, 100 * MS);
+    CHECK_EQ_U(r->stage[ST_QUEUE].count, 4);
+
+    /* A unit still in its stage when the last GPU_END comes is in flight,
+     * not abandoned. */
+    CHECK(load_text("inflight.log", "TIMELINE,0,SYNTH_START,a,\n"
+                                    "TIMELINE,10,SYNTH_END,a,\n"
+                                    "TIMELINE,10,GPU_START,a,\n"
+                                    "TIMELINE,15,SYNTH_START,b,\n"
+                                    "TIMELINE,20,GPU_END,a,\n") == WF_EXIT_OK);
+    CHECK_EQ_U(L.res[0].abandoned, 0);
+    CHECK_EQ_U(L.res[0].in_flight, 1);
+}
+
 int main(void)
 {
     merged_workers();
@@ -737,6 +867,7 @@ int main(void)
     cpu_from_timing();
     cpu_from_samples();
     cpu_advice_agrees();
+    abandoned_units();
     loaded_free(&L);
     return check_done("analyze");
 }

@@ -83,6 +83,18 @@ awk 'BEGIN { for (j = 0; j < 1000000; j++) { t = j * 3;
 expect 0 "a million units from stdin" sh -c "cat '$T/many.log' | '$W' analyze --json -"
 grep -q '"units": 1000000' "$T/out" && ok || bad "1M units: $(grep -o '"units": [0-9]*' "$T/out" | head -1)"
 
+# 200,000 units picked up by one worker and never started (each holds prep
+# until the worker's next pickup): analyze and watch find the worker's next
+# move by a sorted index, not a scan of the units for each (quadratic: a
+# hang in watch)
+awk 'BEGIN { print "TIMELINE,0,SYNTH_START,a,"; print "TIMELINE,1,GPU_PICKUP,a,worker=0";
+    print "TIMELINE,2,GPU_START,a,worker=0"; print "TIMELINE,3,GPU_END,a,worker=0";
+    for (j = 0; j < 200000; j++) printf "TIMELINE,%d,GPU_PICKUP,u%d,worker=0\n", 4 + j, j;
+    print "TIMELINE,200005,GPU_START,z,worker=1"; print "TIMELINE,200006,GPU_END,z,worker=1" }' >"$T/left.log"
+expect 0 "200k units never started" "$W" analyze "$T/left.log"
+grep -q "200000 units abandoned" "$T/out" && ok || bad "200k units never started: $(grep warning "$T/out")"
+expect 0 "200k units never started, watched" "$W" watch --once "$T/left.log"
+
 # A new device and a new worker on every unit (200k of each): every table
 # that holds them is indexed, nothing goes quadratic (this took 84 s before
 # it was).  Judged by the CPU time the command used (the shell's `times`,

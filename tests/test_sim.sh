@@ -112,6 +112,72 @@ fi
     bad "advise sim with --trace-cores"
 "$W" analyze --advise sim --trace-cores 0 "$T/r.wft" >/dev/null 2>&1; [ $? = 2 ] && ok || bad "--trace-cores 0 accepted"
 
+# A log whose jobs have their own partition counts (19 jobs, 45 units):
+# the simulation takes the log's jobs, each with its own units (the mean
+# count, rounded, simulated "19 jobs x 2 partitions", 38 units, and 17%
+# fewer seconds per job than measured, with no warning), and at the
+# measured setting it reproduces the measured run, or says by how much it
+# misses and why.  The arrivals are the log's where its pipeline waited
+# for jobs.
+cat >"$T/gen_mixed.py" <<'PY'
+import sys
+# 19 jobs of 1 to 4 partitions; synthesis 2 at once, one GPU worker; the
+# jobs all waiting at the start, or (arrive) coming in bursts.  drop: the
+# jobs of 3 or more partitions never get their last GPU_END.
+arrive = "arrive" in sys.argv
+drop = "drop" in sys.argv
+parts = [3, 1, 2, 4, 2, 3, 1, 2, 4, 3, 2, 1, 3, 2, 4, 1, 2, 3, 2]
+at = [(j // 4) * 900.0 if arrive else 0.0 for j in range(len(parts))]
+units = [(j, k) for j, n in enumerate(parts) for k in range(n)]
+slots, worker, ev = [0.0, 0.0], 0.0, []
+for i, (j, k) in enumerate(units):
+    s = min(range(2), key=lambda x: slots[x])
+    ss = max(slots[s], at[j])
+    se = ss + 100 + (i * 37) % 41
+    slots[s] = se
+    ev += [(ss, "SYNTH_START", j, k, ""), (se, "SYNTH_END", j, k, ""), (se, "CHAN_SEND", j, k, "")]
+for r, j, k in sorted((e[0], e[2], e[3]) for e in ev if e[1] == "CHAN_SEND"):
+    pk = max(r, worker)
+    worker = pk + 42
+    ev += [(pk, "GPU_PICKUP", j, k, "worker=0,"), (pk + 2, "GPU_START", j, k, "worker=0,")]
+    if not (drop and parts[j] >= 3 and k == parts[j] - 1):
+        ev.append((pk + 42, "GPU_END", j, k, "worker=0,"))
+for t, e, j, k, d in sorted(ev, key=lambda x: x[0]):
+    print("TIMELINE,%.3f,%s,job-%02d,%spartition=%d" % (t, e, j, d, k))
+PY
+python3 "$T/gen_mixed.py" >"$T/mixed.log"
+"$W" simulate --from "$T/mixed.log" >"$T/m.txt" 2>&1 || bad "simulate --from a log of mixed partitions: $(cat "$T/m.txt")"
+grep -q "the trace's 19 completed jobs, 45 units (1 to 4 a job)" "$T/m.txt" && ok ||
+    bad "mixed partitions: the setup is not the log's jobs: $(grep setup "$T/m.txt")"
+grep -q "^  check  .*at the measured setting" "$T/m.txt" && ok || bad "mixed partitions: no check against the measured run: $(cat "$T/m.txt")"
+"$W" simulate --from "$T/mixed.log" --json >"$T/m.json" 2>/dev/null
+"$W" analyze --json "$T/mixed.log" >"$T/ma.json" 2>/dev/null
+python3 - "$T/m.json" "$T/ma.json" <<'PY' && ok || bad "mixed partitions: the simulation at the measured setting is not the measured run"
+import json, sys
+s, a = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))["runs"][0]
+assert s["params"]["units"] == 45 and s["params"]["workload"] == "trace", s["params"]
+c = s["check"]
+assert c["within"] and c["why"] == [], c
+assert abs(c["utilization_measured"] - a["utilization"]) < 1e-9, c
+assert abs(s["utilization"] - a["utilization"]) <= 0.05, (s["utilization"], a["utilization"])
+assert abs(s["s_per_job"] / a["throughput"]["s_per_job"] - 1) <= 0.10, (s["s_per_job"], a["throughput"])
+PY
+# the arrivals are the log's: jobs in bursts of four, 900 ms apart
+python3 "$T/gen_mixed.py" arrive >"$T/arrive.log"
+"$W" simulate --from "$T/arrive.log" >"$T/r.txt" 2>&1
+grep -q "arriving as in the trace" "$T/r.txt" && grep -q "^  check  " "$T/r.txt" && ok ||
+    bad "arrivals: not the log's, or the simulation misses the run: $(cat "$T/r.txt")"
+# another workload than the log's is jobs x partitions, as asked
+"$W" simulate --from "$T/mixed.log" --partitions 3 >"$T/u.txt" 2>&1
+grep -q "19 jobs x 3 partitions" "$T/u.txt" && ok || bad "--partitions 3: $(grep setup "$T/u.txt")"
+grep -q "^  check  " "$T/u.txt" && ok || bad "--partitions 3: the measured setting is not checked: $(cat "$T/u.txt")"
+# jobs that did not complete are not simulated: the simulation misses the
+# run, and says by how much and why
+python3 "$T/gen_mixed.py" drop >"$T/drop.log"
+"$W" simulate --from "$T/drop.log" >"$T/d.txt" 2>&1
+grep -q "^  warning .*misses the measured run.*27 units of jobs that did not complete" "$T/d.txt" && ok ||
+    bad "unfinished jobs: no warning that names them: $(cat "$T/d.txt")"
+
 # Impossible parameters and inputs: a clear message and exit 2 (usage) or 3 (input).
 expect() { # STATUS PATTERN ARGS...
     st=$1 pat=$2

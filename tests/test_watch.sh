@@ -126,6 +126,69 @@ tail -1 "$T/live.jsonl" | grep -q '"state":"final"' && ok || bad "the last line 
 "$W" analyze --json "$T/src.log" >"$T/a.json" 2>/dev/null
 if $CMP "$T/a.json" "$T/live.jsonl" >"$T/cmp" 2>&1; then ok; else bad "rotated log: $(cat "$T/cmp")"; fi
 
+# a log written while followed, where one unit starts on the GPU and never
+# ends while another completes after it: a watch stopped by SIGTERM settles
+# what it read as analyze does the log (it once left out the completed
+# unit's GPU time, held back by the unit that never ended: 156.3 s of busy
+# against analyze's 159.9 s on a daemon's log), and the unit that never
+# ended stays in flight
+cat >"$T/never.src" <<'EOF'
+TIMELINE,0,SYNTH_START,a,
+TIMELINE,100,SYNTH_END,a,
+TIMELINE,101,CHAN_SEND,a,
+TIMELINE,102,GPU_PICKUP,a,worker=0
+TIMELINE,105,GPU_START,a,worker=0
+TIMELINE,100,SYNTH_START,b,
+TIMELINE,200,GPU_END,a,worker=0
+TIMELINE,200,SYNTH_END,b,
+TIMELINE,200,SYNTH_START,c,
+TIMELINE,201,CHAN_SEND,b,
+TIMELINE,202,GPU_PICKUP,b,worker=1
+TIMELINE,205,GPU_START,b,worker=1
+TIMELINE,300,SYNTH_END,c,
+TIMELINE,301,CHAN_SEND,c,
+TIMELINE,302,GPU_PICKUP,c,worker=0
+TIMELINE,305,GPU_START,c,worker=0
+TIMELINE,400,GPU_END,c,worker=0
+EOF
+: >"$T/never.log"
+"$W" watch --json-lines --interval 0.05 "$T/never.log" >"$T/never.jsonl" 2>"$T/never.err" &
+wpid=$!
+while IFS= read -r line; do
+    printf '%s\n' "$line" >>"$T/never.log"
+    sleep 0.02
+done <"$T/never.src"
+n=0
+until [ $n -ge 600 ] || grep -q '"records":17,' "$T/never.jsonl" 2>/dev/null; do
+    sleep 0.1
+    n=$((n + 1))
+done
+kill -TERM $wpid 2>/dev/null
+wait $wpid
+rc=$?
+[ $rc = 0 ] || bad "watch stopped with a unit on the GPU: exit $rc: $(cat "$T/never.err")"
+"$W" analyze --json "$T/never.log" >"$T/a.json" 2>/dev/null
+if $CMP "$T/a.json" "$T/never.jsonl" >"$T/cmp" 2>&1; then ok; else bad "watch stopped by SIGTERM with a unit on the GPU: $(cat "$T/cmp")"; fi
+tail -1 "$T/never.jsonl" | grep -q '"busy_s":0.19,.*"gpu":1}' && ok ||
+    bad "watch stopped by SIGTERM: busy 0.19 s and one unit in flight on the GPU: $(tail -1 "$T/never.jsonl")"
+
+# A synthesis that never ends and a unit never picked up (a failed job's)
+# hold the settled horizon only until they have lasted twice the longest
+# of their stage completed yet: the log goes on to 450 ms, and the figures
+# settle to there while watch still follows it, not at 200 ms (x's bound)
+# until the log ends
+"$W" watch --json-lines --interval 0.1 --quiet 0.3 "$D/abandoned-synthesis-queue.log" >"$T/left.jsonl" 2>/dev/null &
+wpid=$!
+n=0
+until [ $n -ge 600 ] || grep '"state":"running"' "$T/left.jsonl" 2>/dev/null | grep -q '"settled_s":0.45,'; do
+    sleep 0.1
+    n=$((n + 1))
+done
+kill -TERM $wpid 2>/dev/null
+wait $wpid
+grep '"state":"running"' "$T/left.jsonl" | grep -q '"settled_s":0.45,' && ok ||
+    bad "a synthesis that never ends holds the horizon: $(grep running "$T/left.jsonl" | tail -1)"
+
 # a native trace followed while the engine writes it: watch ends by itself
 # when the recorder closes the trace.  --quiet 1000: a writer stalled past
 # the default 5 s (seen under ThreadSanitizer) must not settle what is

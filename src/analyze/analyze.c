@@ -406,7 +406,8 @@ int analyze_device(const struct run *r, const uint32_t *ui, size_t cap, const st
      * busy time; all of it cost 16 bytes a unit, and its sort). */
     size_t np = 0;
     for (size_t k = 0, at = 0; k < cap; k++)
-        if (unit_prep_span(&r->units[ui[k]], &prep[np]) && in_gaps(busy, nb, prep[np], &at))
+        if (unit_prep_span(&r->units[ui[k]], &prep[np]) && abandon_cut(sh->ab, ui[k], &prep[np]) &&
+            in_gaps(busy, nb, prep[np], &at))
             np++;
     if (build_union(&prep, &np)) {
         scratch_free(prep);
@@ -737,6 +738,7 @@ struct run_work {
     uint32_t *dunits;
     struct span **busy; /* each device's busy set, merged (device_busy) */
     size_t *nbusy;
+    struct abandon_set ab; /* the units left in a state, and where they stop holding it */
 };
 
 /* The run's counts and its start: the earliest SYNTH_START, else the
@@ -912,17 +914,31 @@ static int shared_set(const struct run *r, const struct run_work *w, int (*span_
     }
     *n = 0;
     for (size_t i = 0; i < r->nunits; i++)
-        if (consistent(&r->units[i]) && span_of(&r->units[i], &(*set)[*n]) && in_any_gaps(w, (*set)[*n], at))
+        if (consistent(&r->units[i]) && span_of(&r->units[i], &(*set)[*n]) &&
+            abandon_cut(&w->ab, (uint32_t)i, &(*set)[*n]) && in_any_gaps(w, (*set)[*n], at))
             (*n)++;
     free(at);
     return build_union(set, n);
 }
 
-/* Everything the devices are analysed from: their units and busy sets,
- * then the shared sets. */
-static int run_prepare(const struct run *r, struct run_result *res, struct run_work *w)
+/* The units left in a state (abandon_find), and those of them the run
+ * went on without, for the report. */
+static int run_abandoned(const struct run *r, struct run_result *res, struct run_work *w, int64_t w1)
 {
-    if (unit_pass(r, res, w) || device_table(res, w) || device_units(r, w))
+    if (abandon_find(r, w1, &w->ab))
+        return -1;
+    w->sh.ab = &w->ab;
+    res->abandoned = w->ab.count;
+    memcpy(res->abandoned_by, w->ab.by_state, sizeof res->abandoned_by);
+    res->abandoned_first = w->ab.first;
+    return 0;
+}
+
+/* Everything the devices are analysed from: their units and busy sets,
+ * then the shared sets.  w1: the devices' last GPU_END. */
+static int run_prepare(const struct run *r, struct run_result *res, struct run_work *w, int64_t w1)
+{
+    if (unit_pass(r, res, w) || device_table(res, w) || device_units(r, w) || run_abandoned(r, res, w, w1))
         return -1;
     w->busy = calloc(w->ndu ? w->ndu : 1, sizeof *w->busy);
     w->nbusy = calloc(w->ndu ? w->ndu : 1, sizeof *w->nbusy);
@@ -966,6 +982,7 @@ static void run_work_free(struct run_work *w)
         scratch_free(w->busy[k]);
     free(w->busy);
     free(w->nbusy);
+    abandon_free(&w->ab);
 }
 
 int analyze_run(const struct run *r, struct run_result *res)
@@ -981,7 +998,7 @@ int analyze_run_keep(const struct run *r, struct run_result *res, unsigned keep)
     sched_start(&side, r, res, keep, w0, w1); /* the run's start first: the second thread needs it */
     struct run_work w = {0};
     int rc = -1;
-    if (run_prepare(r, res, &w))
+    if (run_prepare(r, res, &w, w1))
         goto out;
     struct dev_lists dl = {w.devs, w.dcount, w.dfirst, w.dunits, (const struct span *const *)w.busy, w.nbusy,
                            w.ndu};

@@ -191,6 +191,11 @@ struct run_result {
     uint64_t driver_readings;
     int driver_source;         /* GPU_OBS_*: the readings' kind */
     struct advice advice;
+    /* units that never finished a stage and stopped holding its cause
+     * before the run's last GPU_END (analyze_abandon.c), by the state
+     * they were left in (CAUSE_*: prep, queue, synthesis) */
+    uint64_t abandoned, abandoned_by[CAUSE_N];
+    uint32_t abandoned_first; /* the first of them (r->units) */
 };
 
 /* Analyse one run; 0, or -1 when out of memory. */
@@ -265,5 +270,66 @@ void advise_cpu(struct run_result *res, double cores);
 
 /* OPEN: a span that lasts to the end of the log. */
 #define OPEN INT64_MAX
+
+/* Units that never finish a stage (analyze_abandon.c; DESIGN.md): a unit
+ * with nothing after its last event stops holding its idle cause once it
+ * has lasted as long as the longest of its stage completed by then, and a
+ * prep also at its worker's next pickup or start. */
+/* The state a unit was left in with nothing after it: CAUSE_PREP (picked
+ * up), CAUSE_QUEUE (ready), CAUSE_SYNTHESIS (started); *from: when it
+ * began.  -1: none (it reached the GPU, or is inconsistent). */
+int unit_open_state(const struct unit *u, int64_t *from);
+/* The stage (ST_*) whose completions bound a state (CAUSE_*). */
+int open_stage(int state);
+/* A unit's completed stage: when it completed and how long it took. */
+int unit_stage_done(const struct unit *u, int stage, int64_t *at, int64_t *len);
+/* The longest of a stage completed by each instant: points p[i] with
+ * start = a completion time and end = the longest completed at or before
+ * it, both increasing. */
+struct stair {
+    struct span *p;
+    size_t n, cap;
+};
+/* A completion (watch adds them as they come); 0, or -1 out of memory. */
+int stair_add(struct stair *s, int64_t at, int64_t len);
+/* The first T >= from with T - from >= the longest completed at or before T. */
+int64_t stair_end(const struct stair *s, int64_t from);
+void stair_free(struct stair *s);
+/* A worker's pickups and starts, for "the worker's next pickup or start". */
+struct worker_move {
+    int32_t device, worker;
+    int64_t t;
+};
+/* A unit's moves (at most 2, into m; none without worker= or when
+ * inconsistent); their count. */
+size_t worker_moves_of(const struct unit *u, struct worker_move *m);
+/* Sort by device, worker, time. */
+void worker_moves_sort(struct worker_move *m, size_t n);
+/* In sorted m[0..n): the worker's first move after t on device (OPEN: none). */
+int64_t worker_move_next(const struct worker_move *m, size_t n, int32_t device, int32_t worker, int64_t t);
+/* Where a state that began at `from` stops holding its cause: stair_end
+ * on its stage's stair, and for a prep worker_next (OPEN: none) if sooner. */
+int64_t abandon_end(int state, int64_t from, const struct stair *st, int64_t worker_next);
+
+/* The run's units left in a state, in unit order, each with its end. */
+struct abandoned {
+    uint32_t unit;
+    int state; /* CAUSE_* */
+    int64_t end;
+};
+struct abandon_set {
+    struct abandoned *a;
+    size_t n;
+    /* abandoned: those whose state stopped before the run's last GPU_END
+     * (the run went on without them) */
+    uint64_t count, by_state[CAUSE_N];
+    uint32_t first; /* the first of them */
+};
+/* last_end: the run's last GPU_END.  0, or -1 out of memory. */
+int abandon_find(const struct run *r, int64_t last_end, struct abandon_set *ab);
+/* Cut unit's span s (when open) where its state stops holding its cause;
+ * 1 when something is left of it. */
+int abandon_cut(const struct abandon_set *ab, uint32_t unit, struct span *s);
+void abandon_free(struct abandon_set *ab);
 
 #endif /* ANALYZE_H */

@@ -21,6 +21,7 @@
 struct shared_sets {
     struct span *queue, *synth;
     size_t nqueue, nsynth;
+    const struct abandon_set *ab; /* where the units left in a state stop holding it */
 };
 
 /* The devices to analyse: their ids, the units of device i,

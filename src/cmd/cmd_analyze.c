@@ -6,7 +6,6 @@
 #include "load.h"
 #include "render.h"
 #include "report.h"
-#include "sim.h"
 #include "wf_exit.h"
 
 #include <getopt.h>
@@ -127,16 +126,8 @@ static int analyze_parse(int argc, char **argv, struct analyze_cli *o)
                 return WF_EXIT_USAGE;
             break;
         case O_ADVISE:
-            if (!strcmp(optarg, "sim") || !strcmp(optarg, "simulation"))
-                o->advise_sim = 1;
-            else if (!strcmp(optarg, "auto"))
-                o->advise_sim = -1;
-            else if (!strcmp(optarg, "formula"))
-                o->advise_sim = 0;
-            else {
-                fprintf(stderr, "waterfall analyze: --advise takes auto, formula or sim, not '%s'\n", optarg);
+            if (advise_arg(optarg, "analyze", &o->advise_sim))
                 return WF_EXIT_USAGE;
-            }
             break;
         case 'h':
             analyze_usage(stdout);
@@ -159,24 +150,6 @@ static int analyze_parse(int argc, char **argv, struct analyze_cli *o)
     return WF_GO_ON;
 }
 
-/* The simulator's advice replaces the formula's where it can run:
- * calibrated from the run itself, contention measured (a native trace's
- * CPU samples) or fitted on the cores of the machine that recorded it
- * (--trace-cores; default: what a native trace says, else this
- * machine's). */
-static void advise(struct loaded *l, const struct analyze_cli *o)
-{
-    for (size_t i = 0; o->advise_sim && i < l->nres; i++) {
-        struct run_result *res = &l->res[i];
-        /* auto: where the CPU samples give a model, or the timing shows
-         * contention that a fit may identify */
-        int want = o->advise_sim > 0 || res->run->cpu.sampled || res->cpu.contention;
-        if (res->advice.valid && want && sim_advise(res->run, res, o->trace_cores, o->advise_sim < 0) < 0)
-            fprintf(stderr, "waterfall analyze: %s run %d: the simulation could not run; the advice is the formula's\n",
-                    res->run->source, res->run->index);
-    }
-}
-
 int cmd_analyze(int argc, char **argv)
 {
     struct analyze_cli o;
@@ -189,7 +162,7 @@ int cmd_analyze(int argc, char **argv)
     unsigned keep = (o.ro.gaps && !o.csv ? KEEP_GAPS : 0) | (!o.json && !o.csv ? KEEP_SEGS : 0);
     rc = load_inputs(&l, argv + optind, argc - optind, o.progress, "waterfall analyze", keep);
     if (l.nres > 0 && (rc == WF_EXIT_OK || rc == WF_EXIT_INPUT)) {
-        advise(&l, &o);
+        loaded_advise(&l, o.advise_sim, o.trace_cores, "waterfall analyze");
         if (o.json)
             report_json(stdout, &l.model, l.res, l.nres, &o.ro);
         else if (o.csv)

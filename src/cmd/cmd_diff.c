@@ -113,8 +113,11 @@ int cmd_diff(int argc, char **argv)
         loaded_free(&l);
         return WF_EXIT_USAGE;
     }
-    if (json)
+    if (json) {
+        /* each run's advice in the JSON is analyze's (its default, auto) */
+        loaded_advise(&l, -1, 0, "waterfall diff");
         report_diff_json(stdout, a, b);
+    }
     else
         report_diff_text(stdout, a, b, &ro);
     rc = loaded_status(&l, rc, fflush(stdout) != 0, "waterfall diff", "writing the report");

@@ -4,6 +4,7 @@
  * Perfetto; .svg: a static waterfall; .html: the interactive view) or by
  * --format.
  */
+#include "args.h"
 #include "cmds.h"
 #include "load.h"
 #include "render.h"
@@ -24,7 +25,12 @@ static void render_usage(FILE *f)
                "                         self-contained page: zoom, pan, a tooltip per unit);\n"
                "                         default: from OUT's extension (.json, .svg, .html)\n"
                "  --kernel-phase NAME    the GPU sub-phase in which the device computes (default\n"
-               "                         KERNEL): the kernel lane and kernel utilization\n");
+               "                         KERNEL): the kernel lane and kernel utilization\n"
+               "  --advise MODEL         the advice in the HTML summary, as analyze gives it: auto\n"
+               "                         (default), formula or sim (waterfall analyze --help)\n"
+               "  --trace-cores N        the cores of the machine that recorded the input, for the\n"
+               "                         advice's simulation (default: what a native trace says,\n"
+               "                         else this machine's)\n");
 }
 
 enum { FMT_NONE, FMT_CHROME, FMT_SVG, FMT_HTML };
@@ -45,10 +51,13 @@ int cmd_render(int argc, char **argv)
     static const struct option longopts[] = {{"output", required_argument, 0, 'o'},
                                              {"format", required_argument, 0, 'f'},
                                              {"kernel-phase", required_argument, 0, 'k'},
+                                             {"advise", required_argument, 0, 'a'},
+                                             {"trace-cores", required_argument, 0, 'c'},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     const char *out = NULL, *fmt = NULL;
-    int c;
+    int c, advise = -1;
+    double trace_cores = 0;
     optind = 0; /* 0: a full reset of getopt (glibc), also when called again */
     while ((c = getopt_long(argc, argv, "o:f:h", longopts, NULL)) != -1) {
         switch (c) {
@@ -60,6 +69,14 @@ int cmd_render(int argc, char **argv)
             break;
         case 'k': /* long option only */
             if (kernel_phase_arg(optarg, "render"))
+                return WF_EXIT_USAGE;
+            break;
+        case 'a': /* long option only */
+            if (advise_arg(optarg, "render", &advise))
+                return WF_EXIT_USAGE;
+            break;
+        case 'c': /* long option only */
+            if (arg_double("render", "--trace-cores", optarg, 0.01, 1e6, &trace_cores))
                 return WF_EXIT_USAGE;
             break;
         case 'h':
@@ -94,6 +111,9 @@ int cmd_render(int argc, char **argv)
     struct loaded l;
     int rc = load_inputs(&l, argv + optind, argc - optind, isatty(2), "waterfall render", KEEP_ALL);
     if (l.nres > 0 && (rc == WF_EXIT_OK || rc == WF_EXIT_INPUT)) {
+        /* the HTML summary's advice is analyze's: the same computation */
+        if (kind == FMT_HTML)
+            loaded_advise(&l, advise, trace_cores, "waterfall render");
         FILE *f = strcmp(out, "-") ? fopen(out, "w") : stdout;
         if (!f) {
             fprintf(stderr, "waterfall render: %s: cannot write: %s\n", out, strerror(errno));

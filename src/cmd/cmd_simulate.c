@@ -334,6 +334,10 @@ static void sim_knobs(const struct sim_cli *o, struct sim_params *p)
     if (o->k_w > 0) p->gpu_workers = (int)o->k_w;
     if (o->k_d > 0) p->devices = (int)o->k_d;
     if (o->k_k >= 0) p->channel = (int)o->k_k;
+    /* another workload than the trace's: jobs x partitions at a rate (the
+     * trace's stays with the measured setting, which frees it) */
+    if (o->k_jobs > 0 || o->k_parts > 0 || !isnan(o->k_rate))
+        sim_uniform(p);
     if (o->k_jobs > 0) p->jobs = (uint64_t)o->k_jobs;
     if (o->k_parts > 0) p->partitions = (int)o->k_parts;
     if (!isnan(o->k_rate)) p->rate = o->k_rate;
@@ -355,6 +359,8 @@ static int sim_points(const struct sim_cli *o, const struct sim_params *p, struc
         if (o->have_sweep) {
             vals[i] = o->sw.a + (double)i * o->sw.step;
             set_knob(&pp[i], o->sw.knob, vals[i]);
+            if (o->sw.knob == KN_JOBS || o->sw.knob == KN_PARTS || o->sw.knob == KN_RATE)
+                sim_uniform(&pp[i]); /* another workload than the trace's (p keeps it, to free) */
         }
         if (!o->from) /* --synth-s and --gpu-s are per unit, whatever the partitions */
             pp[i].calib_partitions = pp[i].partitions;
@@ -368,6 +374,38 @@ static int sim_points(const struct sim_cli *o, const struct sim_params *p, struc
         }
     }
     return WF_EXIT_OK;
+}
+
+/* Is a point the measured setting (the trace's own knobs and workload)? */
+static int is_measured(const struct sim_params *a, const struct sim_params *m)
+{
+    return a->synth_concurrency == m->synth_concurrency && a->gpu_workers == m->gpu_workers &&
+           a->devices == m->devices && a->channel == m->channel && a->cores == m->cores &&
+           a->synth_threads == m->synth_threads && a->host_threads == m->host_threads &&
+           a->host_share == m->host_share && a->host_weight == m->host_weight && a->jobs == m->jobs &&
+           a->partitions == m->partitions && a->rate == m->rate && a->job_units == m->job_units &&
+           a->job_at == m->job_at;
+}
+
+/* The simulation at the measured setting, to hold against the measured
+ * run: a point of the sweep that is it, else one more run (*own: 1, the
+ * caller frees it).  NULL when it could not run (said on stderr). */
+static const struct sim_out *measured_point(const struct sim_params *meas, const struct sim_params *pp,
+                                            const struct sim_out *outs, size_t npts, struct sim_out *extra,
+                                            int *own)
+{
+    *own = 0;
+    for (size_t i = 0; i < npts; i++)
+        if (is_measured(&pp[i], meas))
+            return &outs[i];
+    if (sim_check(meas) || sim_run(meas, extra)) {
+        fprintf(stderr, "waterfall simulate: the measured setting could not be simulated: no check against the "
+                        "measured run\n");
+        return NULL;
+    }
+    sim_out_drop_run(extra);
+    *own = 1;
+    return extra;
 }
 
 /* Simulate each point, keeping its figures (spj: its s per job): OK, or
@@ -402,9 +440,11 @@ int cmd_simulate(int argc, char **argv)
     int rc = sim_parse(argc, argv, &o);
     if (rc != WF_GO_ON)
         return rc;
-    struct sim_params p = {0};
+    struct sim_params p = {0}, meas = {0};
     struct sim_fit fit = {0};
     struct loaded l = {0};
+    struct sim_out extra = {0};
+    int own_extra = 0;
     rc = WF_EXIT_OK;
     if (o.from)
         rc = sim_from_trace(&o, &l, &p, &fit);
@@ -416,6 +456,13 @@ int cmd_simulate(int argc, char **argv)
     struct sim_params *pp = NULL;
     if (rc != WF_EXIT_OK && rc != WF_EXIT_PARTIAL)
         goto done;
+    /* the measured setting: the trace's knobs and workload, as the points
+     * get them (the channel at least the concurrency); it owns the
+     * trace's workload */
+    meas = p;
+    if (meas.channel < meas.synth_concurrency)
+        meas.channel = meas.synth_concurrency;
+    meas.seed = o.seed;
     sim_knobs(&o, &p);
     outs = calloc(npts, sizeof *outs);
     vals = calloc(npts, sizeof *vals);
@@ -441,6 +488,12 @@ int cmd_simulate(int argc, char **argv)
     struct sim_report sr = {.from = o.from, .calib = &p, .fit = &fit, .params = pp, .outs = outs, .vals = vals,
                             .npts = npts, .best = best, .ranked = ranked, .seed = o.seed,
                             .knob = o.have_sweep ? knob_names[o.sw.knob] : NULL};
+    /* the check: the simulation at the measured setting against the run */
+    if (o.from) {
+        sr.measured = &l.res[o.run_no - 1];
+        sr.meas_params = &meas;
+        sr.check = measured_point(&meas, pp, outs, npts, &extra, &own_extra);
+    }
     if (o.json)
         report_sim_json(stdout, &sr);
     else
@@ -450,6 +503,16 @@ int cmd_simulate(int argc, char **argv)
         rc = WF_EXIT_FAIL;
     }
 done:
+    if (own_extra)
+        sim_out_free(&extra);
+    /* the trace's workload is the measured setting's, once it was taken
+     * (p's own may be gone) */
+    if (meas.job_units || meas.job_at) {
+        free(meas.job_units);
+        free(meas.job_at);
+        p.job_units = NULL;
+        p.job_at = NULL;
+    }
     if (outs)
         for (size_t i = 0; i < npts; i++)
             sim_out_free(&outs[i]);

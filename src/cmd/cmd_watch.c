@@ -331,11 +331,15 @@ static int quit_key(struct watch *w)
 
 /* ---- the loop ---- */
 
-/* A log that ended is decided as analyze decides a log's end; a watch that
- * was stopped settles what it read, and leaves the rest open. */
+/* A log that ended is decided as analyze decides a log's end, and so is a
+ * watch that was stopped: what it read is all it will read, so its totals
+ * are analyze's of that much of the log.  The units the daemon had not
+ * finished stay in flight, out of busy, as analyze leaves them.  (Settling
+ * a stop as a quiet log instead left out the GPU time of every unit that
+ * completed after another one started on the GPU and never ended.) */
 static int finish(struct watch *w, int ended)
 {
-    if (live_settle(&w->l, 1, ended) || emit(w, ended ? " (ended)" : " (stopped)", 1))
+    if (live_settle(&w->l, 1, 1) || emit(w, ended ? " (ended)" : " (stopped)", 1))
         return WF_EXIT_FAIL;
     return WF_EXIT_OK;
 }

@@ -5,6 +5,7 @@
  */
 #include "load.h"
 
+#include "sim.h"
 #include "wf_exit.h"
 
 #include <stdio.h>
@@ -201,6 +202,34 @@ void loaded_free(struct loaded *l)
         source_free(&l->src[i]);
     free(l->src);
     memset(l, 0, sizeof *l);
+}
+
+void loaded_advise(struct loaded *l, int mode, double trace_cores, const char *cmd)
+{
+    for (size_t i = 0; mode && i < l->nres; i++) {
+        struct run_result *res = &l->res[i];
+        /* auto: where the CPU samples give a model, or the timing shows
+         * contention that a fit may identify */
+        int want = mode > 0 || res->run->cpu.sampled || res->cpu.contention;
+        if (res->advice.valid && want && sim_advise(res->run, res, trace_cores, mode < 0) < 0)
+            fprintf(stderr, "%s: %s run %d: the simulation could not run; the advice is the formula's\n", cmd,
+                    res->run->source, res->run->index);
+    }
+}
+
+int advise_arg(const char *v, const char *cmd, int *mode)
+{
+    if (!strcmp(v, "sim") || !strcmp(v, "simulation"))
+        *mode = 1;
+    else if (!strcmp(v, "auto"))
+        *mode = -1;
+    else if (!strcmp(v, "formula"))
+        *mode = 0;
+    else {
+        fprintf(stderr, "waterfall %s: --advise takes auto, formula or sim, not '%s'\n", cmd, v);
+        return -1;
+    }
+    return 0;
 }
 
 int kernel_phase_arg(const char *v, const char *cmd)

@@ -34,6 +34,19 @@ void loaded_partial_note(const struct loaded *l, const char *cmd);
  * is OK and some input was damaged (said by loaded_partial_note), else rc. */
 int loaded_status(const struct loaded *l, int rc, int write_failed, const char *cmd, const char *what);
 
+/* The advice every view shows (analyze's report, render's HTML summary):
+ * the simulator's where it can run, else the formula's; one computation
+ * for all, so that no view advises otherwise than another.  mode: -1 auto
+ * (the simulator where a contention model is measured from CPU samples or
+ * the timing shows contention), 0 the formula, 1 the simulator;
+ * trace_cores: the recording machine's cores (0: the trace's, else this
+ * machine's).  A run the simulation cannot run for keeps the formula's,
+ * said on stderr with cmd. */
+void loaded_advise(struct loaded *l, int mode, double trace_cores, const char *cmd);
+/* --advise MODEL: auto, formula or sim; 0, or -1 with the reason on
+ * stderr. */
+int advise_arg(const char *v, const char *cmd, int *mode);
+
 /* --kernel-phase NAME for the analysis (analyze_kernel_phase): 0, or -1
  * with the reason on stderr when NAME is not an event name's stem. */
 int kernel_phase_arg(const char *v, const char *cmd);

@@ -90,6 +90,10 @@ void live_free(struct live *l)
     free(l->sp_busy.s);
     free(l->sp_prep.s);
     free(l->sp_kern.s);
+    for (int c = 0; c < CAUSE_NO_WORK; c++)
+        stair_free(&l->stair[c]);
+    free(l->moves);
+    free(l->open);
     memset(l, 0, sizeof *l);
 }
 
@@ -172,6 +176,7 @@ static struct live_unit *unit_get(struct live *l, const struct live_rec *r, int 
         x->u.t[e] = T_NONE;
     x->u.partition = partition;
     x->u.worker = -1;
+    x->cut = T_NONE;
     x->u.line = l->seq;
     x->seq = l->seq++;
     x->hash = h;
@@ -331,8 +336,10 @@ static int apply(struct live *l, const struct live_rec *r, int64_t t)
         l->duplicates++;
         return 0;
     }
-    if (t < l->horizon)
-        l->late++; /* its unit learns it; what was counted stays */
+    if (t < l->horizon || x->cut != T_NONE)
+        l->late++; /* its unit learns it; what was counted stays (a unit judged left in
+                    * its state, open_hold, that continues all the same) */
+    x->cut = T_NONE; /* it is no longer left in that state */
     if (!(u->flags & U_CONTRA) && contradicts(u, ev, t)) {
         u->flags |= U_CONTRA;
         l->contradictions++;
@@ -402,6 +409,9 @@ static int run_begin(struct live *l, int64_t t)
     l->horizon = INT64_MIN;
     l->devices_named = 0;
     l->have_wall = 0;
+    memset(l->ended_in_flight, 0, sizeof l->ended_in_flight);
+    for (int c = 0; c < CAUSE_NO_WORK; c++)
+        l->stair[c].n = 0; /* a new run's stages */
     for (size_t i = 0; i < l->ndev; i++) {
         l->dev[i].ws = l->dev[i].ws_gone = INT64_MAX;
         l->dev[i].we = l->dev[i].we_gone = INT64_MIN;
@@ -600,6 +610,169 @@ static int idle_bin(void *ctx, int64_t a, int64_t b, int cause)
     return 0;
 }
 
+/* ---- units left in a state (analyze.h: abandon_end) ---- */
+
+/* x->stair_in: a unit with GPU_END has every event it will have (a later
+ * one is late): its stages are in the stairs for good, and it is not
+ * looked at again. */
+#define STAIR_FINAL 0x80
+
+/* A few units left in prep (a worker's unit in prep at a settle is the
+ * common case) find their workers' next moves in one pass over the table;
+ * many (a failed batch) by a sorted index, not a pass each. */
+#define FEW_OPEN_PREP 16
+
+/* Each unit of l->open left in prep: its worker's first pickup or start
+ * after its pickup (x->next), or the sorted index for worker_next.  0, or
+ * -1 out of memory. */
+static int worker_moves(struct live *l, int open_prep)
+{
+    struct live_unit *few[FEW_OPEN_PREP];
+    size_t nfew = 0;
+    for (size_t o = 0; open_prep <= FEW_OPEN_PREP && o < l->nopen; o++) {
+        int64_t from;
+        if (unit_open_state(&l->open[o]->u, &from) == CAUSE_PREP)
+            few[nfew++] = l->open[o];
+    }
+    l->nmoves = 0;
+    for (size_t i = 0; i <= l->mask; i++) {
+        if (!l->tab[i])
+            continue;
+        if (grow_heap((void **)&l->moves, &l->moves_cap, l->nmoves + 2, sizeof *l->moves, 64))
+            return -1;
+        size_t k = worker_moves_of(&l->tab[i]->u, l->moves + l->nmoves);
+        if (open_prep > FEW_OPEN_PREP) {
+            l->nmoves += k; /* kept, to sort */
+            continue;
+        }
+        for (size_t m = 0; m < k; m++) {
+            const struct worker_move *mv = &l->moves[l->nmoves + m];
+            for (size_t o = 0; o < nfew; o++) {
+                struct live_unit *x = few[o];
+                if (x->u.worker == mv->worker && x->u.device == mv->device && mv->t > x->u.t[EV_GPU_PICKUP] &&
+                    mv->t < x->next)
+                    x->next = mv->t;
+            }
+        }
+    }
+    l->moves_sorted = open_prep > FEW_OPEN_PREP;
+    if (l->moves_sorted)
+        worker_moves_sort(l->moves, l->nmoves);
+    return 0;
+}
+
+/* One pass over the table: the stages its units completed go into the
+ * run's stairs, once each; the units left in a state (not yet judged so)
+ * are listed for open_hold (l->open); and, when one of them was left in
+ * prep, the workers' moves are sorted for worker_next.  0, or -1 out of
+ * memory. */
+static int open_scan(struct live *l)
+{
+    int open_prep = 0;
+    l->nopen = l->nmoves = 0;
+    for (size_t i = 0; i <= l->mask; i++) {
+        struct live_unit *x = l->tab[i];
+        if (!x || (x->stair_in & STAIR_FINAL) || !unit_consistent(&x->u))
+            continue;
+        for (int c = 0; c < CAUSE_NO_WORK; c++) {
+            int st = open_stage(c);
+            int64_t at, len;
+            if (!(x->stair_in & (1u << st)) && unit_stage_done(&x->u, st, &at, &len)) {
+                if (stair_add(&l->stair[c], at, len))
+                    return -1;
+                x->stair_in |= (uint8_t)(1u << st);
+            }
+        }
+        if (has(&x->u, EV_GPU_END))
+            x->stair_in |= STAIR_FINAL;
+        int64_t from;
+        int state = unit_open_state(&x->u, &from);
+        if (state < 0 || x->cut != T_NONE)
+            continue;
+        if (grow_heap((void **)&l->open, &l->open_cap, l->nopen, sizeof *l->open, 16))
+            return -1;
+        l->open[l->nopen++] = x;
+        x->next = OPEN;
+        open_prep += state == CAUSE_PREP;
+    }
+    return open_prep ? worker_moves(l, open_prep) : 0;
+}
+
+/* The first pickup or start after t of another unit of x's worker on its
+ * device (OPEN: none read).  A unit that moved on and left the table
+ * did so after its device was counted past it, and so after x's prep was
+ * decided (horizon_of). */
+static int64_t worker_next(const struct live *l, const struct live_unit *x, int64_t t)
+{
+    if (x->u.worker < 0)
+        return OPEN;
+    if (!l->moves_sorted)
+        return x->next; /* worker_moves found it */
+    return worker_move_next(l->moves, l->nmoves, x->u.device, x->u.worker, t);
+}
+
+/* Where x's state stops holding its cause if nothing follows, as analyze
+ * decides it with what has been read (OPEN: x is not left in a state). */
+static int64_t open_end(const struct live *l, const struct live_unit *x)
+{
+    int64_t from;
+    int st = unit_open_state(&x->u, &from);
+    if (st < 0)
+        return OPEN;
+    if (x->cut != T_NONE)
+        return x->cut;
+    return abandon_end(st, from, &l->stair[st], st == CAUSE_PREP ? worker_next(l, x, from) : OPEN);
+}
+
+/* A span of x that lasts to the end of the log stops where its state does;
+ * 1 when something is left of it. */
+static int open_cut(const struct live *l, const struct live_unit *x, struct span *s)
+{
+    if (s->end == OPEN)
+        s->end = open_end(l, x);
+    return s->end > s->start;
+}
+
+/* The longest of a stage completed so far (0: none). */
+static int64_t longest_yet(const struct stair *s)
+{
+    return s->n ? s->p[s->n - 1].end : 0;
+}
+
+/* The horizon h (every record before it read) as the units left in a state
+ * allow: an instant after such a unit's bounded point is its cause's if its
+ * next event comes, and not if none does, so it waits.  It is judged left
+ * there for good (x->cut), and waits no more, when its worker has moved on
+ * (a prep), or when it has lasted twice the longest of its stage completed
+ * yet: a stage that does end so late is rare, and its record is then
+ * counted as late.  So a failed job's unit holds the horizon a bounded
+ * time, not to the end of the run. */
+static int64_t open_hold(struct live *l, int64_t h)
+{
+    int64_t hold = h;
+    for (size_t i = 0; i < l->nopen; i++) { /* open_scan's list */
+        struct live_unit *x = l->open[i];
+        int64_t from;
+        int st = unit_open_state(&x->u, &from);
+        int64_t e = stair_end(&l->stair[st], from); /* final when before h */
+        if (st == CAUSE_PREP) {
+            int64_t next = worker_next(l, x, from);
+            if (next < h) {
+                x->cut = next < e ? next : e;
+                continue;
+            }
+        }
+        int64_t m = longest_yet(&l->stair[st]);
+        if (e < h && m > 0 && h - from >= 2 * m) {
+            x->cut = e;
+            continue;
+        }
+        if (e < hold)
+            hold = e;
+    }
+    return hold;
+}
+
 /* Count device d's instants [lo, hi): busy where a completed unit's GPU
  * phase covers them, else idle by cause. */
 static int count_device(struct live *l, struct live_dev *d, int64_t lo, int64_t hi, const struct live_spans *queue,
@@ -621,7 +794,7 @@ static int count_device(struct live *l, struct live_dev *d, int64_t lo, int64_t 
                 if (x->kern[k].start >= s.start && x->kern[k].end <= s.end && spans_add(kern, x->kern[k]))
                     goto out;
         }
-        if (unit_prep_span(&x->u, &s) && s.end > lo && spans_add(prep, s))
+        if (unit_prep_span(&x->u, &s) && open_cut(l, x, &s) && s.end > lo && spans_add(prep, s))
             goto out;
     }
     if (spans_merge(busy) || spans_merge(prep) || spans_merge(kern))
@@ -667,7 +840,7 @@ out:
 
 /* How far every device may be counted: the horizon (live.h's rules that
  * concern all devices). */
-static int64_t horizon_of(const struct live *l, int quiet, int end)
+static int64_t horizon_of(struct live *l, int quiet, int end)
 {
     if (end)
         return OPEN;
@@ -684,7 +857,7 @@ static int64_t horizon_of(const struct live *l, int quiet, int end)
         if (l->devices_named && has(u, EV_GPU_PICKUP) && !(u->flags & U_DEVSET) && u->t[EV_GPU_PICKUP] < h)
             h = u->t[EV_GPU_PICKUP];
     }
-    return h;
+    return open_hold(l, h);
 }
 
 /* The earliest GPU_START of a unit still on device's GPU (OPEN: none). */
@@ -790,6 +963,8 @@ int live_settle(struct live *l, int quiet, int end)
         if (apply(l, &l->hold, l->hold.t_ns))
             return -1;
     }
+    if (open_scan(l))
+        return -1;
     int64_t h = horizon_of(l, quiet, end);
     struct live_spans *queue = &l->sp_queue, *synth = &l->sp_synth;
     queue->n = synth->n = 0;
@@ -801,9 +976,9 @@ int live_settle(struct live *l, int quiet, int end)
         struct span s;
         if (!u || !unit_consistent(u))
             continue;
-        if (unit_queue_span(u, &s) && spans_add(queue, s))
+        if (unit_queue_span(u, &s) && open_cut(l, l->tab[i], &s) && spans_add(queue, s))
             goto out;
-        if (unit_synth_cause_span(u, &s) && spans_add(synth, s))
+        if (unit_synth_cause_span(u, &s) && open_cut(l, l->tab[i], &s) && spans_add(synth, s))
             goto out;
     }
     if (spans_merge(queue) || spans_merge(synth))
@@ -850,11 +1025,20 @@ static int run_end(struct live *l)
     return 0;
 }
 
-/* At a run's end every unit is final: counted, and out of the table. */
+static int in_flight_stage(const struct unit *u);
+
+/* At a run's end every unit is final: counted, and out of the table.
+ * Those still in flight stay counted as such (ended_in_flight): a watch
+ * stopped, or a log ended, leaves open what the daemon had not finished,
+ * as analyze's in_flight does. */
 static void flush_units(struct live *l)
 {
+    memset(l->ended_in_flight, 0, sizeof l->ended_in_flight);
     for (size_t i = 0; i <= l->mask; i++)
         if (l->tab[i]) {
+            int st = in_flight_stage(&l->tab[i]->u);
+            if (st >= 0)
+                l->ended_in_flight[st]++;
             unit_gone(l, l->tab[i], 0); /* out of memory: only its window lost, and the run is over */
             done_push(l, l->tab[i]);
             l->tab[i] = NULL;
@@ -864,18 +1048,30 @@ static void flush_units(struct live *l)
 
 /* ---- what is shown ---- */
 
+/* The stage a unit in flight is in, or -1 when it is not in flight
+ * (completed, or left out as inconsistent). */
+static int in_flight_stage(const struct unit *u)
+{
+    if (!unit_consistent(u) || has(u, EV_GPU_END))
+        return -1;
+    return has(u, EV_GPU_START)    ? ST_GPU
+           : has(u, EV_GPU_PICKUP) ? ST_PREP
+           : has(u, EV_CHAN_SEND)  ? ST_QUEUE
+           : has(u, EV_SYNTH_END)  ? ST_HANDOFF
+                                   : ST_SYNTHESIS;
+}
+
 void live_now(const struct live *l, struct live_now *o)
 {
     memset(o, 0, sizeof *o);
+    for (int s = 0; s < ST_N; s++) {
+        o->in_flight[s] = l->ended_in_flight[s];
+        o->in_flight_total += l->ended_in_flight[s];
+    }
     for (size_t i = 0; i <= l->mask; i++) {
-        const struct unit *u = l->tab[i] ? &l->tab[i]->u : NULL;
-        if (!u || !unit_consistent(u) || has(u, EV_GPU_END))
+        int st = l->tab[i] ? in_flight_stage(&l->tab[i]->u) : -1;
+        if (st < 0)
             continue;
-        int st = has(u, EV_GPU_START)    ? ST_GPU
-                 : has(u, EV_GPU_PICKUP) ? ST_PREP
-                 : has(u, EV_CHAN_SEND)  ? ST_QUEUE
-                 : has(u, EV_SYNTH_END)  ? ST_HANDOFF
-                                         : ST_SYNTHESIS;
         o->in_flight[st]++;
         o->in_flight_total++;
     }

@@ -21,7 +21,15 @@
  *     without CHAN_SEND, that time is synthesis (the handoff) if a
  *     CHAN_SEND follows and queue if none does;
  *   - no unit picked up without naming its device is in prep at t, when
- *     the run names devices (its GPU_START may name one).
+ *     the run names devices (its GPU_START may name one);
+ *   - no unit left in a state (picked up and not started, ready and not
+ *     picked up, in synthesis and not ended) has lasted longer than the
+ *     longest of its stage completed by t: analyze stops such a unit's
+ *     cause there if nothing follows, and keeps it if its next event comes.
+ *     Such a unit is judged left there, and holds nothing more, once its
+ *     worker picks up or starts another unit (a prep), or once it has
+ *     lasted twice the longest of its stage completed yet; a unit judged so
+ *     that continues all the same is counted as late.
  * Each instant is counted once and never revised; at the end of a run
  * (the daemon restarted, or the log ended) the last ones are decided as
  * `analyze` decides them at the end of a log, so the totals then equal
@@ -74,6 +82,11 @@ struct live_unit {
     uint64_t seq;   /* order of arrival: the view's order */
     uint32_t job_len;
     uint8_t counted; /* its completion and stages went into the counts */
+    uint8_t stair_in; /* its completed stages (1 << ST_*) already in the run's stairs */
+    int64_t next;     /* left in prep: its worker's next pickup or start, this settle (worker_moves) */
+    int64_t cut;      /* judged left in its state (its worker moved on, or it lasted twice
+                       * the longest of its stage): where it stopped holding its cause
+                       * (T_NONE: not so) */
     uint16_t nkern, kern_cap, nkopen;
     struct span *kern; /* its kernel phases (analyze_kernel_phase), paired */
     int64_t kopen[4];  /* kernel phases started and not yet ended, oldest first */
@@ -127,6 +140,17 @@ struct live {
         struct span *s;
         size_t n, cap;
     } sp_queue, sp_synth, sp_busy, sp_prep, sp_kern;
+    /* this run's longest completed stage by each instant, by the state it
+     * bounds (CAUSE_PREP, CAUSE_QUEUE, CAUSE_SYNTHESIS): where a unit left
+     * in a state stops holding its cause (analyze.h, abandon_end) */
+    struct stair stair[CAUSE_NO_WORK];
+    /* the table's workers' pickups and starts, sorted, for a prep left
+     * open (rebuilt by each settle that has one) */
+    struct worker_move *moves;
+    size_t nmoves, moves_cap;
+    int moves_sorted; /* moves is the index; else each open prep's x->next is set */
+    struct live_unit **open; /* the units left in a state, for the settle (open_scan) */
+    size_t nopen, open_cap;
     uint64_t seq;
     /* completed units the horizon has passed, for the view: a ring */
     struct live_unit **done;
@@ -149,6 +173,7 @@ struct live {
     uint64_t records, late, duplicates, contradictions, others;
     uint64_t lines, skipped, skipped_by[8]; /* of a log: counted by the caller (lines.h) */
     uint64_t units_completed;
+    size_t ended_in_flight[ST_N]; /* the last run's units still in flight when it ended, by stage */
     struct live_hist stage[ST_N];
     struct live_bin bins[LIVE_BINS];
     int64_t latest_s;     /* the latest second of log time settled */

@@ -66,6 +66,11 @@ struct sim_report {
     int ranked;                      /* the sweep ranks its points (not a workload's sweep) */
     unsigned long long seed;
     const char *knob;                /* the swept knob, or NULL: one point */
+    /* from a trace: the measured run, its setting, and the simulation at
+     * that setting (NULL: none), held against each other */
+    const struct run_result *measured;
+    const struct sim_params *meas_params;
+    const struct sim_out *check;
 };
 void report_sim_text(FILE *f, const struct sim_report *s, int color);
 void report_sim_json(FILE *f, const struct sim_report *s);

@@ -372,6 +372,10 @@ static void run_json(FILE *f, const struct run_result *res, const struct report_
             (unsigned long long)r->duplicates, (unsigned long long)res->inconsistent,
             (unsigned long long)r->lost_events, (unsigned long long)r->damaged_bytes,
             (unsigned long long)r->late_lines);
+    fprintf(f, ", \"abandoned_units\": %llu, \"abandoned_by_stage\": {\"synthesis\": %llu, \"queue\": %llu, "
+               "\"prep\": %llu}",
+            (unsigned long long)res->abandoned, (unsigned long long)res->abandoned_by[CAUSE_SYNTHESIS],
+            (unsigned long long)res->abandoned_by[CAUSE_QUEUE], (unsigned long long)res->abandoned_by[CAUSE_PREP]);
     fputs(", \"issues\": ", f);
     issues_json(f, r);
     fputs(", \"utilization\": ", f);

@@ -16,22 +16,135 @@ static const char *dur(char *buf, size_t n, double ns)
     return fmt_dur(buf, n, ns >= 0 ? ns : NAN);
 }
 
-static void setup_line(FILE *f, const struct sim_params *p)
+/* The workload: the trace's own jobs (each with its units), or jobs x
+ * partitions. */
+static void workload_text(FILE *f, const struct sim_params *p, const struct sim_fit *fit)
 {
-    fprintf(f, "  %-13s %llu job%s x %d partition%s, synthesis concurrency %d, %d device%s x %d worker%s, "
-               "channel %d, ",
-            "setup", (unsigned long long)p->jobs, p->jobs == 1 ? "" : "s", p->partitions, p->partitions == 1 ? "" : "s",
-            p->synth_concurrency, p->devices, p->devices == 1 ? "" : "s", p->gpu_workers,
-            p->gpu_workers == 1 ? "" : "s", p->channel);
+    if (!p->job_units) {
+        fprintf(f, "%llu job%s x %d partition%s", (unsigned long long)p->jobs, p->jobs == 1 ? "" : "s",
+                p->partitions, p->partitions == 1 ? "" : "s");
+        return;
+    }
+    unsigned long long units = (unsigned long long)sim_units(p);
+    fprintf(f, "the trace's %llu completed job%s, %llu unit%s", (unsigned long long)p->jobs, p->jobs == 1 ? "" : "s",
+            units, units == 1 ? "" : "s");
+    if (fit->parts_min != fit->parts_max)
+        fprintf(f, " (%d to %d a job)", fit->parts_min, fit->parts_max);
+    else
+        fprintf(f, " (%d a job)", fit->parts_min);
+}
+
+static void setup_line(FILE *f, const struct sim_params *p, const struct sim_fit *fit)
+{
+    fprintf(f, "  %-13s ", "setup");
+    workload_text(f, p, fit);
+    fprintf(f, ", synthesis concurrency %d, %d device%s x %d worker%s, channel %d, ", p->synth_concurrency, p->devices,
+            p->devices == 1 ? "" : "s", p->gpu_workers, p->gpu_workers == 1 ? "" : "s", p->channel);
     if (p->cores > 0)
         fprintf(f, "%g cores (synthesis %.2g, host %.2g, host share %.2g, weight %.2g), ", p->cores,
                 p->synth_threads, p->host_threads, p->host_share, p->host_weight > 0 ? p->host_weight : 1);
     else
         fprintf(f, "no CPU contention, ");
-    if (p->rate > 0)
+    if (p->job_units && p->job_at)
+        fprintf(f, "arriving as in the trace\n");
+    else if (p->rate > 0 && !p->job_units)
         fprintf(f, "%g jobs/s\n", p->rate);
     else
         fprintf(f, "all jobs at once\n");
+}
+
+/* ---- the check: the simulation at the measured setting against the run ---- */
+
+#define CHECK_POINTS 0.05 /* utilization: 5 points, and */
+#define CHECK_SPJ 0.10    /* s per job: 10%, the bars the validation holds the simulator to */
+
+/* How far the simulation at the measured setting is from the run: 1 within
+ * the bars, 0 not, -1 nothing to compare (no figure on one side). */
+static int check_within(const struct sim_report *s, double *dpts, double *dspj)
+{
+    const struct run_result *m = s->measured, *c = s->check ? &s->check->res : NULL;
+    if (!m || !c || !(m->utilization >= 0) || !(c->utilization >= 0) || m->s_per_job <= 0 || c->s_per_job <= 0)
+        return -1;
+    *dpts = c->utilization - m->utilization;
+    *dspj = c->s_per_job / m->s_per_job - 1;
+    return fabs(*dpts) <= CHECK_POINTS && fabs(*dspj) <= CHECK_SPJ;
+}
+
+/* Why the simulation at the measured setting may miss the run: what the
+ * model leaves out of this trace.  Up to 4 reasons, in why[]; their count. */
+static int check_why(const struct sim_report *s, char why[4][160])
+{
+    int n = 0;
+    const struct sim_fit *fit = s->fit;
+    if (fit->units_left_out)
+        snprintf(why[n++], 160, "%llu unit%s of jobs that did not complete in the trace are not simulated, "
+                                "though the measured run spent time on them",
+                 (unsigned long long)fit->units_left_out, fit->units_left_out == 1 ? "" : "s");
+    if (s->measured->cpu.contention && !fit->fitted && !fit->measured && !fit->given)
+        snprintf(why[n++], 160, "the trace's stages are slower beside others (CPU contention) and the simulation "
+                                "has no model of it");
+    if (s->calib->synth.v && s->calib->synth.n < 30)
+        snprintf(why[n++], 160, "only %zu complete units to resample", s->calib->synth.n);
+    if (!n)
+        snprintf(why[n++], 160, "the pipeline is not the model's (docs/simulate.md, \"The model\"): its channel's "
+                                "capacity is a guess (%d), or its stages depend on each other otherwise",
+                 s->meas_params ? s->meas_params->channel : -1);
+    return n;
+}
+
+static void check_text(FILE *f, const struct sim_report *s)
+{
+    double dp, ds;
+    int in = check_within(s, &dp, &ds);
+    if (in < 0)
+        return;
+    const struct run_result *m = s->measured, *c = &s->check->res;
+    char a[32], b[32];
+    if (in) {
+        fprintf(f, "  %-13s at the measured setting: %.1f%% and %s per job simulated, %.1f%% and %s measured "
+                   "(within %.0f points and %.0f%%)\n",
+                "check", 100 * c->utilization, dur(a, sizeof a, c->s_per_job), 100 * m->utilization,
+                dur(b, sizeof b, m->s_per_job), 100 * CHECK_POINTS, 100 * CHECK_SPJ);
+        return;
+    }
+    char why[4][160];
+    int n = check_why(s, why);
+    fprintf(f, "  %-13s at the measured setting the simulation misses the measured run: %.1f%% and %s per job "
+               "simulated, %.1f%% and %s measured (%+.1f points, %+.0f%%): ",
+            "warning", 100 * c->utilization, dur(a, sizeof a, c->s_per_job), 100 * m->utilization,
+            dur(b, sizeof b, m->s_per_job), 100 * dp, 100 * ds);
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%s%s", i ? "; " : "", why[i]);
+    fputc('\n', f);
+}
+
+static void check_json(FILE *f, const struct sim_report *s)
+{
+    double dp, ds;
+    int in = check_within(s, &dp, &ds);
+    if (in < 0) {
+        fputs(", \"check\": null", f);
+        return;
+    }
+    const struct run_result *m = s->measured, *c = &s->check->res;
+    fprintf(f, ", \"check\": {\"utilization_measured\": ");
+    json_num(f, m->utilization);
+    fputs(", \"utilization_simulated\": ", f);
+    json_num(f, c->utilization);
+    fputs(", \"s_per_job_measured\": ", f);
+    json_num(f, m->s_per_job * 1e-9);
+    fputs(", \"s_per_job_simulated\": ", f);
+    json_num(f, c->s_per_job * 1e-9);
+    fprintf(f, ", \"within\": %s, \"why\": [", in ? "true" : "false");
+    if (!in) {
+        char why[4][160];
+        int n = check_why(s, why);
+        for (int i = 0; i < n; i++) {
+            fputs(i ? ", " : "", f);
+            json_str(f, why[i], strlen(why[i]));
+        }
+    }
+    fputs("]}", f);
 }
 
 static void calib_text(FILE *f, const char *from, const struct sim_params *p, const struct sim_fit *fit)
@@ -125,7 +238,9 @@ static void result_json(FILE *f, const struct run_result *r)
 
 static void params_json(FILE *f, const struct sim_params *p)
 {
-    fprintf(f, "\"params\": {\"jobs\": %llu, \"partitions\": %d, \"rate\": %.9g, \"synth_concurrency\": %d, "
+    fprintf(f, "\"params\": {\"workload\": \"%s\", \"units\": %llu, ", p->job_units ? "trace" : "uniform",
+            (unsigned long long)sim_units(p));
+    fprintf(f, "\"jobs\": %llu, \"partitions\": %d, \"rate\": %.9g, \"synth_concurrency\": %d, "
                "\"gpu_workers\": %d, \"devices\": %d, \"channel\": %d, \"cores\": %.9g, \"synth_threads\": %.9g, "
                "\"host_threads\": %.9g, \"host_share\": %.9g, \"host_weight\": %.9g, \"seed\": %llu}",
             (unsigned long long)p->jobs, p->partitions, p->rate, p->synth_concurrency, p->gpu_workers, p->devices,
@@ -195,6 +310,8 @@ void report_sim_json(FILE *f, const struct sim_report *s)
     params_json(f, &s->params[s->best]);
     fprintf(f, ", ");
     calib_json(f, s->from, s->calib, s->fit);
+    if (s->from)
+        check_json(f, s);
     if (s->knob) {
         fprintf(f, ", \"sweep\": {\"knob\": \"%s\", ", s->knob);
         if (s->ranked)
@@ -245,7 +362,8 @@ void report_sim_text(FILE *f, const struct sim_report *s, int color)
 {
     fprintf(f, "waterfall simulate: SIMULATED, not measured: a discrete-event simulation (seed %llu)\n", s->seed);
     calib_text(f, s->from, s->calib, s->fit);
-    setup_line(f, &s->params[s->knob ? s->best : 0]);
+    setup_line(f, &s->params[s->knob ? s->best : 0], s->fit);
+    check_text(f, s);
     if (!s->knob)
         result_text(f, &s->outs[0].res);
     else

@@ -164,6 +164,29 @@ static void reported_text(FILE *f, const char *key, const struct reported_check 
                 fmt_dur(a, sizeof a, c->first_reported), fmt_dur(b, sizeof b, c->first_timed));
 }
 
+/* Units that never finished a stage (analyze_abandon.c): how many, in
+ * which state, and the bounded point where each stopped holding its cause,
+ * so that a reader knows the idle causes were not held to the log's end. */
+static void abandoned_text(FILE *f, const struct run_result *res, const struct paint *p)
+{
+    static const char *left[CAUSE_N] = {"picked up and never started", "ready and never picked up",
+                                        "in synthesis and never ended", NULL};
+    if (!res->abandoned)
+        return;
+    const struct run *r = res->run;
+    fprintf(f, "  %swarning%s        %llu unit%s abandoned (", p->yellow, p->off, (unsigned long long)res->abandoned,
+            res->abandoned == 1 ? "" : "s");
+    const char *sep = "";
+    for (int c = 0; c < CAUSE_NO_WORK; c++)
+        if (res->abandoned_by[c]) {
+            fprintf(f, "%s%llu %s", sep, (unsigned long long)res->abandoned_by[c], left[c]);
+            sep = ", ";
+        }
+    fprintf(f, "; the first one's first %s: %llu): each holds its idle cause only as long as the longest such stage "
+               "completed by then, and a prep only until its worker's next pickup or start\n",
+            r->native ? "event" : "line", (unsigned long long)r->units[res->abandoned_first].line);
+}
+
 /* Phases inside the stages, marks, kinds, and the daemon's own durations. */
 static void phases_text(FILE *f, const struct run_result *res, const struct paint *p)
 {
@@ -309,6 +332,7 @@ static void run_text(FILE *f, const struct run_result *res, size_t nruns_in_sour
     fprintf(f, "  %-14s %s: ", "idle", idle_sentence(b4, sizeof b4, res));
     report_causes_text(f, res->by_cause, res->idle);
     fputc('\n', f);
+    abandoned_text(f, res, &p);
     fprintf(f, "  %-14s %s%s%s\n", "bottleneck", p.bold, bottleneck_sentence(b4, sizeof b4, res), p.off);
     advice_text(f, res, &p);
     fprintf(f, "  %-14s %s per job", "throughput", fmt_dur(b1, sizeof b1, res->s_per_job >= 0 ? res->s_per_job : NAN));

@@ -65,6 +65,40 @@ void sim_params_free(struct sim_params *p)
     sim_dist_free(&p->gpu);
     sim_dist_free(&p->prep);
     sim_dist_free(&p->pickup);
+    free(p->job_units);
+    free(p->job_at);
+    p->job_units = NULL;
+    p->job_at = NULL;
+}
+
+uint64_t sim_units(const struct sim_params *p)
+{
+    if (!p->job_units)
+        return p->jobs * (uint64_t)p->partitions;
+    uint64_t n = 0;
+    for (uint64_t j = 0; j < p->jobs; j++)
+        n += p->job_units[j];
+    return n;
+}
+
+void sim_uniform(struct sim_params *p)
+{
+    p->job_units = NULL;
+    p->job_at = NULL;
+}
+
+/* When job j arrives (seconds from the start). */
+static double job_arrival(const struct sim_params *p, uint64_t j)
+{
+    if (p->job_units)
+        return p->job_at ? p->job_at[j] : 0;
+    return p->rate > 0 ? (double)j / p->rate : 0;
+}
+
+/* Job j's units. */
+static size_t job_units(const struct sim_params *p, uint64_t j)
+{
+    return p->job_units ? p->job_units[j] : (size_t)p->partitions;
 }
 
 double sim_dist_mean(const struct sim_dist *d)
@@ -102,7 +136,7 @@ const char *sim_check(const struct sim_params *p)
         return "--jobs must be at least 1";
     if (p->partitions < 1)
         return "--partitions must be at least 1";
-    if ((double)p->jobs * p->partitions > (double)MAX_UNITS)
+    if ((double)p->jobs * p->partitions > (double)MAX_UNITS || (double)sim_units(p) > (double)MAX_UNITS)
         return "too many units: jobs x partitions must be at most 50 million";
     if (p->synth_concurrency < 1)
         return "--synth-concurrency must be at least 1";
@@ -139,7 +173,7 @@ const char *sim_check(const struct sim_params *p)
         return "prep time must be zero or positive and finite (--prep-s)";
     if (!dist_ok(&p->pickup, 1))
         return "dispatch latency must be zero or positive and finite (--dispatch-s)";
-    if (p->rate > 0 && (double)(p->jobs - 1) / p->rate > SIM_MAX_S)
+    if (!p->job_units && p->rate > 0 && (double)(p->jobs - 1) / p->rate > SIM_MAX_S)
         return "--rate is too slow for --jobs: the last job would arrive after 9e9 s";
     return NULL;
 }
@@ -413,7 +447,7 @@ static int step(struct sim *s)
 {
     double arrival = INFINITY;
     if (s->arrived < s->p->jobs)
-        arrival = s->p->rate > 0 ? (double)s->arrived / s->p->rate : 0;
+        arrival = job_arrival(s->p, s->arrived);
     double f[CL_N];
     sim_slowdowns(s->p, s->n, f);
     f[CL_PICK] = 1;
@@ -438,8 +472,7 @@ static int step(struct sim *s)
     if (s->t > SIM_MAX_S)
         return -2;
     if (next < 0) {
-        s->arrived++;
-        s->avail += (size_t)s->p->partitions;
+        s->avail += job_units(s->p, s->arrived++);
         return start_synth(s);
     }
     struct hent e = heap_pop(&s->h[next]);
@@ -469,8 +502,7 @@ static int build_jobs(const struct sim_params *p, struct sim_out *o)
         for (int i = 0; i < nd; i++)
             w[4 + i] = digits[nd - 1 - i];
         int n = 4 + nd;
-        r->jobs[j] = (struct job){.id = w, .len = (uint32_t)n, .units = (uint32_t)p->partitions,
-                                  .hash = j};
+        r->jobs[j] = (struct job){.id = w, .len = (uint32_t)n, .units = (uint32_t)job_units(p, j), .hash = j};
         w += n;
     }
     return 0;
@@ -481,8 +513,9 @@ int sim_run(const struct sim_params *p, struct sim_out *o)
     memset(o, 0, sizeof *o);
     double t0 = now_s();
     struct sim s = {.p = p, .rng = p->seed ^ 0x5157a7e5eed5ull};
-    s.nunits = (size_t)p->jobs * (size_t)p->partitions;
-    s.scale = (double)p->calib_partitions / p->partitions;
+    s.nunits = (size_t)sim_units(p);
+    /* the trace's own jobs take its per-unit times as they are */
+    s.scale = p->job_units ? 1 : (double)p->calib_partitions / p->partitions;
     size_t nw = (size_t)p->gpu_workers * (size_t)p->devices;
     int rc = -1;
     s.u = big_alloc(s.nunits * sizeof *s.u);
@@ -494,12 +527,15 @@ int sim_run(const struct sim_params *p, struct sim_out *o)
     for (int d = 0; d < p->devices; d++)
         if (fifo_init(&s.devq[d], (size_t)p->gpu_workers + 1))
             goto out;
-    for (size_t i = 0; i < s.nunits; i++) {
+    for (size_t i = 0, j = 0, k = 0; i < s.nunits; i++) {
         struct unit *u = &s.u[i];
         for (int e = 0; e < EV_N; e++)
             u->t[e] = T_NONE;
-        u->job = (uint32_t)(i / (size_t)p->partitions);
-        u->partition = p->partitions > 1 ? (int32_t)(i % (size_t)p->partitions) : -1;
+        size_t nj = job_units(p, j);
+        u->job = (uint32_t)j;
+        u->partition = nj > 1 ? (int32_t)k : -1;
+        if (++k == nj)
+            j++, k = 0;
         u->worker = -1;
         u->device = 0;
         u->line = i + 1;

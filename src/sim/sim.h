@@ -67,7 +67,23 @@ struct sim_params {
     struct sim_dist pickup; /* dispatch latency: a free worker to GPU_PICKUP */
     int calib_partitions;
     uint64_t seed;
+    /* The trace's own workload (sim_calibrate), used instead of `jobs`
+     * jobs of `partitions` units at `rate` while set: its completed jobs
+     * in the order they started, job j with job_units[j] units (a log may
+     * mix partition counts), arriving job_at[j] seconds after the first
+     * (NULL: all at once, a backlog).  `jobs` is their count and
+     * `partitions` the mean, rounded, for the report; the per-unit times
+     * are the trace's as they are.  Owned by the calibration's params
+     * (sim_params_free); a point's copy only points to them. */
+    uint32_t *job_units;
+    double *job_at;
 };
+
+/* The units a setting simulates: the trace's jobs' or jobs x partitions. */
+uint64_t sim_units(const struct sim_params *p);
+/* Leave the trace's workload for jobs x partitions at rate (a point that
+ * sets --jobs, --partitions or --rate); does not free it. */
+void sim_uniform(struct sim_params *p);
 
 /* What one simulation gives: a run in the model's terms (units with their
  * six events), analysed with the same code as `waterfall analyze`. */
@@ -127,6 +143,10 @@ struct sim_fit {
     uint64_t jobs;
     int channel_seen;     /* most units waiting in the channel at once */
     double rate;          /* jobs per second, when the trace's GPU waited for input; else 0 */
+    /* the trace's workload (sim_params job_units): its completed jobs, */
+    uint64_t units;              /* their units, */
+    int parts_min, parts_max;    /* the fewest and most units of one, */
+    uint64_t units_left_out;     /* and the units of the jobs that did not complete */
 };
 
 /* Fill p's distributions (and f) from a run; trace_cores: the cores of the

@@ -454,6 +454,86 @@ static double arrival_rate(const struct run *r, const struct run_result *res, in
     return rate;
 }
 
+/* A completed job, for the workload: when its first unit started. */
+struct tjob {
+    int64_t first;
+    uint32_t units;
+};
+
+static int cmp_tjob(const void *a, const void *b)
+{
+    int64_t x = ((const struct tjob *)a)->first, y = ((const struct tjob *)b)->first;
+    return (x > y) - (x < y);
+}
+
+/* The trace's own workload (sim_params job_units, job_at): its completed
+ * jobs (every unit consistent, with GPU_END: analyze's jobs_completed) in
+ * the order they started, each with its own units, not the mean partition
+ * count (19 jobs x 2 partitions simulated 38 of a log's 45 units), and
+ * arriving as they arrived in the trace when its pipeline waited for input
+ * (f->rate > 0: the jobs' first SYNTH_STARTs), else all at once.  0, or -1
+ * out of memory. */
+static int trace_jobs(const struct run *r, struct sim_params *p, struct sim_fit *f)
+{
+    size_t nj = r->njobs;
+    struct tjob *t = calloc(nj ? nj : 1, sizeof *t);
+    uint32_t *done = calloc(nj ? nj : 1, sizeof *done);
+    if (!t || !done) {
+        free(t), free(done);
+        return -1;
+    }
+    for (size_t j = 0; j < nj; j++)
+        t[j].first = INT64_MAX;
+    for (size_t i = 0; i < r->nunits; i++) {
+        const struct unit *u = &r->units[i];
+        int64_t at = T_NONE;
+        for (int e = 0; e < EV_N && at == T_NONE; e++)
+            at = u->t[e]; /* its first event: SYNTH_START where it has one */
+        if (at != T_NONE && at < t[u->job].first)
+            t[u->job].first = at;
+        if (unit_consistent(u) && has(u, EV_GPU_END))
+            done[u->job]++;
+    }
+    size_t k = 0;
+    f->units = f->units_left_out = 0;
+    f->parts_min = INT32_MAX, f->parts_max = 0;
+    for (size_t j = 0; j < nj; j++) {
+        uint32_t n = r->jobs[j].units;
+        if (done[j] != n || n == 0) {
+            f->units_left_out += n;
+            continue;
+        }
+        t[k++] = (struct tjob){t[j].first, n};
+        f->units += n;
+        if ((int)n < f->parts_min)
+            f->parts_min = (int)n;
+        if ((int)n > f->parts_max)
+            f->parts_max = (int)n;
+    }
+    free(done);
+    if (k == 0) {
+        free(t);
+        f->parts_min = f->parts_max = 0;
+        return 0; /* no job completed: jobs x partitions, as before */
+    }
+    qsort(t, k, sizeof *t, cmp_tjob);
+    p->job_units = malloc(k * sizeof *p->job_units);
+    p->job_at = f->rate > 0 ? malloc(k * sizeof *p->job_at) : NULL;
+    if (!p->job_units || (f->rate > 0 && !p->job_at)) {
+        free(t);
+        return -1;
+    }
+    for (size_t j = 0; j < k; j++) {
+        p->job_units[j] = t[j].units;
+        if (p->job_at)
+            p->job_at[j] = (double)(t[j].first - t[0].first) * 1e-9;
+    }
+    free(t);
+    f->jobs = k;
+    f->partitions = (int)lround((double)f->units / (double)k);
+    return 0;
+}
+
 /* The complete units of the run, in seconds from its start, in the run's
  * order (c: one for each). */
 static void collect_units(const struct run *r, const struct run_result *res, struct cu *c)
@@ -722,13 +802,15 @@ const char *sim_calibrate(const struct run *r, const struct run_result *res, dou
     if (f->partitions < 1)
         f->partitions = 1;
     f->rate = arrival_rate(r, res, starved);
+    if (trace_jobs(r, p, f))
+        return "out of memory";
     p->calib_partitions = f->partitions;
     return NULL;
 }
 
 void sim_trace_defaults(struct sim_params *p, const struct sim_fit *f)
 {
-    p->jobs = f->jobs;
+    p->jobs = f->jobs; /* the count of job_units, when the trace's jobs are set */
     p->partitions = f->partitions;
     p->rate = f->rate;
     p->synth_concurrency = f->synth_max;
@@ -755,9 +837,15 @@ int sim_advise(const struct run *r, struct run_result *res, double trace_cores, 
         return 1; /* nothing known of the contention: the formula stays */
     }
     sim_trace_defaults(&p, &f);
-    if (p.jobs * (uint64_t)p.partitions > 20000) /* plenty for a steady state */
+    /* the trace's own jobs where they are enough for a steady state and
+     * not too many to simulate some 8 times; else jobs x partitions */
+    if (p.job_units && (p.jobs < 20 || sim_units(&p) > 20000)) {
+        free(p.job_units), free(p.job_at);
+        sim_uniform(&p);
+    }
+    if (!p.job_units && p.jobs * (uint64_t)p.partitions > 20000) /* plenty for a steady state */
         p.jobs = 20000 / (uint64_t)p.partitions + 1;
-    if (p.jobs < 20)
+    if (!p.job_units && p.jobs < 20)
         p.jobs = 20;
     int formula = res->advice.valid ? res->advice.needed : 1;
     int top = formula * 2 > 8 ? formula * 2 : 8;

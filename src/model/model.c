@@ -24,6 +24,10 @@
  * complete. */
 #define RUN_INDEX_MIN 1024
 
+/* The most parts whose other events wait for the input's first run (a
+ * reader makes at most 8 parts; past this, they have no unit). */
+#define MODEL_WAIT_MAX 64
+
 static uint64_t job_hash_of(const void *ctx, size_t v)
 {
     const struct run *r = ctx;
@@ -98,7 +102,8 @@ static int take_extras(struct model *m, struct evpart *p, const size_t *segrun, 
             break;
         }
         uint32_t ids[2] = {x->key, x->val};
-        for (int k = 0; k < (x->kind == XR_ATTR ? 2 : 1); k++) {
+        int kind = (int)(x->kind & ~(uint32_t)XR_LOOKS_RESTART);
+        for (int k = 0; k < (kind == XR_ATTR ? 2 : 1); k++) {
             if (!smap[ids[k]]) {
                 size_t n;
                 const char *sv = strtab_get(&p->extra.strs, ids[k], &n);
@@ -114,12 +119,17 @@ static int take_extras(struct model *m, struct evpart *p, const size_t *segrun, 
         if (rc)
             break;
         uint64_t line = base + x->line + 1;
-        if (x->kind == XR_EVENT) {
+        if (kind == XR_EVENT) {
             if (grow_heap((void **)&r->xev, &r->xev_cap, r->nxev, sizeof *r->xev, 64))
                 rc = -1;
             else
                 r->xev[r->nxev++] = (struct xitem){x->t, line, 0, ids[0], 0, (uint32_t)job, x->partition};
             r->events++;
+            /* the run's line range holds every event it counts */
+            if (line < r->first_line)
+                r->first_line = line;
+            if (line > r->last_line)
+                r->last_line = line;
         } else {
             if (grow_heap((void **)&r->xattr, &r->xattr_cap, r->nxattr, sizeof *r->xattr, 64))
                 rc = -1;
@@ -591,6 +601,8 @@ int model_add(struct model *m, const char *source, struct evpart *parts, int npa
     uint64_t base = 0, pending_skips = 0;
     struct pline pending[MAX_ISSUES];
     int npending = 0;
+    int wait[MODEL_WAIT_MAX], nwait = 0; /* parts whose other events wait for the first run */
+    uint64_t wait_base[MODEL_WAIT_MAX];
     int rc = 0;
     for (int pi = 0; pi < nparts && rc == 0; pi++) {
         struct evpart *p = &parts[pi];
@@ -665,11 +677,36 @@ int model_add(struct model *m, const char *source, struct evpart *parts, int npa
         }
         free(jstamp);
         free(jval);
+        /* A part with no event of the six before the input's first run
+         * (a byte range holding only a job's phases, ahead of its
+         * pipeline events) keeps its other events for that run: one
+         * reader would have put them there. */
+        if (rc == 0 && r && nwait) {
+            for (int k = 0; k < nwait && rc == 0; k++)
+                if (take_extras(m, &parts[wait[k]], NULL, (size_t)(r - m->runs) + 1, wait_base[k]))
+                    rc = -1;
+            for (int k = 0; k < nwait; k++)
+                evpart_drop_events(&parts[wait[k]]);
+            nwait = 0;
+        }
+        if (rc == 0 && !r && !p->segs.n && p->extra.n && nwait < MODEL_WAIT_MAX) {
+            wait[nwait] = pi;
+            wait_base[nwait++] = base;
+            free(segrun);
+            base += p->diag.lines;
+            continue;
+        }
         if (rc == 0 && take_extras(m, p, segrun, r ? (size_t)(r - m->runs) + 1 : 0, base))
             rc = -1;
+        if (r && !p->segs.n)
+            r->late_lines += p->diag.late_extras;
         free(segrun);
         base += p->diag.lines;
         evpart_drop_events(p); /* what the runs did not take */
+    }
+    for (int k = 0; k < nwait; k++) { /* no run came: they have no unit */
+        m->xorphans += parts[wait[k]].extra.n;
+        evpart_drop_events(&parts[wait[k]]);
     }
     for (size_t i = first; i < m->nruns; i++)
         if (run_finish(&m->runs[i]))

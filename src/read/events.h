@@ -80,6 +80,7 @@ enum unit_flags {
  * to attach: another event (a phase's start or end, or a mark), or a
  * detail the analysis does not read itself (an attribute: kind=, ...). */
 enum { XR_EVENT, XR_ATTR };
+#define XR_LOOKS_RESTART 0x10 /* on kind while undecided: its time looked like a restart */
 #define XSEG_HELD UINT32_MAX /* added while an event was held, or with a time that looks like a
                                * restart: its segment is that of the next event of the six */
 struct xrec {
@@ -232,6 +233,7 @@ struct ev_diag {
     struct pline pre_skips[MAX_ISSUES];
     int npre_skips;
     int oom; /* ran out of memory: events after that point are not kept */
+    uint64_t late_extras; /* a part with no event of the six: its other events written late */
 };
 
 /* Builder: the run the part is in as it reads, and what evpart_link needs
@@ -244,7 +246,10 @@ struct ev_run {
     size_t nrecs, recs_cap;
     uint64_t nev;              /* events put into units */
     uint64_t nseen;            /* events seen, held ones included */
-    int64_t t_first, t_second; /* the part's first two event times */
+    uint64_t nrec;             /* records seen: events of the six, and the others (text) */
+    int64_t t_first;           /* the part's first record's time */
+    int64_t t_second;          /* the record after its first event of the six (has_second) */
+    int has_second;
     int64_t t_after;           /* the next part's first event time (INT64_MIN: none), for
                                 * evpart_link; read_text sets it before linking */
 };

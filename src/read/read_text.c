@@ -555,7 +555,7 @@ static void join_parts(struct text_input *in, struct worker *w, int n)
          * event the part still holds (a late line, or a restart) */
         int64_t t_after = INT64_MIN;
         for (int k = i + 1; k < n && t_after == INT64_MIN; k++)
-            if (in->parts[k].run.nseen)
+            if (in->parts[k].run.nrec)
                 t_after = in->parts[k].run.t_first;
         in->parts[i].run.t_after = t_after;
         evpart_settle(&in->parts[i], t_after);

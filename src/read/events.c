@@ -773,6 +773,7 @@ void evpart_free(struct evpart *p)
     big_free(p->jobs.off, (size_t)p->jobs.cap * sizeof *p->jobs.off);
     big_free(p->jobs.hash, (size_t)p->jobs.cap * sizeof *p->jobs.hash);
     evpart_compact(p);
+    free(p->clock.pairs);
     free(p->roles.list);
     free(p->find.rindex);
     strtab_free(&p->extra.strs);

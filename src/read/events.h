@@ -183,6 +183,34 @@ struct ev_settings {
     int want_recs; /* keep the records evpart_link needs (a part after the first) */
     int has_in;    /* the state at the part's start is known: */
     int64_t m_in;  /* the latest time of the run it starts in */
+    int clock;     /* CLOCK_*: how records timed by their lines are read */
+    const struct clock_map *align; /* CLOCK_ALIGN: the offsets between the clocks */
+    uint64_t line_base;            /* CLOCK_ALIGN: the input's lines before the part */
+};
+
+/* Two clocks in one log: records with ts= (the daemon's epoch) and
+ * records timed by their line's RFC 3339 timestamp.  A record that
+ * carries both (ts= on a line with a timestamp) gives the offset between
+ * them, line time - ts.  When an input mixes the clocks, read_text reads
+ * it twice more: CLOCK_PAIRS notes those offsets and nothing else, then
+ * CLOCK_ALIGN reads the events, each record timed by its line put on the
+ * ts= clock by the offset nearest before it (the first after it, when
+ * none is before). */
+enum { CLOCK_AS_READ, CLOCK_PAIRS, CLOCK_ALIGN };
+struct clock_pair {
+    uint64_t line; /* part-relative (in a part), or the input's (in the map) */
+    int64_t off;   /* line time - ts, ns */
+};
+struct clock_map {
+    struct clock_pair *pairs; /* by line */
+    size_t n;
+};
+/* CLOCK_PAIRS: what a part saw of the two clocks. */
+struct ev_clock {
+    struct clock_pair *pairs; /* where the offset changes (a new epoch), and the part's first */
+    size_t n, cap;
+    uint64_t nwall, nrec;        /* records timed by their lines; by their own ts */
+    uint64_t first_wall, first_rec; /* part-relative lines of the first of each */
 };
 
 /* The part's segments, in order: its stretches within one run each. */
@@ -298,6 +326,7 @@ struct evpart {
     struct ev_roles roles;
     struct ev_extras extra;
     struct ev_diag diag;
+    struct ev_clock clock; /* CLOCK_PAIRS only */
     /* the builder's state */
     struct ev_run run;
     struct ev_find find;

@@ -742,6 +742,16 @@ static int first_datetime(const char *p, const char *end, int64_t *ns)
     return 0;
 }
 
+int scan_line_time(const char *lo, const char *tl, const char *eol, int64_t *ns)
+{
+    const char *from = tl - lo > SCAN_LINE_MAX ? tl - SCAN_LINE_MAX : lo;
+    const char *nl = tl > from ? memrchr(from, '\n', (size_t)(tl - from)) : NULL;
+    if (first_datetime(nl ? nl + 1 : from, tl, ns))
+        return 1;
+    /* tracing's JSON: its "timestamp" may come after the target */
+    return eol - tl > 8 && tl[8] == '"' && first_datetime(tl, eol, ns);
+}
+
 /* Where tl's line starts: after the last '\n' in [lo, tl), looking back
  * SCAN_LINE_MAX bytes at most; *whole is 0 when the line starts further
  * back (then the window's start is returned). */

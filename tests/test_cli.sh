@@ -250,4 +250,14 @@ timeout 2 "$W" watch --json-lines "$T/nosuch.log" >/dev/null 2>"$T/err"
 [ "$(grep -c 'nosuch.log does not exist (yet); waiting for it to appear' "$T/err")" = 1 ] && ok ||
     bad "watch of a missing file: not said once: $(cat "$T/err")"
 
+# --chart: a row's label keeps the partition, and a column's width reads as a duration
+printf 'TIMELINE,0,SYNTH_START,9f1c2e7a-1b2c-4d5e,partition=3\nTIMELINE,900000,SYNTH_END,9f1c2e7a-1b2c-4d5e,partition=3\nTIMELINE,0,SYNTH_START,9f1c2e7a-1b2c-4d5e,partition=4\nTIMELINE,1000000,SYNTH_END,9f1c2e7a-1b2c-4d5e,partition=4\nTIMELINE,1000000,GPU_START,9f1c2e7a-1b2c-4d5e,partition=3\nTIMELINE,1100000,GPU_END,9f1c2e7a-1b2c-4d5e,partition=3\nTIMELINE,1100000,GPU_START,9f1c2e7a-1b2c-4d5e,partition=4\nTIMELINE,1200000,GPU_END,9f1c2e7a-1b2c-4d5e,partition=4\n' >"$T/chart.log"
+expect_status 0 "$W" analyze --chart --color=never "$T/chart.log"
+grep -q '^  9f1c2e7a-~/3 ' "$T/out" && grep -q '^  9f1c2e7a-~/4 ' "$T/out" && ok || bad "--chart: the partitions of a long job id: $(grep '^  9f1c' "$T/out")"
+grep -q 'one column = [0-9.]* \(s\|ms\|us\|ns\)$' "$T/out" && ok || bad "--chart: the column's width: $(grep 'one column' "$T/out")"
+# a mistyped command or option: did you mean
+expect_err 2 "unknown command 'analyse'; did you mean 'analyze'?" "$W" analyse "$T/z.log"
+expect_err 2 'waterfall analyze: did you mean --json?' "$W" analyze --jsn "$T/z.log"
+expect_err 2 'waterfall render: did you mean --format?' "$W" render --fromat svg "$T/z.log" -o -
+
 finish cli

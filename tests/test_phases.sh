@@ -202,5 +202,33 @@ check "first_line and last_line cover every event" "$T/fl.json" "r['events'] == 
 printf 'TIMELINE,0,SETUP_START,j,\nTIMELINE,3,SYNTH_START,j,\nTIMELINE,4,SYNTH_END,j,\nTIMELINE,5,GPU_START,j,\nTIMELINE,6,GPU_END,j,\nTIMELINE,8,SETUP_END,j,\n' >"$T/sh.log"
 "$W" analyze --json "$T/sh.log" >"$T/sh.json" 2>/dev/null
 check "a phase within the unit: its share is of the unit's whole span" "$T/sh.json" "[(p['name'], p['within'], p['share']) for p in r['phases']] == [('SETUP', 'unit', 1)]"
+# a run of two kinds: the CPU section's timing compares each kind with
+# itself (a long kind that runs beside others is not a slow one).  porep
+# takes 38 s alone and beside another, snap 5 s alone: mixed, "beside
+# others" was 1.77x "alone" and the verdict cpu
+python3 - "$T/kinds.log" <<'PY'
+import sys
+out, t = [], 0.0
+def unit(job, kind, s0, s1, g0, g1):
+    out.extend([(s0, 'SYNTH_START', job, 'kind=' + kind), (s1, 'SYNTH_END', job, ''),
+                (g0, 'GPU_START', job, 'worker=0'), (g1, 'GPU_END', job, 'worker=0')])
+for i in range(3):  # snap alone
+    unit('snap%d' % i, 'snap', t, t + 5, t + 5, t + 6); t += 6
+for i in range(3):  # porep alone
+    unit('porep%d' % i, 'porep', t, t + 38, t + 38, t + 39); t += 39
+for i in range(3):  # porep two at once
+    unit('pa%d' % i, 'porep', t, t + 38, t + 38, t + 39)
+    unit('pb%d' % i, 'porep', t, t + 38, t + 39, t + 40); t += 40
+out.sort(key=lambda r: r[0])
+open(sys.argv[1], 'w').write(''.join('TIMELINE,%d,%s,%s,%s\n' % (int(r[0] * 1000), r[1], r[2], r[3]) for r in out))
+PY
+"$W" analyze --json "$T/kinds.log" >"$T/kinds.json" 2>/dev/null
+check "two kinds: the timing compares each kind with itself" "$T/kinds.json" "r['cpu']['synthesis_contended'] is False and abs(r['cpu']['synthesis_slower'] - 1) < 1e-9 and r['bottleneck'] != 'cpu' and sorted(set(x['kind'] for x in r['cpu']['synthesis_by_concurrency'])) == ['porep', 'snap']"
+"$W" analyze "$T/kinds.log" >"$T/kinds.txt" 2>/dev/null
+grep -q 'synthesis by kind, then syntheses at once: porep: 1: 38.00 s (3) · 2: 38.00 s (6); snap: 1: 5.00 s (3); beside others 1.00x alone' "$T/kinds.txt" && ok ||
+    bad "two kinds: the text's CPU lines: $(grep 'at once' "$T/kinds.txt")"
+# the bottleneck's g is the effective GPU time per unit, said so
+grep -q 'of effective GPU time per unit (busy / units; workers overlap)' "$T/kinds.txt" && ok ||
+    bad "the bottleneck does not say what g is: $(grep bottleneck "$T/kinds.txt")"
 
 finish test_phases

@@ -119,7 +119,9 @@ extern const char *analyze_kernel_phase;
 struct conc_row {
     int k;
     uint64_t units;
-    double mean; /* ns */
+    double mean;      /* ns */
+    const char *kind; /* when the run mixes kinds: the units' kind= (rows by kind, then k); else NULL */
+    size_t klen;
 };
 
 /* The CPU section (analyze_cpu.c): what the cores gave each role, and

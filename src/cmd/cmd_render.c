@@ -4,6 +4,7 @@
  * Perfetto; .svg: a static waterfall; .html: the interactive view) or by
  * --format.
  */
+#include "args.h"
 #include "cmds.h"
 #include "load.h"
 #include "render.h"
@@ -66,6 +67,7 @@ int cmd_render(int argc, char **argv)
             render_usage(stdout);
             return WF_EXIT_OK;
         default:
+            arg_suggest("waterfall render", argv, longopts);
             render_usage(stderr);
             return WF_EXIT_USAGE;
         }

@@ -129,6 +129,8 @@ static int watch_parse(int argc, char **argv, struct watch_cli *o)
             if (kernel_phase_arg(optarg, "watch"))
                 return WF_EXIT_USAGE;
         } else {
+            if (c != 'h')
+                arg_suggest("waterfall watch", argv, longopts);
             watch_usage(c == 'h' ? stdout : stderr);
             return c == 'h' ? WF_EXIT_OK : WF_EXIT_USAGE;
         }

@@ -183,6 +183,10 @@ static void conc_json(FILE *f, const struct conc_row *rows, size_t n)
         fprintf(f, "%s{\"concurrency\": %d, \"units\": %llu, \"mean_s\": ", i ? ", " : "", rows[i].k,
                 (unsigned long long)rows[i].units);
         secs(f, rows[i].mean);
+        if (rows[i].kind) {
+            fputs(", \"kind\": ", f);
+            json_str(f, rows[i].kind, rows[i].klen);
+        }
         fputc('}', f);
     }
     fputc(']', f);

@@ -241,6 +241,14 @@ for n in 2 3 8; do
     WATERFALL_READ_THREADS=$n "$W" analyze --json "$T/mixed_clocks.log" >"$T/mc.json" 2>/dev/null
     norm_json "$T/mc.json" | cmp -s - "$T/seed.norm" && ok || bad "mixed clocks read by $n threads"
 done
+# watch aligns them as it reads: its totals are analyze's
+"$W" watch --once "$T/mixed_clocks.log" >"$T/mcw.json" 2>/dev/null
+python3 - "$T/mcw.json" "$T/seed.json" <<'PY' && ok || bad "watch of mixed clocks: not the seed run's totals: $(cat "$T/mcw.json" | head -c 300)"
+import json, sys
+w, s = json.loads(open(sys.argv[1]).read().splitlines()[-1]), json.load(open(sys.argv[2]))['runs'][0]
+assert w['skipped'] == 0 and w['runs'] == 1, (w['skipped'], w['runs'])
+assert abs(w['busy_s'] - s['busy_s']) < 1e-6 and abs(w['idle_s'] - s['idle_s']) < 1e-6, (w['busy_s'], s['busy_s'])
+PY
 # a second life of the daemon, its epoch 1000 s later: each run aligned by its own records
 shape mixed_clocks2 tracing -v MIX=3 -v S0=70667.512034
 cat "$T/mixed_clocks.log" "$T/mixed_clocks2.log" >"$T/mixed_two.log"

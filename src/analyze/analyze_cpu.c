@@ -210,11 +210,12 @@ static int kinds_of(const struct run *r, struct kinds *k)
     for (int j = 0; j < k->n; j++)
         order[j] = j;
     for (int a = 1; a < k->n; a++)
-        for (int b = a; b > 0 && kind_cmp(k->name[order[b]], k->len[order[b]], k->name[order[b - 1]],
-                                          k->len[order[b - 1]]) < 0; b--) {
-            int t = order[b];
-            order[b] = order[b - 1];
-            order[b - 1] = t;
+        for (int b = a; b > 0; b--) {
+            int x = order[b], y = order[b - 1];
+            if (kind_cmp(k->name[x], k->len[x], k->name[y], k->len[y]) >= 0)
+                break;
+            order[b] = y;
+            order[b - 1] = x;
         }
     const char *nm[CPU_MAX_KINDS];
     size_t ln[CPU_MAX_KINDS];

@@ -287,7 +287,9 @@ static void conc_line(char *b, size_t n, const char *what, const struct conc_row
                                      memcmp(rows[i].kind, rows[i - 1].kind, rows[i].klen) != 0));
         if (kinds && first) {
             const char *kn = rows[i].klen ? rows[i].kind : "(no kind)";
-            int kl = !rows[i].klen ? 9 : rows[i].klen > 32 ? 32 : (int)rows[i].klen;
+            int kl = rows[i].klen > 32 ? 32 : (int)rows[i].klen;
+            if (!rows[i].klen)
+                kl = 9;
             k += (size_t)snprintf(b + k, n - k, "%s %.*s:", i ? ";" : "", kl, kn);
             if (k >= n)
                 break;

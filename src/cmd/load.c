@@ -90,10 +90,10 @@ static const char *not_text(const char *path)
     static const struct {
         const char *magic, *what;
         size_t len;
-    } known[] = {{"\xfd" "7zXZ", "xz-compressed data (decompress it first: gzip and zstd logs are read as they are)", 5},
+    } known[] = {{"\3757zXZ", "xz-compressed data (decompress it first: gzip and zstd logs are read as they are)", 5},
                  {"BZh", "bzip2-compressed data (decompress it first: gzip and zstd logs are read as they are)", 3},
                  {"PK\x03\x04", "a zip archive (extract the log first)", 4},
-                 {"\x7f" "ELF", "an executable (ELF), not a log", 4}};
+                 {"\177ELF", "an executable (ELF), not a log", 4}};
     for (size_t k = 0; k < sizeof known / sizeof *known; k++)
         if ((size_t)n >= known[k].len && memcmp(b, known[k].magic, known[k].len) == 0)
             return known[k].what;

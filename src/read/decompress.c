@@ -44,7 +44,9 @@ int dz_sniff(const unsigned char *h, size_t n)
 
 const char *dz_name(int kind)
 {
-    return kind == DZ_GZIP ? "gzip" : kind == DZ_ZSTD ? "zstd" : "uncompressed";
+    if (kind == DZ_GZIP)
+        return "gzip";
+    return kind == DZ_ZSTD ? "zstd" : "uncompressed";
 }
 
 /* The next compressed bytes into buf: the prefix first.  >= 0, or -1. */
@@ -118,8 +120,11 @@ static void gzip_run(struct dz *z, unsigned char *in, unsigned char *out)
         s.avail_out = DZ_STEP;
         int rc = inflate(&s, Z_NO_FLUSH);
         if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR) {
-            snprintf(z->err, sizeof z->err, "%s: damaged gzip data (%s) after %lu bytes of text", z->name,
-                     s.msg ? s.msg : rc == Z_MEM_ERROR ? "out of memory" : "bad data", (unsigned long)s.total_out);
+            const char *why = s.msg ? s.msg : "bad data";
+            if (rc == Z_MEM_ERROR)
+                why = "out of memory";
+            snprintf(z->err, sizeof z->err, "%s: damaged gzip data (%s) after %lu bytes of text", z->name, why,
+                     (unsigned long)s.total_out);
             break;
         }
         if (dz_write(z, out, DZ_STEP - s.avail_out))

@@ -209,7 +209,7 @@ struct clock_map {
 struct ev_clock {
     struct clock_pair *pairs; /* where the offset changes (a new epoch), and the part's first */
     size_t n, cap;
-    uint64_t nwall, nrec;        /* records timed by their lines; by their own ts */
+    uint64_t nwall, nrec;           /* records timed by their lines; by their own ts */
     uint64_t first_wall, first_rec; /* part-relative lines of the first of each */
 };
 

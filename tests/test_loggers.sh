@@ -241,6 +241,10 @@ for n in 2 3 8; do
     WATERFALL_READ_THREADS=$n "$W" analyze --json "$T/mixed_clocks.log" >"$T/mc.json" 2>/dev/null
     norm_json "$T/mc.json" | cmp -s - "$T/seed.norm" && ok || bad "mixed clocks read by $n threads"
 done
+# compressed (a rotated log): decompressed again for each reading
+gzip -c "$T/mixed_clocks.log" >"$T/mixed_clocks.gz"
+"$W" analyze --json "$T/mixed_clocks.gz" >"$T/mcz.json" 2>"$T/err"
+norm_json "$T/mcz.json" | cmp -s - "$T/seed.norm" && ok || bad "mixed clocks, gzip'd: $(cat "$T/err")"
 # watch aligns them as it reads: its totals are analyze's
 "$W" watch --once "$T/mixed_clocks.log" >"$T/mcw.json" 2>/dev/null
 python3 - "$T/mcw.json" "$T/seed.json" <<'PY' && ok || bad "watch of mixed clocks: not the seed run's totals: $(cat "$T/mcw.json" | head -c 300)"

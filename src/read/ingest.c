@@ -101,9 +101,9 @@ static size_t read_head(int fd, unsigned char *head, size_t n)
 }
 
 /* A stream whose first hn bytes (head) were read from fd: a native trace
- * (read whole) or a text log. */
-static int ingest_stream(struct source *src, int fd, const unsigned char *head, size_t hn, int show_progress,
-                         char *err, size_t errlen)
+ * (read whole) or a text log (again: how to read it again, or NULL). */
+static int ingest_stream(struct source *src, int fd, const unsigned char *head, size_t hn,
+                         const struct text_again *again, int show_progress, char *err, size_t errlen)
 {
     if (wft_sniff(head, hn)) {
         struct input in;
@@ -116,11 +116,35 @@ static int ingest_stream(struct source *src, int fd, const unsigned char *head, 
         }
         return rc;
     }
-    int rc = read_text(&src->text, fd, src->name, head, hn, show_progress, err, errlen);
+    int rc = read_text(&src->text, fd, src->name, head, hn, again, show_progress, err, errlen);
     src->parts = src->text.parts;
     src->nparts = src->text.nparts;
     src->bytes = src->text.bytes;
     return rc;
+}
+
+/* A compressed file's decompression, current and again (text_again:
+ * a log that mixes two clocks is read three times). */
+struct dz_run {
+    struct dz *z;
+    int pfd; /* its text; -1: none */
+    int kind, fd;
+    const char *name;
+};
+
+/* The decompression so far ends (its errors say so: damaged data is
+ * damaged on every reading), and one from the file's start begins. */
+static int dz_again(void *ctx, int *out, char *err, size_t errlen)
+{
+    struct dz_run *d = ctx;
+    close(d->pfd);
+    d->pfd = -1;
+    int rc = dz_finish(d->z, err, errlen);
+    d->z = NULL;
+    if (rc || dz_start(&d->z, d->kind, d->fd, 1, NULL, 0, d->name, &d->pfd, err, errlen))
+        return -1;
+    *out = d->pfd;
+    return 0;
 }
 
 /* A compressed input: its text (or trace) through a pipe from the
@@ -129,17 +153,18 @@ static int ingest_stream(struct source *src, int fd, const unsigned char *head, 
 static int ingest_compressed(struct source *src, int kind, int fd, int is_reg, const unsigned char *head,
                              size_t hn, int show_progress, char *err, size_t errlen)
 {
-    struct dz *z;
-    int pfd;
+    struct dz_run d = {NULL, -1, kind, fd, src->name};
     src->compressed = kind;
-    if (dz_start(&z, kind, fd, is_reg, head, is_reg ? 0 : hn, src->name, &pfd, err, errlen))
+    if (dz_start(&d.z, kind, fd, is_reg, head, is_reg ? 0 : hn, src->name, &d.pfd, err, errlen))
         return -1;
     unsigned char h2[8];
-    size_t n2 = read_head(pfd, h2, sizeof h2);
-    int rc = ingest_stream(src, pfd, h2, n2, show_progress, err, errlen);
-    close(pfd);
+    size_t n2 = read_head(d.pfd, h2, sizeof h2);
+    struct text_again again = {dz_again, &d};
+    int rc = ingest_stream(src, d.pfd, h2, n2, is_reg ? &again : NULL, show_progress, err, errlen);
+    if (d.pfd >= 0)
+        close(d.pfd);
     char zerr[256];
-    if (dz_finish(z, zerr, sizeof zerr)) {
+    if (d.z && dz_finish(d.z, zerr, sizeof zerr)) {
         snprintf(err, errlen, "%s", zerr);
         rc = -1;
     }
@@ -196,7 +221,7 @@ int ingest(struct source *src, const char *path, int show_progress, char *err, s
             snprintf(err, errlen, "%s: empty file", src->name);
             rc = -1;
         } else {
-            rc = read_text(&src->text, fd, src->name, head, S_ISREG(st.st_mode) ? 0 : hn,
+            rc = read_text(&src->text, fd, src->name, head, S_ISREG(st.st_mode) ? 0 : hn, NULL,
                            show_progress, err, errlen);
             src->parts = src->text.parts;
             src->nparts = src->text.nparts;

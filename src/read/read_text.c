@@ -696,16 +696,32 @@ static int reread_all(struct text_input *in, struct worker *w, pthread_t *th, in
  * clock; or, with no record that carries both, refuse it (a figure from
  * the two clocks mixed would be false: a busy time of 1.7e9 s).  A pipe
  * cannot be read again: refused too.  0, or -1 with err set. */
-static int align_clocks(struct text_input *in, struct worker *w, pthread_t *th, int *n, int is_pipe, uint64_t size,
-                        const char *name, struct clock_map *map, char *err, size_t errlen)
+/* A pipe that can be read again: its new fd for w (which reads it from
+ * its start, with no prefix).  0, or -1 with err set. */
+static int pipe_again(struct worker *w, const struct text_again *again, char *err, size_t errlen)
 {
-    if (is_pipe) {
+    int fd;
+    if (again->reopen(again->ctx, &fd, err, errlen))
+        return -1;
+    w->fd = fd;
+    w->prefix = NULL;
+    w->prefix_len = 0;
+    return 0;
+}
+
+static int align_clocks(struct text_input *in, struct worker *w, pthread_t *th, int *n, int is_pipe, uint64_t size,
+                        const struct text_again *again, const char *name, struct clock_map *map, char *err,
+                        size_t errlen)
+{
+    if (is_pipe && !again) {
         snprintf(err, errlen,
-                 "%s: some records carry ts= and others take their line's timestamp: read from a pipe (or "
-                 "decompressed), it cannot be read again to align the two clocks; save it to a file first",
+                 "%s: some records carry ts= and others take their line's timestamp: read from a pipe, it "
+                 "cannot be read again to align the two clocks; save it to a file first",
                  name);
         return -1;
     }
+    if (is_pipe && pipe_again(&w[0], again, err, errlen))
+        return -1;
     *n = reread_all(in, w, th, *n, size, CLOCK_PAIRS, NULL, NULL);
     uint64_t base[MAX_THREADS] = {0}, first_wall = UINT64_MAX, first_rec = UINT64_MAX;
     size_t total = 0;
@@ -743,13 +759,15 @@ static int align_clocks(struct text_input *in, struct worker *w, pthread_t *th, 
             c.line += base[i];
             map->pairs[map->n++] = c;
         }
+    if (is_pipe && pipe_again(&w[0], again, err, errlen))
+        return -1;
     *n = reread_all(in, w, th, *n, size, CLOCK_ALIGN, map, base);
     join_parts(in, w, *n);
     return 0;
 }
 
-int read_text(struct text_input *in, int fd, const char *name, const void *prefix,
-              size_t prefix_len, int show_progress, char *err, size_t errlen)
+int read_text(struct text_input *in, int fd, const char *name, const void *prefix, size_t prefix_len,
+              const struct text_again *again, int show_progress, char *err, size_t errlen)
 {
     memset(in, 0, sizeof *in);
     struct stat st;
@@ -802,7 +820,7 @@ int read_text(struct text_input *in, int fd, const char *name, const void *prefi
     join_parts(in, w, n);
     int rc = 0;
     struct clock_map clocks = {0};
-    if (clocks_mixed(in, n) && align_clocks(in, w, th, &n, is_pipe, size, name, &clocks, err, errlen))
+    if (clocks_mixed(in, n) && align_clocks(in, w, th, &n, is_pipe, size, again, name, &clocks, err, errlen))
         rc = -1;
     free(clocks.pairs);
     if (map)

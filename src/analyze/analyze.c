@@ -252,6 +252,8 @@ static int seg_add(struct device_result *d, int64_t a, int64_t b, int cause)
  * come roughly in time order). */
 static size_t first_end_after(const struct span *s, size_t n, int64_t t, size_t h)
 {
+    if (!n)
+        return 0; /* a device with no busy span: s may be NULL, no address to take */
     return count_le_near((const char *)s + offsetof(struct span, end), sizeof *s, n, t, &h);
 }
 

@@ -202,6 +202,20 @@ for n in 2 3 4 5 6 7 8; do
     cmp -s "$T/one.json" "$T/many.json" && ok || bad "a late mark and a restart before a phase: $n threads differ from one"
 done
 
+# other events (phases, marks, details) among restarts and late lines,
+# wherever the ranges' edges fall: the same runs, late lines and events
+# (tests/gen_xsplit.py; the reader before issue 28 differed on 37 of 150)
+s=1
+while [ $s -le $((SEEDS * 2)) ]; do
+    python3 "$(dirname "$0")/gen_xsplit.py" $s $((s * 37 % 150 + 5)) >"$T/x.log" || bad "gen_xsplit $s"
+    WATERFALL_READ_THREADS=1 "$W" analyze --json --no-progress "$T/x.log" >"$T/x1.json" 2>/dev/null
+    for n in 2 3 5 8; do
+        WATERFALL_READ_THREADS=$n "$W" analyze --json --no-progress "$T/x.log" >"$T/xn.json" 2>/dev/null
+        cmp -s "$T/x1.json" "$T/xn.json" && ok || { bad "gen_xsplit seed $s, $n threads: differs from one thread"; break; }
+    done
+    s=$((s + 1))
+done
+
 # The runs are really split, and the answer is not empty.
 "$G" 7 3000 >"$T/log"
 WATERFALL_READ_THREADS=4 "$W" analyze --json --no-progress "$T/log" >"$T/j" 2>/dev/null

@@ -407,8 +407,10 @@ static void x_settle(struct evpart *p, int cont)
         x->seg = (uint32_t)(p->segs.n - 1);
         /* one whose time looked like a restart, in a run that went on:
          * a line written late, counted as the events of the six are */
-        if (cont && (x->kind & XR_LOOKS_RESTART))
+        if (cont && (x->kind & XR_LOOKS_RESTART)) {
             seg_last(p)->late++;
+            x->kind |= XR_LATE;
+        }
         x->kind &= ~XR_LOOKS_RESTART;
     }
     p->held.x_pending = 0;
@@ -472,14 +474,8 @@ static int unhold(struct evpart *p, int restart)
 
 int evpart_settle(struct evpart *p, int64_t t_next)
 {
-    if (!p->held.on) {
-        /* other events whose time looked like a restart, last in the
-         * part: late, unless what follows restarts too (then they stay
-         * in the part's last run, where the model puts them) */
-        if (p->held.x_pending && p->segs.n && (t_next == INT64_MIN || !model_is_restart(t_next, p->run.max)))
-            x_settle(p, 1);
-        return 0;
-    }
+    if (!p->held.on)
+        return 0; /* other events that wait: evpart_trailing */
     int64_t ref = p->segs.n ? p->run.max : p->set.m_in;
     int rc = unhold(p, t_next != INT64_MIN && model_is_restart(t_next, ref));
     evpart_compact(p);
@@ -618,7 +614,9 @@ int evpart_extra(struct evpart *p, int kind, int64_t t_ns, const char *job, size
     /* Its run is that of the events of the six around it: while one is
      * held, or when its own time looks like a restart (the first lines of
      * a new life of the daemon), the next one decides. */
-    int undecided = p->held.on || looks || (kind == XR_ATTR && p->held.x_pending);
+    int undecided = kind == XR_ATTR ? p->held.attr_undecided : p->held.on || looks;
+    if (kind == XR_EVENT)
+        p->held.x_last = undecided;
     if (looks)
         x.kind |= XR_LOOKS_RESTART;
     x.seg = undecided ? XSEG_HELD : p->segs.n ? (uint32_t)(p->segs.n - 1) : 0;
@@ -647,6 +645,9 @@ int evpart_add_rec(struct evpart *p, const struct scan_rec *r, uint64_t line, co
                             r->name_len, NULL, 0, line)) {
         return -1;
     }
+    /* the record's details go where its event went */
+    if (r->nkv)
+        p->held.attr_undecided = r->ev < EV_N ? p->held.on : p->held.x_last;
     for (int i = 0; i < r->nkv; i++)
         if (evpart_extra(p, XR_ATTR, r->t_ns, r->job, r->job_len, r->partition, r->kv[i].k,
                          r->kv[i].kn, r->kv[i].v, r->kv[i].vn, line))
@@ -685,23 +686,55 @@ static void late_before_first(struct evpart *p, int64_t m_prev)
     struct seg *s = &p->segs.list[0];
     for (size_t i = 0; i < p->extra.n && p->extra.list[i].line < s->first_line; i++) {
         const struct xrec *x = &p->extra.list[i];
-        if ((x->kind & ~(uint32_t)XR_LOOKS_RESTART) == XR_EVENT && model_is_restart(x->t, m_prev))
+        if ((x->kind & XR_KIND) == XR_EVENT && model_is_restart(x->t, m_prev))
             s->late++;
     }
+}
+
+/* A part whose first event of the six starts a new run: its other events
+ * ahead of that event whose time does not look like a restart of the run
+ * before are that run's (one reader would have put them there), and so
+ * are the details on their lines. */
+static void prev_before_first(struct evpart *p, int64_t m_prev)
+{
+    const struct seg *s = &p->segs.list[0];
+    int prev = 0;
+    uint64_t at = UINT64_MAX; /* the line of the last event decided */
+    for (size_t i = 0; i < p->extra.n && p->extra.list[i].line < s->first_line; i++) {
+        struct xrec *x = &p->extra.list[i];
+        if ((x->kind & XR_KIND) == XR_EVENT) {
+            prev = !model_is_restart(x->t, m_prev);
+            at = x->line;
+        } else if (x->line != at) {
+            continue;
+        }
+        if (prev)
+            x->seg = XSEG_PREV;
+    }
+}
+
+/* Does the part's first segment hold an other event, after its first
+ * event of the six, that looks like a restart of the run before (latest
+ * time m_prev) and that the part did not count as late?  It judged it
+ * against its own latest time, which was then below m_prev: since a
+ * restart only gets easier to see as the latest time grows, an event
+ * judged against m_prev or more would have been flagged. */
+static int late_hidden(const struct evpart *p, int64_t m_prev)
+{
+    const struct seg *s = &p->segs.list[0];
+    for (size_t i = 0; i < p->extra.n; i++) {
+        const struct xrec *x = &p->extra.list[i];
+        if (x->seg == 0 && x->line >= s->first_line && (x->kind & XR_KIND) == XR_EVENT &&
+            !(x->kind & (XR_LATE | XR_LOOKS_RESTART)) && model_is_restart(x->t, m_prev))
+            return 1;
+    }
+    return 0;
 }
 
 int evpart_link(struct evpart *p, int has_prev, int64_t m_prev, int64_t *m_out)
 {
     p->segs.first_cont = 0;
     if (p->segs.n == 0) {
-        /* other events only: late where they look like a restart of the
-         * run they are in and what follows continues it */
-        p->diag.late_extras = 0;
-        if (has_prev && (p->run.t_after == INT64_MIN || !model_is_restart(p->run.t_after, m_prev)))
-            for (size_t i = 0; i < p->extra.n; i++)
-                if ((p->extra.list[i].kind & ~(uint32_t)XR_LOOKS_RESTART) == XR_EVENT &&
-                    model_is_restart(p->extra.list[i].t, m_prev))
-                    p->diag.late_extras++;
         *m_out = m_prev;
         return 0;
     }
@@ -710,6 +743,8 @@ int evpart_link(struct evpart *p, int has_prev, int64_t m_prev, int64_t *m_out)
         return 0;
     if (p->set.has_in) {
         p->segs.first_cont = !p->run.first_restart;
+        if (!p->segs.first_cont)
+            prev_before_first(p, m_prev);
         return 0;
     }
     /* Where the part's latest time is still below m_prev, the run's state
@@ -723,7 +758,10 @@ int evpart_link(struct evpart *p, int has_prev, int64_t m_prev, int64_t *m_out)
                  * part's first: t_after), else it was one late line */
                 int64_t t2 = p->run.has_second ? p->run.t_second : p->run.t_after;
                 if (t2 != INT64_MIN && model_is_restart(t2, m_prev))
+                {
+                    prev_before_first(p, m_prev);
                     return 0; /* its first event starts a run: the part is right */
+                }
                 /* it was late: the part took it for its run's start, and
                  * judged what followed against it; read it again knowing
                  * the run it is in (then the late line is held and kept) */
@@ -731,11 +769,54 @@ int evpart_link(struct evpart *p, int has_prev, int64_t m_prev, int64_t *m_out)
             }
             return 1; /* a restart the part could not see: read it again */
         }
+    /* an other event in it that looks like a restart of the run before
+     * but was not judged so: the part judged it against its own latest
+     * time, below the run's (it was written late): read it again */
+    if (late_hidden(p, m_prev))
+        return 1;
     p->segs.first_cont = 1;
     late_before_first(p, m_prev);
     if (p->segs.n == 1 && m_prev > p->run.max)
         *m_out = m_prev;
     return 0;
+}
+
+void evpart_trailing(struct evpart *p, int cont, int has_run, int64_t m_in)
+{
+    if (p->segs.n) {
+        if (!p->held.x_pending)
+            return;
+        if (cont) {
+            x_settle(p, 1); /* written late, in the run they are in */
+            return;
+        }
+        for (size_t i = p->held.x_pending - 1; i < p->extra.n; i++)
+            if (p->extra.list[i].seg == XSEG_HELD) {
+                p->extra.list[i].seg = XSEG_NEXT;
+                p->extra.list[i].kind &= ~(uint32_t)XR_LOOKS_RESTART;
+            }
+        p->held.x_pending = 0;
+        return;
+    }
+    /* a part of other events only: those whose time looks like a restart
+     * of the run they are in, and the details on their lines */
+    if (!has_run)
+        return;
+    int looks = 0;
+    uint64_t at = UINT64_MAX;
+    for (size_t i = 0; i < p->extra.n; i++) {
+        struct xrec *x = &p->extra.list[i];
+        if ((x->kind & XR_KIND) == XR_EVENT) {
+            looks = model_is_restart(x->t, m_in);
+            at = x->line;
+            if (looks && cont)
+                p->diag.late_extras++;
+        } else if (x->line != at) {
+            continue;
+        }
+        if (looks && !cont)
+            x->seg = XSEG_NEXT;
+    }
 }
 
 void evpart_compact(struct evpart *p)

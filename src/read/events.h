@@ -80,9 +80,15 @@ enum unit_flags {
  * to attach: another event (a phase's start or end, or a mark), or a
  * detail the analysis does not read itself (an attribute: kind=, ...). */
 enum { XR_EVENT, XR_ATTR };
-#define XR_LOOKS_RESTART 0x10 /* on kind while undecided: its time looked like a restart */
+#define XR_KIND 0x0f          /* kind's XR_*; the bits above are flags: */
+#define XR_LOOKS_RESTART 0x10 /* while undecided: its time looked like a restart */
+#define XR_LATE 0x20          /* counted as written late */
 #define XSEG_HELD UINT32_MAX /* added while an event was held, or with a time that looks like a
                                * restart: its segment is that of the next event of the six */
+#define XSEG_PREV (UINT32_MAX - 1) /* ahead of the part's first event of the six, which starts a
+                                    * run: of the run before the part (evpart_link) */
+#define XSEG_NEXT (UINT32_MAX - 2) /* waited past the part's end for an event of the six that
+                                    * starts a run: of that run (evpart_trailing) */
 struct xrec {
     int64_t t;        /* XR_EVENT: its time */
     uint64_t line;    /* part-relative, 0-based (text), or the event's number */
@@ -316,6 +322,8 @@ struct ev_hold {
     struct pline skips[MAX_ISSUES];
     int nskips;
     size_t x_pending; /* + 1: the first of the extras whose segment waits */
+    int x_last;         /* the last other event's segment waits */
+    int attr_undecided; /* the details being added are of an event whose run waits */
 };
 
 struct evpart {
@@ -392,6 +400,14 @@ int evpart_settle(struct evpart *p, int64_t t_next);
  * sets *m_out (the state at the part's end) and p->segs.first_cont, or 1
  * when the part must be read again with set.has_in = 1, set.m_in = m_prev. */
 int evpart_link(struct evpart *p, int has_prev, int64_t m_prev, int64_t *m_out);
+
+/* After every part is linked: the other events that wait past the part's
+ * end for the next event of the six (their times look like a restart),
+ * now that its fate is known: cont, it went on in the run (they were
+ * written late, and stay), or it started a run (they are that run's:
+ * XSEG_NEXT); at the input's end, cont.  A part with no event of the six:
+ * has_run, a run was before it, whose latest time is m_in. */
+void evpart_trailing(struct evpart *p, int cont, int has_run, int64_t m_in);
 
 /* After reading: free the job index (the model needs the jobs, not the
  * means of finding them). */

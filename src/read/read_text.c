@@ -613,8 +613,8 @@ static void reread(struct text_input *in, struct worker *w, int i, struct ev_set
  * is read again keeping where all their events came from. */
 static void join_parts(struct text_input *in, struct worker *w, int n)
 {
-    int has_prev = 0;
-    int64_t m = 0;
+    int has_prev = 0, had[MAX_THREADS];
+    int64_t m = 0, m_at[MAX_THREADS];
     struct seen_jobs seen = {.parts = in->parts};
     for (int i = 0; i < n; i++) {
         int64_t m_out;
@@ -626,6 +626,8 @@ static void join_parts(struct text_input *in, struct worker *w, int n)
                 t_after = in->parts[k].run.t_first;
         in->parts[i].run.t_after = t_after;
         evpart_settle(&in->parts[i], t_after);
+        had[i] = has_prev;
+        m_at[i] = m;
         /* settled first: a held event may add a unit past the window */
         if (i > 0 && !w[i].err) {
             int short_ = seen_add(&seen, i) ? -1 : side_short(&in->parts[i], &seen);
@@ -654,6 +656,14 @@ static void join_parts(struct text_input *in, struct worker *w, int n)
         }
     }
     hindex_free(&seen.x);
+    /* other events that wait past a part's end: decided by the next
+     * part's first event of the six, now that every part is linked */
+    for (int i = 0; i < n; i++) {
+        int k = i + 1;
+        while (k < n && !in->parts[k].segs.n)
+            k++;
+        evpart_trailing(&in->parts[i], k == n || in->parts[k].segs.first_cont, had[i], m_at[i]);
+    }
 }
 
 /* Do the input's events mix the two clocks (events.h): some timed by

@@ -754,7 +754,9 @@ int model_add(struct model *m, const char *source, struct evpart *parts, int npa
             evpart_drop_events(p); /* what the runs did not take */
     }
     for (int k = 0; k < nwait; k++) { /* no run came: they have no unit */
-        m->xorphans += parts[wait[k].part].extra.n;
+        const struct evpart *p = &parts[wait[k].part];
+        for (size_t i = 0; i < p->extra.n; i++)
+            m->xorphans += wait[k].which == XT_NOW || p->extra.list[i].seg == XSEG_NEXT;
         evpart_drop_events(&parts[wait[k].part]);
     }
     for (size_t i = first; i < m->nruns; i++)

@@ -85,7 +85,7 @@ printf 'x\nTIMELINE,abc,GPU_END,j,\n' >>"$T/d.log"
 expect_status 4 "$W" analyze "$T/d.log"
 grep -q 'd.log:[0-9]*: skipped line (bad or missing time)' "$T/out" && ok || bad "skipped line not reported with file:line"
 printf 'hello\nworld\n' >"$T/plain.log"
-expect_err 3 'plain.log: no TIMELINE records found' "$W" analyze "$T/plain.log"
+expect_err 3 'plain.log: no TIMELINE records in its 2 lines of text' "$W" analyze "$T/plain.log"
 expect_err 3 'empty.wft: empty file' "$W" analyze "$T/empty.wft"
 expect_status 3 "$W" analyze "$T/x.png"
 expect_status 3 "$W" analyze "$T/missing.log"
@@ -212,5 +212,52 @@ if command -v taskset >/dev/null 2>&1 && [ "$(nproc)" -ge 2 ]; then
 else
     echo "test_cli: the cpu bottleneck check skipped: needs taskset and 2 CPUs"
 fi
+
+# Issue 28: what a new user meets.  Rotated logs are compressed: gzip and
+# zstd are read as they are (by their magic, not their name), from a file
+# or stdin, members one after another too; a damaged or cut stream is an
+# error naming the file.
+printf 'TIMELINE,0,SYNTH_START,z,\nTIMELINE,10,SYNTH_END,z,\nTIMELINE,20,GPU_START,z,\nTIMELINE,90,GPU_END,z,\n' >"$T/z.log"
+expect_status 0 "$W" analyze --json "$T/z.log"
+sed 's/"source": "[^"]*"/"source": ""/' "$T/out" >"$T/z.json"
+gzip -c "$T/z.log" >"$T/z.rotated"
+expect_status 0 "$W" analyze --json "$T/z.rotated"
+sed 's/"source": "[^"]*"/"source": ""/' "$T/out" | cmp -s - "$T/z.json" && ok || bad "a gzip log does not read as its text"
+expect_status 0 "$W" analyze --json - <"$T/z.rotated"
+sed 's/"source": "[^"]*"/"source": ""/' "$T/out" | cmp -s - "$T/z.json" && ok || bad "a gzip log on stdin"
+# the same log made by zstd -19 (69 bytes)
+printf '\050\265\057\375\044\143\305\001\000\124\002\124\111\115\105\114\111\116\105\054\060\054\123\131\116\124\110\137\123\124\101\122\124\054\172\054\012\061\105\116\104\062\060\054\107\120\125\071\006\000\123\021\270\327\255\052\051\074\317\370\044\327\056\346\030\176\016\140\350' >"$T/z.zst"
+expect_status 0 "$W" analyze --json "$T/z.zst"
+sed 's/"source": "[^"]*"/"source": ""/' "$T/out" | cmp -s - "$T/z.json" && ok || bad "a zstd log does not read as its text"
+cat "$T/z.rotated" "$T/z.rotated" >"$T/zz.gz"
+expect_status 0 "$W" analyze --json "$T/zz.gz"
+grep -q '"duplicate_events": 4' "$T/out" && ok || bad "two gzip members: not both read"
+head -c 40 "$T/z.rotated" >"$T/cut.gz"
+expect_err 3 'cut.gz: the gzip data ends early (truncated)' "$W" analyze "$T/cut.gz"
+head -c 30 "$T/z.zst" >"$T/cut.zst"
+expect_err 3 'cut.zst: the zstd data ends early (truncated)' "$W" analyze "$T/cut.zst"
+python3 -c "import sys; d = bytearray(open(sys.argv[1], 'rb').read()); d[14] ^= 0xff; d[18] ^= 0x55; open(sys.argv[2], 'wb').write(d)" "$T/z.rotated" "$T/bad.gz"
+expect_err 3 'bad.gz: damaged gzip data' "$W" analyze "$T/bad.gz"
+# no TIMELINE line: say what the file is, and where TIMELINE lines are
+printf 'starting\nlistening on :8080\n' >"$T/plain.log"
+expect_err 3 'plain.log: no TIMELINE records in its 2 lines of text; a daemon prints them on stderr: capture it too (`daemon ... >log 2>&1`)' "$W" analyze "$T/plain.log"
+printf '\000\001\002\003binary' >"$T/blob"
+expect_err 3 'blob: binary data (it holds NUL bytes), not a text log' "$W" analyze "$T/blob"
+# watch: a compressed log is complete (analyze reads it); a missing one is waited for, and that is said
+expect_err 3 'z.rotated: gzip-compressed: watch follows a log while it is written' "$W" watch --once "$T/z.rotated"
+expect_err 0 'nosuch.log does not exist (yet): nothing to read' "$W" watch --once "$T/nosuch.log"
+timeout 2 "$W" watch --json-lines "$T/nosuch.log" >/dev/null 2>"$T/err"
+[ "$(grep -c 'nosuch.log does not exist (yet); waiting for it to appear' "$T/err")" = 1 ] && ok ||
+    bad "watch of a missing file: not said once: $(cat "$T/err")"
+
+# --chart: a row's label keeps the partition, and a column's width reads as a duration
+printf 'TIMELINE,0,SYNTH_START,9f1c2e7a-1b2c-4d5e,partition=3\nTIMELINE,900000,SYNTH_END,9f1c2e7a-1b2c-4d5e,partition=3\nTIMELINE,0,SYNTH_START,9f1c2e7a-1b2c-4d5e,partition=4\nTIMELINE,1000000,SYNTH_END,9f1c2e7a-1b2c-4d5e,partition=4\nTIMELINE,1000000,GPU_START,9f1c2e7a-1b2c-4d5e,partition=3\nTIMELINE,1100000,GPU_END,9f1c2e7a-1b2c-4d5e,partition=3\nTIMELINE,1100000,GPU_START,9f1c2e7a-1b2c-4d5e,partition=4\nTIMELINE,1200000,GPU_END,9f1c2e7a-1b2c-4d5e,partition=4\n' >"$T/chart.log"
+expect_status 0 "$W" analyze --chart --color=never "$T/chart.log"
+grep -q '^  9f1c2e7a-~/3 ' "$T/out" && grep -q '^  9f1c2e7a-~/4 ' "$T/out" && ok || bad "--chart: the partitions of a long job id: $(grep '^  9f1c' "$T/out")"
+grep -q 'one column = [0-9.]* \(s\|ms\|us\|ns\)$' "$T/out" && ok || bad "--chart: the column's width: $(grep 'one column' "$T/out")"
+# a mistyped command or option: did you mean
+expect_err 2 "unknown command 'analyse'; did you mean 'analyze'?" "$W" analyse "$T/z.log"
+expect_err 2 'waterfall analyze: did you mean --json?' "$W" analyze --jsn "$T/z.log"
+expect_err 2 'waterfall render: did you mean --format?' "$W" render --fromat svg "$T/z.log" -o -
 
 finish cli

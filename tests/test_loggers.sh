@@ -170,7 +170,8 @@ BEGIN { if (S0 == "") S0 = 69667.512034; if (PREC == "") PREC = 6; if (SEP == ""
         eq = index($i, "="); key = substr($i, 1, eq - 1); val = substr($i, eq + 1)
         if (key == "job") job = val; else if (key == "ts") ts = val; else { n++; k[n] = key; v[n] = val }
     }
-    # a mix: the shapes in turn
+    # a mix: the shapes in turn; MIX=k: only every k-th record has ts=
+    if (MIX) WALL = NR % MIX != 1
     print record(shapes[(NR - 1) % ns + 1])
     # what else the daemon logs
     if (NR % 3 == 0) print stamp(ts) "  INFO cuzk_core::engine: synthesis complete, sending to GPU synth_ms=36512"
@@ -227,6 +228,54 @@ for f in mix mix_wall; do
     cat "$T/$f.log" | "$W" analyze --json - >"$T/$f.pipe.json" 2>/dev/null
     norm_json "$T/$f.pipe.json" | cmp -s - "$T/seed.norm" && ok || bad "$f from a pipe"
 done
+
+# Two clocks in one run (issue 28): records with ts= on timestamped lines
+# give the offset between the clocks, and the records timed by their lines
+# are put on the ts= clock: the seed run's analysis, whatever the split.
+# The old reading printed busy times of 1.7e9 s and split the run in four.
+shape mixed_clocks "$(echo $WALL | tr ' ' ,)" -v MIX=3
+same mixed_clocks
+grep -q '"clock": {"from": "records"' "$T/mixed_clocks.json" && ok ||
+    bad "mixed clocks: not on the records' clock: $(grep -o '"clock": {[^}]*}' "$T/mixed_clocks.json")"
+for n in 2 3 8; do
+    WATERFALL_READ_THREADS=$n "$W" analyze --json "$T/mixed_clocks.log" >"$T/mc.json" 2>/dev/null
+    norm_json "$T/mc.json" | cmp -s - "$T/seed.norm" && ok || bad "mixed clocks read by $n threads"
+done
+# compressed (a rotated log): decompressed again for each reading
+gzip -c "$T/mixed_clocks.log" >"$T/mixed_clocks.gz"
+"$W" analyze --json "$T/mixed_clocks.gz" >"$T/mcz.json" 2>"$T/err"
+norm_json "$T/mcz.json" | cmp -s - "$T/seed.norm" && ok || bad "mixed clocks, gzip'd: $(cat "$T/err")"
+# watch aligns them as it reads: its totals are analyze's
+"$W" watch --once "$T/mixed_clocks.log" >"$T/mcw.json" 2>/dev/null
+python3 - "$T/mcw.json" "$T/seed.json" <<'PY' && ok || bad "watch of mixed clocks: not the seed run's totals: $(cat "$T/mcw.json" | head -c 300)"
+import json, sys
+w, s = json.loads(open(sys.argv[1]).read().splitlines()[-1]), json.load(open(sys.argv[2]))['runs'][0]
+assert w['skipped'] == 0 and w['runs'] == 1, (w['skipped'], w['runs'])
+assert abs(w['busy_s'] - s['busy_s']) < 1e-6 and abs(w['idle_s'] - s['idle_s']) < 1e-6, (w['busy_s'], s['busy_s'])
+PY
+# a second life of the daemon, its epoch 1000 s later: each run aligned by its own records
+shape mixed_clocks2 tracing -v MIX=3 -v S0=70667.512034
+cat "$T/mixed_clocks.log" "$T/mixed_clocks2.log" >"$T/mixed_two.log"
+"$W" analyze --json "$T/mixed_two.log" >"$T/m2.json" 2>/dev/null
+python3 - "$T/m2.json" "$T/seed.json" <<'PY' && ok || bad "two runs with mixed clocks"
+import json, sys
+d, s = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))['runs'][0]
+assert len(d['runs']) == 2, len(d['runs'])
+for r in d['runs']:
+    assert (r['busy_s'], r['units'], r['late_lines']) == (s['busy_s'], s['units'], 0), (r['busy_s'], r['units'], r['late_lines'])
+PY
+# no record carries both: refused, naming the file and line
+printf 'TIMELINE synth_start job=a ts=0.000
+2026-02-18T19:21:08.000000Z  INFO TIMELINE: synth_end job=a
+TIMELINE gpu_start job=a ts=1.500
+2026-02-18T19:21:10.000000Z  INFO TIMELINE: gpu_end job=a
+' >"$T/unaligned.log"
+"$W" analyze "$T/unaligned.log" >"$T/out" 2>"$T/err"
+[ $? = 3 ] && grep -q 'unaligned.log:2: this record has no ts= and takes its line.s timestamp, while others carry ts= (the first at line 1)' "$T/err" &&
+    ! grep -q 'busy' "$T/out" && ok || bad "unalignable clocks: not refused: $(cat "$T/err" "$T/out")"
+# a pipe cannot be read twice: refused with a message
+cat "$T/mixed_clocks.log" | "$W" analyze - >"$T/out" 2>"$T/err"
+[ $? = 3 ] && grep -q 'cannot be read again to align the two clocks' "$T/err" && ok || bad "mixed clocks from a pipe: $(cat "$T/err")"
 
 # A record with neither ts= nor a timestamp on its line is skipped (bad
 # time); a line that only mentions TIMELINE is no record at all.

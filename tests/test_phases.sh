@@ -172,4 +172,63 @@ assert abs(a['kernel_utilization'] - b['kernel_utilization']) < 1e-6, (a['kernel
 assert [(p['name'], p['count']) for p in a['phases']] == [(p['name'], p['count']) for p in b['phases']]
 PY
 
+# --- issue 28: figures that depend on how the log is read -----------------
+# a restart is judged on the record after it, whatever its kind: a new run
+# whose second record is a sub-phase event is a run of its own
+printf 'TIMELINE,0,SYNTH_START,a,\nTIMELINE,1000,SYNTH_END,a,\nTIMELINE,2000,GPU_START,a,\nTIMELINE,10000,GPU_END,a,\nTIMELINE,0,SYNTH_START,b,\nTIMELINE,1,PREP_START,b,\nTIMELINE,2,PREP_END,b,\n' >"$T/rs.log"
+"$W" analyze --json "$T/rs.log" >"$T/rs.json" 2>/dev/null
+check "a restart followed by a sub-phase event is a restart" "$T/rs.json" "len(d['runs']) == 2 and r['late_lines'] == 0 and d['runs'][1]['events'] == 3"
+# a mark written late (its time looks like a restart, the next record continues the run) counts as late
+printf 'TIMELINE,0,SYNTH_START,a,\nTIMELINE,1000,SYNTH_END,a,\nTIMELINE,2000,GPU_START,a,\nTIMELINE,5,CHECKPOINT,a,\nTIMELINE,10000,GPU_END,a,\n' >"$T/lm.log"
+"$W" analyze --json "$T/lm.log" >"$T/lm.json" 2>/dev/null
+check "a late mark is kept and counted late" "$T/lm.json" "len(d['runs']) == 1 and r['late_lines'] == 1 and r['marks'] == {'CHECKPOINT': 1}"
+# tracing JSON whose cuzk body names a job TIMELINE: the target decides, the job is data
+printf '{"timestamp":"2026-02-18T19:21:07.512034Z","level":"INFO","fields":{"message":"36512,SYNTH_END,TIMELINE,"},"target":"TIMELINE"}\n' >"$T/jt.log"
+"$W" analyze --json "$T/jt.log" >"$T/jt.json" 2>/dev/null
+check "a job id TIMELINE in a JSON line's message" "$T/jt.json" "r['events'] == 1 and d['skipped_by_reason']['bad_time'] == 0"
+# no SYNTH_START: s per job and the fill are undefined (null), not counted from another event
+printf 'TIMELINE,100,GPU_PICKUP,a,\nTIMELINE,200,GPU_START,a,\nTIMELINE,900,GPU_END,a,\n' >"$T/ns.log"
+"$W" analyze --json "$T/ns.log" >"$T/ns.json" 2>/dev/null
+check "no SYNTH_START: s_per_job and fill_s are null" "$T/ns.json" "r['throughput']['s_per_job'] is None and r['devices'][0]['fill_s'] is None and r['utilization'] == 1"
+# no GPU window: the mean synthesis concurrency over it is undefined
+printf 'TIMELINE,0,SYNTH_START,a,\nTIMELINE,500,SYNTH_END,a,\n' >"$T/nw.log"
+"$W" analyze --json "$T/nw.log" >"$T/nw.json" 2>/dev/null
+check "no GPU window: mean_active is null" "$T/nw.json" "r['synthesis_concurrency']['mean_active'] is None and r['synthesis_concurrency']['max'] == 1"
+# the line range covers every event of the run, phases included
+printf 'TIMELINE,0,KERNEL_START,j,\nTIMELINE,1,KERNEL_END,j,\nTIMELINE,2,SYNTH_START,j,\nTIMELINE,3,SYNTH_END,j,\nTIMELINE,4,GPU_START,j,\nTIMELINE,9,GPU_END,j,\nTIMELINE,9,DONE,j,\n' >"$T/fl.log"
+"$W" analyze --json "$T/fl.log" >"$T/fl.json" 2>/dev/null
+check "first_line and last_line cover every event" "$T/fl.json" "r['events'] == 7 and r['first_line'] == 1 and r['last_line'] == 7"
+# a phase within the unit is a share of the unit's whole span, its phases included: never over 1
+printf 'TIMELINE,0,SETUP_START,j,\nTIMELINE,3,SYNTH_START,j,\nTIMELINE,4,SYNTH_END,j,\nTIMELINE,5,GPU_START,j,\nTIMELINE,6,GPU_END,j,\nTIMELINE,8,SETUP_END,j,\n' >"$T/sh.log"
+"$W" analyze --json "$T/sh.log" >"$T/sh.json" 2>/dev/null
+check "a phase within the unit: its share is of the unit's whole span" "$T/sh.json" "[(p['name'], p['within'], p['share']) for p in r['phases']] == [('SETUP', 'unit', 1)]"
+# a run of two kinds: the CPU section's timing compares each kind with
+# itself (a long kind that runs beside others is not a slow one).  porep
+# takes 38 s alone and beside another, snap 5 s alone: mixed, "beside
+# others" was 1.77x "alone" and the verdict cpu
+python3 - "$T/kinds.log" <<'PY'
+import sys
+out, t = [], 0.0
+def unit(job, kind, s0, s1, g0, g1):
+    out.extend([(s0, 'SYNTH_START', job, 'kind=' + kind), (s1, 'SYNTH_END', job, ''),
+                (g0, 'GPU_START', job, 'worker=0'), (g1, 'GPU_END', job, 'worker=0')])
+for i in range(3):  # snap alone
+    unit('snap%d' % i, 'snap', t, t + 5, t + 5, t + 6); t += 6
+for i in range(3):  # porep alone
+    unit('porep%d' % i, 'porep', t, t + 38, t + 38, t + 39); t += 39
+for i in range(3):  # porep two at once
+    unit('pa%d' % i, 'porep', t, t + 38, t + 38, t + 39)
+    unit('pb%d' % i, 'porep', t, t + 38, t + 39, t + 40); t += 40
+out.sort(key=lambda r: r[0])
+open(sys.argv[1], 'w').write(''.join('TIMELINE,%d,%s,%s,%s\n' % (int(r[0] * 1000), r[1], r[2], r[3]) for r in out))
+PY
+"$W" analyze --json "$T/kinds.log" >"$T/kinds.json" 2>/dev/null
+check "two kinds: the timing compares each kind with itself" "$T/kinds.json" "r['cpu']['synthesis_contended'] is False and abs(r['cpu']['synthesis_slower'] - 1) < 1e-9 and r['bottleneck'] != 'cpu' and sorted(set(x['kind'] for x in r['cpu']['synthesis_by_concurrency'])) == ['porep', 'snap']"
+"$W" analyze "$T/kinds.log" >"$T/kinds.txt" 2>/dev/null
+grep -q 'synthesis by kind, then syntheses at once: porep: 1: 38.00 s (3) · 2: 38.00 s (6); snap: 1: 5.00 s (3); beside others 1.00x alone' "$T/kinds.txt" && ok ||
+    bad "two kinds: the text's CPU lines: $(grep 'at once' "$T/kinds.txt")"
+# the bottleneck's g is the effective GPU time per unit, said so
+grep -q 'of effective GPU time per unit (busy / units; workers overlap)' "$T/kinds.txt" && ok ||
+    bad "the bottleneck does not say what g is: $(grep bottleneck "$T/kinds.txt")"
+
 finish test_phases

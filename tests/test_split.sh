@@ -183,6 +183,39 @@ printf 'TIMELINE,0,GPU_START,a\nTIMELINE,630,GPU_END,a\nTIMELINE,10,GPU_START,b\
 [ "$(grep -o '"run": [0-9]*' "$T/r.json" | tail -1)" = '"run": 2' ] && ! grep -q '"late_lines": [1-9]' "$T/r.json" && ok ||
     bad "a restart followed by its run is not a restart any more"
 
+# issue 28: a phase or mark before its job's first event of the six, in
+# an earlier byte range than that event, is the job's all the same
+printf 'TIMELINE,0,KERNEL_START,j,\nTIMELINE,1,KERNEL_END,j,\nTIMELINE,2,SYNTH_START,j,\nTIMELINE,3,SYNTH_END,j,\nTIMELINE,4,GPU_START,j,\nTIMELINE,9,GPU_END,j,\n' >"$T/pre.log"
+for n in 1 2 3 5 8; do
+    outputs "$T/pre.log" $n many
+    grep -q '"events": 6' "$T/many.json" && grep -q '"name": "KERNEL"' "$T/many.json" && ok ||
+        bad "a phase before its job's first pipeline event, $n threads: $(grep -o '"events": [0-9]*\|"phases": [^]]*' "$T/many.json" | tr '\n' ' ')"
+done
+
+# a late mark, a restart whose next record is a phase's, and a run's
+# last records other events: the same whatever the split
+printf 'TIMELINE,0,SYNTH_START,a,\nTIMELINE,1000,SYNTH_END,a,\nTIMELINE,2000,GPU_START,a,\nTIMELINE,5,CHECKPOINT,a,\nTIMELINE,10000,GPU_END,a,\nTIMELINE,0,SYNTH_START,b,\nTIMELINE,1,PREP_START,b,\nTIMELINE,2,PREP_END,b,\nTIMELINE,3,SYNTH_END,b,\nTIMELINE,4,X,b,\n' >"$T/lm.log"
+outputs "$T/lm.log" 1 one
+grep -q '"late_lines": 1' "$T/one.json" && grep -q '"run": 2' "$T/one.json" && ok || bad "a late mark and a restart before a phase"
+for n in 2 3 4 5 6 7 8; do
+    outputs "$T/lm.log" $n many
+    cmp -s "$T/one.json" "$T/many.json" && ok || bad "a late mark and a restart before a phase: $n threads differ from one"
+done
+
+# other events (phases, marks, details) among restarts and late lines,
+# wherever the ranges' edges fall: the same runs, late lines and events
+# (tests/gen_xsplit.py; the reader before issue 28 differed on 37 of 150)
+s=1
+while [ $s -le $((SEEDS * 2)) ]; do
+    python3 "$(dirname "$0")/gen_xsplit.py" $s $((s * 37 % 150 + 5)) >"$T/x.log" || bad "gen_xsplit $s"
+    WATERFALL_READ_THREADS=1 "$W" analyze --json --no-progress "$T/x.log" >"$T/x1.json" 2>/dev/null
+    for n in 2 3 5 8; do
+        WATERFALL_READ_THREADS=$n "$W" analyze --json --no-progress "$T/x.log" >"$T/xn.json" 2>/dev/null
+        cmp -s "$T/x1.json" "$T/xn.json" && ok || { bad "gen_xsplit seed $s, $n threads: differs from one thread"; break; }
+    done
+    s=$((s + 1))
+done
+
 # The runs are really split, and the answer is not empty.
 "$G" 7 3000 >"$T/log"
 WATERFALL_READ_THREADS=4 "$W" analyze --json --no-progress "$T/log" >"$T/j" 2>/dev/null

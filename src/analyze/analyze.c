@@ -574,7 +574,8 @@ static int analyze_synth_sweep(int64_t *st, int64_t *en, size_t n, struct run_re
 static void synth_mean(const int64_t *st, const int64_t *en, size_t n, int64_t w0, int64_t w1,
                        struct run_result *res)
 {
-    res->synth_mean_active = 0;
+    /* over no window there is no mean (null), not a mean of 0 */
+    res->synth_mean_active = w1 > w0 ? 0 : NAN;
     if (!n || w1 <= w0)
         return;
     __int128 area = 0; /* exact */
@@ -617,7 +618,8 @@ static int throughput(const struct run *r, struct run_result *res)
             done[nd++] = done[j];
     res->jobs_completed = nd;
     res->s_per_job = res->steady_s_per_job = -1;
-    if (nd > 0 && last_end > res->start)
+    /* from the first SYNTH_START by definition: without one, undefined */
+    if (nd > 0 && res->has_synth_start && last_end > res->start)
         res->s_per_job = (double)(last_end - res->start) / (double)nd;
     /* Steady: a rate over the steady part of the run, the completions
      * after the first tenth and before the last tenth (pipeline fill and
@@ -773,6 +775,7 @@ static void run_begin(const struct run *r, struct run_result *res, int64_t *w0, 
                 *w1 = b.end;
         }
     }
+    res->has_synth_start = res->start != INT64_MAX;
     if (res->start == INT64_MAX)
         res->start = any_min == INT64_MAX ? 0 : any_min;
 }
@@ -959,7 +962,9 @@ static void device_fill(struct run_result *res)
 {
     for (size_t i = 0; i < res->ndev; i++) {
         struct device_result *d = &res->dev[i];
-        if (d->units) {
+        if (d->units && !res->has_synth_start) {
+            d->fill = -1; /* from the first SYNTH_START: undefined without one */
+        } else if (d->units) {
             d->fill = d->window_start - res->start;
             if (d->fill < 0)
                 d->fill = 0;

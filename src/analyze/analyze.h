@@ -47,7 +47,7 @@ struct device_result {
     int32_t *workers; /* sorted, distinct */
     size_t nworkers;
     uint64_t units;   /* complete, consistent units proved on it */
-    int64_t busy, window_start, window_end, idle, fill;
+    int64_t busy, window_start, window_end, idle, fill; /* fill < 0: no SYNTH_START to count it from */
     int64_t by_cause[CAUSE_N];
     struct gap *gaps; /* in time order (NULL unless KEEP_GAPS) */
     size_t ngaps;
@@ -119,7 +119,9 @@ extern const char *analyze_kernel_phase;
 struct conc_row {
     int k;
     uint64_t units;
-    double mean; /* ns */
+    double mean;      /* ns */
+    const char *kind; /* when the run mixes kinds: the units' kind= (rows by kind, then k); else NULL */
+    size_t klen;
 };
 
 /* The CPU section (analyze_cpu.c): what the cores gave each role, and
@@ -182,7 +184,8 @@ struct run_result {
     int bottleneck;
     double s_per_job, steady_s_per_job; /* ns; negative: undefined */
     int synth_max;
-    double synth_mean_active; /* mean syntheses in flight over the window */
+    double synth_mean_active; /* mean syntheses in flight over the window; NAN: no window */
+    int has_synth_start;      /* some unit has SYNTH_START: s per job and the fill are defined */
     struct cpu_result cpu;
     struct phase_result phase;
     int has_driver;            /* some device has the driver's readings */

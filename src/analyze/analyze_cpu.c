@@ -15,7 +15,9 @@
  *    stage whose mean beside others (k >= 2) is CPU_SLOWER times its mean
  *    alone (k = 1), over CPU_MIN_UNITS units or more on each side, waits
  *    for a core.
- * The samples decide where there are any; else the timing.
+ * The samples decide where there are any; else the timing.  When a run
+ * mixes kinds (kind= of its units), the timing compares each kind with
+ * itself: a kind that takes longer alone is not contention.
  *
  * The count of syntheses at time x is #(starts <= x) - #(ends <= x); its
  * integral up to x, F(x), comes from prefix sums of the sorted starts and
@@ -29,6 +31,7 @@
 #include "analyze.h"
 
 #include "mem.h"
+#include "phase.h"
 #include "sort.h"
 
 #include <math.h>
@@ -158,25 +161,125 @@ static int by_k_add(struct by_k *b, int k, double t)
     return 0;
 }
 
-/* The rows by k, ascending. */
-static int rows_from(const struct by_k *b, struct conc_row **rows, size_t *nrows)
+/* The run's kinds, when it mixes two or more (units without kind= are
+ * the kind ""): each unit's, as an index into name/len sorted by name. */
+#define CPU_MAX_KINDS 16 /* more: not grouped */
+struct kinds {
+    int n;
+    const char *name[CPU_MAX_KINDS];
+    size_t len[CPU_MAX_KINDS];
+    uint8_t *of; /* per unit (owned) */
+};
+
+static int kind_cmp(const char *a, size_t la, const char *b, size_t lb)
+{
+    int c = memcmp(a, b, la < lb ? la : lb);
+    return c ? c : (la > lb) - (la < lb);
+}
+
+/* 0 (and k->n < 2 when the run has one kind, or too many), or -1. */
+static int kinds_of(const struct run *r, struct kinds *k)
+{
+    memset(k, 0, sizeof *k);
+    if (!r->nxattr || !r->nunits)
+        return 0;
+    k->of = malloc(r->nunits);
+    if (!k->of)
+        return -1;
+    for (size_t i = 0; i < r->nunits; i++) {
+        size_t len = 0;
+        const char *s = unit_attr(r, (uint32_t)i, "kind", &len);
+        if (!s)
+            s = "", len = 0;
+        int j = 0;
+        while (j < k->n && kind_cmp(k->name[j], k->len[j], s, len) != 0)
+            j++;
+        if (j == k->n) {
+            if (k->n == CPU_MAX_KINDS) {
+                k->n = 0; /* too many to compare one by one */
+                return 0;
+            }
+            k->name[j] = s;
+            k->len[j] = len;
+            k->n++;
+        }
+        k->of[i] = (uint8_t)j;
+    }
+    /* by name, so that rows come in a stable order */
+    int order[CPU_MAX_KINDS], rank[CPU_MAX_KINDS];
+    for (int j = 0; j < k->n; j++)
+        order[j] = j;
+    for (int a = 1; a < k->n; a++)
+        for (int b = a; b > 0; b--) {
+            int x = order[b], y = order[b - 1];
+            if (kind_cmp(k->name[x], k->len[x], k->name[y], k->len[y]) >= 0)
+                break;
+            order[b] = y;
+            order[b - 1] = x;
+        }
+    const char *nm[CPU_MAX_KINDS];
+    size_t ln[CPU_MAX_KINDS];
+    for (int j = 0; j < k->n; j++) {
+        rank[order[j]] = j;
+        nm[j] = k->name[order[j]];
+        ln[j] = k->len[order[j]];
+    }
+    memcpy(k->name, nm, sizeof nm);
+    memcpy(k->len, ln, sizeof ln);
+    for (size_t i = 0; i < r->nunits; i++)
+        k->of[i] = (uint8_t)rank[k->of[i]];
+    return 0;
+}
+
+/* The rows by k, ascending, of each kind in turn (nb of them: b[0..nb),
+ * named by ks when there are two or more). */
+static int rows_from(const struct by_k *b, int nb, const struct kinds *ks, struct conc_row **rows, size_t *nrows)
 {
     size_t n = 0;
-    for (int k = 1; k <= b->kmax; k++)
-        n += b->a[k].n > 0;
+    for (int g = 0; g < nb; g++)
+        for (int k = 1; k <= b[g].kmax; k++)
+            n += b[g].a[k].n > 0;
     *rows = calloc(n ? n : 1, sizeof **rows);
     if (!*rows)
         return -1;
     *nrows = 0;
-    for (int k = 1; k <= b->kmax; k++)
-        if (b->a[k].n)
-            (*rows)[(*nrows)++] = (struct conc_row){k, b->a[k].n, b->a[k].sum / (double)b->a[k].n};
+    for (int g = 0; g < nb; g++)
+        for (int k = 1; k <= b[g].kmax; k++)
+            if (b[g].a[k].n)
+                (*rows)[(*nrows)++] = (struct conc_row){k, b[g].a[k].n, b[g].a[k].sum / (double)b[g].a[k].n,
+                                                        nb > 1 ? ks->name[g] : NULL, nb > 1 ? ks->len[g] : 0};
     return 0;
 }
 
+static double slower_one(const struct conc_row *rows, size_t n);
+
 /* Mean at k >= 2 over mean at k = 1, over CPU_MIN_UNITS units or more on
- * each side; NAN otherwise. */
+ * each side; NAN otherwise.  Rows of several kinds: each kind's ratio,
+ * weighted by its units beside others (kinds without both sides left
+ * out). */
 static double slower(const struct conc_row *rows, size_t n)
+{
+    if (!n || !rows[0].kind)
+        return slower_one(rows, n);
+    double sum = 0, w = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        uint64_t beside = 0;
+        while (j < n && rows[j].klen == rows[i].klen && memcmp(rows[j].kind, rows[i].kind, rows[i].klen) == 0) {
+            beside += rows[j].k >= 2 ? rows[j].units : 0;
+            j++;
+        }
+        double s = slower_one(rows + i, j - i);
+        if (!isnan(s)) {
+            sum += s * (double)beside;
+            w += (double)beside;
+        }
+        i = j;
+    }
+    return w > 0 ? sum / w : NAN;
+}
+
+static double slower_one(const struct conc_row *rows, size_t n)
 {
     double alone = 0, beside = 0;
     uint64_t na = 0, nb = 0;
@@ -221,10 +324,12 @@ int analyze_cpu(const struct run *r, struct run_result *res, int64_t *st, int64_
     c->source = r->cpu.sampled ? CPU_SRC_SAMPLES : CPU_SRC_TIMING;
 
     struct counter cn = {0};
-    struct by_k bs = {0}, bg = {0};
+    struct by_k bs[CPU_MAX_KINDS] = {{0}}, bg[CPU_MAX_KINDS] = {{0}};
+    struct kinds ks;
     int rc = -1;
-    if (counter_build(&cn, st, en, nspans))
+    if (kinds_of(r, &ks) || counter_build(&cn, st, en, nspans))
         goto out;
+    int nk = ks.n >= 2 ? ks.n : 1; /* groups of units compared among themselves */
     /* each unit's k for its synthesis and its GPU phase */
     int64_t gpu_sum = 0, w0 = INT64_MAX, w1 = INT64_MIN;
     struct finger f[4] = {{0, 0, 0, 0}}; /* synthesis start, end; GPU start, end */
@@ -232,15 +337,16 @@ int analyze_cpu(const struct run *r, struct run_result *res, int64_t *st, int64_
         const struct unit *u = &r->units[i];
         if (u->flags & U_CONTRA)
             continue;
+        int g = nk > 1 ? ks.of[i] : 0;
         int64_t a = u->t[EV_SYNTH_START], b = u->t[EV_SYNTH_END];
         if (a != T_NONE && b != T_NONE && b > a) {
             int k = (int)lround(mean_count(&cn, a, b, &f[0], &f[1]));
-            if (by_k_add(&bs, k < 1 ? 1 : k, (double)(b - a)))
+            if (by_k_add(&bs[g], k < 1 ? 1 : k, (double)(b - a)))
                 goto out;
         }
         a = u->t[EV_GPU_START], b = u->t[EV_GPU_END];
         if (a != T_NONE && b != T_NONE && b > a) {
-            if (by_k_add(&bg, (int)lround(mean_count(&cn, a, b, &f[2], &f[3])) + 1, (double)(b - a)))
+            if (by_k_add(&bg[g], (int)lround(mean_count(&cn, a, b, &f[2], &f[3])) + 1, (double)(b - a)))
                 goto out;
             gpu_sum += b - a;
             if (a < w0)
@@ -250,7 +356,7 @@ int analyze_cpu(const struct run *r, struct run_result *res, int64_t *st, int64_
         }
     }
     c->gpu_at_once = w1 > w0 ? (double)gpu_sum / (double)(w1 - w0) : 0;
-    if (rows_from(&bs, &c->synth_by, &c->nsynth_by) || rows_from(&bg, &c->gpu_by, &c->ngpu_by))
+    if (rows_from(bs, nk, &ks, &c->synth_by, &c->nsynth_by) || rows_from(bg, nk, &ks, &c->gpu_by, &c->ngpu_by))
         goto out;
     c->synth_slower = slower(c->synth_by, c->nsynth_by);
     c->gpu_slower = slower(c->gpu_by, c->ngpu_by);
@@ -265,8 +371,11 @@ int analyze_cpu(const struct run *r, struct run_result *res, int64_t *st, int64_
     rc = 0;
 out:
     counter_free(&cn);
-    free(bs.a);
-    free(bg.a);
+    for (int g = 0; g < CPU_MAX_KINDS; g++) {
+        free(bs[g].a);
+        free(bg[g].a);
+    }
+    free(ks.of);
     return rc;
 }
 

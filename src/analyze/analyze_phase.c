@@ -238,8 +238,12 @@ static int add_mark(struct acc *a, struct phase_result *ph, uint32_t name)
     return 0;
 }
 
-/* The enclosing stages' time of one unit. */
-static void add_enclosing(const struct unit *un, int64_t *encl)
+/* The enclosing stages' time of one unit.  The unit's own span runs from
+ * its first event to its last, its phases and marks included (np of them
+ * in up): a phase within the unit lies outside its stages, often before
+ * its first event of the six, and a share of a span that left it out
+ * could pass 1. */
+static void add_enclosing(const struct unit *un, const struct uphase *up, size_t np, int64_t *encl)
 {
     if (un->t[EV_GPU_START] != T_NONE && un->t[EV_GPU_END] != T_NONE)
         encl[WITHIN_GPU] += un->t[EV_GPU_END] - un->t[EV_GPU_START];
@@ -251,6 +255,10 @@ static void add_enclosing(const struct unit *un, int64_t *encl)
             lo = un->t[e] < lo ? un->t[e] : lo;
             hi = un->t[e] > hi ? un->t[e] : hi;
         }
+    for (size_t k = 0; k < np; k++) {
+        lo = up[k].start < lo ? up[k].start : lo;
+        hi = up[k].end > hi ? up[k].end : hi;
+    }
     if (hi > lo)
         encl[WITHIN_UNIT] += hi - lo;
 }
@@ -261,12 +269,12 @@ static int walk_unit(const struct run *r, struct run_result *res, uint32_t u, st
 {
     const struct unit *un = &r->units[u];
     struct phase_result *ph = &res->phase;
-    add_enclosing(un, a->encl);
     check_reported(r, u, "synth_ms", EV_SYNTH_START, EV_SYNTH_END, &ph->synth_ms);
     check_reported(r, u, "gpu_ms", EV_GPU_START, EV_GPU_END, &ph->gpu_ms);
     size_t np = unit_phases(r, u, &a->up, &a->upcap), ng = 0;
     if (np == (size_t)-1)
         return -1;
+    add_enclosing(un, a->up, np, a->encl);
     int gpu_phase = un->t[EV_GPU_START] != T_NONE && un->t[EV_GPU_END] != T_NONE;
     struct device_result *d = gpu_phase ? dev_of(res, un->device) : NULL;
     for (size_t k = 0; k < np; k++) {

@@ -93,7 +93,7 @@ const char *bottleneck_sentence(char *buf, size_t n, const struct run_result *re
         if (a->valid)
             snprintf(buf, n,
                      "synthesis: the GPU waits for synthesis, which takes %s per unit with at most %d at once, "
-                     "against %s of GPU time per unit",
+                     "against %s of effective GPU time per unit (busy / units; workers overlap)",
                      fmt_dur(s, sizeof s, a->synth_mean), res->synth_max,
                      fmt_dur(g, sizeof g, 1.0 / a->rate));
         else
@@ -248,7 +248,7 @@ int report_advice_lines(const struct run_result *res, char *l1, size_t n1, char 
         emph = snprintf(l1, n1, "run %d syntheses at once", a->needed);
         snprintf(l1 + emph, n1 - (size_t)emph, " (now %d): GPU utilization %.1f%% measured -> %.0f%% predicted",
                  a->current, 100 * res->utilization, 100 * a->predicted_needed);
-        size_t k = (size_t)snprintf(l2, n2, "%s; g = %s of GPU per unit, s = %s of synthesis per unit", how,
+        size_t k = (size_t)snprintf(l2, n2, "%s; g = %s of effective GPU time per unit (busy / units), s = %s of synthesis per unit", how,
                                     fmt_dur(g, sizeof g, 1.0 / a->rate), fmt_dur(s, sizeof s, a->synth_mean));
         if (a->worker_cap < 1 - 1e-9 && k < n2)
             snprintf(l2 + k, n2 - k, "; the GPU workers' prep and proving allow at most %.0f%%",
@@ -278,12 +278,27 @@ static void conc_line(char *b, size_t n, const char *what, const struct conc_row
 {
     char d[32];
     int gpu = what[0] == 'G'; /* a GPU phase's k: the syntheses beside it, plus one */
-    size_t k = (size_t)snprintf(b, n, gpu ? "%s by 1 + the syntheses beside it:" : "%s by syntheses at once:", what);
-    for (size_t i = 0; i < nr && i < 8 && k < n; i++)
-        k += (size_t)snprintf(b + k, n - k, "%s %d: %s (%llu)", i ? " ·" : "", rows[i].k,
+    int kinds = nr && rows[0].kind; /* a run of several kinds: each compared with itself */
+    size_t k = (size_t)snprintf(b, n, gpu ? "%s by %s1 + the syntheses beside it:" : "%s by %ssyntheses at once:",
+                                what, kinds ? "kind, then " : "");
+    size_t most = kinds ? 12 : 8;
+    for (size_t i = 0; i < nr && i < most && k < n; i++) {
+        int first = !i || (kinds && (rows[i].klen != rows[i - 1].klen ||
+                                     memcmp(rows[i].kind, rows[i - 1].kind, rows[i].klen) != 0));
+        if (kinds && first) {
+            const char *kn = rows[i].klen ? rows[i].kind : "(no kind)";
+            int kl = rows[i].klen > 32 ? 32 : (int)rows[i].klen;
+            if (!rows[i].klen)
+                kl = 9;
+            k += (size_t)snprintf(b + k, n - k, "%s %.*s:", i ? ";" : "", kl, kn);
+            if (k >= n)
+                break;
+        }
+        k += (size_t)snprintf(b + k, n - k, "%s %d: %s (%llu)", first ? "" : " ·", rows[i].k,
                               fmt_dur(d, sizeof d, rows[i].mean), (unsigned long long)rows[i].units);
-    if (nr > 8 && k < n)
-        k += (size_t)snprintf(b + k, n - k, " · ... (%zu more)", nr - 8);
+    }
+    if (nr > most && k < n)
+        k += (size_t)snprintf(b + k, n - k, " · ... (%zu more)", nr - most);
     if (!isnan(slower) && k < n)
         snprintf(b + k, n - k, "; beside others %.2fx alone", slower);
 }

@@ -3,9 +3,11 @@
  */
 #include "args.h"
 
+#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int arg_long(const char *cmd, const char *opt, const char *v, long lo, long hi, long *out)
 {
@@ -29,4 +31,63 @@ int arg_double(const char *cmd, const char *opt, const char *v, double lo, doubl
     }
     *out = x;
     return 0;
+}
+
+/* Edits (insert, delete, replace, swap two neighbours) from a to b, both
+ * short (names of commands and options); past 32 bytes, "far". */
+static size_t edits(const char *a, size_t la, const char *b, size_t lb)
+{
+    enum { MAXN = 32 };
+    if (la > MAXN || lb > MAXN)
+        return MAXN;
+    size_t d[MAXN + 1][MAXN + 1];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            size_t c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < c)
+                c = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < c)
+                c = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < c)
+                c = d[i - 2][j - 2] + 1;
+            d[i][j] = c;
+        }
+    return d[la][lb];
+}
+
+const char *arg_closest(const char *s, size_t len, const char *const *names, size_t n)
+{
+    const char *best = NULL;
+    size_t bd = 3;
+    for (size_t i = 0; i < n; i++) {
+        size_t e = edits(s, len, names[i], strlen(names[i]));
+        if (e < bd && e * 2 < strlen(names[i])) {
+            bd = e;
+            best = names[i];
+        }
+    }
+    return best;
+}
+
+void arg_suggest(const char *cmd, char **argv, const struct option *longopts)
+{
+    const char *given = optind > 0 ? argv[optind - 1] : NULL;
+    if (!given || strncmp(given, "--", 2) != 0)
+        return;
+    given += 2;
+    size_t len = strcspn(given, "=");
+    const char *names[128];
+    size_t n = 0;
+    for (; longopts[n].name && n < sizeof names / sizeof *names; n++)
+        names[n] = longopts[n].name;
+    for (size_t i = 0; i < n; i++)
+        if (strlen(names[i]) == len && strncmp(names[i], given, len) == 0)
+            return; /* a known option: getopt's complaint was another (a missing value) */
+    const char *best = arg_closest(given, len, names, n);
+    if (best)
+        fprintf(stderr, "%s: did you mean --%s?\n", cmd, best);
 }

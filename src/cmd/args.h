@@ -6,6 +6,8 @@
 #ifndef ARGS_H
 #define ARGS_H
 
+#include <stddef.h>
+
 /* A whole number in [lo, hi] into *out: 0, or -1 with on stderr
  * "waterfall CMD: OPT takes a whole number from LO to HI, not 'V'". */
 int arg_long(const char *cmd, const char *opt, const char *v, long lo, long hi, long *out);
@@ -13,5 +15,15 @@ int arg_long(const char *cmd, const char *opt, const char *v, long lo, long hi, 
 /* A finite number in [lo, hi] into *out: 0, or -1 with on stderr
  * "waterfall CMD: OPT takes a number from LO to HI, not 'V'". */
 int arg_double(const char *cmd, const char *opt, const char *v, double lo, double hi, double *out);
+
+/* The name in names[0..n) closest to s (at most 2 edits away, and fewer
+ * than half its length: a typo, not another word), or NULL. */
+const char *arg_closest(const char *s, size_t len, const char *const *names, size_t n);
+
+/* After getopt_long answered '?': when what was given (argv[optind - 1])
+ * is an unknown long option close to one of longopts, "waterfall CMD: did
+ * you mean --NAME?" on stderr. */
+struct option;
+void arg_suggest(const char *cmd, char **argv, const struct option *longopts);
 
 #endif /* ARGS_H */

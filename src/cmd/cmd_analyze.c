@@ -133,6 +133,7 @@ static int analyze_parse(int argc, char **argv, struct analyze_cli *o)
             analyze_usage(stdout);
             return WF_EXIT_OK;
         default:
+            arg_suggest("waterfall analyze", argv, longopts);
             analyze_usage(stderr);
             return WF_EXIT_USAGE;
         }

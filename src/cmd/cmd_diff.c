@@ -79,6 +79,7 @@ int cmd_diff(int argc, char **argv)
             diff_usage(stdout);
             return WF_EXIT_OK;
         default:
+            arg_suggest("waterfall diff", argv, longopts);
             diff_usage(stderr);
             return WF_EXIT_USAGE;
         }

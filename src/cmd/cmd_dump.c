@@ -285,6 +285,7 @@ int cmd_dump(int argc, char **argv)
             dump_usage(stdout);
             return WF_EXIT_OK;
         default:
+            arg_suggest("waterfall dump", argv, longopts);
             dump_usage(stderr);
             return WF_EXIT_USAGE;
         }

@@ -83,6 +83,7 @@ int cmd_render(int argc, char **argv)
             render_usage(stdout);
             return WF_EXIT_OK;
         default:
+            arg_suggest("waterfall render", argv, longopts);
             render_usage(stderr);
             return WF_EXIT_USAGE;
         }

@@ -194,6 +194,7 @@ int run_parse(int argc, char **argv, struct engine_config *c_out)
             return WF_EXIT_OK;
         }
         if (ch == '?' || ch == ':') {
+            arg_suggest("waterfall run", argv, longopts);
             run_usage(stderr);
             return WF_EXIT_USAGE;
         }

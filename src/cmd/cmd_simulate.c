@@ -248,7 +248,10 @@ static int sim_parse(int argc, char **argv, struct sim_cli *o)
             }
             break;
         case 'h': simulate_usage(stdout); return WF_EXIT_OK;
-        default: simulate_usage(stderr); return WF_EXIT_USAGE;
+        default:
+            arg_suggest("waterfall simulate", argv, longopts);
+            simulate_usage(stderr);
+            return WF_EXIT_USAGE;
         }
         if (bad)
             return WF_EXIT_USAGE;

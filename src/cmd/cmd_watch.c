@@ -10,6 +10,7 @@
 #include "analyze.h"
 #include "args.h"
 #include "cmds.h"
+#include "decompress.h"
 #include "follow.h"
 #include "follow_wft.h"
 #include "lines.h"
@@ -21,6 +22,7 @@
 #include "wf_exit.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
@@ -127,6 +129,8 @@ static int watch_parse(int argc, char **argv, struct watch_cli *o)
             if (kernel_phase_arg(optarg, "watch"))
                 return WF_EXIT_USAGE;
         } else {
+            if (c != 'h')
+                arg_suggest("waterfall watch", argv, longopts);
             watch_usage(c == 'h' ? stdout : stderr);
             return c == 'h' ? WF_EXIT_OK : WF_EXIT_USAGE;
         }
@@ -462,6 +466,35 @@ static int trace_loop(struct watch *w)
     return rc != WF_EXIT_OK ? rc : finish(w, ended);
 }
 
+/* What can be said of the path before following it: a compressed log
+ * cannot be followed (it is complete: analyze reads it), and a path that
+ * does not exist yet is waited for, which is said once, on stderr, so
+ * that a mistyped name is not a silent wait.  1: refuse it. */
+static int watch_check_path(const struct watch_cli *o)
+{
+    if (strcmp(o->path, "-") == 0)
+        return 0;
+    int fd = open(o->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT)
+            fprintf(stderr, "waterfall watch: %s does not exist (yet)%s\n", o->path,
+                    o->once ? ": nothing to read" : "; waiting for it to appear");
+        return 0;
+    }
+    struct stat st;
+    unsigned char head[8];
+    ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? pread(fd, head, sizeof head, 0) : 0;
+    close(fd);
+    int kind = n > 0 ? dz_sniff(head, (size_t)n) : DZ_NONE;
+    if (kind == DZ_NONE)
+        return 0;
+    fprintf(stderr,
+            "waterfall watch: %s: %s-compressed: watch follows a log while it is written, and a compressed log "
+            "is complete: read it with `waterfall analyze %s`\n",
+            o->path, dz_name(kind), o->path);
+    return 1;
+}
+
 int cmd_watch(int argc, char **argv)
 {
     struct watch w = {0};
@@ -469,6 +502,8 @@ int cmd_watch(int argc, char **argv)
     if (rc != WF_GO_ON)
         return rc;
     char err[512];
+    if (watch_check_path(&w.o))
+        return WF_EXIT_INPUT;
     /* a native trace is read as records; anything else as lines */
     size_t pl = strlen(w.o.path);
     int native = strcmp(w.o.path, "-") != 0 &&

@@ -5,13 +5,16 @@
  */
 #include "load.h"
 
+#include "decompress.h"
 #include "sim.h"
 #include "wf_exit.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 #include <time.h>
 
 /* WATERFALL_TIMING=1 prints how long each phase took (stderr). */
@@ -69,6 +72,64 @@ static void warn_source(const char *cmd, const struct source *s)
     }
 }
 
+/* What a file's first bytes say it is, when it is not a text log: a
+ * compressed format this command does not read, or binary data (a NUL,
+ * or mostly bytes that no text holds).  NULL: it looks like text (or
+ * cannot be read again: stdin). */
+static const char *not_text(const char *path)
+{
+    if (strcmp(path, "<stdin>") == 0)
+        return NULL;
+    unsigned char b[4096];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    ssize_t n = read(fd, b, sizeof b);
+    close(fd);
+    if (n <= 0)
+        return NULL;
+    static const struct {
+        const char *magic, *what;
+        size_t len;
+    } known[] = {{"\3757zXZ", "xz-compressed data (decompress it first: gzip and zstd logs are read as they are)", 5},
+                 {"BZh", "bzip2-compressed data (decompress it first: gzip and zstd logs are read as they are)", 3},
+                 {"PK\x03\x04", "a zip archive (extract the log first)", 4},
+                 {"\177ELF", "an executable (ELF), not a log", 4}};
+    for (size_t k = 0; k < sizeof known / sizeof *known; k++)
+        if ((size_t)n >= known[k].len && memcmp(b, known[k].magic, known[k].len) == 0)
+            return known[k].what;
+    size_t odd = 0;
+    for (ssize_t i = 0; i < n; i++) {
+        if (b[i] == 0)
+            return "binary data (it holds NUL bytes), not a text log";
+        odd += b[i] < 0x20 && b[i] != '\n' && b[i] != '\r' && b[i] != '\t' && b[i] != 0x1b && b[i] != '\f';
+    }
+    return odd * 10 > (size_t)n ? "binary data (control bytes in its first 4 KiB), not a text log" : NULL;
+}
+
+/* A source with no TIMELINE line at all: what it is, and where TIMELINE
+ * lines usually are (a daemon prints them on stderr). */
+static void explain_no_timeline(const char *cmd, const struct source *s)
+{
+    if (s->native) {
+        fprintf(stderr, "%s: %s: no TIMELINE records found (the trace holds no pipeline events)\n", cmd, s->name);
+        return;
+    }
+    const char *what = s->compressed ? NULL : not_text(s->name);
+    if (what) {
+        fprintf(stderr, "%s: %s: %s: no TIMELINE records found\n", cmd, s->name, what);
+        return;
+    }
+    uint64_t lines = 0;
+    for (int i = 0; i < s->nparts; i++)
+        lines += s->parts[i].diag.lines;
+    fprintf(stderr,
+            "%s: %s: no TIMELINE records in its %llu line%s of %stext; a daemon prints them on stderr: "
+            "capture it too (`daemon ... >log 2>&1`)\n",
+            cmd, s->name, (unsigned long long)lines, lines == 1 ? "" : "s",
+            s->compressed ? (s->compressed == DZ_GZIP ? "gzip-compressed " : "zstd-compressed ") : "");
+}
+
 /* The first skipped lines of a source that produced no run at all. */
 static void explain_empty(const char *cmd, const struct source *s)
 {
@@ -78,12 +139,12 @@ static void explain_empty(const char *cmd, const struct source *s)
         sk += s->parts[i].diag.skipped;
     }
     if (tl == 0) {
-        fprintf(stderr, "%s: %s: no TIMELINE records found%s\n", cmd, s->name,
-                s->native ? " (the trace holds no pipeline events)" : "");
+        explain_no_timeline(cmd, s);
         return;
     }
-    fprintf(stderr, "%s: %s: none of its %llu TIMELINE lines could be read (%llu skipped)\n", cmd, s->name,
-            (unsigned long long)tl, (unsigned long long)sk);
+    const char *what = s->native || s->compressed ? NULL : not_text(s->name);
+    fprintf(stderr, "%s: %s: %s%snone of its %llu TIMELINE lines could be read (%llu skipped)\n", cmd, s->name,
+            what ? what : "", what ? ": " : "", (unsigned long long)tl, (unsigned long long)sk);
     int shown = 0;
     for (int i = 0; i < s->nparts && shown < 5; i++) {
         const struct ev_diag *d = &s->parts[i].diag;

@@ -2,6 +2,7 @@
  * main.c -- the `waterfall` command: picks a subcommand and runs it.
  * Each subcommand lives in its own cmd_*.c and owns its options.
  */
+#include "args.h"
 #include "cmds.h"
 #include "wf_exit.h"
 
@@ -66,7 +67,15 @@ int main(int argc, char **argv)
             argv[1] = name;
             return commands[i].run(argc - 1, argv + 1);
         }
-    fprintf(stderr, "waterfall: unknown command '%s'\n\n", argv[1]);
+    const char *names[sizeof commands / sizeof commands[0]];
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        names[i] = commands[i].name;
+    /* a typo (analyse, anaylze): the command meant */
+    const char *near = arg_closest(argv[1], strlen(argv[1]), names, sizeof names / sizeof *names);
+    if (near)
+        fprintf(stderr, "waterfall: unknown command '%s'; did you mean '%s'?\n\n", argv[1], near);
+    else
+        fprintf(stderr, "waterfall: unknown command '%s'\n\n", argv[1]);
     usage(stderr);
     return WF_EXIT_USAGE;
 }

@@ -112,7 +112,16 @@ static int line_in(struct lines_text *s, struct lines_chunk *c, const char *line
             c->skipped_by[e]++;
             return 0;
         }
-        return rec_add(c, &r, at);
+        if (rec_add(c, &r, at))
+            return -1;
+        /* a record with its own ts= after a prefix: its line's timestamp
+         * gives the offset between the clocks of a log that mixes them */
+        int64_t lt;
+        if (!r.wall && hit > line && scan_line_time(line, hit, end, &lt)) {
+            c->rec[c->nrec - 1].has_line = 1;
+            c->rec[c->nrec - 1].line_ns = lt;
+        }
+        return 0;
     }
 }
 

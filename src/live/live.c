@@ -500,27 +500,61 @@ static int kernel_add(struct live *l, const struct live_rec *r, int edge, int64_
     return 0;
 }
 
+/* A record's time on the run's one clock: 0, or 1 when it cannot be put
+ * on it (skipped: a figure from two clocks mixed is never made).  A log
+ * with ts= is on the records' clock, and a record timed by its line joins
+ * it through the offset of the latest record that carried both; a log
+ * timed by its lines counts from the first such, and a record with ts=
+ * joins it by its line's timestamp.  (analyze, which can read the log
+ * again, also aligns by a record that carries both further on.) */
+static int timed(struct live *l, const struct live_rec *r, int64_t *t)
+{
+    if (!r->wall) {
+        if (r->has_line) {
+            l->clock_off = r->line_ns - r->t_ns;
+            l->have_off = 1;
+        }
+        l->saw_ts = 1;
+        if (!l->have_wall) {
+            *t = r->t_ns;
+            return 0;
+        }
+        if (!r->has_line)
+            return 1;
+        *t = r->line_ns - l->wall_origin;
+        return 0;
+    }
+    if (l->saw_ts) {
+        if (!l->have_off)
+            return 1;
+        *t = r->t_ns - l->clock_off;
+        return 0;
+    }
+    /* a record timed by its line's own clock counts from the first such */
+    if (!l->have_wall) {
+        l->have_wall = 1;
+        l->wall_origin = r->t_ns;
+    }
+    *t = r->t_ns - l->wall_origin;
+    return 0;
+}
+
 static int record_in(struct live *l, const struct live_rec *r)
 {
     l->records++;
-    if (r->ev < 0 || r->ev >= EV_N) {
-        int edge = kernel_edge(r);
-        if (!edge || !l->run) {
-            l->others++; /* other phases and marks: the live figures do not use them */
-            return 0;
-        }
-        int64_t t = r->wall && l->have_wall ? r->t_ns - l->wall_origin : r->t_ns;
+    int64_t t;
+    int edge = r->ev < 0 || r->ev >= EV_N ? kernel_edge(r) : 0;
+    if ((r->ev < 0 || r->ev >= EV_N) && (!edge || !l->run)) {
+        l->others++; /* other phases and marks: the live figures do not use them */
+        return 0;
+    }
+    if (timed(l, r, &t)) {
+        l->skipped++;
+        l->skipped_by[SCAN_BAD_TIME]++;
+        return 0;
+    }
+    if (edge)
         return kernel_add(l, r, edge, t);
-    }
-    int64_t t = r->t_ns;
-    if (r->wall) {
-        /* a record timed by its line's own clock counts from the first such */
-        if (!l->have_wall) {
-            l->have_wall = 1;
-            l->wall_origin = t;
-        }
-        t -= l->wall_origin;
-    }
     return place(l, r, t);
 }
 

@@ -74,6 +74,8 @@ struct live_rec {
     int32_t partition, worker, device;
     int16_t ev; /* EV_*, or EV_OTHER (name) */
     uint8_t queue, wall;
+    uint8_t has_line; /* a record with its own ts= on a line with a timestamp: */
+    int64_t line_ns;  /* that timestamp (the offset between the two clocks) */
 };
 /* A unit while it is kept: the model's unit, its job id inline. */
 struct live_unit {
@@ -165,6 +167,10 @@ struct live {
     int64_t horizon;      /* instants before it are settled, all devices */
     int64_t wall_origin;  /* records timed by their line's clock count from here */
     int have_wall;
+    /* a log that mixes the clocks (docs/cli.md): records with ts= seen,
+     * and the offset line time - ts of the latest that carried both */
+    int saw_ts, have_off;
+    int64_t clock_off;
     int devices_named;    /* some record of the run named its device */
     int held;             /* a record whose time looks like a restart waits for the next */
     struct live_rec hold;

@@ -24,6 +24,49 @@
  * complete. */
 #define RUN_INDEX_MIN 1024
 
+/* The most parts whose other events wait for a run to start (a reader
+ * makes at most 8 parts; past this, they have no unit). */
+#define MODEL_WAIT_MAX 64
+
+/* Which of a part's other events take_extras takes: those decided when
+ * the part is joined, or those that wait for the next run (XSEG_NEXT). */
+enum { XT_NOW, XT_NEXT };
+
+/* A part whose other events wait for the next run to start: all of them
+ * (XT_NOW: a part of other events only, ahead of the input's first run),
+ * or those that evpart_trailing gave the next run (XT_NEXT). */
+struct xwait {
+    int part, which;
+    uint64_t base;
+};
+
+static int take_extras(struct model *m, struct evpart *p, const size_t *segrun, size_t cur, size_t prev,
+                       uint64_t base, int which);
+
+/* Does a part hold other events for the next run? */
+static int has_next(const struct evpart *p)
+{
+    for (size_t i = 0; i < p->extra.n; i++)
+        if (p->extra.list[i].seg == XSEG_NEXT)
+            return 1;
+    return 0;
+}
+
+/* A run has started (cur: its index + 1): the other events that waited
+ * for it are its. */
+static int take_waiting(struct model *m, struct evpart *parts, struct xwait *w, int *nw, size_t cur)
+{
+    int rc = 0;
+    for (int k = 0; k < *nw; k++) {
+        struct evpart *p = &parts[w[k].part];
+        if (rc == 0 && take_extras(m, p, NULL, cur, 0, w[k].base, w[k].which))
+            rc = -1;
+        evpart_drop_events(p);
+    }
+    *nw = 0;
+    return rc;
+}
+
 static uint64_t job_hash_of(const void *ctx, size_t v)
 {
     const struct run *r = ctx;
@@ -71,8 +114,11 @@ static int job_find(struct run *r, const char *id, size_t len, uint64_t h, uint3
 
 /* The part's other events and attributes, to the runs its segments went
  * to (segrun: run index + 1 per segment; cur: the run current when the
- * part has no segment, + 1, or 0). */
-static int take_extras(struct model *m, struct evpart *p, const size_t *segrun, size_t cur, uint64_t base)
+ * part has no segment, or with XT_NEXT the run that starts after it, + 1,
+ * or 0; prev: the run before the part, + 1, for those evpart_link gave
+ * it: XSEG_PREV). */
+static int take_extras(struct model *m, struct evpart *p, const size_t *segrun, size_t cur, size_t prev,
+                       uint64_t base, int which)
 {
     if (!p->extra.n)
         return 0;
@@ -82,7 +128,13 @@ static int take_extras(struct model *m, struct evpart *p, const size_t *segrun, 
     int rc = 0;
     for (size_t i = 0; i < p->extra.n && rc == 0; i++) {
         const struct xrec *x = &p->extra.list[i];
-        size_t ri = p->segs.n ? segrun[x->seg < p->segs.n ? x->seg : p->segs.n - 1] : cur;
+        if ((x->seg == XSEG_NEXT) != (which == XT_NEXT))
+            continue;
+        size_t ri = cur;
+        if (which == XT_NOW && x->seg == XSEG_PREV)
+            ri = prev;
+        else if (which == XT_NOW && p->segs.n)
+            ri = segrun[x->seg < p->segs.n ? x->seg : p->segs.n - 1];
         if (!ri) {
             m->xorphans++;
             continue;
@@ -98,7 +150,8 @@ static int take_extras(struct model *m, struct evpart *p, const size_t *segrun, 
             break;
         }
         uint32_t ids[2] = {x->key, x->val};
-        for (int k = 0; k < (x->kind == XR_ATTR ? 2 : 1); k++) {
+        int kind = (int)(x->kind & XR_KIND);
+        for (int k = 0; k < (kind == XR_ATTR ? 2 : 1); k++) {
             if (!smap[ids[k]]) {
                 size_t n;
                 const char *sv = strtab_get(&p->extra.strs, ids[k], &n);
@@ -114,12 +167,17 @@ static int take_extras(struct model *m, struct evpart *p, const size_t *segrun, 
         if (rc)
             break;
         uint64_t line = base + x->line + 1;
-        if (x->kind == XR_EVENT) {
+        if (kind == XR_EVENT) {
             if (grow_heap((void **)&r->xev, &r->xev_cap, r->nxev, sizeof *r->xev, 64))
                 rc = -1;
             else
                 r->xev[r->nxev++] = (struct xitem){x->t, line, 0, ids[0], 0, (uint32_t)job, x->partition};
             r->events++;
+            /* the run's line range holds every event it counts */
+            if (line < r->first_line)
+                r->first_line = line;
+            if (line > r->last_line)
+                r->last_line = line;
         } else {
             if (grow_heap((void **)&r->xattr, &r->xattr_cap, r->nxattr, sizeof *r->xattr, 64))
                 rc = -1;
@@ -589,9 +647,12 @@ int model_add(struct model *m, const char *source, struct evpart *parts, int npa
     uint64_t base = 0, pending_skips = 0;
     struct pline pending[MAX_ISSUES];
     int npending = 0;
+    struct xwait wait[MODEL_WAIT_MAX];
+    int nwait = 0;
     int rc = 0;
     for (int pi = 0; pi < nparts && rc == 0; pi++) {
         struct evpart *p = &parts[pi];
+        size_t prev_run = r ? (size_t)(r - m->runs) + 1 : 0; /* the run before the part, + 1 */
         for (int e = 0; e < 8; e++)
             m->skipped_by[e] += p->diag.skipped_by[e];
         m->timeline_lines += p->diag.timeline_lines;
@@ -647,6 +708,10 @@ int model_add(struct model *m, const char *source, struct evpart *parts, int npa
             }
             segrun[si] = (size_t)(r - m->runs) + 1;
             r->lost_events = native ? lost_events : 0;
+            if (nwait && take_waiting(m, parts, wait, &nwait, segrun[si])) {
+                rc = -1;
+                break;
+            }
             if (run_index == 1 && (pending_skips || npending)) {
                 /* before the first event: ahead of everything the run has */
                 r->skipped_lines += pending_skips;
@@ -663,11 +728,34 @@ int model_add(struct model *m, const char *source, struct evpart *parts, int npa
         }
         free(jstamp);
         free(jval);
-        if (rc == 0 && take_extras(m, p, segrun, r ? (size_t)(r - m->runs) + 1 : 0, base))
-            rc = -1;
+        /* Other events that wait for a run to start, as one reader would
+         * have put them: a part of other events only ahead of the input's
+         * first run (a byte range holding a job's phases ahead of its
+         * pipeline events), and those evpart_trailing gave the next run. */
+        int waits = 0;
+        if (rc == 0 && !r && !p->segs.n && p->extra.n && nwait < MODEL_WAIT_MAX) {
+            wait[nwait++] = (struct xwait){pi, XT_NOW, base};
+            waits = 1;
+        } else if (rc == 0) {
+            if (take_extras(m, p, segrun, r ? (size_t)(r - m->runs) + 1 : 0, prev_run, base, XT_NOW))
+                rc = -1;
+            if (r && !p->segs.n)
+                r->late_lines += p->diag.late_extras;
+            if (has_next(p) && nwait < MODEL_WAIT_MAX) {
+                wait[nwait++] = (struct xwait){pi, XT_NEXT, base};
+                waits = 1;
+            }
+        }
         free(segrun);
         base += p->diag.lines;
-        evpart_drop_events(p); /* what the runs did not take */
+        if (!waits)
+            evpart_drop_events(p); /* what the runs did not take */
+    }
+    for (int k = 0; k < nwait; k++) { /* no run came: they have no unit */
+        const struct evpart *p = &parts[wait[k].part];
+        for (size_t i = 0; i < p->extra.n; i++)
+            m->xorphans += wait[k].which == XT_NOW || p->extra.list[i].seg == XSEG_NEXT;
+        evpart_drop_events(&parts[wait[k].part]);
     }
     for (size_t i = first; i < m->nruns; i++)
         if (run_finish(&m->runs[i]))

@@ -396,13 +396,23 @@ static int note_low(struct evpart *p, int64_t t)
 
 /* The other events whose run was undecided go with the event of the six
  * just added: its segment is the current one. */
-static void x_settle(struct evpart *p)
+static void x_settle(struct evpart *p, int cont)
 {
     if (!p->held.x_pending)
         return;
-    for (size_t i = p->held.x_pending - 1; i < p->extra.n; i++)
-        if (p->extra.list[i].seg == XSEG_HELD)
-            p->extra.list[i].seg = (uint32_t)(p->segs.n - 1);
+    for (size_t i = p->held.x_pending - 1; i < p->extra.n; i++) {
+        struct xrec *x = &p->extra.list[i];
+        if (x->seg != XSEG_HELD)
+            continue;
+        x->seg = (uint32_t)(p->segs.n - 1);
+        /* one whose time looked like a restart, in a run that went on:
+         * a line written late, counted as the events of the six are */
+        if (cont && (x->kind & XR_LOOKS_RESTART)) {
+            seg_last(p)->late++;
+            x->kind |= XR_LATE;
+        }
+        x->kind &= ~XR_LOOKS_RESTART;
+    }
     p->held.x_pending = 0;
 }
 
@@ -451,7 +461,7 @@ static int unhold(struct evpart *p, int restart)
     }
     if (add_now(p, t, h->job, h->job_len, h->partition, h->ev, role, h->line, NULL))
         return -1;
-    x_settle(p); /* what came while it was held goes where it went */
+    x_settle(p, !restart); /* what came while it was held goes where it went */
     /* the lines skipped while it was held follow it, into its run */
     struct seg *s = seg_last(p);
     s->skipped += p->held.skipped;
@@ -465,7 +475,7 @@ static int unhold(struct evpart *p, int restart)
 int evpart_settle(struct evpart *p, int64_t t_next)
 {
     if (!p->held.on)
-        return 0;
+        return 0; /* other events that wait: evpart_trailing */
     int64_t ref = p->segs.n ? p->run.max : p->set.m_in;
     int rc = unhold(p, t_next != INT64_MIN && model_is_restart(t_next, ref));
     evpart_compact(p);
@@ -476,16 +486,26 @@ int evpart_settle(struct evpart *p, int64_t t_next)
     return 0;
 }
 
+/* The part's first record, and the record after its first event of the
+ * six (either kind: the record after an event decides whether it was a
+ * restart), for evpart_link and the part before. */
+static inline void note_record(struct evpart *p, int64_t t)
+{
+    if (!p->run.nrec++)
+        p->run.t_first = t;
+    if (p->run.nseen && !p->run.has_second) {
+        p->run.t_second = t;
+        p->run.has_second = 1;
+    }
+}
+
 int evpart_add_hinted(struct evpart *p, int64_t t_ns, const char *job, size_t job_len,
                       int32_t partition, int ev, int32_t worker, int32_t device, uint64_t line,
                       const struct evhint *hint)
 {
     if (p->diag.oom)
         return -1;
-    if (p->run.nseen == 0)
-        p->run.t_first = t_ns;
-    else if (p->run.nseen == 1)
-        p->run.t_second = t_ns;
+    note_record(p, t_ns);
     p->run.nseen++;
     if (p->held.on) {
         /* this event decides the held one: against the run it would have
@@ -524,7 +544,7 @@ int evpart_add_hinted(struct evpart *p, int64_t t_ns, const char *job, size_t jo
     }
     if (add_now(p, t_ns, job, job_len, partition, ev, role, line, hint))
         goto oom;
-    x_settle(p);
+    x_settle(p, 1);
     return 0;
 oom:
     p->diag.oom = 1;
@@ -580,12 +600,25 @@ int evpart_extra(struct evpart *p, int kind, int64_t t_ns, const char *job, size
     if (p->diag.oom)
         return -1;
     struct xrec x = {.t = t_ns, .line = line, .partition = partition, .kind = (uint32_t)kind};
+    int looks = 0; /* its time looks like a restart of the run it is in */
+    if (kind == XR_EVENT && !p->set.native) {
+        note_record(p, t_ns);
+        /* an event held for what follows it: this record follows it */
+        if (p->held.on && unhold(p, model_is_restart(t_ns, p->segs.n ? p->run.max : p->set.m_in))) {
+            p->diag.oom = 1;
+            return -1;
+        }
+        looks = p->segs.n ? model_is_restart(t_ns, p->run.max)
+                          : p->set.has_in && model_is_restart(t_ns, p->set.m_in);
+    }
     /* Its run is that of the events of the six around it: while one is
      * held, or when its own time looks like a restart (the first lines of
      * a new life of the daemon), the next one decides. */
-    int undecided = p->held.on ||
-                    (kind == XR_EVENT && !p->set.native && p->segs.n && model_is_restart(t_ns, p->run.max)) ||
-                    (kind == XR_ATTR && p->held.x_pending);
+    int undecided = kind == XR_ATTR ? p->held.attr_undecided : p->held.on || looks;
+    if (kind == XR_EVENT)
+        p->held.x_last = undecided;
+    if (looks)
+        x.kind |= XR_LOOKS_RESTART;
     x.seg = undecided ? XSEG_HELD : p->segs.n ? (uint32_t)(p->segs.n - 1) : 0;
     if (undecided && !p->held.x_pending)
         p->held.x_pending = p->extra.n + 1;
@@ -612,6 +645,9 @@ int evpart_add_rec(struct evpart *p, const struct scan_rec *r, uint64_t line, co
                             r->name_len, NULL, 0, line)) {
         return -1;
     }
+    /* the record's details go where its event went */
+    if (r->nkv)
+        p->held.attr_undecided = r->ev < EV_N ? p->held.on : p->held.x_last;
     for (int i = 0; i < r->nkv; i++)
         if (evpart_extra(p, XR_ATTR, r->t_ns, r->job, r->job_len, r->partition, r->kv[i].k,
                          r->kv[i].kn, r->kv[i].v, r->kv[i].vn, line))
@@ -642,6 +678,59 @@ void evpart_skip(struct evpart *p, uint64_t line, int why)
     }
 }
 
+/* A part that continues the run before: its other events ahead of its
+ * first event of the six whose time looks like a restart of that run were
+ * written late (one reader would have counted them so: x_settle). */
+static void late_before_first(struct evpart *p, int64_t m_prev)
+{
+    struct seg *s = &p->segs.list[0];
+    for (size_t i = 0; i < p->extra.n && p->extra.list[i].line < s->first_line; i++) {
+        const struct xrec *x = &p->extra.list[i];
+        if ((x->kind & XR_KIND) == XR_EVENT && model_is_restart(x->t, m_prev))
+            s->late++;
+    }
+}
+
+/* A part whose first event of the six starts a new run: its other events
+ * ahead of that event whose time does not look like a restart of the run
+ * before are that run's (one reader would have put them there), and so
+ * are the details on their lines. */
+static void prev_before_first(struct evpart *p, int64_t m_prev)
+{
+    const struct seg *s = &p->segs.list[0];
+    int prev = 0;
+    uint64_t at = UINT64_MAX; /* the line of the last event decided */
+    for (size_t i = 0; i < p->extra.n && p->extra.list[i].line < s->first_line; i++) {
+        struct xrec *x = &p->extra.list[i];
+        if ((x->kind & XR_KIND) == XR_EVENT) {
+            prev = !model_is_restart(x->t, m_prev);
+            at = x->line;
+        } else if (x->line != at) {
+            continue;
+        }
+        if (prev)
+            x->seg = XSEG_PREV;
+    }
+}
+
+/* Does the part's first segment hold an other event, after its first
+ * event of the six, that looks like a restart of the run before (latest
+ * time m_prev) and that the part did not count as late?  It judged it
+ * against its own latest time, which was then below m_prev: since a
+ * restart only gets easier to see as the latest time grows, an event
+ * judged against m_prev or more would have been flagged. */
+static int late_hidden(const struct evpart *p, int64_t m_prev)
+{
+    const struct seg *s = &p->segs.list[0];
+    for (size_t i = 0; i < p->extra.n; i++) {
+        const struct xrec *x = &p->extra.list[i];
+        if (x->seg == 0 && x->line >= s->first_line && (x->kind & XR_KIND) == XR_EVENT &&
+            !(x->kind & (XR_LATE | XR_LOOKS_RESTART)) && model_is_restart(x->t, m_prev))
+            return 1;
+    }
+    return 0;
+}
+
 int evpart_link(struct evpart *p, int has_prev, int64_t m_prev, int64_t *m_out)
 {
     p->segs.first_cont = 0;
@@ -654,6 +743,8 @@ int evpart_link(struct evpart *p, int has_prev, int64_t m_prev, int64_t *m_out)
         return 0;
     if (p->set.has_in) {
         p->segs.first_cont = !p->run.first_restart;
+        if (!p->segs.first_cont)
+            prev_before_first(p, m_prev);
         return 0;
     }
     /* Where the part's latest time is still below m_prev, the run's state
@@ -665,9 +756,12 @@ int evpart_link(struct evpart *p, int has_prev, int64_t m_prev, int64_t *m_out)
                 /* its first event looks like a restart: it is one if the
                  * event after it does too (the part's second, or the next
                  * part's first: t_after), else it was one late line */
-                int64_t t2 = p->run.nseen >= 2 ? p->run.t_second : p->run.t_after;
+                int64_t t2 = p->run.has_second ? p->run.t_second : p->run.t_after;
                 if (t2 != INT64_MIN && model_is_restart(t2, m_prev))
+                {
+                    prev_before_first(p, m_prev);
                     return 0; /* its first event starts a run: the part is right */
+                }
                 /* it was late: the part took it for its run's start, and
                  * judged what followed against it; read it again knowing
                  * the run it is in (then the late line is held and kept) */
@@ -675,10 +769,54 @@ int evpart_link(struct evpart *p, int has_prev, int64_t m_prev, int64_t *m_out)
             }
             return 1; /* a restart the part could not see: read it again */
         }
+    /* an other event in it that looks like a restart of the run before
+     * but was not judged so: the part judged it against its own latest
+     * time, below the run's (it was written late): read it again */
+    if (late_hidden(p, m_prev))
+        return 1;
     p->segs.first_cont = 1;
+    late_before_first(p, m_prev);
     if (p->segs.n == 1 && m_prev > p->run.max)
         *m_out = m_prev;
     return 0;
+}
+
+void evpart_trailing(struct evpart *p, int cont, int has_run, int64_t m_in)
+{
+    if (p->segs.n) {
+        if (!p->held.x_pending)
+            return;
+        if (cont) {
+            x_settle(p, 1); /* written late, in the run they are in */
+            return;
+        }
+        for (size_t i = p->held.x_pending - 1; i < p->extra.n; i++)
+            if (p->extra.list[i].seg == XSEG_HELD) {
+                p->extra.list[i].seg = XSEG_NEXT;
+                p->extra.list[i].kind &= ~(uint32_t)XR_LOOKS_RESTART;
+            }
+        p->held.x_pending = 0;
+        return;
+    }
+    /* a part of other events only: those whose time looks like a restart
+     * of the run they are in, and the details on their lines */
+    if (!has_run)
+        return;
+    int looks = 0;
+    uint64_t at = UINT64_MAX;
+    for (size_t i = 0; i < p->extra.n; i++) {
+        struct xrec *x = &p->extra.list[i];
+        if ((x->kind & XR_KIND) == XR_EVENT) {
+            looks = model_is_restart(x->t, m_in);
+            at = x->line;
+            if (looks && cont)
+                p->diag.late_extras++;
+        } else if (x->line != at) {
+            continue;
+        }
+        if (looks && !cont)
+            x->seg = XSEG_NEXT;
+    }
 }
 
 void evpart_compact(struct evpart *p)
@@ -716,6 +854,7 @@ void evpart_free(struct evpart *p)
     big_free(p->jobs.off, (size_t)p->jobs.cap * sizeof *p->jobs.off);
     big_free(p->jobs.hash, (size_t)p->jobs.cap * sizeof *p->jobs.hash);
     evpart_compact(p);
+    free(p->clock.pairs);
     free(p->roles.list);
     free(p->find.rindex);
     strtab_free(&p->extra.strs);

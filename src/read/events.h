@@ -80,8 +80,15 @@ enum unit_flags {
  * to attach: another event (a phase's start or end, or a mark), or a
  * detail the analysis does not read itself (an attribute: kind=, ...). */
 enum { XR_EVENT, XR_ATTR };
+#define XR_KIND 0x0f          /* kind's XR_*; the bits above are flags: */
+#define XR_LOOKS_RESTART 0x10 /* while undecided: its time looked like a restart */
+#define XR_LATE 0x20          /* counted as written late */
 #define XSEG_HELD UINT32_MAX /* added while an event was held, or with a time that looks like a
                                * restart: its segment is that of the next event of the six */
+#define XSEG_PREV (UINT32_MAX - 1) /* ahead of the part's first event of the six, which starts a
+                                    * run: of the run before the part (evpart_link) */
+#define XSEG_NEXT (UINT32_MAX - 2) /* waited past the part's end for an event of the six that
+                                    * starts a run: of that run (evpart_trailing) */
 struct xrec {
     int64_t t;        /* XR_EVENT: its time */
     uint64_t line;    /* part-relative, 0-based (text), or the event's number */
@@ -182,6 +189,34 @@ struct ev_settings {
     int want_recs; /* keep the records evpart_link needs (a part after the first) */
     int has_in;    /* the state at the part's start is known: */
     int64_t m_in;  /* the latest time of the run it starts in */
+    int clock;     /* CLOCK_*: how records timed by their lines are read */
+    const struct clock_map *align; /* CLOCK_ALIGN: the offsets between the clocks */
+    uint64_t line_base;            /* CLOCK_ALIGN: the input's lines before the part */
+};
+
+/* Two clocks in one log: records with ts= (the daemon's epoch) and
+ * records timed by their line's RFC 3339 timestamp.  A record that
+ * carries both (ts= on a line with a timestamp) gives the offset between
+ * them, line time - ts.  When an input mixes the clocks, read_text reads
+ * it twice more: CLOCK_PAIRS notes those offsets and nothing else, then
+ * CLOCK_ALIGN reads the events, each record timed by its line put on the
+ * ts= clock by the offset nearest before it (the first after it, when
+ * none is before). */
+enum { CLOCK_AS_READ, CLOCK_PAIRS, CLOCK_ALIGN };
+struct clock_pair {
+    uint64_t line; /* part-relative (in a part), or the input's (in the map) */
+    int64_t off;   /* line time - ts, ns */
+};
+struct clock_map {
+    struct clock_pair *pairs; /* by line */
+    size_t n;
+};
+/* CLOCK_PAIRS: what a part saw of the two clocks. */
+struct ev_clock {
+    struct clock_pair *pairs; /* where the offset changes (a new epoch), and the part's first */
+    size_t n, cap;
+    uint64_t nwall, nrec;           /* records timed by their lines; by their own ts */
+    uint64_t first_wall, first_rec; /* part-relative lines of the first of each */
 };
 
 /* The part's segments, in order: its stretches within one run each. */
@@ -232,6 +267,7 @@ struct ev_diag {
     struct pline pre_skips[MAX_ISSUES];
     int npre_skips;
     int oom; /* ran out of memory: events after that point are not kept */
+    uint64_t late_extras; /* a part with no event of the six: its other events written late */
 };
 
 /* Builder: the run the part is in as it reads, and what evpart_link needs
@@ -244,7 +280,10 @@ struct ev_run {
     size_t nrecs, recs_cap;
     uint64_t nev;              /* events put into units */
     uint64_t nseen;            /* events seen, held ones included */
-    int64_t t_first, t_second; /* the part's first two event times */
+    uint64_t nrec;             /* records seen: events of the six, and the others (text) */
+    int64_t t_first;           /* the part's first record's time */
+    int64_t t_second;          /* the record after its first event of the six (has_second) */
+    int has_second;
     int64_t t_after;           /* the next part's first event time (INT64_MIN: none), for
                                 * evpart_link; read_text sets it before linking */
 };
@@ -283,6 +322,8 @@ struct ev_hold {
     struct pline skips[MAX_ISSUES];
     int nskips;
     size_t x_pending; /* + 1: the first of the extras whose segment waits */
+    int x_last;         /* the last other event's segment waits */
+    int attr_undecided; /* the details being added are of an event whose run waits */
 };
 
 struct evpart {
@@ -293,6 +334,7 @@ struct evpart {
     struct ev_roles roles;
     struct ev_extras extra;
     struct ev_diag diag;
+    struct ev_clock clock; /* CLOCK_PAIRS only */
     /* the builder's state */
     struct ev_run run;
     struct ev_find find;
@@ -358,6 +400,14 @@ int evpart_settle(struct evpart *p, int64_t t_next);
  * sets *m_out (the state at the part's end) and p->segs.first_cont, or 1
  * when the part must be read again with set.has_in = 1, set.m_in = m_prev. */
 int evpart_link(struct evpart *p, int has_prev, int64_t m_prev, int64_t *m_out);
+
+/* After every part is linked: the other events that wait past the part's
+ * end for the next event of the six (their times look like a restart),
+ * now that its fate is known: cont, it went on in the run (they were
+ * written late, and stay), or it started a run (they are that run's:
+ * XSEG_NEXT); at the input's end, cont.  A part with no event of the six:
+ * has_run, a run was before it, whose latest time is m_in. */
+void evpart_trailing(struct evpart *p, int cont, int has_run, int64_t m_in);
 
 /* After reading: free the job index (the model needs the jobs, not the
  * means of finding them). */

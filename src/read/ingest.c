@@ -7,6 +7,7 @@
  */
 #include "ingest.h"
 
+#include "decompress.h"
 #include "scan.h"
 
 #include <errno.h>
@@ -99,6 +100,92 @@ static int from_native(struct source *src, const struct input *in, char *err, si
     return 0;
 }
 
+/* The first bytes of a stream (up to n; fewer at its end). */
+static size_t read_head(int fd, unsigned char *head, size_t n)
+{
+    size_t hn = 0;
+    while (hn < n) {
+        ssize_t r = read(fd, head + hn, n - hn);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        hn += (size_t)r;
+    }
+    return hn;
+}
+
+/* A stream whose first hn bytes (head) were read from fd: a native trace
+ * (read whole) or a text log (again: how to read it again, or NULL). */
+static int ingest_stream(struct source *src, int fd, const unsigned char *head, size_t hn,
+                         const struct text_again *again, int show_progress, char *err, size_t errlen)
+{
+    if (wft_sniff(head, hn)) {
+        struct input in;
+        memset(&in, 0, sizeof in);
+        in.name = src->name;
+        int rc = input_read_fd(&in, fd, head, hn, err, errlen);
+        if (rc == 0) {
+            rc = from_native(src, &in, err, errlen);
+            input_close(&in);
+        }
+        return rc;
+    }
+    int rc = read_text(&src->text, fd, src->name, head, hn, again, show_progress, err, errlen);
+    src->parts = src->text.parts;
+    src->nparts = src->text.nparts;
+    src->bytes = src->text.bytes;
+    return rc;
+}
+
+/* A compressed file's decompression, current and again (text_again:
+ * a log that mixes two clocks is read three times). */
+struct dz_run {
+    struct dz *z;
+    int pfd; /* its text; -1: none */
+    int kind, fd;
+    const char *name;
+};
+
+/* The decompression so far ends (its errors say so: damaged data is
+ * damaged on every reading), and one from the file's start begins. */
+static int dz_again(void *ctx, int *out, char *err, size_t errlen)
+{
+    struct dz_run *d = ctx;
+    close(d->pfd);
+    d->pfd = -1;
+    int rc = dz_finish(d->z, err, errlen);
+    d->z = NULL;
+    if (rc || dz_start(&d->z, d->kind, d->fd, 1, NULL, 0, d->name, &d->pfd, err, errlen))
+        return -1;
+    *out = d->pfd;
+    return 0;
+}
+
+/* A compressed input: its text (or trace) through a pipe from the
+ * decompressing thread.  A damaged or cut stream is an error naming the
+ * input, even when the text before the damage was read. */
+static int ingest_compressed(struct source *src, int kind, int fd, int is_reg, const unsigned char *head,
+                             size_t hn, int show_progress, char *err, size_t errlen)
+{
+    struct dz_run d = {NULL, -1, kind, fd, src->name};
+    src->compressed = kind;
+    if (dz_start(&d.z, kind, fd, is_reg, head, is_reg ? 0 : hn, src->name, &d.pfd, err, errlen))
+        return -1;
+    unsigned char h2[8];
+    size_t n2 = read_head(d.pfd, h2, sizeof h2);
+    struct text_again again = {dz_again, &d};
+    int rc = ingest_stream(src, d.pfd, h2, n2, is_reg ? &again : NULL, show_progress, err, errlen);
+    if (d.pfd >= 0)
+        close(d.pfd);
+    char zerr[256];
+    if (d.z && dz_finish(d.z, zerr, sizeof zerr)) {
+        snprintf(err, errlen, "%s", zerr);
+        rc = -1;
+    }
+    return rc;
+}
+
 int ingest(struct source *src, const char *path, int show_progress, char *err, size_t errlen)
 {
     memset(src, 0, sizeof *src);
@@ -124,16 +211,12 @@ int ingest(struct source *src, const char *path, int show_progress, char *err, s
         ssize_t r = pread(fd, head, sizeof head, 0);
         hn = r > 0 ? (size_t)r : 0;
     } else {
-        while (hn < sizeof head) {
-            ssize_t r = read(fd, head + hn, sizeof head - hn);
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (r <= 0)
-                break;
-            hn += (size_t)r;
-        }
+        hn = read_head(fd, head, sizeof head);
     }
-    if (wft_sniff(head, hn)) {
+    int kind = dz_sniff(head, hn);
+    if (kind != DZ_NONE) {
+        rc = ingest_compressed(src, kind, fd, S_ISREG(st.st_mode), head, hn, show_progress, err, errlen);
+    } else if (wft_sniff(head, hn)) {
         /* A native trace is read whole (mapped when it is a file). */
         struct input in;
         if (S_ISREG(st.st_mode)) {
@@ -153,7 +236,7 @@ int ingest(struct source *src, const char *path, int show_progress, char *err, s
             snprintf(err, errlen, "%s: empty file", src->name);
             rc = -1;
         } else {
-            rc = read_text(&src->text, fd, src->name, head, S_ISREG(st.st_mode) ? 0 : hn,
+            rc = read_text(&src->text, fd, src->name, head, S_ISREG(st.st_mode) ? 0 : hn, NULL,
                            show_progress, err, errlen);
             src->parts = src->text.parts;
             src->nparts = src->text.nparts;

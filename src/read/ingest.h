@@ -25,6 +25,7 @@ struct source {
     unsigned cpus;          /* native: the recording machine's CPUs (0: unknown) */
     struct gpu_obs gpu;     /* native: the driver's view of the GPUs (the model takes pts) */
     uint64_t bytes;
+    int compressed;         /* DZ_*: it was read through gzip or zstd */
     /* storage */
     struct text_input text;
     struct evpart native_part;

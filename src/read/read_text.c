@@ -69,6 +69,68 @@ struct progress {
     int shown; /* the last percentage printed (leader only) */
 };
 
+/* Two clocks (events.h): differences of more than this between the two
+ * clocks' offsets are a new epoch (a restart), noted as a new pair; less
+ * is the delay between a daemon's ts= and its logger's timestamp. */
+#define CLOCK_EPOCH_NS 1000000000LL
+
+/* The offset between the clocks in effect at the input's line: that of
+ * the nearest pair at or before it, else the first. */
+static int64_t clock_offset(const struct clock_map *m, uint64_t line)
+{
+    size_t lo = 0, hi = m->n; /* the first pair after line */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->pairs[mid].line <= line)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return m->pairs[lo ? lo - 1 : 0].off;
+}
+
+/* A record, when the input's clocks are mixed (set.clock): CLOCK_PAIRS
+ * notes what it says of the two clocks and adds nothing (0); CLOCK_ALIGN
+ * puts a record timed by its line on the ts= clock (1: add it).  Only
+ * the readings of a mixed input come here. */
+static int clock_rec(struct evpart *p, struct scan_rec *r, const char *ls, const char *tl, const char *eol,
+                     uint64_t line)
+{
+    if (p->set.clock == CLOCK_ALIGN) {
+        if (r->wall) {
+            r->t_ns -= clock_offset(p->set.align, p->set.line_base + line);
+            r->wall = 0;
+        }
+        return 1;
+    }
+    struct ev_clock *c = &p->clock;
+    int64_t lt;
+    if (r->wall) {
+        if (!c->nwall++)
+            c->first_wall = line;
+        return 0;
+    }
+    if (!c->nrec++)
+        c->first_rec = line;
+    if (!scan_line_time(ls, tl, eol, &lt))
+        return 0;
+    int64_t off = lt - r->t_ns;
+    if (c->n && llabs(off - c->pairs[c->n - 1].off) < CLOCK_EPOCH_NS)
+        return 0;
+    if (c->n == c->cap) {
+        size_t ncap = c->cap ? c->cap * 2 : 16;
+        struct clock_pair *np = realloc(c->pairs, ncap * sizeof *np);
+        if (!np) {
+            p->diag.oom = 1;
+            return 0;
+        }
+        c->pairs = np;
+        c->cap = ncap;
+    }
+    c->pairs[c->n++] = (struct clock_pair){line, off};
+    return 0;
+}
+
 /* Parse the complete lines in [buf, buf+len); returns the bytes used (up to
  * the last '\n', or everything when last is set).  *line is the number of
  * the line at buf (0-based within the part); buf is where a line starts. */
@@ -149,7 +211,10 @@ static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int las
             continue;
         }
         p->diag.timeline_lines++;
-        if (e == SCAN_OK) {
+        if (e == SCAN_OK && __builtin_expect(p->set.clock != CLOCK_AS_READ, 0) &&
+            !clock_rec(p, r, buf, hit, eol, *line)) {
+            /* the clocks' pass: nothing added */
+        } else if (e == SCAN_OK) {
             evpart_hint(p, r->job, r->job_len, r->partition, &hint[sc]);
             rline[sc] = *line;
             if (++pending == LOOK_AHEAD)
@@ -423,8 +488,10 @@ static int read_ranges(struct text_input *in, struct worker *w, pthread_t *th, i
         /* Could not start them all: do it in one thread. */
         for (int i = 1; i < started; i++)
             pthread_join(th[i], NULL);
+        struct ev_settings set = in->parts[0].set;
         for (int i = 0; i < n; i++)
             evpart_free(&in->parts[i]);
+        in->parts[0].set = set;
         in->nparts = n = 1;
         w[0].end = is_pipe ? UINT64_MAX : size;
     }
@@ -546,8 +613,8 @@ static void reread(struct text_input *in, struct worker *w, int i, struct ev_set
  * is read again keeping where all their events came from. */
 static void join_parts(struct text_input *in, struct worker *w, int n)
 {
-    int has_prev = 0;
-    int64_t m = 0;
+    int has_prev = 0, had[MAX_THREADS];
+    int64_t m = 0, m_at[MAX_THREADS];
     struct seen_jobs seen = {.parts = in->parts};
     for (int i = 0; i < n; i++) {
         int64_t m_out;
@@ -555,10 +622,12 @@ static void join_parts(struct text_input *in, struct worker *w, int n)
          * event the part still holds (a late line, or a restart) */
         int64_t t_after = INT64_MIN;
         for (int k = i + 1; k < n && t_after == INT64_MIN; k++)
-            if (in->parts[k].run.nseen)
+            if (in->parts[k].run.nrec)
                 t_after = in->parts[k].run.t_first;
         in->parts[i].run.t_after = t_after;
         evpart_settle(&in->parts[i], t_after);
+        had[i] = has_prev;
+        m_at[i] = m;
         /* settled first: a held event may add a unit past the window */
         if (i > 0 && !w[i].err) {
             int short_ = seen_add(&seen, i) ? -1 : side_short(&in->parts[i], &seen);
@@ -587,10 +656,128 @@ static void join_parts(struct text_input *in, struct worker *w, int n)
         }
     }
     hindex_free(&seen.x);
+    /* other events that wait past a part's end: decided by the next
+     * part's first event of the six, now that every part is linked */
+    for (int i = 0; i < n; i++) {
+        int k = i + 1;
+        while (k < n && !in->parts[k].segs.n)
+            k++;
+        evpart_trailing(&in->parts[i], k == n || in->parts[k].segs.first_cont, had[i], m_at[i]);
+    }
 }
 
-int read_text(struct text_input *in, int fd, const char *name, const void *prefix,
-              size_t prefix_len, int show_progress, char *err, size_t errlen)
+/* Do the input's events mix the two clocks (events.h): some timed by
+ * their lines, some by their own ts=? */
+static int clocks_mixed(const struct text_input *in, int n)
+{
+    uint64_t wall = 0, all = 0;
+    for (int i = 0; i < n; i++)
+        for (size_t k = 0; k < in->parts[i].segs.n; k++) {
+            wall += in->parts[i].segs.list[k].wall;
+            all += in->parts[i].segs.list[k].events;
+        }
+    return wall && wall < all;
+}
+
+/* Read every part again with these clock settings (the parts' own as at
+ * the start, read_text), on the threads as before. */
+static int reread_all(struct text_input *in, struct worker *w, pthread_t *th, int n, uint64_t size, int clock,
+                      const struct clock_map *map, const uint64_t *base)
+{
+    for (int i = 0; i < n; i++) {
+        evpart_free(&in->parts[i]);
+        struct ev_settings *s = &in->parts[i].set;
+        s->clock = clock;
+        if (clock == CLOCK_ALIGN) {
+            s->want_side = i > 0 ? SIDE_FIRST : SIDE_NONE;
+            s->want_recs = i > 0;
+            s->align = map;
+            s->line_base = base[i];
+        }
+        w[i].prog = NULL;
+        w[i].err = 0;
+    }
+    in->rereads += n;
+    return read_ranges(in, w, th, n, 0, size);
+}
+
+/* An input whose records mix the two clocks: read it again to find the
+ * records that carry both, then once more with every record on the ts=
+ * clock; or, with no record that carries both, refuse it (a figure from
+ * the two clocks mixed would be false: a busy time of 1.7e9 s).  A pipe
+ * cannot be read again: refused too.  0, or -1 with err set. */
+/* A pipe that can be read again: its new fd for w (which reads it from
+ * its start, with no prefix).  0, or -1 with err set. */
+static int pipe_again(struct worker *w, const struct text_again *again, char *err, size_t errlen)
+{
+    int fd;
+    if (again->reopen(again->ctx, &fd, err, errlen))
+        return -1;
+    w->fd = fd;
+    w->prefix = NULL;
+    w->prefix_len = 0;
+    return 0;
+}
+
+static int align_clocks(struct text_input *in, struct worker *w, pthread_t *th, int *n, int is_pipe, uint64_t size,
+                        const struct text_again *again, const char *name, struct clock_map *map, char *err,
+                        size_t errlen)
+{
+    if (is_pipe && !again) {
+        snprintf(err, errlen,
+                 "%s: some records carry ts= and others take their line's timestamp: read from a pipe, it "
+                 "cannot be read again to align the two clocks; save it to a file first",
+                 name);
+        return -1;
+    }
+    if (is_pipe && pipe_again(&w[0], again, err, errlen))
+        return -1;
+    *n = reread_all(in, w, th, *n, size, CLOCK_PAIRS, NULL, NULL);
+    uint64_t base[MAX_THREADS] = {0}, first_wall = UINT64_MAX, first_rec = UINT64_MAX;
+    size_t total = 0;
+    for (int i = 0; i < *n; i++) {
+        const struct evpart *p = &in->parts[i];
+        if (i > 0)
+            base[i] = base[i - 1] + in->parts[i - 1].diag.lines;
+        total += p->clock.n;
+        if (p->clock.nwall && first_wall == UINT64_MAX)
+            first_wall = base[i] + p->clock.first_wall;
+        if (p->clock.nrec && first_rec == UINT64_MAX)
+            first_rec = base[i] + p->clock.first_rec;
+        if (p->diag.oom) {
+            snprintf(err, errlen, "%s: out of memory", name);
+            return -1;
+        }
+    }
+    if (total == 0) {
+        snprintf(err, errlen,
+                 "%s:%llu: this record has no ts= and takes its line's timestamp, while others carry ts= (the "
+                 "first at line %llu), and no record carries both a ts= and a timestamp on its line: the two "
+                 "clocks cannot be aligned, and a figure from them mixed would be false (give every record ts=, "
+                 "or keep the timestamps on the lines of those with ts=)",
+                 name, (unsigned long long)first_wall + 1, (unsigned long long)first_rec + 1);
+        return -1;
+    }
+    map->pairs = malloc(total * sizeof *map->pairs);
+    if (!map->pairs) {
+        snprintf(err, errlen, "%s: out of memory", name);
+        return -1;
+    }
+    for (int i = 0; i < *n; i++)
+        for (size_t k = 0; k < in->parts[i].clock.n; k++) {
+            struct clock_pair c = in->parts[i].clock.pairs[k];
+            c.line += base[i];
+            map->pairs[map->n++] = c;
+        }
+    if (is_pipe && pipe_again(&w[0], again, err, errlen))
+        return -1;
+    *n = reread_all(in, w, th, *n, size, CLOCK_ALIGN, map, base);
+    join_parts(in, w, *n);
+    return 0;
+}
+
+int read_text(struct text_input *in, int fd, const char *name, const void *prefix, size_t prefix_len,
+              const struct text_again *again, int show_progress, char *err, size_t errlen)
 {
     memset(in, 0, sizeof *in);
     struct stat st;
@@ -641,10 +828,14 @@ int read_text(struct text_input *in, int fd, const char *name, const void *prefi
     if (prog.show)
         fprintf(stderr, "\r%*s\r", 40 + (int)strlen(name), "");
     join_parts(in, w, n);
+    int rc = 0;
+    struct clock_map clocks = {0};
+    if (clocks_mixed(in, n) && align_clocks(in, w, th, &n, is_pipe, size, again, name, &clocks, err, errlen))
+        rc = -1;
+    free(clocks.pairs);
     if (map)
         munmap((void *)map, (size_t)size);
-    int rc = 0;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n && rc == 0; i++) {
         if (w[i].err == ESTALE) {
             snprintf(err, errlen, "%s: read failed: the file shrank while it was being read", name);
             rc = -1;

@@ -742,6 +742,16 @@ static int first_datetime(const char *p, const char *end, int64_t *ns)
     return 0;
 }
 
+int scan_line_time(const char *lo, const char *tl, const char *eol, int64_t *ns)
+{
+    const char *from = tl - lo > SCAN_LINE_MAX ? tl - SCAN_LINE_MAX : lo;
+    const char *nl = tl > from ? memrchr(from, '\n', (size_t)(tl - from)) : NULL;
+    if (first_datetime(nl ? nl + 1 : from, tl, ns))
+        return 1;
+    /* tracing's JSON: its "timestamp" may come after the target */
+    return eol - tl > 8 && tl[8] == '"' && first_datetime(tl, eol, ns);
+}
+
 /* Where tl's line starts: after the last '\n' in [lo, tl), looking back
  * SCAN_LINE_MAX bytes at most; *whole is 0 when the line starts further
  * back (then the window's start is returned). */
@@ -1476,8 +1486,34 @@ static int json_escaped_esc(const char *p, const char *eol)
     return eol - p >= 6 && p[0] == '\\' && memcmp(p + 1, "u001", 4) == 0 && (p[5] == 'b' || p[5] == 'B');
 }
 
+/* Is there a "target":"TIMELINE" after tl on its line? */
+static int json_target_after(const char *ls, const char *tl, const char *eol)
+{
+    for (const char *q = scan_find(tl + 8, eol); q; q = scan_find(q + 8, eol))
+        if (json_target(ls, q, eol))
+            return 1;
+    return 0;
+}
+
+static enum scan_err scan_hit(const char *ls, const char *tl, const char *eol, const char *readable,
+                              char *scratch, struct scan_rec *r, int fast);
+
+/* A TIMELINE that does not parse, ahead of a JSON line's target TIMELINE
+ * (a job id "TIMELINE" in the message's cuzk body), is part of that
+ * record, not a damaged one: the target's record is read instead.  Only
+ * failed records pay for the look. */
 static enum scan_err scan_line_impl(const char *ls, const char *tl, const char *eol, const char *readable,
                                     char *scratch, struct scan_rec *r, int fast)
+{
+    enum scan_err e = scan_hit(ls, tl, eol, readable, scratch, r, fast);
+    if (e != SCAN_OK && e != SCAN_NOT_RECORD && e != SCAN_TOO_LONG && tl[8] != '"' &&
+        json_target_after(ls, tl, eol))
+        return SCAN_NOT_RECORD;
+    return e;
+}
+
+static enum scan_err scan_hit(const char *ls, const char *tl, const char *eol, const char *readable,
+                              char *scratch, struct scan_rec *r, int fast)
 {
     if (!at_word_start(ls, tl))
         return SCAN_NOT_RECORD;

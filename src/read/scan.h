@@ -133,6 +133,12 @@ enum scan_err scan_line_in(const char *ls, const char *tl, const char *eol, cons
 enum scan_err scan_line_ref(const char *ls, const char *tl, const char *eol, char *scratch,
                             struct scan_rec *r);
 
+/* The line's own time (ns since 1970): the first RFC 3339 date-time on
+ * tl's line before the record (or, in a JSON line, after it), as a record
+ * without ts= is timed.  lo: as scan_line's ls.  1, or 0 when there is
+ * none.  For the records that carry both clocks (read_text aligns them). */
+int scan_line_time(const char *lo, const char *tl, const char *eol, int64_t *ns);
+
 /* scan_find, adding the newlines in [p, hit) (or [p, end) when there is
  * no hit) to *nl: one pass over the bytes instead of two. */
 const char *scan_find_count(const char *p, const char *end, uint64_t *nl);

@@ -305,9 +305,14 @@ static void summary_util(FILE *f, const struct run_result *res)
         if (res->dev[i].units && res->dev[i].fill < fill)
             fill = res->dev[i].fill;
     jkey_num(f, "util", res->utilization);
-    snprintf(line, sizeof line, "busy %s of a %s window%s (%s of pipeline fill before)",
-             fmt_dur(b1, sizeof b1, (double)res->busy), fmt_dur(b2, sizeof b2, (double)res->window),
-             res->ndev > 1 ? " over all devices" : "", fmt_dur(b3, sizeof b3, fill == INT64_MAX ? NAN : (double)fill));
+    char fills[64];
+    if (fill >= 0)
+        snprintf(fills, sizeof fills, "%s of pipeline fill before",
+                 fmt_dur(b3, sizeof b3, fill == INT64_MAX ? NAN : (double)fill));
+    else
+        snprintf(fills, sizeof fills, "no SYNTH_START: pipeline fill unknown");
+    snprintf(line, sizeof line, "busy %s of a %s window%s (%s)", fmt_dur(b1, sizeof b1, (double)res->busy),
+             fmt_dur(b2, sizeof b2, (double)res->window), res->ndev > 1 ? " over all devices" : "", fills);
     jkey_str(f, "util_text", line);
     if (!res->phase.has_kernel)
         return;
@@ -349,10 +354,12 @@ static void summary_verdict(FILE *f, const struct run_result *res)
     jkey_str(f, "bottleneck_text", bottleneck_sentence(line, sizeof line, res));
     report_advice_lines(res, line, sizeof line, l2, sizeof l2);
     jkey_lines(f, "advice", (const char *const[]){line, l2}, 2);
-    snprintf(line, sizeof line, "%s per job, steady %s per job; synthesis concurrency max %d, mean %.2f over the GPU window",
+    char mean[48] = " (no GPU window for a mean)";
+    if (isfinite(res->synth_mean_active))
+        snprintf(mean, sizeof mean, ", mean %.2f over the GPU window", res->synth_mean_active);
+    snprintf(line, sizeof line, "%s per job, steady %s per job; synthesis concurrency max %d%s",
              fmt_dur(b1, sizeof b1, res->s_per_job >= 0 ? res->s_per_job : NAN),
-             fmt_dur(b2, sizeof b2, res->steady_s_per_job >= 0 ? res->steady_s_per_job : NAN), res->synth_max,
-             res->synth_mean_active);
+             fmt_dur(b2, sizeof b2, res->steady_s_per_job >= 0 ? res->steady_s_per_job : NAN), res->synth_max, mean);
     jkey_str(f, "throughput", line);
     report_cpu_lines(&res->cpu, line, sizeof line, l2, sizeof l2, l3, sizeof l3);
     jkey_lines(f, "cpu", (const char *const[]){line, l2, l3}, 3);

@@ -46,6 +46,28 @@ static void cell(FILE *f, int color, const char *col, char letter)
         fputc(letter, f);
 }
 
+#define LABEL_W 12 /* a unit's row label */
+
+/* A unit's row label, LABEL_W columns at most: its job id and, always,
+ * its partition ("/3"); an id too long for both is cut, marked '~'
+ * (partitions of one long id must stay apart). */
+static void unit_label(char *label, const char *id, size_t len, int32_t partition)
+{
+    char part[16] = "";
+    if (partition >= 0)
+        snprintf(part, sizeof part, "/%d", partition);
+    size_t pl = strlen(part) < LABEL_W - 2 ? strlen(part) : LABEL_W - 2;
+    size_t room = LABEL_W - pl, n = len <= room ? len : room - 1;
+    memcpy(label, id, n);
+    for (size_t k = 0; k < n; k++)
+        if ((unsigned char)label[k] < 0x20 || label[k] == 0x7f)
+            label[k] = '?'; /* untrusted text never drives the terminal */
+    if (n < len)
+        label[n++] = '~';
+    memcpy(label + n, part, pl);
+    label[n + pl] = 0;
+}
+
 void render_term(FILE *f, const struct run_result *res, int width, int rows, int color)
 {
     const struct run *r = res->run;
@@ -92,16 +114,9 @@ void render_term(FILE *f, const struct run_result *res, int width, int rows, int
         const struct unit *u = &r->units[i];
         if (u->flags & U_CONTRA)
             continue;
-        char label[16];
-        size_t n = r->jobs[u->job].len < 10 ? r->jobs[u->job].len : 10;
-        memcpy(label, r->jobs[u->job].id, n);
-        label[n] = 0;
-        for (size_t k = 0; k < n; k++)
-            if ((unsigned char)label[k] < 0x20 || label[k] == 0x7f)
-                label[k] = '?'; /* untrusted text never drives the terminal */
-        if (u->partition >= 0 && n < 10)
-            snprintf(label + n, sizeof label - n, "/%d", u->partition);
-        fprintf(f, "  %-12.12s ", label);
+        char label[LABEL_W + 1];
+        unit_label(label, r->jobs[u->job].id, r->jobs[u->job].len, u->partition);
+        fprintf(f, "  %-12s ", label);
         int64_t ready = u->t[EV_CHAN_SEND] != T_NONE ? u->t[EV_CHAN_SEND] : u->t[EV_SYNTH_END];
         int64_t from[ST_N] = {u->t[EV_SYNTH_START], u->t[EV_SYNTH_END], ready, u->t[EV_GPU_PICKUP],
                               u->t[EV_GPU_START]};
@@ -133,5 +148,6 @@ void render_term(FILE *f, const struct run_result *res, int width, int rows, int
         cell(f, color, phase_color[s], phase_letter[s]);
         fprintf(f, " %s  ", stage_names[s]);
     }
-    fprintf(f, "\n  %-12s one column = %.3g ms\n", "", bucket / 1e6);
+    char w[32];
+    fprintf(f, "\n  %-12s one column = %s\n", "", fmt_dur(w, sizeof w, bucket));
 }

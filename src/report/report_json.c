@@ -118,7 +118,10 @@ static void device_json(FILE *f, const struct device_result *d, const struct rep
     fputs(", \"idle_by_cause\": ", f);
     report_causes_json(f, d->by_cause);
     fprintf(f, ", \"gaps\": %zu, \"fill_s\": ", d->ngaps);
-    secs_i(f, d->fill);
+    if (d->fill >= 0)
+        secs_i(f, d->fill);
+    else
+        fputs("null", f); /* no SYNTH_START to count it from */
     fputs(", \"gpu_s_per_unit\": ", f);
     if (d->units)
         secs(f, d->gpu_per_unit);
@@ -180,6 +183,10 @@ static void conc_json(FILE *f, const struct conc_row *rows, size_t n)
         fprintf(f, "%s{\"concurrency\": %d, \"units\": %llu, \"mean_s\": ", i ? ", " : "", rows[i].k,
                 (unsigned long long)rows[i].units);
         secs(f, rows[i].mean);
+        if (rows[i].kind) {
+            fputs(", \"kind\": ", f);
+            json_str(f, rows[i].kind, rows[i].klen);
+        }
         fputc('}', f);
     }
     fputc(']', f);

@@ -318,7 +318,10 @@ static void run_text(FILE *f, const struct run_result *res, size_t nruns_in_sour
             fmt_dur(b2, sizeof b2, (double)res->window));
     if (res->ndev > 1)
         fprintf(f, " over %zu devices", res->ndev);
-    fprintf(f, " (%s of pipeline fill before)\n", fmt_dur(b3, sizeof b3, (double)fill));
+    if (fill >= 0)
+        fprintf(f, " (%s of pipeline fill before)\n", fmt_dur(b3, sizeof b3, (double)fill));
+    else
+        fputs(" (no SYNTH_START: pipeline fill unknown)\n", f);
     if (res->phase.has_kernel) {
         const struct phase_result *ph = &res->phase;
         const char *kc = ph->kernel_utilization >= 0.95 ? p.green : ph->kernel_utilization >= 0.8 ? p.yellow : p.red;
@@ -337,8 +340,11 @@ static void run_text(FILE *f, const struct run_result *res, size_t nruns_in_sour
     advice_text(f, res, &p);
     fprintf(f, "  %-14s %s per job", "throughput", fmt_dur(b1, sizeof b1, res->s_per_job >= 0 ? res->s_per_job : NAN));
     fprintf(f, ", steady %s per job", fmt_dur(b2, sizeof b2, res->steady_s_per_job >= 0 ? res->steady_s_per_job : NAN));
-    fprintf(f, "; synthesis concurrency max %d, mean %.2f over the GPU window\n", res->synth_max,
-            res->synth_mean_active);
+    if (isfinite(res->synth_mean_active))
+        fprintf(f, "; synthesis concurrency max %d, mean %.2f over the GPU window\n", res->synth_max,
+                res->synth_mean_active);
+    else
+        fprintf(f, "; synthesis concurrency max %d (no GPU window for a mean)\n", res->synth_max);
     cpu_text(f, &res->cpu, &p);
 
     if (o->chart && o->draw_chart) {

@@ -121,4 +121,13 @@ head -c $((size - 100)) "$T/t.wft" >"$T/cut.wft"
 expect 0 "cut short" "$W" analyze "$T/cut.wft"
 grep -q "did not finish" "$T/err" && ok || bad "a cut trace is not said to be cut"
 
+# What the fuzzers found (fuzz/corpus/*/regress-*: docs/fuzzing.md), through
+# the whole analysis and every report: no crash, and, in the sanitizer
+# build (make asan), no undefined behaviour.
+for f in "$(dirname "$0")"/../fuzz/corpus/text/regress-*; do
+    (if [ "$LIMIT" != 0 ]; then ulimit -v "$LIMIT"; fi; timeout 120 "$W" analyze --gaps --chart "$f") >"$T/out" 2>"$T/err"
+    got=$?
+    [ $got -le 4 ] && ok || bad "$(basename "$f"): exited $got: $(head -c 300 "$T/err")"
+done
+
 finish hostile

@@ -108,7 +108,7 @@ int64_t stair_end(const struct stair *s, int64_t from)
      * most the steps of the stair between from and the answer */
     int64_t m = longest_by(s, from);
     for (;;) {
-        int64_t t = m > OPEN - from ? OPEN : from + m;
+        int64_t t = from > 0 && m > OPEN - from ? OPEN : from + m; /* saturating: from may be negative */
         int64_t m2 = longest_by(s, t);
         if (m2 <= m)
             return t;

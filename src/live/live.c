@@ -421,23 +421,26 @@ static int run_begin(struct live *l, int64_t t)
     return 0;
 }
 
+/* A record at t follows the held one: does it look like a restart of the
+ * run too?  Then the held one began a new run; else it was a late line. */
+static int decide_held(struct live *l, int64_t t)
+{
+    l->held = 0;
+    int64_t ht = l->hold.t_ns;
+    if (model_is_restart(t, l->run_max) && run_begin(l, ht))
+        return -1;
+    if (apply(l, &l->hold, ht))
+        return -1;
+    if (ht > l->run_max)
+        l->run_max = ht;
+    return 0;
+}
+
 /* Put the record into the current run, or hold it (live.h: restarts). */
 static int place(struct live *l, const struct live_rec *r, int64_t t)
 {
-    if (l->held) {
-        /* this record decides the held one: does it look like a restart
-         * of the run too? */
-        l->held = 0;
-        int64_t ht = l->hold.t_ns;
-        if (model_is_restart(t, l->run_max)) {
-            if (run_begin(l, ht))
-                return -1;
-        }
-        if (apply(l, &l->hold, ht))
-            return -1;
-        if (ht > l->run_max)
-            l->run_max = ht;
-    }
+    if (l->held && decide_held(l, t))
+        return -1;
     if (!l->run) {
         if (run_begin(l, t))
             return -1;
@@ -543,9 +546,14 @@ static int record_in(struct live *l, const struct live_rec *r)
 {
     l->records++;
     int64_t t;
-    int edge = r->ev < 0 || r->ev >= EV_N ? kernel_edge(r) : 0;
-    if ((r->ev < 0 || r->ev >= EV_N) && (!edge || !l->run)) {
+    int other = r->ev < 0 || r->ev >= EV_N;
+    int edge = other ? kernel_edge(r) : 0;
+    if (other && (!edge || !l->run)) {
         l->others++; /* other phases and marks: the live figures do not use them */
+        /* ... but, as in analyze's reader, the record after one held as a
+         * possible restart decides it, whatever its kind */
+        if (l->held && !timed(l, r, &t))
+            return decide_held(l, t);
         return 0;
     }
     if (timed(l, r, &t)) {
@@ -553,8 +561,11 @@ static int record_in(struct live *l, const struct live_rec *r)
         l->skipped_by[SCAN_BAD_TIME]++;
         return 0;
     }
-    if (edge)
+    if (edge) {
+        if (l->held && decide_held(l, t))
+            return -1;
         return kernel_add(l, r, edge, t);
+    }
     return place(l, r, t);
 }
 

@@ -107,6 +107,11 @@ int main(void)
     struct cpu_use u;
     wft_cpu_use(&tr, &u);
     CHECK(u.sampled);
+    /* each unit's own stage intervals, as many as the totals counted */
+    CHECK(u.nspans == u.synth_units + u.gpu_units);
+    for (size_t i = 0; i < u.nspans; i++)
+        CHECK(u.spans[i].b > u.spans[i].a && u.spans[i].cpu_s >= 0 && u.spans[i].want_s >= u.spans[i].cpu_s);
+    free(u.spans);
     /* Intervals at the start, before a thread's first sample, do not count:
      * most do.  What a thread wanted is what it used plus its run-queue
      * wait, so a loaded machine (a sanitizer, other tests, CPU-bound

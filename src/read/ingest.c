@@ -159,6 +159,7 @@ void source_drop_events(struct source *src)
 void source_free(struct source *src)
 {
     free(src->gpu.pts);
+    free(src->cpu.spans);
     if (src->native)
         evpart_free(&src->native_part);
     else

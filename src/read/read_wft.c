@@ -624,6 +624,7 @@ static void acc_add(struct acc *x, double cpu, double want, double wall)
 void wft_cpu_use(const struct wft_trace *t, struct cpu_use *u)
 {
     struct acc whole[2] = {{0}}, inner[2] = {{0}};
+    size_t spans_cap = 0;
     memset(u, 0, sizeof *u);
     if (t->ncpu == 0 || t->nthreads == 0 || t->nunits == 0)
         return;
@@ -672,6 +673,12 @@ void wft_cpu_use(const struct wft_trace *t, struct cpu_use *u)
             c1 >= c0 && w1 >= w0) {
             acc_add(&whole[st], (c1 - c0) * 1e-9, (w1 - w0) * 1e-9, (double)(e->ns - o->ns) * 1e-9);
             u->wait_known &= wk;
+            /* each unit's own, for CPU time per unit by concurrency; a
+             * failed allocation leaves the list short, not wrong */
+            if (u->nspans < t->nunits * 2 &&
+                !grow_array((void **)&u->spans, &spans_cap, u->nspans + 1, sizeof *u->spans))
+                u->spans[u->nspans++] = (struct cpu_span){o->ns, e->ns, (c1 - c0) * 1e-9,
+                                                          (w1 - w0 < c1 - c0 ? c1 - c0 : w1 - w0) * 1e-9, st, wk};
         }
         /* Exact, from the first sample at or after its start to the first
          * at or after its end, when that spans a sample period or more.

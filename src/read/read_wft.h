@@ -151,7 +151,8 @@ int wft_recover_rings(struct wft_trace *t, const char *path);
 /* Sort events by time, keeping each thread's marking order. */
 void wft_sort(struct wft_trace *t);
 
-/* The CPU use of the synthesis and GPU intervals (after wft_sort). */
+/* The CPU use of the synthesis and GPU intervals (after wft_sort); the
+ * caller frees u->spans. */
 void wft_cpu_use(const struct wft_trace *t, struct cpu_use *u);
 
 /* The driver's utilization readings (GPU_OBS_*, after wft_sort) into *g;

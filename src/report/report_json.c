@@ -186,6 +186,19 @@ static void conc_json(FILE *f, const struct conc_row *rows, size_t n)
 }
 
 /* runs[].cpu (docs/json.md) */
+/* CPU time per unit by concurrency (samples): its mean, s */
+static void cpu_conc_json(FILE *f, const struct cpu_row *rows, size_t n)
+{
+    fputc('[', f);
+    for (size_t i = 0; i < n; i++) {
+        fprintf(f, "%s{\"concurrency\": %d, \"units\": %llu, \"cpu_s\": ", i ? ", " : "", rows[i].k,
+                (unsigned long long)rows[i].units);
+        json_num(f, rows[i].cpu_s);
+        fputc('}', f);
+    }
+    fputc(']', f);
+}
+
 static void report_cpu_json(FILE *f, const struct cpu_result *c)
 {
     fprintf(f, "{\"source\": \"%s\", \"synthesis\": ", c->source == CPU_SRC_SAMPLES ? "samples" : "timing");
@@ -200,9 +213,19 @@ static void report_cpu_json(FILE *f, const struct cpu_result *c)
     json_num(f, c->synth_slower);
     fputs(", \"gpu_slower\": ", f);
     json_num(f, c->gpu_slower);
-    fprintf(f, ", \"synthesis_contended\": %s, \"gpu_contended\": %s, \"contention\": %s}",
+    fprintf(f, ", \"synthesis_contended\": %s, \"gpu_contended\": %s, \"contention\": %s",
             c->synth_contended ? "true" : "false", c->gpu_contended ? "true" : "false",
             c->contention ? "true" : "false");
+    fputs(", \"kind\": ", f);
+    if (c->kind != KIND_NONE && c->contention)
+        fprintf(f, "\"%s\"", kind_names[c->kind]);
+    else
+        fputs("null", f);
+    fputs(", \"synthesis_cpu_by_concurrency\": ", f);
+    cpu_conc_json(f, c->synth_cpu_by, c->nsynth_cpu_by);
+    fputs(", \"gpu_cpu_by_concurrency\": ", f);
+    cpu_conc_json(f, c->gpu_cpu_by, c->ngpu_cpu_by);
+    fputc('}', f);
 }
 
 /* runs[].phases (docs/json.md) */
@@ -410,6 +433,7 @@ static void run_json(FILE *f, const struct run_result *res, const struct report_
     inside_json(f, res);
     fputs(", \"cpu\": ", f);
     report_cpu_json(f, &res->cpu);
+    fputs(", \"memory\": null", f); /* no reader gives memory samples yet (docs/json.md) */
     fputs(", \"bottleneck\": ", f);
     if (res->bottleneck == BN_NONE)
         fputs("null", f);

@@ -482,6 +482,11 @@ void report_diff_text(FILE *f, const struct run_result *a, const struct run_resu
     snprintf(y, sizeof y, "%d", b->synth_max);
     diff_row(f, "synthesis concurrency", x, y, "");
     diff_cpu(f, a, b);
+    /* the kind of contention, where samples told it on either side */
+    const char *ka = a->cpu.contention && a->cpu.kind ? kind_names[a->cpu.kind] : "-";
+    const char *kb = b->cpu.contention && b->cpu.kind ? kind_names[b->cpu.kind] : "-";
+    if (a->cpu.source == CPU_SRC_SAMPLES || b->cpu.source == CPU_SRC_SAMPLES)
+        diff_row(f, "contention kind", ka, kb, "");
     diff_row(f, "bottleneck", a->bottleneck ? bottleneck_names[a->bottleneck] : "-",
              b->bottleneck ? bottleneck_names[b->bottleneck] : "-", "");
 }

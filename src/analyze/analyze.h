@@ -158,6 +158,7 @@ struct cpu_extra {
     int known;
     double slower;               /* wall beside over wall alone */
     double cpu_grows;            /* CPU time per unit beside over alone */
+    double alone_s, beside_s;    /* the stage's mean time per unit, s */
     double wall, cpu, wait, off; /* extra s per unit: wall = cpu + wait + off */
     int kind;                    /* the largest part (KIND_*) */
 };

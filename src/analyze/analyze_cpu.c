@@ -278,6 +278,8 @@ static struct cpu_extra extra_of(const struct cpu_row *rows, size_t n)
     e.known = 1;
     e.slower = bl / al;
     e.cpu_grows = bc / ac;
+    e.alone_s = al;
+    e.beside_s = bl;
     e.wall = bl - al;
     e.cpu = bc - ac;
     e.wait = (bw - bc) - (aw - ac);

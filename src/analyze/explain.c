@@ -131,9 +131,9 @@ const char *bottleneck_sentence(char *buf, size_t n, const struct run_result *re
             snprintf(buf, n,
                      "waiting: %s is %.2fx slower beside others than alone, with its CPU time per unit flat "
                      "(%.2fx) and no wait for a core: it waits off the CPU (a lock, I/O, page faults), %s more "
-                     "per unit (of %s); more syntheses at once cannot help",
+                     "per unit (of %s beside others); more syntheses at once cannot help",
                      who, e->slower, e->cpu_grows, fmt_dur(x, sizeof x, e->off * 1e9),
-                     fmt_dur(y, sizeof y, e->wall * 1e9));
+                     fmt_dur(y, sizeof y, e->beside_s * 1e9));
         break;
     }
     default:
@@ -248,7 +248,7 @@ static int contention_advice_lines(const struct run_result *res, char *l1, size_
         snprintf(l1 + k, n1 - k,
                  "find the lock or resource the units wait on: beside others each unit spends %s more off the CPU "
                  "than alone, %.0f%% of its time",
-                 fmt_dur(x, sizeof x, e->off * 1e9), e->wall > 0 ? 100 * e->off / (e->wall + (e->wall / (e->slower - 1))) : 0.0);
+                 fmt_dur(x, sizeof x, e->off * 1e9), e->beside_s > 0 ? 100 * e->off / e->beside_s : 0.0);
     snprintf(l2, n2, "CPU time per unit by concurrency from the recorder's samples; %s",
              !strcmp(a->model, "simulation") ? "SIMULATED best concurrency, capped at the fastest measured"
                                              : "the fastest measured: the concurrency whose units complete most per "

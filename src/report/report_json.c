@@ -199,6 +199,27 @@ static void cpu_conc_json(FILE *f, const struct cpu_row *rows, size_t n)
     fputc(']', f);
 }
 
+/* Where a unit beside others spends its extra time (samples), per unit */
+static void extra_json(FILE *f, const char *key, const struct cpu_extra *e)
+{
+    fprintf(f, ", \"%s\": ", key);
+    if (!e->known) {
+        fputs("null", f);
+        return;
+    }
+    fputs("{\"slower\": ", f);
+    json_num(f, e->slower);
+    fputs(", \"cpu_grows\": ", f);
+    json_num(f, e->cpu_grows);
+    fputs(", \"more_cpu_s\": ", f);
+    json_num(f, e->cpu);
+    fputs(", \"more_run_queue_s\": ", f);
+    json_num(f, e->wait);
+    fputs(", \"more_off_cpu_s\": ", f);
+    json_num(f, e->off);
+    fputc('}', f);
+}
+
 static void report_cpu_json(FILE *f, const struct cpu_result *c)
 {
     fprintf(f, "{\"source\": \"%s\", \"synthesis\": ", c->source == CPU_SRC_SAMPLES ? "samples" : "timing");
@@ -221,6 +242,8 @@ static void report_cpu_json(FILE *f, const struct cpu_result *c)
         fprintf(f, "\"%s\"", kind_names[c->kind]);
     else
         fputs("null", f);
+    extra_json(f, "synthesis_beside_others", &c->synth_extra);
+    extra_json(f, "gpu_beside_others", &c->gpu_extra);
     fputs(", \"synthesis_cpu_by_concurrency\": ", f);
     cpu_conc_json(f, c->synth_cpu_by, c->nsynth_cpu_by);
     fputs(", \"gpu_cpu_by_concurrency\": ", f);

@@ -23,6 +23,9 @@
  *            and beside others it waits for the mutex, off the CPU (the
  *            k-th in a round waits k - 1 halves: 1.75x alone on average;
  *            their computing halves follow one another, no core is short)
+ *   alloc    S = 3; each unit maps ALLOC_MB of memory, every page resident,
+ *            at its start and unmaps it at its end, sleeping between: memory
+ *            per synthesis in flight is ALLOC_MB by construction
  */
 
 #include <waterfall.h>
@@ -32,14 +35,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #define UNITS_ALONE 5
 #define ROUNDS 6
 #define BASE_MS 40 /* a unit's CPU work alone */
 #define GPU_MS 2
+#define ALLOC_MB 48
 
-enum { M_CORES, M_MEMORY, M_WAITING };
+enum { M_CORES, M_MEMORY, M_WAITING, M_ALLOC };
 static int mode, S;
 static unsigned long loops_per_ms;
 static pthread_barrier_t round_start;
@@ -128,7 +133,16 @@ static void synthesize(const char *job, int k)
         work(base);
     else if (mode == M_MEMORY)
         work(base * (unsigned long)k);
-    else {
+    else if (mode == M_ALLOC) {
+        /* resident at once: MAP_POPULATE faults every page in, in the
+         * kernel (touching them one by one took 150 ms per 48 MiB in a VM,
+         * a ramp that the samples would halve); given back at munmap */
+        size_t n = (size_t)ALLOC_MB << 20;
+        void *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+        sleep_ms(4 * BASE_MS);
+        if (m != MAP_FAILED)
+            munmap(m, n);
+    } else {
         pthread_mutex_lock(&shared);
         sleep_ms(BASE_MS / 2);
         pthread_mutex_unlock(&shared);
@@ -155,11 +169,12 @@ static void *synth_thread(void *arg)
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fprintf(stderr, "usage: contention_prog cores|memory|waiting OUT.wft\n");
+        fprintf(stderr, "usage: contention_prog cores|memory|waiting|alloc OUT.wft\n");
         return 2;
     }
     mode = !strcmp(argv[1], "cores") ? M_CORES : !strcmp(argv[1], "memory") ? M_MEMORY
                                                : !strcmp(argv[1], "waiting") ? M_WAITING
+                                               : !strcmp(argv[1], "alloc")   ? M_ALLOC
                                                                               : -1;
     if (mode < 0) {
         fprintf(stderr, "contention_prog: unknown mode %s\n", argv[1]);
@@ -167,7 +182,7 @@ int main(int argc, char **argv)
     }
     cpu_set_t aff;
     int cpus = sched_getaffinity(0, sizeof aff, &aff) == 0 ? CPU_COUNT(&aff) : 2;
-    S = mode == M_CORES ? 2 * (cpus < 1 ? 1 : cpus) : mode == M_WAITING ? 4 : 2;
+    S = mode == M_CORES ? 2 * (cpus < 1 ? 1 : cpus) : mode == M_WAITING ? 4 : mode == M_ALLOC ? 3 : 2;
     if (S > 64)
         S = 64;
     calibrate();

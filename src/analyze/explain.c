@@ -418,3 +418,33 @@ const char *idle_sentence(char *buf, size_t n, const struct run_result *res)
              fmt_dur(b2, sizeof b2, (double)longest));
     return buf;
 }
+
+/* Bytes in the unit that keeps three figures or fewer before the point. */
+static const char *fmt_size(char *b, size_t n, double v)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    double a = fabs(v);
+    while (a >= 1024 && u < 4)
+        a /= 1024, v /= 1024, u++;
+    snprintf(b, n, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
+    return b;
+}
+
+const char *memory_sentence(char *buf, size_t n, const struct mem_use *m)
+{
+    char a[32], b[32], c[32], d[32];
+    if (!m || !m->sampled)
+        return NULL;
+    size_t k = (size_t)snprintf(buf, n, "from the recorder's samples: resident %s at peak, %s base",
+                                fmt_size(a, sizeof a, (double)m->peak_bytes), fmt_size(b, sizeof b, (double)m->base_bytes));
+    if (k < n)
+        k += (size_t)(isnan(m->per_synthesis)
+                          ? snprintf(buf + k, n - k, "; per synthesis in flight unknown (one count in flight only)")
+                          : snprintf(buf + k, n - k, "; %s per synthesis in flight (slope over %llu samples)",
+                                     fmt_size(c, sizeof c, m->per_synthesis), (unsigned long long)m->samples));
+    if (k < n && m->avail_known)
+        snprintf(buf + k, n - k, "; the system's available memory at least %s",
+                 fmt_size(d, sizeof d, (double)m->avail_min_bytes));
+    return buf;
+}

@@ -58,6 +58,20 @@ struct cpu_use {
 };
 
 
+/* What a native trace's MEM records say of memory (format 1.4; the model
+ * keeps it per run): resident memory's peak and base, and the bytes each
+ * synthesis in flight holds: the least-squares slope of resident memory
+ * over the syntheses in flight at each sample (SYNTH_START to SYNTH_END),
+ * and base its intercept (none in flight), else the least sample. */
+struct mem_use {
+    int sampled;            /* some MEM record has resident memory */
+    uint64_t samples;
+    uint64_t peak_bytes, base_bytes;
+    double per_synthesis;   /* bytes; NAN: the samples saw one count in flight only */
+    int avail_known;
+    uint64_t avail_min_bytes; /* the least available memory seen */
+};
+
 /* What a native trace says of the driver's view of its GPUs (GPU records,
  * format 1.2; docs/gpu.md), as the model keeps it per run: the utilization
  * readings.  A reading

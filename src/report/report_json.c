@@ -186,6 +186,27 @@ static void conc_json(FILE *f, const struct conc_row *rows, size_t n)
 }
 
 /* runs[].cpu (docs/json.md) */
+/* runs[].memory: from the recorder's memory samples, else null */
+static void mem_json(FILE *f, const struct mem_use *m)
+{
+    fputs(", \"memory\": ", f);
+    if (!m || !m->sampled) {
+        fputs("null", f);
+        return;
+    }
+    fprintf(f, "{\"source\": \"samples\", \"peak_bytes\": %llu, \"base_bytes\": %llu, \"per_synthesis_bytes\": ",
+            (unsigned long long)m->peak_bytes, (unsigned long long)m->base_bytes);
+    if (isnan(m->per_synthesis))
+        fputs("null", f);
+    else
+        fprintf(f, "%.0f", m->per_synthesis);
+    fputs(", \"available_min_bytes\": ", f);
+    if (m->avail_known)
+        fprintf(f, "%llu}", (unsigned long long)m->avail_min_bytes);
+    else
+        fputs("null}", f);
+}
+
 /* CPU time per unit by concurrency (samples): its mean, s */
 static void cpu_conc_json(FILE *f, const struct cpu_row *rows, size_t n)
 {
@@ -456,7 +477,7 @@ static void run_json(FILE *f, const struct run_result *res, const struct report_
     inside_json(f, res);
     fputs(", \"cpu\": ", f);
     report_cpu_json(f, &res->cpu);
-    fputs(", \"memory\": null", f); /* no reader gives memory samples yet (docs/json.md) */
+    mem_json(f, res->run ? &res->run->mem : NULL);
     fputs(", \"bottleneck\": ", f);
     if (res->bottleneck == BN_NONE)
         fputs("null", f);

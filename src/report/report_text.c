@@ -316,6 +316,9 @@ static void run_text(FILE *f, const struct run_result *res, size_t nruns_in_sour
     fprintf(f, "; synthesis concurrency max %d, mean %.2f over the GPU window\n", res->synth_max,
             res->synth_mean_active);
     cpu_text(f, &res->cpu, &p);
+    char mb[320];
+    if (res->run && memory_sentence(mb, sizeof mb, &res->run->mem))
+        fprintf(f, "  %-14s %s\n", "memory", mb);
 
     if (o->chart && o->draw_chart) {
         fputc('\n', f);

@@ -19,6 +19,7 @@
 #   cores    twice as many syntheses as cores: cpu, kind cores
 #   memory   CPU work per unit = base x syntheses running: memory
 #   waiting  half of each unit asleep under one shared mutex: waiting
+#   alloc    48 MiB held by each unit: memory per synthesis within 15%
 # Exits 1 when a verdict misses.
 W="$1"
 CP="$2"
@@ -83,6 +84,12 @@ if [ -n "$CP" ]; then
         printf '%-12s %10s %14s %14s %-10s %-10s %s\n' "$m" "$(field "$T/p-$m.out" s_per_job | awk '{printf "%.1f ms", 1000 * $1}')" \
             "$1 ms" "$2 ms" "$got${kind:+ ($kind)}" "$want" "$ok"
     done
+    $PIN "$CP" alloc "$T/p-alloc.wft" || { echo "contention_prog alloc failed"; fail=1; }
+    "$W" analyze --json "$T/p-alloc.wft" >"$T/p-alloc.out" 2>/dev/null
+    per=$(sed -n 's/.*"per_synthesis_bytes": \([0-9]*\).*/\1/p' "$T/p-alloc.out")
+    ok=yes
+    awk -v p="${per:-0}" 'BEGIN { m = 48 * 1048576; exit !(p >= 0.85 * m && p <= 1.15 * m) }' || { ok=NO; fail=1; }
+    echo "alloc: memory per synthesis in flight $(awk -v p="${per:-0}" 'BEGIN { printf "%.1f MiB", p / 1048576 }') (48 MiB built, within 15%: $ok)"
 fi
 [ "$fail" = 0 ] && echo "cpu validation: every verdict as expected" || echo "cpu validation: a verdict missed (a busy machine makes the syntheses wait at 1 too)"
 exit $fail

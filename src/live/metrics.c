@@ -98,6 +98,11 @@ static void gauges(FILE *f, const struct live *l, int bottleneck, double last_re
     fprintf(f, "waterfall_settled_seconds %.9f\n", sec(settled));
     family(f, "waterfall_last_record_timestamp_seconds", "gauge", "When the last record was read (Unix time).");
     fprintf(f, "waterfall_last_record_timestamp_seconds %.3f\n", last_record_unix);
+    if (l->rss_known) { /* a native trace with memory samples only */
+        family(f, "waterfall_resident_memory_bytes", "gauge",
+               "The recording process's resident memory at its latest sample (a native trace's MEM records).");
+        fprintf(f, "waterfall_resident_memory_bytes %llu\n", (unsigned long long)l->rss_bytes);
+    }
 }
 
 int metrics_text(const struct live *l, int bottleneck, double last_record_unix, char **out, size_t *len)

@@ -44,7 +44,10 @@
 #define GPU_MS 2
 #define ALLOC_MB 48
 
-enum { M_CORES, M_MEMORY, M_WAITING, M_ALLOC };
+enum { M_CORES,
+       M_MEMORY,
+       M_WAITING,
+       M_ALLOC };
 static int mode, S;
 static unsigned long loops_per_ms;
 static pthread_barrier_t round_start;
@@ -173,16 +176,18 @@ int main(int argc, char **argv)
         return 2;
     }
     mode = !strcmp(argv[1], "cores") ? M_CORES : !strcmp(argv[1], "memory") ? M_MEMORY
-                                               : !strcmp(argv[1], "waiting") ? M_WAITING
-                                               : !strcmp(argv[1], "alloc")   ? M_ALLOC
-                                                                              : -1;
+                                             : !strcmp(argv[1], "waiting")  ? M_WAITING
+                                             : !strcmp(argv[1], "alloc")    ? M_ALLOC
+                                                                            : -1;
     if (mode < 0) {
         fprintf(stderr, "contention_prog: unknown mode %s\n", argv[1]);
         return 2;
     }
     cpu_set_t aff;
     int cpus = sched_getaffinity(0, sizeof aff, &aff) == 0 ? CPU_COUNT(&aff) : 2;
-    S = mode == M_CORES ? 2 * (cpus < 1 ? 1 : cpus) : mode == M_WAITING ? 4 : mode == M_ALLOC ? 3 : 2;
+    S = mode == M_CORES ? 2 * (cpus < 1 ? 1 : cpus) : mode == M_WAITING ? 4
+                                                  : mode == M_ALLOC     ? 3
+                                                                        : 2;
     if (S > 64)
         S = 64;
     calibrate();

@@ -30,8 +30,8 @@
 
 const char *const stage_names[ST_N] = {"synthesis", "handoff", "queue", "prep", "gpu"};
 const char *const cause_names[CAUSE_N] = {"prep", "queue", "synthesis", "no_work"};
-const char *const bottleneck_names[] = {NULL,        "gpu",    "synthesis", "dispatch", "input",
-                                        "cpu",       "gpu_phase", "memory", "waiting"};
+const char *const bottleneck_names[] = {NULL, "gpu", "synthesis", "dispatch", "input",
+                                        "cpu", "gpu_phase", "memory", "waiting"};
 
 
 static int has(const struct unit *u, int e)

@@ -144,6 +144,8 @@ struct wf_session {
     wf_options opts;      /* with the defaults and the environment filled in */
     int opts_cpu;         /* sample the threads' CPU time (sample_cpu, WATERFALL_CPU, default on) */
     uint64_t last_cpu_ns; /* when the threads were last sampled (writer-private) */
+    int mem_opened;       /* statm_fd and meminfo_fd were opened (writer-private; wf_mem.c) */
+    int statm_fd, meminfo_fd; /* -1: could not be opened */
     int opts_gpu;         /* sample the GPUs (sample_gpu, WATERFALL_GPU, default on) */
     char nvml_path[256];  /* the NVML library to load (WATERFALL_NVML_LIB: test-only) */
     struct wf_gpu *gpu;   /* NVML's state (writer-private; wf_gpu.c) */
@@ -278,6 +280,10 @@ void wf_cpu_sample(int *fdp, uint32_t tid, clockid_t clk, int has_clk, struct wf
 /* The writer's CPU record of a ring's thread, if it is due one (under
  * wf_reg_mu; exited: use what the thread read as it exited). */
 void wf_cpu_record(struct wf_session *s, struct wf_ring *r, int exited);
+/* A MEM record of the process's resident and the system's available
+ * memory (wf_mem.c; the writer, with the CPU samples); its files closed. */
+void wf_mem_record(struct wf_session *s);
+void wf_mem_close(struct wf_session *s);
 
 /* ---- GPU sampling (wf_gpu.c) ------------------------------------------- */
 

@@ -372,6 +372,7 @@ int wf_close(void)
     pthread_cond_signal(&s->wake);
     pthread_mutex_unlock(&s->wake_mu);
     pthread_join(s->writer, NULL);
+    wf_mem_close(s);
 
     pthread_mutex_lock(&wf_reg_mu);
     uint64_t marked = s->dead_marked, lost = s->dead_lost;
@@ -510,6 +511,7 @@ static void wf_atfork_child(void)
         free(wf_sess->text);
         free(wf_sess->late);
         wf_gpu_drop_in_child(wf_sess);
+        wf_mem_close(wf_sess); /* the parent's /proc/self */
         wf_shm_close(wf_sess->shm, 0); /* the parent's file stays as it is */
         wf_journal = NULL;
         for (struct wf_ring *r = wf_sess->retired, *next; r; r = next) {

@@ -338,6 +338,8 @@ static double writer_cycle(struct wf_session *s, int final)
         s->last_cpu_ns = cpu_now;
     double fullest = drain_rings(s, cpu_due, &events);
     pthread_mutex_unlock(&wf_reg_mu);
+    if (cpu_due && s->opts_cpu) /* memory with the CPU samples, outside the lock */
+        wf_mem_record(s);
     if (s->late_len) {
         if (!wf_buf_reserve(&s->out, &s->out_cap, s->out_len, s->late_len)) {
             memcpy(s->out + s->out_len, s->late, s->late_len);

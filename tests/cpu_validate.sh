@@ -1,6 +1,6 @@
 #!/bin/sh
 # cpu_validate.sh -- the cpu bottleneck against measured runs on this
-# machine.  Usage: cpu_validate.sh WATERFALL
+# machine.  Usage: cpu_validate.sh WATERFALL [CONTENTION_PROG]
 #
 # The same workload (the synthesis rounds of the first run) with the proofs
 # on this CPU (--device cpu) at synthesis concurrency 1, 2 and 4, and the
@@ -12,8 +12,17 @@
 # A measurement: on a machine busy with other work the syntheses wait for a
 # core at 1 too, and `analyze` rightly says cpu; run it on a quiet machine
 # (`make validate` runs it).  With more than two cores the runs are held to
-# two (taskset), the shape of the story.  Exits 1 when a verdict misses.
+# two (taskset), the shape of the story.
+#
+# Then the kinds of contention (docs/cli.md), on contention_prog's three
+# pipelines, contended by construction (tests/contention_prog.c):
+#   cores    twice as many syntheses as cores: cpu, kind cores
+#   memory   CPU work per unit = base x syntheses running: memory
+#   waiting  half of each unit asleep under one shared mutex: waiting
+#   alloc    48 MiB held by each unit: memory per synthesis within 15%
+# Exits 1 when a verdict misses.
 W="$1"
+CP="$2"
 T=$(mktemp -d) || exit 1
 trap 'rm -rf "$T"' EXIT
 PIN=
@@ -54,5 +63,33 @@ for r in c1 c2 c4 e2; do
         "$(field "$T/$r.out" s_per_job | awk '{printf "%.1f ms", 1000 * $1}')" "$(echo $syn | awk '{printf "%.2f / %.2f", $1, $2}')" \
         "$(echo $gpu | awk '{printf "%.2f / %.2f", $1, $2}')" "$got" "$want" "$ok"
 done
+if [ -n "$CP" ]; then
+    printf '%-12s %10s %14s %14s %-10s %-10s %s\n' program "s/job" "cpu/unit alone" "beside others" says wants ok
+    for m in cores memory waiting; do
+        $PIN "$CP" $m "$T/p-$m.wft" || { echo "contention_prog $m failed"; fail=1; continue; }
+        "$W" analyze --json "$T/p-$m.wft" >"$T/p-$m.out" 2>/dev/null
+        got=$(verdict "$T/p-$m.out")
+        kind=$(sed -n 's/.*"kind": "\([a-z]*\)".*/\1/p' "$T/p-$m.out")
+        cpu=$(sed -n 's/.*"synthesis_cpu_by_concurrency": \[\([^]]*\)\].*/\1/p' "$T/p-$m.out" | tr '}' '\n' |
+            sed -n 's/.*"concurrency": \([0-9]*\), "units": \([0-9]*\), "cpu_s": \([0-9.e+-]*\).*/\1 \3 \2/p' |
+            awk '$1 == 1 { a = $2 } $1 >= 2 { b += $2 * $3; n += $3 } END { printf "%.1f %.1f", 1000 * a, n ? 1000 * b / n : 0 }')
+        case $m in
+        cores) want=cpu ;;
+        *) want=$m ;;
+        esac
+        ok=yes
+        [ "$got" = "$want" ] || { ok=NO; fail=1; }
+        [ "$m" != cores ] || [ "$kind" = cores ] || { ok=NO; fail=1; }
+        set -- $cpu
+        printf '%-12s %10s %14s %14s %-10s %-10s %s\n' "$m" "$(field "$T/p-$m.out" s_per_job | awk '{printf "%.1f ms", 1000 * $1}')" \
+            "$1 ms" "$2 ms" "$got${kind:+ ($kind)}" "$want" "$ok"
+    done
+    $PIN "$CP" alloc "$T/p-alloc.wft" || { echo "contention_prog alloc failed"; fail=1; }
+    "$W" analyze --json "$T/p-alloc.wft" >"$T/p-alloc.out" 2>/dev/null
+    per=$(sed -n 's/.*"per_synthesis_bytes": \([0-9]*\).*/\1/p' "$T/p-alloc.out")
+    ok=yes
+    awk -v p="${per:-0}" 'BEGIN { m = 48 * 1048576; exit !(p >= 0.85 * m && p <= 1.15 * m) }' || { ok=NO; fail=1; }
+    echo "alloc: memory per synthesis in flight $(awk -v p="${per:-0}" 'BEGIN { printf "%.1f MiB", p / 1048576 }') (48 MiB built, within 15%: $ok)"
+fi
 [ "$fail" = 0 ] && echo "cpu validation: every verdict as expected" || echo "cpu validation: a verdict missed (a busy machine makes the syntheses wait at 1 too)"
 exit $fail

@@ -75,6 +75,39 @@ static void record(const char *path)
     CHECK(wf_close() == 0);
 }
 
+/* A MEM record of body n bytes (flags, rss) appended at buf + at. */
+static size_t put_mem(unsigned char *buf, size_t at, uint32_t body, uint32_t flags, uint64_t rss)
+{
+    struct wft_mem m = {.ticks = 0, .rss_bytes = rss, .avail_bytes = 0, .flags = flags};
+    uint32_t size = 16 + body;
+    m.rec = (struct wft_rec){.size = size, .type = WFT_MEM, .check = wft_check(size, WFT_MEM)};
+    memcpy(buf + at, &m, size);
+    struct wft_rec r = m.rec;
+    r.crc = wft_crc32c(0, buf + at + 16, size - 16);
+    memcpy(buf + at, &r, sizeof r);
+    return at + size;
+}
+
+/* MEM records are read defensively: one shorter than its struct is a bad
+ * record, one with no flag says nothing, a good one is read. */
+static void mem_records_defensive(const struct input *in, size_t nmem)
+{
+    unsigned char *b = malloc(in->len + 3 * sizeof(struct wft_mem));
+    CHECK(b != NULL);
+    memcpy(b, in->data, in->len);
+    size_t n = put_mem(b, in->len, 16, WFT_MEM_RSS, 1); /* short: 16 of 32 bytes */
+    n = put_mem(b, n, 32, 0, 2);                        /* neither value known */
+    n = put_mem(b, n, 32, WFT_MEM_RSS, 3);
+    struct wft_trace t;
+    char err[256];
+    CHECK(wft_parse(&t, "mem", b, n, err, sizeof err) == 0);
+    CHECK_EQ_U(t.bad_records, 1);
+    CHECK_EQ_U(t.nmem, nmem + 1);
+    CHECK(t.mem[t.nmem - 1].rss_bytes == 3);
+    wft_free(&t);
+    free(b);
+}
+
 /* The process's open descriptors (the writer keeps one per recording
  * thread while it records, and must close them all). */
 static int open_fds(void)
@@ -107,6 +140,11 @@ int main(void)
     struct cpu_use u;
     wft_cpu_use(&tr, &u);
     CHECK(u.sampled);
+    /* each unit's own stage intervals, as many as the totals counted */
+    CHECK(u.nspans == u.synth_units + u.gpu_units);
+    for (size_t i = 0; i < u.nspans; i++)
+        CHECK(u.spans[i].b > u.spans[i].a && u.spans[i].cpu_s >= 0 && u.spans[i].want_s >= u.spans[i].cpu_s);
+    free(u.spans);
     /* Intervals at the start, before a thread's first sample, do not count:
      * most do.  What a thread wanted is what it used plus its run-queue
      * wait, so a loaded machine (a sanitizer, other tests, CPU-bound
@@ -130,6 +168,16 @@ int main(void)
     CHECK(u.gpu_cpu_s / u.gpu_wall_s < 0.25);
     CHECK(gpu < syn);
     CHECK(u.synth_cpu_s <= u.synth_want_s + 1e-9 && u.gpu_cpu_s <= u.gpu_want_s + 1e-9);
+    /* memory samples (format 1.4) come with the CPU samples: resident
+     * memory now, and the system's available memory */
+    CHECK(tr.hdr.version_minor >= 5);
+    CHECK(tr.nmem >= 4);
+    for (size_t i = 0; i < tr.nmem; i++)
+        CHECK((tr.mem[i].flags & WFT_MEM_RSS) && tr.mem[i].rss_bytes > 0 && (i == 0 || tr.mem[i].ns >= tr.mem[i - 1].ns));
+    struct mem_use mu;
+    wft_mem_use(&tr, &mu);
+    CHECK(mu.sampled && mu.peak_bytes >= mu.base_bytes && mu.samples == tr.nmem);
+    mem_records_defensive(&in, tr.nmem);
     unload_trace(&tr, &in);
 
     /* dump --stats shows the column and the shares */

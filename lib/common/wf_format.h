@@ -21,8 +21,9 @@
 
 #define WFT_MAGIC "\x89WFT\r\n\x1a\n" /* 8 bytes: PNG-style, catches text-mode mangling */
 #define WFT_VERSION_MAJOR 1
-#define WFT_VERSION_MINOR 4 /* 1: CPU records; 2: GPU records (the driver's view, NVML); 3: SEQ records, the rings file;
-                             4: UNIT_DETAIL records */
+#define WFT_VERSION_MINOR 5 /* 1: CPU records; 2: GPU records (the driver's view, NVML); 3: SEQ records, the rings file;
+                              * 4: UNIT_DETAIL records;
+                              * 5: MEM records */
 #define WFT_HEADER_SIZE 256
 #define WFT_ENDIAN_MARK 0x01020304u
 #define WFT_REC_MAX (1u << 24) /* no record is larger: a bound for readers */
@@ -89,7 +90,8 @@ enum wft_type {
     WFT_GPU_DEV = 11,  /* struct wft_gpu_dev: a device the driver sees (minor >= 2) */
     WFT_GPU_SAMPLE = 12, /* struct wft_gpu_sample: one reading of a device (minor >= 2) */
     WFT_SEQ = 13,        /* struct wft_seq: how far a thread's ring is in the file (minor >= 3) */
-    WFT_UNIT_DETAIL = 14 /* struct wft_unit_detail + key and value bytes (minor >= 4) */
+    WFT_UNIT_DETAIL = 14, /* struct wft_unit_detail + key and value bytes (minor >= 4) */
+    WFT_MEM = 15          /* struct wft_mem: the process's resident memory (minor >= 5) */
 };
 
 struct wft_thread {
@@ -172,6 +174,22 @@ struct wft_cpu {
     uint64_t ticks;   /* when it was read, as event ticks */
     uint64_t cpu_ns;  /* the thread's CPU time since it started */
     uint64_t wait_ns; /* the time it spent runnable, waiting for a CPU */
+};
+
+/* Memory (minor >= 5): the writer reads the process's resident memory now
+ * (/proc/self/statm, not the peak) and the system's available memory
+ * (/proc/meminfo MemAvailable) once a flush period, with the CPU samples
+ * (WFT_F_CPU): nothing on the marking path.  A reader that does not know
+ * the type skips it. */
+#define WFT_MEM_RSS 1u   /* rss_bytes is known */
+#define WFT_MEM_AVAIL 2u /* avail_bytes is known */
+struct wft_mem {
+    struct wft_rec rec;
+    uint64_t ticks;       /* when it was read, as event ticks */
+    uint64_t rss_bytes;   /* the process's resident memory */
+    uint64_t avail_bytes; /* the system's available memory */
+    uint32_t flags;       /* WFT_MEM_* */
+    uint32_t pad;
 };
 
 /* GPU sampling (minor >= 2; docs/format.md).  With WFT_F_GPU the writer
@@ -309,6 +327,7 @@ struct wft_end {
 
 _Static_assert(sizeof(struct wft_header) == WFT_HEADER_SIZE, "header size");
 _Static_assert(sizeof(struct wft_rec) == 16, "record header");
+_Static_assert(sizeof(struct wft_mem) == 16 + 32, "mem record");
 _Static_assert(sizeof(struct wft_event) == 16, "event size");
 _Static_assert(sizeof(struct wft_events) % 8 == 0, "events align");
 _Static_assert(sizeof(struct wft_thread) % 8 == 0, "thread align");

@@ -30,7 +30,8 @@
 
 const char *const stage_names[ST_N] = {"synthesis", "handoff", "queue", "prep", "gpu"};
 const char *const cause_names[CAUSE_N] = {"prep", "queue", "synthesis", "no_work"};
-const char *const bottleneck_names[] = {NULL, "gpu", "synthesis", "dispatch", "input", "cpu", "gpu_phase"};
+const char *const bottleneck_names[] = {NULL, "gpu", "synthesis", "dispatch", "input",
+                                        "cpu", "gpu_phase", "memory", "waiting"};
 
 
 static int has(const struct unit *u, int e)
@@ -677,9 +678,14 @@ static void decide(struct run_result *res)
          * before gpu when the GPU phase itself waits for one (its busy time
          * then holds that waiting, and more GPU would not help). */
         const struct cpu_result *c = &res->cpu;
-        if ((res->bottleneck == BN_SYNTHESIS && c->contention) ||
-            ((res->bottleneck == BN_GPU || res->bottleneck == BN_GPU_PHASE) && c->gpu_contended))
-            res->bottleneck = BN_CPU;
+        int kind = -1;
+        if (res->bottleneck == BN_SYNTHESIS && c->contention)
+            kind = c->kind;
+        else if ((res->bottleneck == BN_GPU || res->bottleneck == BN_GPU_PHASE) && c->gpu_contended)
+            kind = c->source == CPU_SRC_SAMPLES ? c->gpu_kind : KIND_NONE;
+        /* the kind from samples names it; from timing alone (KIND_NONE) the cores, as before */
+        if (kind >= 0)
+            res->bottleneck = kind == KIND_MEMORY ? BN_MEMORY : kind == KIND_WAITING ? BN_WAITING : BN_CPU;
     }
     /* Advice: c syntheses at once make c/s units per unit time; the devices
      * take sum(1/g).  No CPU contention in this formula. */
@@ -715,6 +721,11 @@ static void decide(struct run_result *res)
     }
     if (res->bottleneck == BN_CPU)
         advise_cpu(res, res->run ? res->run->cpus : 0);
+    /* memory, waiting: never more syntheses; the fastest measured */
+    if (res->bottleneck == BN_MEMORY || res->bottleneck == BN_WAITING) {
+        int best = cpu_fastest(&res->cpu);
+        a->needed = best >= 1 && best < a->current ? best : a->current;
+    }
 }
 
 int analyze_task(const struct run *r, struct run_result *res, int task, int64_t w0, int64_t w1)
@@ -1031,6 +1042,8 @@ void run_result_free(struct run_result *res)
     free(res->dev);
     free(res->cpu.synth_by);
     free(res->cpu.gpu_by);
+    free(res->cpu.synth_cpu_by);
+    free(res->cpu.gpu_cpu_by);
     phase_result_free(&res->phase);
     memset(res, 0, sizeof *res);
 }

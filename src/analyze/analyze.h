@@ -20,7 +20,9 @@
 
 enum { ST_SYNTHESIS, ST_HANDOFF, ST_QUEUE, ST_PREP, ST_GPU, ST_N };
 enum { CAUSE_PREP, CAUSE_QUEUE, CAUSE_SYNTHESIS, CAUSE_NO_WORK, CAUSE_N };
-enum { BN_NONE, BN_GPU, BN_SYNTHESIS, BN_DISPATCH, BN_INPUT, BN_CPU, BN_GPU_PHASE };
+/* BN_CPU: the cores (kind cores, or from timing alone); BN_MEMORY and
+ * BN_WAITING: the other kinds of contention (analyze_cpu.c) */
+enum { BN_NONE, BN_GPU, BN_SYNTHESIS, BN_DISPATCH, BN_INPUT, BN_CPU, BN_GPU_PHASE, BN_MEMORY, BN_WAITING, BN_N };
 
 extern const char *const stage_names[ST_N];
 extern const char *const cause_names[CAUSE_N];
@@ -137,8 +139,38 @@ struct cpu_role {
 #define CPU_STARVED 0.2    /* starvation from which a role waits for a core */
 #define CPU_SLOWER 1.25    /* timing: a stage this much slower beside others than alone ... */
 #define CPU_MIN_UNITS 3    /* ... over at least this many units on each side */
+/* CPU time per unit by concurrency (from samples): the units of one k,
+ * each measured on the thread that ran its stage; means per unit, s. */
+struct cpu_row {
+    int k;
+    uint64_t units;
+    double cpu_s;  /* CPU time */
+    double want_s; /* CPU time plus run-queue wait */
+    double wall_s; /* the stage's time */
+};
+/* The kind of contention, where samples tell it (docs/cli.md "The kinds of
+ * contention"): the extra time of a unit beside others, split into more
+ * run-queue wait (cores), more CPU time (memory: bandwidth or caches) and
+ * more time off the CPU (waiting: a lock, I/O, page faults). */
+enum { KIND_NONE, KIND_CORES, KIND_MEMORY, KIND_WAITING };
+extern const char *const kind_names[];
+/* A role's extra time beside others (k >= 2) over alone (k = 1), per unit,
+ * from its cpu_rows, over CPU_MIN_UNITS units or more on each side. */
+struct cpu_extra {
+    int known;
+    double slower;               /* wall beside over wall alone */
+    double cpu_grows;            /* CPU time per unit beside over alone */
+    double alone_s, beside_s;    /* the stage's mean time per unit, s */
+    double wall, cpu, wait, off; /* extra s per unit: wall = cpu + wait + off */
+    int kind;                    /* the largest part (KIND_*) */
+};
 struct cpu_result {
     int source;                      /* CPU_SRC_* */
+    int kind;                        /* KIND_* of the contention that limits (samples only) */
+    struct cpu_row *synth_cpu_by, *gpu_cpu_by; /* by k, ascending (owned; samples only) */
+    size_t nsynth_cpu_by, ngpu_cpu_by;
+    struct cpu_extra synth_extra, gpu_extra;
+    int synth_kind, gpu_kind;        /* KIND_* of each role (KIND_NONE: not contended) */
     struct cpu_role synth, gpu;      /* from samples: synthesis threads, GPU workers */
     struct conc_row *synth_by, *gpu_by; /* by k, ascending (owned) */
     size_t nsynth_by, ngpu_by;
@@ -267,6 +299,11 @@ void analyze_gpu(const struct run *r, struct run_result *res);
  * figures.  0, or -1 when out of memory. */
 int analyze_phase(const struct run *r, struct run_result *res);
 void phase_result_free(struct phase_result *p);
+
+/* The synthesis concurrency measured fastest: the k whose syntheses
+ * complete most per unit of time (k over their mean time at k), over
+ * CPU_MIN_UNITS units or more; 0: none. */
+int cpu_fastest(const struct cpu_result *c);
 
 /* The cpu bottleneck's advice figures (cores: 0 unknown). */
 void advise_cpu(struct run_result *res, double cores);

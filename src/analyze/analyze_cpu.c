@@ -19,6 +19,15 @@
  * mixes kinds (kind= of its units), the timing compares each kind with
  * itself: a kind that takes longer alone is not contention.
  *
+ * The kind of contention (samples only): each unit's stage is measured on
+ * the thread that ran it (CPU time, and run-queue wait, over its span:
+ * struct cpu_span), and grouped by k as its time is.  A unit beside others
+ * that takes longer than one alone took that extra time somewhere: more
+ * CPU time for the same work (memory bandwidth or caches), more run-queue
+ * wait (cores), or more time off the CPU (waiting: a lock, I/O, page
+ * faults); the largest part names the kind.  A role starved by CPU_STARVED
+ * with no such comparison (too few units alone) waits for cores.
+ *
  * The count of syntheses at time x is #(starts <= x) - #(ends <= x); its
  * integral up to x, F(x), comes from prefix sums of the sorted starts and
  * ends, so each unit's mean count (F(b) - F(a)) / (b - a) costs four
@@ -297,6 +306,134 @@ static double slower_one(const struct conc_row *rows, size_t n)
     return beside / (double)nb / alone;
 }
 
+const char *const kind_names[] = {NULL, "cores", "memory", "waiting"};
+
+/* CPU time per unit summed by k, grown as k grows. */
+struct cpu_acc {
+    double cpu, want, wall;
+    uint64_t n;
+};
+struct cpu_by_k {
+    struct cpu_acc *a;
+    size_t cap;
+    int kmax;
+};
+
+static int cpu_by_k_add(struct cpu_by_k *b, int k, const struct cpu_span *sp)
+{
+    if ((size_t)k >= b->cap) {
+        size_t cap = b->cap ? b->cap : 16;
+        while (cap <= (size_t)k)
+            cap *= 2;
+        struct cpu_acc *na = realloc(b->a, cap * sizeof *na);
+        if (!na)
+            return -1;
+        memset(na + b->cap, 0, (cap - b->cap) * sizeof *na);
+        b->a = na;
+        b->cap = cap;
+    }
+    b->a[k].cpu += sp->cpu_s;
+    b->a[k].want += sp->want_s;
+    b->a[k].wall += (double)(sp->b - sp->a) * 1e-9;
+    b->a[k].n++;
+    if (k > b->kmax)
+        b->kmax = k;
+    return 0;
+}
+
+static int cpu_rows_from(const struct cpu_by_k *b, struct cpu_row **rows, size_t *nrows)
+{
+    size_t n = 0;
+    for (int k = 1; k <= b->kmax; k++)
+        n += b->a[k].n > 0;
+    *rows = calloc(n ? n : 1, sizeof **rows);
+    if (!*rows)
+        return -1;
+    *nrows = 0;
+    for (int k = 1; k <= b->kmax; k++) {
+        const struct cpu_acc *x = &b->a[k];
+        if (x->n) {
+            double m = (double)x->n;
+            (*rows)[(*nrows)++] = (struct cpu_row){k, x->n, x->cpu / m, x->want / m, x->wall / m};
+        }
+    }
+    return 0;
+}
+
+/* Beside others (k >= 2, weighted by units) against alone (k = 1), and
+ * which part of the extra time is largest. */
+static struct cpu_extra extra_of(const struct cpu_row *rows, size_t n)
+{
+    struct cpu_extra e = {0};
+    struct cpu_row alone = {0}, beside = {0};
+    for (size_t i = 0; i < n; i++) {
+        struct cpu_row *x = rows[i].k == 1 ? &alone : &beside;
+        double u = (double)rows[i].units;
+        x->units += rows[i].units;
+        x->cpu_s += rows[i].cpu_s * u, x->want_s += rows[i].want_s * u, x->wall_s += rows[i].wall_s * u;
+    }
+    if (alone.units < CPU_MIN_UNITS || beside.units < CPU_MIN_UNITS || !(alone.wall_s > 0) ||
+        !(alone.cpu_s > 0))
+        return e;
+    double na = (double)alone.units, nb = (double)beside.units;
+    double ac = alone.cpu_s / na, aw = alone.want_s / na, al = alone.wall_s / na;
+    double bc = beside.cpu_s / nb, bw = beside.want_s / nb, bl = beside.wall_s / nb;
+    e.known = 1;
+    e.slower = bl / al;
+    e.cpu_grows = bc / ac;
+    e.alone_s = al;
+    e.beside_s = bl;
+    e.wall = bl - al;
+    e.cpu = bc - ac;
+    e.wait = (bw - bc) - (aw - ac);
+    e.off = (bl - bw) - (al - aw);
+    e.kind = e.cpu >= e.wait && e.cpu >= e.off ? KIND_MEMORY : e.wait >= e.off ? KIND_CORES : KIND_WAITING;
+    return e;
+}
+
+/* A role's kind of contention, or KIND_NONE: slower beside others by
+ * CPU_SLOWER (its sampled units) names the largest part of the extra time;
+ * else starvation alone says cores. */
+static int kind_of(const struct cpu_role *ro, const struct cpu_extra *e)
+{
+    if (e->known && e->slower >= CPU_SLOWER && e->wall > 0)
+        return e->kind;
+    if (ro->starvation >= CPU_STARVED)
+        return KIND_CORES;
+    return KIND_NONE;
+}
+
+/* Each sampled unit's CPU time by its k (as the timing groups its stage
+ * time), and the kinds they show. */
+static int cpu_kinds(const struct run *r, struct cpu_result *c, const struct counter *cn)
+{
+    struct cpu_by_k bk[2] = {{0}};
+    struct finger f[4] = {{0, 0, 0, 0}};
+    int rc = -1;
+    for (size_t i = 0; i < r->cpu.nspans; i++) {
+        const struct cpu_span *sp = &r->cpu.spans[i];
+        if (sp->b <= sp->a || (sp->stage != 0 && sp->stage != 1))
+            continue;
+        int st = sp->stage;
+        double m = mean_count(cn, sp->a, sp->b, &f[2 * st], &f[2 * st + 1]);
+        int k = (int)lround(m) + st; /* a GPU phase adds itself, as in the timing */
+        if (cpu_by_k_add(&bk[st], k < 1 ? 1 : k, sp))
+            goto out;
+    }
+    if (cpu_rows_from(&bk[0], &c->synth_cpu_by, &c->nsynth_cpu_by) ||
+        cpu_rows_from(&bk[1], &c->gpu_cpu_by, &c->ngpu_cpu_by))
+        goto out;
+    c->synth_extra = extra_of(c->synth_cpu_by, c->nsynth_cpu_by);
+    c->gpu_extra = extra_of(c->gpu_cpu_by, c->ngpu_cpu_by);
+    c->synth_kind = kind_of(&c->synth, &c->synth_extra);
+    c->gpu_kind = kind_of(&c->gpu, &c->gpu_extra);
+    rc = 0;
+out:
+    free(bk[0].a);
+    free(bk[1].a);
+    return rc;
+}
+
 static void role_from(struct cpu_role *ro, double cpu_s, double want_s, double wall_s, int wait_known)
 {
     memset(ro, 0, sizeof *ro);
@@ -361,8 +498,12 @@ int analyze_cpu(const struct run *r, struct run_result *res, int64_t *st, int64_
     c->synth_slower = slower(c->synth_by, c->nsynth_by);
     c->gpu_slower = slower(c->gpu_by, c->ngpu_by);
     if (c->source == CPU_SRC_SAMPLES) {
-        c->synth_contended = c->synth.starvation >= CPU_STARVED;
-        c->gpu_contended = c->gpu.starvation >= CPU_STARVED;
+        if (cpu_kinds(r, c, &cn))
+            goto out;
+        c->synth_contended = c->synth_kind != KIND_NONE;
+        c->gpu_contended = c->gpu_kind != KIND_NONE;
+        /* the kind that limits: synthesis's, which the bottleneck checks first */
+        c->kind = c->synth_contended ? c->synth_kind : c->gpu_kind;
     } else {
         c->synth_contended = c->synth_slower >= CPU_SLOWER;
         c->gpu_contended = c->gpu_slower >= CPU_SLOWER;
@@ -377,6 +518,18 @@ out:
     }
     free(ks.of);
     return rc;
+}
+
+int cpu_fastest(const struct cpu_result *c)
+{
+    int best = 0;
+    double rate = 0;
+    for (size_t i = 0; i < c->nsynth_by; i++) {
+        const struct conc_row *x = &c->synth_by[i];
+        if (x->units >= CPU_MIN_UNITS && x->mean > 0 && x->k / x->mean > rate * (1 + 1e-9))
+            best = x->k, rate = x->k / x->mean;
+    }
+    return best;
 }
 
 /* With the cpu bottleneck: what synthesis may cost per unit for the cores

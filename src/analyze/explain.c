@@ -115,6 +115,27 @@ const char *bottleneck_sentence(char *buf, size_t n, const struct run_result *re
                  res->cpu.gpu_contended ? ", and the GPU phase's busy time holds waiting for a core" : "");
         break;
     }
+    case BN_MEMORY:
+    case BN_WAITING: {
+        const struct cpu_result *c = &res->cpu;
+        const struct cpu_extra *e = c->synth_contended ? &c->synth_extra : &c->gpu_extra;
+        const char *who = c->synth_contended ? "synthesis" : "the GPU phase";
+        char x[32], y[32];
+        if (res->bottleneck == BN_MEMORY)
+            snprintf(buf, n,
+                     "memory: %s is %.2fx slower beside others than alone, and needs %.2fx the CPU time per unit "
+                     "(+%s) without waiting for a core: memory bandwidth or caches; more syntheses at once "
+                     "cannot help",
+                     who, e->slower, e->cpu_grows, fmt_dur(x, sizeof x, e->cpu * 1e9));
+        else
+            snprintf(buf, n,
+                     "waiting: %s is %.2fx slower beside others than alone, with its CPU time per unit flat "
+                     "(%.2fx) and no wait for a core: it waits off the CPU (a lock, I/O, page faults), %s more "
+                     "per unit (of %s beside others); more syntheses at once cannot help",
+                     who, e->slower, e->cpu_grows, fmt_dur(x, sizeof x, e->off * 1e9),
+                     fmt_dur(y, sizeof y, e->beside_s * 1e9));
+        break;
+    }
     default:
         snprintf(buf, n, "unknown: no unit completed on a GPU");
     }
@@ -194,6 +215,47 @@ static int cpu_advice_lines(const struct run_result *res, char *l1, size_t n1, c
     return emph;
 }
 
+/* The memory and waiting bottlenecks' advice: never more syntheses; the
+ * concurrency measured fastest (and the simulation's, never above it), and
+ * what would have to change, with the figures that show it. */
+static int contention_advice_lines(const struct run_result *res, char *l1, size_t n1, char *l2, size_t n2)
+{
+    const struct advice *a = &res->advice;
+    const struct cpu_result *c = &res->cpu;
+    const struct cpu_extra *e = c->synth_contended ? &c->synth_extra : &c->gpu_extra;
+    const struct cpu_row *rows = c->synth_contended ? c->synth_cpu_by : c->gpu_cpu_by;
+    size_t nr = c->synth_contended ? c->nsynth_cpu_by : c->ngpu_cpu_by;
+    char x[32], y[32];
+    int emph = 0;
+    size_t k;
+    int best = a->needed < a->current ? a->needed : a->current;
+    if (best < a->current) {
+        emph = snprintf(l1, n1, "run %d synthes%s at once, not more", best, best > 1 ? "es" : "is");
+        k = (size_t)emph;
+        k += (size_t)snprintf(l1 + k, n1 - k, " (now %d; %s); ", a->current,
+                              !strcmp(a->model, "simulation") ? "simulated, never above the fastest measured"
+                                                              : "the fastest measured per unit of time");
+    } else {
+        k = (size_t)snprintf(l1, n1, "no more syntheses at once (now %d); ", a->current);
+    }
+    double alone = nr && rows[0].k == 1 ? rows[0].cpu_s : NAN;
+    if (k < n1 && res->bottleneck == BN_MEMORY)
+        snprintf(l1 + k, n1 - k,
+                 "cut the memory traffic per unit: beside others each unit takes %s of CPU time against %s alone "
+                 "(%.2fx), the same work in more cycles",
+                 fmt_dur(x, sizeof x, (alone + e->cpu) * 1e9), fmt_dur(y, sizeof y, alone * 1e9), e->cpu_grows);
+    else if (k < n1)
+        snprintf(l1 + k, n1 - k,
+                 "find the lock or resource the units wait on: beside others each unit spends %s more off the CPU "
+                 "than alone, %.0f%% of its time",
+                 fmt_dur(x, sizeof x, e->off * 1e9), e->beside_s > 0 ? 100 * e->off / e->beside_s : 0.0);
+    snprintf(l2, n2, "CPU time per unit by concurrency from the recorder's samples; %s",
+             !strcmp(a->model, "simulation") ? "SIMULATED best concurrency, capped at the fastest measured"
+                                             : "the fastest measured: the concurrency whose units complete most per "
+                                               "unit of time (k over the stage's time at k)");
+    return emph;
+}
+
 int report_advice_lines(const struct run_result *res, char *l1, size_t n1, char *l2, size_t n2)
 {
     const struct advice *a = &res->advice;
@@ -205,6 +267,8 @@ int report_advice_lines(const struct run_result *res, char *l1, size_t n1, char 
         snprintf(l1, n1, "none: needs units with both synthesis times and GPU times");
     } else if (res->bottleneck == BN_CPU) {
         return cpu_advice_lines(res, l1, n1, l2, n2);
+    } else if (res->bottleneck == BN_MEMORY || res->bottleneck == BN_WAITING) {
+        return contention_advice_lines(res, l1, n1, l2, n2);
     } else if (!strcmp(a->model, "simulation")) {
         if (a->needed > a->current) {
             emph = snprintf(l1, n1, "run %d syntheses at once", a->needed);
@@ -303,6 +367,19 @@ static void conc_line(char *b, size_t n, const char *what, const struct conc_row
         snprintf(b + k, n - k, "; beside others %.2fx alone", slower);
 }
 
+/* Appends the CPU time per unit by k (samples) to a stage-time line. */
+static void cpu_conc_line(char *b, size_t n, const struct cpu_row *rows, size_t nr)
+{
+    char d[32];
+    size_t k = strlen(b);
+    if (k < n)
+        k += (size_t)snprintf(b + k, n - k, "; CPU time per unit:");
+    for (size_t i = 0; i < nr && i < 8 && k < n; i++)
+        k += (size_t)snprintf(b + k, n - k, "%s %d: %s", i ? " ·" : "", rows[i].k, fmt_dur(d, sizeof d, rows[i].cpu_s * 1e9));
+    if (nr > 8 && k < n)
+        snprintf(b + k, n - k, " · ...");
+}
+
 int report_cpu_lines(const struct cpu_result *c, char *l1, size_t n1, char *l2, size_t n2, char *l3, size_t n3)
 {
     size_t k;
@@ -319,13 +396,26 @@ int report_cpu_lines(const struct cpu_result *c, char *l1, size_t n1, char *l2, 
     if (k < n1) {
         k += (size_t)snprintf(l1 + k, n1 - k, "; ");
         emph = (int)k;
-        snprintf(l1 + k, n1 - k, "%s", c->contention ? "contention: the cores limit throughput" : "no contention found");
+        const char *what = !c->contention                ? "no contention found"
+                           : c->source != CPU_SRC_SAMPLES ? "contention: slower beside others; its kind (cores, memory, "
+                                                            "waiting) cannot be told without samples (record with "
+                                                            "libwaterfall, CPU sampling on)"
+                           : c->kind == KIND_MEMORY  ? "contention: memory bandwidth or caches (more CPU time per unit "
+                                                       "beside others, no wait for a core)"
+                           : c->kind == KIND_WAITING ? "contention: waiting off the CPU (a lock, I/O, page faults: "
+                                                       "CPU time per unit flat, no wait for a core)"
+                                                     : "contention: the cores limit throughput";
+        snprintf(l1 + k, n1 - k, "%s", what);
     }
     l2[0] = l3[0] = 0;
     if (c->nsynth_by)
         conc_line(l2, n2, "synthesis", c->synth_by, c->nsynth_by, c->synth_slower);
+    if (c->nsynth_cpu_by)
+        cpu_conc_line(l2, n2, c->synth_cpu_by, c->nsynth_cpu_by);
     if (c->ngpu_by) /* k counts the GPU phase itself, as a synthesis counts itself */
         conc_line(l3, n3, "GPU phase", c->gpu_by, c->ngpu_by, c->gpu_slower);
+    if (c->ngpu_cpu_by)
+        cpu_conc_line(l3, n3, c->gpu_cpu_by, c->ngpu_cpu_by);
     return c->contention ? emph : -1;
 }
 
@@ -341,5 +431,35 @@ const char *idle_sentence(char *buf, size_t n, const struct run_result *res)
     }
     snprintf(buf, n, "%s in %zu gap%s (longest %s)", fmt_dur(b1, sizeof b1, (double)res->idle), ngaps, ngaps == 1 ? "" : "s",
              fmt_dur(b2, sizeof b2, (double)longest));
+    return buf;
+}
+
+/* Bytes in the unit that keeps three figures or fewer before the point. */
+static const char *fmt_size(char *b, size_t n, double v)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    double a = fabs(v);
+    while (a >= 1024 && u < 4)
+        a /= 1024, v /= 1024, u++;
+    snprintf(b, n, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
+    return b;
+}
+
+const char *memory_sentence(char *buf, size_t n, const struct mem_use *m)
+{
+    char a[32], b[32], c[32], d[32];
+    if (!m || !m->sampled)
+        return NULL;
+    size_t k = (size_t)snprintf(buf, n, "from the recorder's samples: resident %s at peak, %s base",
+                                fmt_size(a, sizeof a, (double)m->peak_bytes), fmt_size(b, sizeof b, (double)m->base_bytes));
+    if (k < n)
+        k += (size_t)(isnan(m->per_synthesis)
+                          ? snprintf(buf + k, n - k, "; per synthesis in flight unknown (one count in flight only)")
+                          : snprintf(buf + k, n - k, "; %s per synthesis in flight (slope over %llu samples)",
+                                     fmt_size(c, sizeof c, m->per_synthesis), (unsigned long long)m->samples));
+    if (k < n && m->avail_known)
+        snprintf(buf + k, n - k, "; the system's available memory at least %s",
+                 fmt_size(d, sizeof d, (double)m->avail_min_bytes));
     return buf;
 }

@@ -29,4 +29,7 @@ int report_advice_lines(const struct run_result *res, char *l1, size_t n1, char 
 /* The idle time, its gaps and the longest ("859.0 ms in 1 gap (longest 859.0 ms)"). */
 const char *idle_sentence(char *buf, size_t n, const struct run_result *res);
 
+/* The memory line (a native trace's memory samples), or NULL when none. */
+const char *memory_sentence(char *buf, size_t n, const struct mem_use *m);
+
 #endif /* EXPLAIN_H */

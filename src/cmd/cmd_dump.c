@@ -190,6 +190,7 @@ static void print_stats(FILE *f, const struct wft_trace *t)
     }
     struct cpu_use u;
     wft_cpu_use(t, &u);
+    free(u.spans); /* dump shows the totals only */
     fprintf(f, "cpu:       %zu samples%s", t->ncpu,
             u.wait_known ? "; a core's share used, and wanted (used + waiting for a core):" : "; a core's share used:");
     if (u.synth_wall_s > 0) {

@@ -53,6 +53,9 @@ static void simulate_usage(FILE *f)
             "                          any of these four with --from: the model is given, not\n"
             "                          fitted, and the trace's times are taken through it\n"
             "  --seed N                random seed (default 1): the same seed, the same result\n"
+            "  --memory SIZE           the memory the process may use (k, M, G, T: powers of 1024):\n"
+            "                          with a trace's memory samples, caps the concurrency at\n"
+            "                          what fits, base + C x per synthesis <= SIZE\n"
             "output\n"
             "  --sweep KNOB=A:B[:STEP] one simulation per value of a knob (synth-concurrency,\n"
             "                          gpu-workers, devices, channel, cores, partitions, jobs, rate);\n"
@@ -60,6 +63,23 @@ static void simulate_usage(FILE *f)
             "  --json                  JSON on stdout (docs/simulate.md)\n"
             "  --color=WHEN            auto, always, never (the sweep's chart)\n",
             sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+/* --memory SIZE: a number of bytes, or of k, M, G, T (powers of 1024). */
+static int parse_size(const char *v, double *out)
+{
+    char *end;
+    double x = strtod(v, &end);
+    static const char suf[] = "kMGT";
+    const char *at = *end ? strchr(suf, *end == 'K' ? 'k' : *end) : NULL;
+    if (at && *at)
+        x *= pow(1024, (double)(at - suf + 1)), end++;
+    if (end == v || *end || !(x >= 1) || x > 1e18) {
+        fprintf(stderr, "waterfall simulate: --memory %s: a size in bytes, or with k, M, G or T (1 to 1e18 bytes)\n", v);
+        return 1;
+    }
+    *out = x;
+    return 0;
 }
 
 static int num(const char *opt, const char *v, double lo, double hi, double *out)
@@ -174,6 +194,7 @@ struct sim_cli {
     int nofit, json, color, have_sweep;
     struct sweep sw;
     double k_cores, k_sth, k_hth, k_hsh, k_hw, k_rate;
+    double mem_budget; /* --memory, bytes; 0: none */
     long k_c, k_w, k_d, k_k, k_parts, k_jobs;
     unsigned long long seed;
 };
@@ -183,7 +204,8 @@ static int sim_parse(int argc, char **argv, struct sim_cli *o)
 {
     enum {
         O_FROM = 256, O_RUN, O_SYNTH_S, O_GPU_S, O_PREP_S, O_SPREAD, O_TCORES, O_NOFIT, O_C, O_W, O_D, O_K,
-        O_JOBS, O_PARTS, O_RATE, O_CORES, O_STH, O_HTH, O_HSH, O_HW, O_DISP, O_SEED, O_SWEEP, O_JSON, O_COLOR
+        O_JOBS, O_PARTS, O_RATE, O_CORES, O_STH, O_HTH, O_HSH, O_HW, O_DISP, O_SEED, O_SWEEP, O_JSON, O_COLOR,
+        O_MEMORY
     };
     static const struct option longopts[] = {
         {"from", required_argument, 0, O_FROM}, {"run", required_argument, 0, O_RUN},
@@ -196,7 +218,7 @@ static int sim_parse(int argc, char **argv, struct sim_cli *o)
         {"rate", required_argument, 0, O_RATE}, {"cores", required_argument, 0, O_CORES},
         {"synth-threads", required_argument, 0, O_STH}, {"host-threads", required_argument, 0, O_HTH},
         {"host-share", required_argument, 0, O_HSH}, {"host-weight", required_argument, 0, O_HW},
-        {"seed", required_argument, 0, O_SEED},
+        {"seed", required_argument, 0, O_SEED}, {"memory", required_argument, 0, O_MEMORY},
         {"sweep", required_argument, 0, O_SWEEP}, {"json", no_argument, 0, O_JSON},
         {"color", required_argument, 0, O_COLOR}, {"colour", required_argument, 0, O_COLOR},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
@@ -241,6 +263,7 @@ static int sim_parse(int argc, char **argv, struct sim_cli *o)
             o->have_sweep = 1;
             break;
         case O_JSON: o->json = 1; break;
+        case O_MEMORY: bad = parse_size(optarg, &o->mem_budget); break;
         case O_COLOR:
             if (report_color_arg(optarg, &o->color)) {
                 fprintf(stderr, "waterfall simulate: --color takes auto, always or never\n");
@@ -263,6 +286,11 @@ static int sim_parse(int argc, char **argv, struct sim_cli *o)
     if (!o->from && (o->synth_s < 0 || o->gpu_s < 0)) {
         fprintf(stderr, "waterfall simulate: give --from FILE, or both --synth-s and --gpu-s\n");
         simulate_usage(stderr);
+        return WF_EXIT_USAGE;
+    }
+    if (o->mem_budget > 0 && !o->from) {
+        fprintf(stderr, "waterfall simulate: --memory needs --from, a trace with memory samples: memory per "
+                        "synthesis comes from them\n");
         return WF_EXIT_USAGE;
     }
     if (o->from && (o->synth_s >= 0 || o->gpu_s >= 0)) {
@@ -313,6 +341,36 @@ static int sim_from_trace(const struct sim_cli *o, struct loaded *l, struct sim_
         loaded_partial_note(l, "waterfall simulate");
     }
     return rc;
+}
+
+/* --memory: the most syntheses at once that fit, from the trace's memory
+ * samples (base + C x per synthesis <= the budget); the concurrency capped
+ * there.  OK, or USAGE with the reason on stderr. */
+static int memory_cap(const struct sim_cli *o, const struct loaded *l, struct sim_params *p, struct sim_memory *m)
+{
+    const struct run *r = l->res[o->run_no - 1].run;
+    const struct mem_use *u = r ? &r->mem : NULL;
+    if (!u || !u->sampled || isnan(u->per_synthesis)) {
+        fprintf(stderr, "waterfall simulate: --memory: %s has %s: record it with libwaterfall 1.4 or later, CPU "
+                        "sampling on, through syntheses at more than one concurrency\n",
+                o->from, !u || !u->sampled ? "no memory samples" : "no memory per synthesis (one count in flight only)");
+        return WF_EXIT_USAGE;
+    }
+    m->budget = o->mem_budget;
+    m->base = (double)u->base_bytes;
+    m->per_synthesis = u->per_synthesis;
+    double c = u->per_synthesis > 0 ? floor((m->budget - m->base) / u->per_synthesis + 1e-9) : 1e6;
+    if (c < 1) {
+        fprintf(stderr, "waterfall simulate: --memory %.0f bytes: not even one synthesis fits (base %.0f + %.0f "
+                        "per synthesis, from the trace's memory samples)\n",
+                m->budget, m->base, u->per_synthesis);
+        return WF_EXIT_USAGE;
+    }
+    m->max_concurrency = c > 1e6 ? 1000000 : (int)c;
+    m->asked = p->synth_concurrency;
+    if (p->synth_concurrency > m->max_concurrency)
+        p->synth_concurrency = m->max_concurrency;
+    return WF_EXIT_OK;
 }
 
 /* Calibrate from --synth-s and --gpu-s. */
@@ -467,6 +525,12 @@ int cmd_simulate(int argc, char **argv)
         meas.channel = meas.synth_concurrency;
     meas.seed = o.seed;
     sim_knobs(&o, &p);
+    struct sim_memory mem = {0};
+    if (o.mem_budget > 0) {
+        rc = memory_cap(&o, &l, &p, &mem);
+        if (rc != WF_EXIT_OK && rc != WF_EXIT_PARTIAL)
+            goto done;
+    }
     outs = calloc(npts, sizeof *outs);
     vals = calloc(npts, sizeof *vals);
     spj = calloc(npts, sizeof *spj);
@@ -487,10 +551,31 @@ int cmd_simulate(int argc, char **argv)
      * it, the first (the smaller value).  Jobs and the arrival rate are the
      * workload, not a setting: their sweeps rank nothing. */
     int ranked = o.have_sweep && o.sw.knob != KN_JOBS && o.sw.knob != KN_RATE;
+    unsigned char *nofit = NULL;
+    if (mem.budget > 0) {
+        /* a point whose syntheses would not fit is not a candidate */
+        nofit = calloc(npts, 1);
+        if (!nofit) {
+            fprintf(stderr, "waterfall simulate: out of memory\n");
+            rc = WF_EXIT_FAIL;
+            goto done;
+        }
+        size_t fit_n = 0;
+        for (size_t i = 0; i < npts; i++) {
+            nofit[i] = pp[i].synth_concurrency > mem.max_concurrency;
+            fit_n += !nofit[i];
+            if (nofit[i])
+                spj[i] = INFINITY;
+        }
+        if (!fit_n)
+            ranked = 0;
+    }
+    mem.nofit = nofit;
     size_t best = ranked ? sim_best(spj, npts, SIM_BEST_TOL) : 0;
     struct sim_report sr = {.from = o.from, .calib = &p, .fit = &fit, .params = pp, .outs = outs, .vals = vals,
                             .npts = npts, .best = best, .ranked = ranked, .seed = o.seed,
-                            .knob = o.have_sweep ? knob_names[o.sw.knob] : NULL};
+                            .knob = o.have_sweep ? knob_names[o.sw.knob] : NULL,
+                            .mem = mem.budget > 0 ? &mem : NULL};
     /* the check: the simulation at the measured setting against the run */
     if (o.from) {
         sr.measured = &l.res[o.run_no - 1];
@@ -505,6 +590,7 @@ int cmd_simulate(int argc, char **argv)
         fprintf(stderr, "waterfall simulate: write failed\n");
         rc = WF_EXIT_FAIL;
     }
+    free(nofit);
 done:
     if (own_extra)
         sim_out_free(&extra);

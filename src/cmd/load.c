@@ -199,6 +199,7 @@ int load_inputs(struct loaded *l, char **paths, int npaths, int progress, const 
         for (size_t r = before; r < l->model.nruns; r++) {
             l->model.runs[r].damaged_bytes = s->damaged_bytes;
             l->model.runs[r].cpu = s->cpu; /* a native trace is one run */
+            l->model.runs[r].mem = s->mem;
             l->model.runs[r].cpus = s->cpus;
             if (r == before) { /* the readings move to the run */
                 l->model.runs[r].gpu = s->gpu;

@@ -116,6 +116,13 @@ int wft_follow_step(struct wft_follow *w, struct live *l, char *err, size_t errl
         rc = 1;
     }
     free(seen);
+    /* the latest resident memory, for /metrics (sorted by time) */
+    for (size_t i = t.nmem; i-- > 0;)
+        if (t.mem[i].flags & WFT_MEM_RSS) {
+            l->rss_known = 1;
+            l->rss_bytes = t.mem[i].rss_bytes;
+            break;
+        }
     w->lost = t.lost;
     w->damaged = t.corrupt_bytes;
     w->closed = t.closed;

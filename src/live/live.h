@@ -183,6 +183,9 @@ struct live {
     struct live_hist stage[ST_N];
     struct live_bin bins[LIVE_BINS];
     int64_t latest_s;     /* the latest second of log time settled */
+    /* a native trace's latest memory sample (follow_wft.c; format 1.4) */
+    int rss_known;
+    uint64_t rss_bytes;   /* the recording process's resident memory */
 };
 
 int live_init(struct live *l, const struct live_opts *o);

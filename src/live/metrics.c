@@ -87,7 +87,7 @@ static void gauges(FILE *f, const struct live *l, int bottleneck, double last_re
         fprintf(f, "waterfall_units_in_flight{stage=\"%s\"} %zu\n", stage_names[s], now.in_flight[s]);
     family(f, "waterfall_bottleneck", "gauge",
            "1 for what limits throughput now (analyze's rule over the units kept: in flight and the last completed).");
-    for (int b = BN_GPU; b <= BN_GPU_PHASE; b++)
+    for (int b = BN_GPU; b < BN_N; b++)
         fprintf(f, "waterfall_bottleneck{bottleneck=\"%s\"} %d\n", bottleneck_names[b], b == bottleneck);
     family(f, "waterfall_log_seconds", "gauge", "The latest time read from the log, in the current run's epoch.");
     fprintf(f, "waterfall_log_seconds %.9f\n", l->run ? sec(l->run_max) : 0.0);
@@ -98,6 +98,11 @@ static void gauges(FILE *f, const struct live *l, int bottleneck, double last_re
     fprintf(f, "waterfall_settled_seconds %.9f\n", sec(settled));
     family(f, "waterfall_last_record_timestamp_seconds", "gauge", "When the last record was read (Unix time).");
     fprintf(f, "waterfall_last_record_timestamp_seconds %.3f\n", last_record_unix);
+    if (l->rss_known) { /* a native trace with memory samples only */
+        family(f, "waterfall_resident_memory_bytes", "gauge",
+               "The recording process's resident memory at its latest sample (a native trace's MEM records).");
+        fprintf(f, "waterfall_resident_memory_bytes %llu\n", (unsigned long long)l->rss_bytes);
+    }
 }
 
 int metrics_text(const struct live *l, int bottleneck, double last_record_unix, char **out, size_t *len)

@@ -66,6 +66,7 @@ struct run {
     uint64_t lost_events; /* native traces: the recorder's count */
     uint64_t damaged_bytes; /* native traces: skipped as damaged */
     struct cpu_use cpu; /* native traces: the threads' CPU use, when sampled */
+    struct mem_use mem; /* native traces: the process's memory, when sampled */
     unsigned cpus;          /* native traces: the recording machine's CPUs (0: unknown) */
     struct gpu_obs gpu;     /* native traces: the driver's view of the GPUs (pts owned) */
     struct xitem *xev;      /* events other than the six, by unit */

@@ -36,6 +36,15 @@
  * they wanted (used, plus waiting runnable for a CPU), interpolated
  * between samples, over the wall time of those intervals.  Only intervals
  * inside their thread's sampled span count. */
+/* One unit's stage as its thread's samples saw it: CPU time and what it
+ * wanted over [a, b), interpolated between the samples at either side
+ * (the analysis groups them by syntheses at once: analyze_cpu.c). */
+struct cpu_span {
+    int64_t a, b;        /* the stage's start and end, the events' time base */
+    double cpu_s, want_s; /* want_s: cpu_s plus run-queue wait; cpu_s when unknown */
+    int stage;           /* 0: synthesis, 1: the GPU phase */
+    int wait_known;
+};
 struct cpu_use {
     int sampled;            /* the trace has CPU records */
     int wait_known;         /* every sample used has the run-queue wait */
@@ -43,8 +52,25 @@ struct cpu_use {
     uint64_t synth_units;
     double gpu_cpu_s, gpu_want_s, gpu_wall_s; /* the thread that marked GPU_START */
     uint64_t gpu_units;
+    struct cpu_span *spans; /* every stage interval inside its thread's samples, by end
+                             * (owned by the source: source_free; runs borrow it) */
+    size_t nspans;
 };
 
+
+/* What a native trace's MEM records say of memory (format 1.4; the model
+ * keeps it per run): resident memory's peak and base, and the bytes each
+ * synthesis in flight holds: the least-squares slope of resident memory
+ * over the syntheses in flight at each sample (SYNTH_START to SYNTH_END),
+ * and base its intercept (none in flight), else the least sample. */
+struct mem_use {
+    int sampled;            /* some MEM record has resident memory */
+    uint64_t samples;
+    uint64_t peak_bytes, base_bytes;
+    double per_synthesis;   /* bytes; NAN: the samples saw one count in flight only */
+    int avail_known;
+    uint64_t avail_min_bytes; /* the least available memory seen */
+};
 
 /* What a native trace says of the driver's view of its GPUs (GPU records,
  * format 1.2; docs/gpu.md), as the model keeps it per run: the utilization

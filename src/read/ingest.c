@@ -80,6 +80,7 @@ static int from_native(struct source *src, const struct input *in, char *err, si
     evpart_link(p, 0, 0, &m_out);
     p->diag.bytes = in->len;
     wft_cpu_use(&t, &src->cpu);
+    wft_mem_use(&t, &src->mem);
     if (wft_gpu_obs(&t, &src->gpu)) {
         wft_free(&t);
         snprintf(err, errlen, "%s: out of memory", src->name);
@@ -257,6 +258,7 @@ void source_drop_events(struct source *src)
 void source_free(struct source *src)
 {
     free(src->gpu.pts);
+    free(src->cpu.spans);
     if (src->native)
         evpart_free(&src->native_part);
     else

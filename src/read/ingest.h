@@ -22,6 +22,7 @@ struct source {
     int rings;              /* native: what came of its rings file (enum wft_rings_state) */
     uint64_t rings_events;  /* ... events read from it */
     struct cpu_use cpu; /* native: the threads' CPU use, when sampled */
+    struct mem_use mem; /* native: the process's memory, when sampled (format 1.4) */
     unsigned cpus;          /* native: the recording machine's CPUs (0: unknown) */
     struct gpu_obs gpu;     /* native: the driver's view of the GPUs (the model takes pts) */
     uint64_t bytes;

@@ -14,6 +14,7 @@
 
 #include "wf_timeline.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,6 +251,22 @@ static int rec_cpu(struct wft_trace *t, const unsigned char *p, uint32_t size)
     return wft_add_cpu(t, th, &r);
 }
 
+/* A MEM record (format 1.4): shorter than the struct is damage; flags
+ * say which value is known. */
+static int rec_mem(struct wft_trace *t, const unsigned char *p, uint32_t size)
+{
+    struct wft_mem r;
+    if (get(&r, sizeof r, p, size))
+        return -1;
+    if (!(r.flags & (WFT_MEM_RSS | WFT_MEM_AVAIL)))
+        return 0;
+    if (grow_array((void **)&t->mem, &t->mem_cap, t->nmem + 1, sizeof *t->mem))
+        return -1;
+    t->mem[t->nmem++] = (struct wft_mem_pt){(int64_t)r.ticks, r.flags & WFT_MEM_RSS ? r.rss_bytes : 0,
+                                            r.flags & WFT_MEM_AVAIL ? r.avail_bytes : 0, r.flags};
+    return 0;
+}
+
 /* GPU records (format 1.2): what came of GPU sampling, the devices, the
  * readings.  Strings are cut to their fields: the file is not trusted. */
 static int rec_gpu(struct wft_trace *t, const unsigned char *p, uint32_t size)
@@ -328,6 +345,7 @@ static const rec_reader rec_readers[] = {
     [WFT_GPU_SAMPLE] = rec_gpu_sample,
     [WFT_SEQ] = rec_seq,
     [WFT_UNIT_DETAIL] = rec_unit_detail,
+    [WFT_MEM] = rec_mem,
 };
 
 int wft_take_record(struct wft_trace *t, const unsigned char *p, uint32_t size, uint16_t type)
@@ -430,6 +448,8 @@ static int parse(struct wft_trace *t, const char *path, const void *data, size_t
         t->cpu[i].ns = ticks_to_ns(t, (uint64_t)t->cpu[i].ns);
     for (size_t i = 0; i < t->ngpu_pts; i++)
         t->gpu_pts[i].ns = ticks_to_ns(t, (uint64_t)t->gpu_pts[i].ns);
+    for (size_t i = 0; i < t->nmem; i++)
+        t->mem[i].ns = ticks_to_ns(t, (uint64_t)t->mem[i].ns);
     for (size_t i = 0; i < t->nthreads; i++)
         t->lost += t->threads[i].lost;
     return 0;
@@ -491,12 +511,20 @@ static int gpu_pt_cmp(const void *a, const void *b)
     return x->ns < y->ns ? -1 : x->ns > y->ns;
 }
 
+static int mem_cmp(const void *a, const void *b)
+{
+    const struct wft_mem_pt *x = a, *y = b;
+    return x->ns < y->ns ? -1 : x->ns > y->ns;
+}
+
 void wft_sort(struct wft_trace *t)
 {
     if (t->ngpu_pts > 1)
         qsort(t->gpu_pts, t->ngpu_pts, sizeof *t->gpu_pts, gpu_pt_cmp);
     if (t->ncpu > 1)
         qsort(t->cpu, t->ncpu, sizeof *t->cpu, cpu_cmp);
+    if (t->nmem > 1)
+        qsort(t->mem, t->nmem, sizeof *t->mem, mem_cmp);
     if (t->nev > 1) {
         struct wft_ev *tmp = malloc(t->nev * sizeof *tmp);
         if (tmp) {
@@ -601,6 +629,7 @@ void wft_free(struct wft_trace *t)
     big_free(t->units, t->units_cap * sizeof *t->units);
     big_free(t->ev, t->ev_cap * sizeof *t->ev);
     free(t->cpu);
+    free(t->mem);
     free(t->gpu_pts);
     free(t->threads);
     memset(t, 0, sizeof *t);
@@ -661,6 +690,7 @@ static void acc_add(struct acc *x, double cpu, double want, double wall)
 void wft_cpu_use(const struct wft_trace *t, struct cpu_use *u)
 {
     struct acc whole[2] = {{0}}, inner[2] = {{0}};
+    size_t spans_cap = 0;
     memset(u, 0, sizeof *u);
     if (t->ncpu == 0 || t->nthreads == 0 || t->nunits == 0)
         return;
@@ -709,6 +739,12 @@ void wft_cpu_use(const struct wft_trace *t, struct cpu_use *u)
             c1 >= c0 && w1 >= w0) {
             acc_add(&whole[st], (c1 - c0) * 1e-9, (w1 - w0) * 1e-9, (double)(e->ns - o->ns) * 1e-9);
             u->wait_known &= wk;
+            /* each unit's own, for CPU time per unit by concurrency; a
+             * failed allocation leaves the list short, not wrong */
+            if (u->nspans < t->nunits * 2 &&
+                !grow_array((void **)&u->spans, &spans_cap, u->nspans + 1, sizeof *u->spans))
+                u->spans[u->nspans++] = (struct cpu_span){o->ns, e->ns, (c1 - c0) * 1e-9,
+                                                          (w1 - w0 < c1 - c0 ? c1 - c0 : w1 - w0) * 1e-9, st, wk};
         }
         /* Exact, from the first sample at or after its start to the first
          * at or after its end, when that spans a sample period or more.
@@ -748,4 +784,69 @@ out:
     free(first);
     free(syn);
     free(gpu);
+}
+
+static int i64_cmp(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+void wft_mem_use(const struct wft_trace *t, struct mem_use *u)
+{
+    memset(u, 0, sizeof *u);
+    u->per_synthesis = NAN;
+    for (size_t i = 0; i < t->nmem; i++) {
+        const struct wft_mem_pt *m = &t->mem[i];
+        if (m->flags & WFT_MEM_AVAIL && (!u->avail_known || m->avail_bytes < u->avail_min_bytes)) {
+            u->avail_min_bytes = m->avail_bytes;
+            u->avail_known = 1;
+        }
+        if (!(m->flags & WFT_MEM_RSS))
+            continue;
+        if (!u->sampled || m->rss_bytes > u->peak_bytes)
+            u->peak_bytes = m->rss_bytes;
+        if (!u->sampled || m->rss_bytes < u->base_bytes)
+            u->base_bytes = m->rss_bytes;
+        u->sampled = 1;
+        u->samples++;
+    }
+    if (!u->sampled)
+        return;
+    /* syntheses in flight at each sample: starts at or before it less ends
+     * at or before it (a synthesis that never ended counts from its start) */
+    int64_t *st = malloc((t->nev ? t->nev : 1) * sizeof *st), *en = malloc((t->nev ? t->nev : 1) * sizeof *en);
+    size_t ns = 0, ne = 0;
+    if (!st || !en)
+        goto out; /* no slope: the base stays the least sample */
+    for (size_t i = 0; i < t->nev; i++) {
+        if (t->ev[i].event == EV_SYNTH_START)
+            st[ns++] = t->ev[i].ns;
+        else if (t->ev[i].event == EV_SYNTH_END)
+            en[ne++] = t->ev[i].ns;
+    }
+    qsort(st, ns, sizeof *st, i64_cmp);
+    qsort(en, ne, sizeof *en, i64_cmp);
+    double sx = 0, sy = 0, sxx = 0, sxy = 0, n = 0;
+    size_t a = 0, b = 0;
+    for (size_t i = 0; i < t->nmem; i++) {
+        const struct wft_mem_pt *m = &t->mem[i];
+        if (!(m->flags & WFT_MEM_RSS))
+            continue;
+        while (a < ns && st[a] <= m->ns)
+            a++;
+        while (b < ne && en[b] <= m->ns)
+            b++;
+        double x = a > b ? (double)(a - b) : 0, y = (double)m->rss_bytes;
+        sx += x, sy += y, sxx += x * x, sxy += x * y, n++;
+    }
+    double var = sxx - sx * sx / n;
+    if (n >= 3 && var > 1e-9 * n) { /* two counts in flight or more */
+        u->per_synthesis = (sxy - sx * sy / n) / var;
+        double base = (sy - u->per_synthesis * sx) / n;
+        u->base_bytes = base < 0 ? 0 : base > (double)u->peak_bytes ? u->peak_bytes : (uint64_t)base;
+    }
+out:
+    free(st);
+    free(en);
 }

@@ -39,6 +39,14 @@ struct wft_thread_info {
                          * cut short by the process's death may hold them without their SEQ */
 };
 
+/* A sample of the process's memory (a MEM record, format 1.4). */
+struct wft_mem_pt {
+    int64_t ns;           /* since the trace's epoch */
+    uint64_t rss_bytes;   /* resident memory */
+    uint64_t avail_bytes; /* the system's available memory */
+    uint32_t flags;       /* WFT_MEM_* */
+};
+
 /* A sample of a thread's CPU time (a CPU record). */
 struct wft_cpu_pt {
     int64_t ns;       /* since the trace's epoch */
@@ -87,6 +95,8 @@ struct wft_trace {
     size_t nthreads;
     struct wft_cpu_pt *cpu;      /* CPU records, in file order until wft_sort */
     size_t ncpu, cpu_cap;
+    struct wft_mem_pt *mem;      /* MEM records, by time after wft_sort */
+    size_t nmem, mem_cap;
     int gpu_seen;                 /* a GPU record was read (format 1.2) */
     struct wft_gpu gpu;           /* ... that one, its strings NUL-terminated */
     struct wft_gpu_dev gpu_devs[WFT_GPU_DEVICES_MAX]; /* GPU_DEV records, strings NUL-terminated */
@@ -162,7 +172,12 @@ int wft_recover_rings(struct wft_trace *t, const char *path);
 /* Sort events by time, keeping each thread's marking order. */
 void wft_sort(struct wft_trace *t);
 
-/* The CPU use of the synthesis and GPU intervals (after wft_sort). */
+/* What the MEM records say (after wft_sort): peak and base resident
+ * memory, and memory per synthesis in flight. */
+void wft_mem_use(const struct wft_trace *t, struct mem_use *u);
+
+/* The CPU use of the synthesis and GPU intervals (after wft_sort); the
+ * caller frees u->spans. */
 void wft_cpu_use(const struct wft_trace *t, struct cpu_use *u);
 
 /* The driver's utilization readings (GPU_OBS_*, after wft_sort) into *g;

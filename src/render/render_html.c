@@ -363,6 +363,8 @@ static void summary_verdict(FILE *f, const struct run_result *res)
     jkey_str(f, "throughput", line);
     report_cpu_lines(&res->cpu, line, sizeof line, l2, sizeof l2, l3, sizeof l3);
     jkey_lines(f, "cpu", (const char *const[]){line, l2, l3}, 3);
+    if (res->run && memory_sentence(line, sizeof line, &res->run->mem))
+        jkey_str(f, "memory", line);
 }
 
 /* The summary's stage table: each stage's count, then its mean and percentiles. */

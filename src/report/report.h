@@ -55,6 +55,13 @@ void report_causes_text(FILE *f, const int64_t *by, int64_t idle);
 
 /* `waterfall simulate`'s output: the calibration (from a trace, or the
  * parameters), and one simulated point or a sweep's points. */
+/* simulate --memory: what fits (cmd_simulate.c) */
+struct sim_memory {
+    double budget, base, per_synthesis; /* bytes */
+    int max_concurrency;                /* base + C x per_synthesis <= budget */
+    int asked;                          /* the concurrency before the cap */
+    const unsigned char *nofit;         /* each point: its syntheses would not fit */
+};
 struct sim_report {
     const char *from;              /* the trace calibrated from, or NULL */
     const struct sim_params *calib; /* as calibrated */
@@ -71,6 +78,7 @@ struct sim_report {
     const struct run_result *measured;
     const struct sim_params *meas_params;
     const struct sim_out *check;
+    const struct sim_memory *mem;    /* --memory, or NULL */
 };
 void report_sim_text(FILE *f, const struct sim_report *s, int color);
 void report_sim_json(FILE *f, const struct sim_report *s);

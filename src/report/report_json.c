@@ -193,6 +193,61 @@ static void conc_json(FILE *f, const struct conc_row *rows, size_t n)
 }
 
 /* runs[].cpu (docs/json.md) */
+/* runs[].memory: from the recorder's memory samples, else null */
+static void mem_json(FILE *f, const struct mem_use *m)
+{
+    fputs(", \"memory\": ", f);
+    if (!m || !m->sampled) {
+        fputs("null", f);
+        return;
+    }
+    fprintf(f, "{\"source\": \"samples\", \"peak_bytes\": %llu, \"base_bytes\": %llu, \"per_synthesis_bytes\": ",
+            (unsigned long long)m->peak_bytes, (unsigned long long)m->base_bytes);
+    if (isnan(m->per_synthesis))
+        fputs("null", f);
+    else
+        fprintf(f, "%.0f", m->per_synthesis);
+    fputs(", \"available_min_bytes\": ", f);
+    if (m->avail_known)
+        fprintf(f, "%llu}", (unsigned long long)m->avail_min_bytes);
+    else
+        fputs("null}", f);
+}
+
+/* CPU time per unit by concurrency (samples): its mean, s */
+static void cpu_conc_json(FILE *f, const struct cpu_row *rows, size_t n)
+{
+    fputc('[', f);
+    for (size_t i = 0; i < n; i++) {
+        fprintf(f, "%s{\"concurrency\": %d, \"units\": %llu, \"cpu_s\": ", i ? ", " : "", rows[i].k,
+                (unsigned long long)rows[i].units);
+        json_num(f, rows[i].cpu_s);
+        fputc('}', f);
+    }
+    fputc(']', f);
+}
+
+/* Where a unit beside others spends its extra time (samples), per unit */
+static void extra_json(FILE *f, const char *key, const struct cpu_extra *e)
+{
+    fprintf(f, ", \"%s\": ", key);
+    if (!e->known) {
+        fputs("null", f);
+        return;
+    }
+    fputs("{\"slower\": ", f);
+    json_num(f, e->slower);
+    fputs(", \"cpu_grows\": ", f);
+    json_num(f, e->cpu_grows);
+    fputs(", \"more_cpu_s\": ", f);
+    json_num(f, e->cpu);
+    fputs(", \"more_run_queue_s\": ", f);
+    json_num(f, e->wait);
+    fputs(", \"more_off_cpu_s\": ", f);
+    json_num(f, e->off);
+    fputc('}', f);
+}
+
 static void report_cpu_json(FILE *f, const struct cpu_result *c)
 {
     fprintf(f, "{\"source\": \"%s\", \"synthesis\": ", c->source == CPU_SRC_SAMPLES ? "samples" : "timing");
@@ -207,9 +262,21 @@ static void report_cpu_json(FILE *f, const struct cpu_result *c)
     json_num(f, c->synth_slower);
     fputs(", \"gpu_slower\": ", f);
     json_num(f, c->gpu_slower);
-    fprintf(f, ", \"synthesis_contended\": %s, \"gpu_contended\": %s, \"contention\": %s}",
+    fprintf(f, ", \"synthesis_contended\": %s, \"gpu_contended\": %s, \"contention\": %s",
             c->synth_contended ? "true" : "false", c->gpu_contended ? "true" : "false",
             c->contention ? "true" : "false");
+    fputs(", \"kind\": ", f);
+    if (c->kind != KIND_NONE && c->contention)
+        fprintf(f, "\"%s\"", kind_names[c->kind]);
+    else
+        fputs("null", f);
+    extra_json(f, "synthesis_beside_others", &c->synth_extra);
+    extra_json(f, "gpu_beside_others", &c->gpu_extra);
+    fputs(", \"synthesis_cpu_by_concurrency\": ", f);
+    cpu_conc_json(f, c->synth_cpu_by, c->nsynth_cpu_by);
+    fputs(", \"gpu_cpu_by_concurrency\": ", f);
+    cpu_conc_json(f, c->gpu_cpu_by, c->ngpu_cpu_by);
+    fputc('}', f);
 }
 
 /* runs[].phases (docs/json.md) */
@@ -421,6 +488,7 @@ static void run_json(FILE *f, const struct run_result *res, const struct report_
     inside_json(f, res);
     fputs(", \"cpu\": ", f);
     report_cpu_json(f, &res->cpu);
+    mem_json(f, res->run ? &res->run->mem : NULL);
     fputs(", \"bottleneck\": ", f);
     if (res->bottleneck == BN_NONE)
         fputs("null", f);

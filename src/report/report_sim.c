@@ -321,11 +321,28 @@ void report_sim_json(FILE *f, const struct sim_report *s)
         for (size_t i = 0; i < s->npts; i++) {
             fprintf(f, "%s{\"value\": %.9g, ", i ? ", " : "", s->vals[i]);
             result_json(f, &s->outs[i].res);
+            if (s->mem && s->mem->nofit)
+                fprintf(f, ", \"fits_memory\": %s", s->mem->nofit[i] ? "false" : "true");
             fprintf(f, "}");
         }
         fprintf(f, "]}");
     }
+    if (s->mem)
+        fprintf(f, ", \"memory\": {\"budget_bytes\": %.0f, \"base_bytes\": %.0f, \"per_synthesis_bytes\": %.0f, "
+                   "\"max_concurrency\": %d, \"asked_concurrency\": %d}",
+                s->mem->budget, s->mem->base, s->mem->per_synthesis, s->mem->max_concurrency, s->mem->asked);
     fprintf(f, "}\n");
+}
+
+/* Bytes in the unit that keeps three figures or fewer before the point. */
+static const char *size_text(char *b, size_t n, double v)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (v >= 1024 && u < 4)
+        v /= 1024, u++;
+    snprintf(b, n, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
+    return b;
 }
 
 /* A sweep's table: a row per point, the best starred. */
@@ -349,19 +366,37 @@ static void sweep_text(FILE *f, const struct sim_report *s, int color)
             bar(f, r->utilization, 20);
             fputs("\033[0m", f);
         }
+        if (s->mem && s->mem->nofit && s->mem->nofit[i])
+            fprintf(f, "  does not fit in memory (%d syntheses at once need %s)", s->params[i].synth_concurrency,
+                    size_text((char[32]){0}, 32, s->mem->base + s->params[i].synth_concurrency * s->mem->per_synthesis));
         fputc('\n', f);
     }
-    if (s->ranked)
+    if (s->mem && !s->ranked && s->mem->nofit)
+        fprintf(f, "  no point fits in memory: no best\n");
+    else if (s->ranked)
         fprintf(f, "  * best: %s %g, %.1f%% GPU utilization, %s per job\n", s->knob, s->vals[s->best],
                 100 * s->outs[s->best].res.utilization, dur((char[32]){0}, 32, s->outs[s->best].res.s_per_job));
     else
         fprintf(f, "  (%s is the workload, not a setting: no best)\n", s->knob);
 }
 
+static void memory_text(FILE *f, const struct sim_memory *m)
+{
+    char a[32], b[32], c[32];
+    fprintf(f, "  %-13s %s allowed: base %s + %s per synthesis in flight (the trace's memory samples) fit %d at once",
+            "memory", size_text(a, sizeof a, m->budget), size_text(b, sizeof b, m->base),
+            size_text(c, sizeof c, m->per_synthesis), m->max_concurrency);
+    if (m->asked > m->max_concurrency)
+        fprintf(f, "; synthesis concurrency capped at %d (from %d)", m->max_concurrency, m->asked);
+    fputc('\n', f);
+}
+
 void report_sim_text(FILE *f, const struct sim_report *s, int color)
 {
     fprintf(f, "waterfall simulate: SIMULATED, not measured: a discrete-event simulation (seed %llu)\n", s->seed);
     calib_text(f, s->from, s->calib, s->fit);
+    if (s->mem)
+        memory_text(f, s->mem);
     setup_line(f, &s->params[s->knob ? s->best : 0], s->fit);
     check_text(f, s);
     if (!s->knob)

@@ -346,6 +346,9 @@ static void run_text(FILE *f, const struct run_result *res, size_t nruns_in_sour
     else
         fprintf(f, "; synthesis concurrency max %d (no GPU window for a mean)\n", res->synth_max);
     cpu_text(f, &res->cpu, &p);
+    char mb[320];
+    if (res->run && memory_sentence(mb, sizeof mb, &res->run->mem))
+        fprintf(f, "  %-14s %s\n", "memory", mb);
 
     if (o->chart && o->draw_chart) {
         fputc('\n', f);
@@ -512,6 +515,11 @@ void report_diff_text(FILE *f, const struct run_result *a, const struct run_resu
     snprintf(y, sizeof y, "%d", b->synth_max);
     diff_row(f, "synthesis concurrency", x, y, "");
     diff_cpu(f, a, b);
+    /* the kind of contention, where samples told it on either side */
+    const char *ka = a->cpu.contention && a->cpu.kind ? kind_names[a->cpu.kind] : "-";
+    const char *kb = b->cpu.contention && b->cpu.kind ? kind_names[b->cpu.kind] : "-";
+    if (a->cpu.source == CPU_SRC_SAMPLES || b->cpu.source == CPU_SRC_SAMPLES)
+        diff_row(f, "contention kind", ka, kb, "");
     diff_row(f, "bottleneck", a->bottleneck ? bottleneck_names[a->bottleneck] : "-",
              b->bottleneck ? bottleneck_names[b->bottleneck] : "-", "");
 }

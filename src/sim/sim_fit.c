@@ -877,6 +877,17 @@ int sim_advise(const struct run *r, struct run_result *res, double trace_cores, 
     a->current = f.synth_max;
     a->predicted_now = util[f.synth_max];
     a->predicted_needed = util[need];
+    if (res->bottleneck == BN_MEMORY || res->bottleneck == BN_WAITING) {
+        /* never more syntheses, nor more than the fastest measured: the
+         * simulation's contention model is the cores' (cpu time per unit
+         * by concurrency is not yet its model) */
+        int best = cpu_fastest(&res->cpu);
+        if (a->needed > f.synth_max)
+            a->needed = f.synth_max;
+        if (best >= 1 && a->needed > best)
+            a->needed = best;
+        a->predicted_needed = util[a->needed];
+    }
     if (res->bottleneck == BN_CPU) {
         /* never more syntheses: the simulation at the current setting and
          * one lower, and the cores it simulated */

@@ -416,6 +416,7 @@
     row('advice', s.advice.map(function (line, i) { return el('div', i ? 'meta' : null, micro(line)); }));
     row('throughput', micro(s.throughput));
     if (s.cpu) row('cpu', s.cpu.map(function (line, i) { return el('div', i ? 'meta' : null, micro(line)); }));
+    if (s.memory) row('memory', micro(s.memory));
     if (R.devices.length > 1) {
       row('devices', R.devices.map(function (D) {
         const d = D.d;

@@ -102,7 +102,7 @@ fn build_from_source() -> Vec<PathBuf> {
 }
 
 fn link_system() -> Vec<PathBuf> {
-    match pkg_config::Config::new().atleast_version("0.2.0").probe("waterfall") {
+    match pkg_config::Config::new().atleast_version("0.3.0").probe("waterfall") {
         Ok(lib) => lib.include_paths,
         Err(e) => fail(format!(
             "the `system` feature (or WATERFALL_SYSTEM=1) links an installed libwaterfall, \
@@ -112,7 +112,7 @@ fn link_system() -> Vec<PathBuf> {
     }
 }
 
-/// "0.2.0" from `project(waterfall VERSION 0.2.0 LANGUAGES C)`.
+/// "0.3.0" from `project(waterfall VERSION 0.3.0 LANGUAGES C)`.
 fn cmake_version(cmake: &str) -> Option<String> {
     let at = cmake.find("project(waterfall VERSION ")? + "project(waterfall VERSION ".len();
     let v: String = cmake[at..].chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();

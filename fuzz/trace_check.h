@@ -29,6 +29,7 @@ static inline void trace_check(struct wft_trace *t)
         u.synth_cpu_s > u.synth_want_s + 1e-6 * (1 + u.synth_want_s) ||
         u.gpu_cpu_s > u.gpu_want_s + 1e-6 * (1 + u.gpu_want_s))
         abort(); /* used <= wanted, nothing negative */
+    free(u.spans);
 }
 
 #endif /* TRACE_CHECK_H */

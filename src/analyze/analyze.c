@@ -91,19 +91,14 @@ static int build_union(struct span **a, size_t *n)
     return 0;
 }
 
-/* Start c at the first span that ends after t (a binary search: a device
+static size_t first_end_after(const struct span *s, size_t n, int64_t t, size_t h);
+
+/* Start c at the first span that ends after t (a galloping search from the
+ * start, first_end_after: a device
  * whose gaps start late need not walk the spans before them). */
 static void cursor_seek(struct cursor *c, int64_t t)
 {
-    size_t lo = 0, hi = c->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (c->s[mid].end <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    c->i = lo;
+    c->i = first_end_after(c->s, c->n, t, 0);
 }
 
 /* Is t inside, and where does that answer change next? */

@@ -27,7 +27,9 @@
 #include "analyze.h"
 
 #include "mem.h"
+#include "sort.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,15 +87,8 @@ int unit_stage_done(const struct unit *u, int stage, int64_t *at, int64_t *len)
 /* How many points complete at or before t. */
 static size_t stair_le(const struct stair *s, int64_t t)
 {
-    size_t lo = 0, hi = s->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->p[mid].start <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    size_t h = 0;
+    return s->n ? count_le_near((const char *)s->p + offsetof(struct span, start), sizeof *s->p, s->n, t, &h) : 0;
 }
 
 static int64_t longest_by(const struct stair *s, int64_t t)

@@ -93,9 +93,8 @@ static int build_union(struct span **a, size_t *n)
 
 static size_t first_end_after(const struct span *s, size_t n, int64_t t, size_t h);
 
-/* Start c at the first span that ends after t (a galloping search from the
- * start, first_end_after: a device
- * whose gaps start late need not walk the spans before them). */
+/* Start c at the first span that ends after t (a search, first_end_after:
+ * a device whose gaps start late need not walk the spans before them). */
 static void cursor_seek(struct cursor *c, int64_t t)
 {
     c->i = first_end_after(c->s, c->n, t, 0);

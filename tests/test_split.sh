@@ -220,4 +220,15 @@ done
 "$G" 7 3000 >"$T/log"
 WATERFALL_READ_THREADS=4 "$W" analyze --json --no-progress "$T/log" >"$T/j" 2>/dev/null
 grep -q '"units": [1-9]' "$T/j" && ok || bad "seed 7: no units"
+
+# What fuzz_text found split-dependent (fuzz/corpus/text/regress-*): the
+# same JSON from 1 to 8 ranges (one: the clocks' pairs of a part judged
+# against its own first pair, not the part before's last).
+for f in "$(dirname "$0")"/../fuzz/corpus/text/regress-*; do
+    WATERFALL_READ_THREADS=1 "$W" analyze --json --no-progress "$f" >"$T/r1" 2>/dev/null
+    for n in 2 3 4 5 8; do
+        WATERFALL_READ_THREADS=$n "$W" analyze --json --no-progress "$f" >"$T/rn" 2>/dev/null
+        cmp -s "$T/r1" "$T/rn" && ok || bad "$(basename "$f"): 1 range and $n differ"
+    done
+done
 finish test_split

@@ -239,8 +239,10 @@ struct clock_map {
 };
 /* CLOCK_PAIRS: what a part saw of the two clocks. */
 struct ev_clock {
-    struct clock_pair *pairs; /* where the offset changes (a new epoch), and the part's first */
+    struct clock_pair *pairs; /* where the offset's epoch changes, and the part's first */
     size_t n, cap;
+    int64_t last_epoch; /* the epoch of the last pair seen (not only kept) */
+    int seen;           /* a pair was seen */
     uint64_t nwall, nrec;           /* records timed by their lines; by their own ts */
     uint64_t first_wall, first_rec; /* part-relative lines of the first of each */
 };

@@ -69,10 +69,19 @@ struct progress {
     int shown; /* the last percentage printed (leader only) */
 };
 
-/* Two clocks (events.h): differences of more than this between the two
- * clocks' offsets are a new epoch (a restart), noted as a new pair; less
- * is the delay between a daemon's ts= and its logger's timestamp. */
+/* Two clocks (events.h): the offset between them, in whole seconds, is
+ * its epoch; a pair is noted where the epoch changes from the pair seen
+ * before it (a restart moves it by more; the delay between a daemon's ts=
+ * and its logger's timestamp stays within one).  Judged against the pair
+ * seen before, not the last one kept, so that each part of a split input
+ * decides its pairs as one reader would (its first pair is judged when the
+ * parts are joined). */
 #define CLOCK_EPOCH_NS 1000000000LL
+
+static int64_t clock_epoch(int64_t off)
+{
+    return off >= 0 ? off / CLOCK_EPOCH_NS : -((-off + CLOCK_EPOCH_NS - 1) / CLOCK_EPOCH_NS);
+}
 
 /* The offset between the clocks in effect at the input's line: that of
  * the nearest pair at or before it, else the first. */
@@ -114,8 +123,11 @@ static int clock_rec(struct evpart *p, struct scan_rec *r, const char *ls, const
         c->first_rec = line;
     if (!scan_line_time(ls, tl, eol, &lt))
         return 0;
-    int64_t off = lt - r->t_ns;
-    if (c->n && llabs(off - c->pairs[c->n - 1].off) < CLOCK_EPOCH_NS)
+    int64_t off = lt - r->t_ns, epoch = clock_epoch(off);
+    int same = c->seen && epoch == c->last_epoch;
+    c->seen = 1;
+    c->last_epoch = epoch;
+    if (same)
         return 0;
     if (c->n == c->cap) {
         size_t ncap = c->cap ? c->cap * 2 : 16;
@@ -763,12 +775,20 @@ static int align_clocks(struct text_input *in, struct worker *w, pthread_t *th, 
         snprintf(err, errlen, "%s: out of memory", name);
         return -1;
     }
-    for (int i = 0; i < *n; i++)
-        for (size_t k = 0; k < in->parts[i].clock.n; k++) {
-            struct clock_pair c = in->parts[i].clock.pairs[k];
+    int seen = 0; /* the parts before: a pair seen, its epoch */
+    int64_t last_epoch = 0;
+    for (int i = 0; i < *n; i++) {
+        const struct ev_clock *pc = &in->parts[i].clock;
+        for (size_t k = 0; k < pc->n; k++) {
+            struct clock_pair c = pc->pairs[k];
+            if (k == 0 && seen && clock_epoch(c.off) == last_epoch)
+                continue; /* the part's first pair, of the epoch the part before ended in */
             c.line += base[i];
             map->pairs[map->n++] = c;
         }
+        if (pc->seen)
+            seen = 1, last_epoch = pc->last_epoch;
+    }
     if (is_pipe && pipe_again(&w[0], again, err, errlen))
         return -1;
     *n = reread_all(in, w, th, *n, size, CLOCK_ALIGN, map, base);

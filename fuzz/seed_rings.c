@@ -86,8 +86,12 @@ static unsigned char *slurp(const char *path, size_t *len)
     *len = 0;
     size_t n;
     while (b && (n = fread(b + *len, 1, cap - *len, f)) > 0)
-        if ((*len += n) == cap)
-            b = realloc(b, cap *= 2);
+        if ((*len += n) == cap) {
+            unsigned char *nb = realloc(b, cap *= 2);
+            if (!nb)
+                free(b);
+            b = nb;
+        }
     fclose(f);
     return b;
 }
@@ -147,6 +151,9 @@ int main(int argc, char **argv)
     unsigned char *tr = slurp(path, &tl), *rg = slurp(rings, &rl), *c = rg ? compact(rg, rl, &cl) : NULL;
     if (!tr || !c) {
         fprintf(stderr, "seed_rings: cannot read %s and its rings file\n", path);
+        free(tr);
+        free(rg);
+        free(c);
         return 1;
     }
     FILE *out = fopen(argv[2], "wb");
@@ -157,5 +164,8 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("%s: trace %zu bytes, rings file %zu bytes (%zu as recorded)\n", argv[2], tl, cl, rl);
+    free(tr);
+    free(rg);
+    free(c);
     return 0;
 }

@@ -73,7 +73,7 @@ static void sleep_ms(int ms)
         ;
 }
 
-static volatile unsigned long sink;
+static _Thread_local volatile unsigned long sink; /* each thread's own: the work is not optimized away, and no thread races another */
 static void work(unsigned long loops)
 {
     unsigned long x = sink;

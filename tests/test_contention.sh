@@ -60,8 +60,15 @@ done
 "$W" analyze --json "$T/alloc.wft" >"$T/alloc.json" || bad "alloc: analyze failed"
 per=$(sed -n 's/.*"memory": {"source": "samples", .*"per_synthesis_bytes": \([0-9]*\).*/\1/p' "$T/alloc.json")
 echo "alloc: memory per synthesis ${per:-none} bytes (48 MiB built)"
-awk -v p="${per:-0}" 'BEGIN { m = 48 * 1048576; exit !(p >= 0.85 * m && p <= 1.15 * m) }' && ok ||
-    bad "alloc: memory per synthesis ${per:-none}, expected 48 MiB within 15%"
+# (under a sanitizer the process's resident memory is its shadow's too,
+# and the figure is not the program's: there only its presence is checked)
+if [ -n "$WF_SANITIZE" ]; then
+    echo "alloc: built with -fsanitize=$WF_SANITIZE: the 15% check is left to the plain build"
+    [ -n "$per" ] && ok || bad "alloc: no memory per synthesis"
+else
+    awk -v p="${per:-0}" 'BEGIN { m = 48 * 1048576; exit !(p >= 0.85 * m && p <= 1.15 * m) }' && ok ||
+        bad "alloc: memory per synthesis ${per:-none}, expected 48 MiB within 15%"
+fi
 grep -q '"peak_bytes": [0-9]*, "base_bytes": [0-9]*' "$T/alloc.json" && ok || bad "alloc: no peak or base"
 "$W" analyze "$T/alloc.wft" | grep -q '^  memory .* per synthesis in flight' && ok || bad "alloc: no memory line"
 # --memory: room for the base and two syntheses caps three at two; the

@@ -129,8 +129,12 @@ fn config_and_errors() {
     let text = std::fs::read_to_string(&timeline).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 2, "{text}");
-    assert!(lines[0].ends_with(",GPU_START,cfg-1,worker=2,partition=4,device=1,kind=win_dow"), "{text}");
-    assert!(lines[1].ends_with(",GPU_END,cfg-1,partition=4,kind=win_dow"), "{text}");
+    // The text sink shows a detail from the writer's next flush on (docs/api.md,
+    // wf_unit_detail): a flush between the detail and the marks, which a loaded
+    // machine makes likely, writes them without it.  The trace always has it (below).
+    let (a, b) = (",GPU_START,cfg-1,worker=2,partition=4,device=1", ",GPU_END,cfg-1,partition=4");
+    assert!(lines[0].ends_with(&format!("{a},kind=win_dow")) || lines[0].ends_with(a), "{text}");
+    assert!(lines[1].ends_with(&format!("{b},kind=win_dow")) || lines[1].ends_with(b), "{text}");
     let dumped: Vec<String> = common::dump(&path).iter().map(|l| l[1..].join(",")).collect();
     assert_eq!(dumped, ["GPU_START,cfg-1,worker=2,partition=4,device=1,kind=win_dow", "GPU_END,cfg-1,partition=4,kind=win_dow"]);
     assert!(common::dump_stats(&path).contains("ring 128 events/thread, flush every 5 ms"));

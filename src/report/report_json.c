@@ -192,7 +192,6 @@ static void conc_json(FILE *f, const struct conc_row *rows, size_t n)
     fputc(']', f);
 }
 
-/* runs[].cpu (docs/json.md) */
 /* runs[].memory: from the recorder's memory samples, else null */
 static void mem_json(FILE *f, const struct mem_use *m)
 {

@@ -247,6 +247,7 @@ static void extra_json(FILE *f, const char *key, const struct cpu_extra *e)
     fputc('}', f);
 }
 
+/* runs[].cpu (docs/json.md) */
 static void report_cpu_json(FILE *f, const struct cpu_result *c)
 {
     fprintf(f, "{\"source\": \"%s\", \"synthesis\": ", c->source == CPU_SRC_SAMPLES ? "samples" : "timing");

@@ -25,9 +25,10 @@ fn drop_while_marking() {
         let rec = Recorder::with_config(&path, Config::new().ring_events(64).flush_ms(20)).expect("open");
         let stop = Arc::new(AtomicBool::new(false));
         let attempts = Arc::new(AtomicU64::new(0));
+        let progress = Arc::new(AtomicU64::new(0)); // attempts so far, all threads
         let threads: Vec<_> = (0..THREADS)
             .map(|t| {
-                let (stop, attempts, d) = (stop.clone(), attempts.clone(), dispatch.clone());
+                let (stop, attempts, progress, d) = (stop.clone(), attempts.clone(), progress.clone(), dispatch.clone());
                 std::thread::spawn(move || {
                     tracing::dispatcher::with_default(&d, || {
                         let u = Unit::new(&format!("drop-{t}"), Some(t as u32));
@@ -40,6 +41,7 @@ fn drop_while_marking() {
                                 _ => tracing::info!(target: "TIMELINE", job = "drop-tracing", partition = t, "gpu_end"),
                             }
                             n += 1;
+                            progress.fetch_add(if n % 3 == 2 { 2 } else { 1 }, Ordering::Relaxed); // a span is two marks
                         }
                         attempts.fetch_add(n, Ordering::Relaxed);
                     })
@@ -48,7 +50,13 @@ fn drop_while_marking() {
             .collect();
         std::thread::sleep(Duration::from_millis(30));
         let st = rec.close().expect("close while marking"); // the threads go on marking
-        std::thread::sleep(Duration::from_millis(20));
+        // until they have marked some more after the close, whatever the load
+        // (a bounded wait: on a loaded machine 20 ms could pass with none)
+        let after = progress.load(Ordering::Relaxed) + 100;
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while progress.load(Ordering::Relaxed) < after && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(1));
+        }
         stop.store(true, Ordering::Relaxed);
         for t in threads {
             t.join().expect("a marking thread panicked");
@@ -56,7 +64,7 @@ fn drop_while_marking() {
         // Nothing recorded after the close: the counters are those of close.
         assert_eq!(waterfall::stats(), st);
         assert!(st.lost > 0, "round {round}: a 64-slot ring outrun by {THREADS} threads dropped nothing? {st:?}");
-        assert!(st.marked < attempts.load(Ordering::Relaxed), "marks after the close were taken: {st:?}");
+        assert!(st.marked < progress.load(Ordering::Relaxed), "marks after the close were taken: {st:?}");
         assert_eq!(st.marked, st.recorded + st.lost, "round {round}: every mark is recorded or counted lost: {st:?}");
         let lines = common::dump(&path);
         assert_eq!(lines.len() as u64, st.recorded, "round {round}");

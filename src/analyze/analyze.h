@@ -114,6 +114,12 @@ struct phase_result {
 
 /* The name of the kernel phase (default KERNEL; `--kernel-phase`). */
 extern const char *analyze_kernel_phase;
+/* The kernel phase of run r: analyze_kernel_phase, or by default
+ * gpu_total where r has duration lines placed (durations.h). */
+const char *analyze_kernel_name(const struct run *r);
+/* Is p, a phase of a unit of r, the kernel (in the GPU phase)? */
+struct uphase;
+int phase_is_kernel(const struct run *r, const struct uphase *p);
 
 /* Stage time by concurrency: the units whose span saw k syntheses at once
  * (the mean count over the span, rounded; for a synthesis itself included,

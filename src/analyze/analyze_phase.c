@@ -19,7 +19,26 @@
 #include <string.h>
 #include <strings.h>
 
-const char *analyze_kernel_phase = "KERNEL";
+static const char kernel_default[] = "KERNEL";
+const char *analyze_kernel_phase = kernel_default;
+
+/* A duration line's gpu_total spans the kernels of its call (durations.h):
+ * where the log has them and the user named no phase, it is the kernel. */
+const char *analyze_kernel_name(const struct run *r)
+{
+    if (analyze_kernel_phase == kernel_default && r && r->dur.placed)
+        return "gpu_total";
+    return analyze_kernel_phase;
+}
+
+int phase_is_kernel(const struct run *r, const struct uphase *p)
+{
+    size_t n;
+    const char *s = uphase_name(r, p, &n), *k = analyze_kernel_name(r);
+    /* the device computes in the GPU phase: a KERNEL phase outside it (in
+     * synthesis, say) is not the device's */
+    return !p->mark && p->within == WITHIN_GPU && strlen(k) == n && strncasecmp(s, k, n) == 0;
+}
 
 struct occ { /* one phase occurrence */
     uint32_t name;
@@ -77,16 +96,6 @@ static int64_t union_len(struct span *s, size_t n, int64_t lo, int64_t hi)
     if (open)
         total += b - a;
     return total;
-}
-
-static int is_kernel(const struct run *r, const struct uphase *p)
-{
-    size_t n;
-    const char *s = uphase_name(r, p, &n);
-    /* the device computes in the GPU phase: a KERNEL phase outside it (in
-     * synthesis, say) is not the device's */
-    return !p->mark && p->within == WITHIN_GPU && strlen(analyze_kernel_phase) == n &&
-           strncasecmp(s, analyze_kernel_phase, n) == 0;
 }
 
 /* A reported duration in ms ("36512", "3711.5"), in ns; -1 if not a number. */
@@ -292,7 +301,7 @@ static int walk_unit(const struct run *r, struct run_result *res, uint32_t u, st
             a->gsub[ng++] = (struct span){p->start, p->end};
             a->any_gpu_sub = 1;
         }
-        if (d && is_kernel(r, p)) {
+        if (d && phase_is_kernel(r, p)) {
             size_t di = (size_t)(d - res->dev);
             if (grow_heap((void **)&a->kspans[di], &a->kc[di], a->nk[di], sizeof **a->kspans, 256))
                 return -1;

@@ -12,6 +12,8 @@
  */
 #include "model.h"
 
+#include "durations.h"
+
 #include "mem.h"
 
 #include <stdlib.h>
@@ -248,12 +250,15 @@ static uint64_t time_key(int64_t t)
 }
 
 /* Events by unit, then time, then line (a START and its END in the same
- * millisecond stay in the order the log wrote them). */
+ * millisecond stay in the order the log wrote them), then name: a
+ * duration line's phase has its START and END on one line, and a START's
+ * name is interned before its END's (durations.c). */
 static int cmp_xev(const void *a, const void *b)
 {
     const struct xitem *x = a, *y = b;
-    uint64_t kx[3] = {x->unit, time_key(x->t), x->line}, ky[3] = {y->unit, time_key(y->t), y->line};
-    return cmp_keys(kx, ky, 3);
+    uint64_t kx[4] = {x->unit, time_key(x->t), x->line, x->name},
+             ky[4] = {y->unit, time_key(y->t), y->line, y->name};
+    return cmp_keys(kx, ky, 4);
 }
 
 /* Attributes by unit, then key, then line (the first value of a key first). */
@@ -638,6 +643,71 @@ static int join(struct run *r, struct evpart *p, struct seg *s, uint64_t base, i
     return 0;
 }
 
+/* The duration entries of an input's parts, on the input's lines, with
+ * the names in the model's strings (dur_take), until the runs are known. */
+struct dur_acc {
+    struct dline *v;
+    size_t n, cap;
+    int64_t last_t;
+    uint8_t last_wall, seen;
+    uint64_t info, bad, bad_first;
+};
+
+static int dur_take(struct model *m, struct dur_acc *a, const struct evpart *p, uint64_t base)
+{
+    const struct ev_durs *d = &p->durs;
+    if (d->bad && !a->bad)
+        a->bad_first = base + d->bad_first + 1;
+    a->info += d->info;
+    a->bad += d->bad;
+    if (a->n + d->n > a->cap) {
+        size_t nc = 2 * (a->n + d->n);
+        struct dline *nv = realloc(a->v, nc * sizeof *nv);
+        if (!nv)
+            return -1;
+        a->v = nv, a->cap = nc;
+    }
+    for (size_t i = 0; i < d->n; i++) {
+        struct dline x = d->list[i];
+        size_t len;
+        const char *k = strtab_get(&p->extra.strs, x.key, &len);
+        if (strtab_intern(&m->strs, k, len, &x.key))
+            return -1;
+        x.line += base + 1;
+        if (x.t_prev == T_NONE && a->seen) /* the last record is in a part before */
+            x.t_prev = a->last_t, x.wall = a->last_wall;
+        a->v[a->n++] = x;
+    }
+    if (d->seen)
+        a->last_t = d->last_t, a->last_wall = d->last_wall, a->seen = 1;
+    return 0;
+}
+
+/* Each run of the input [first, m->nruns) places the entries on its lines
+ * (those before the first run's first line go to it); the counts of
+ * lines with no entry go to the first. */
+static int dur_give(struct model *m, struct dur_acc *a, size_t first)
+{
+    if (first == m->nruns) {
+        m->xorphans += a->n; /* no run: no unit to give them to */
+        return 0;
+    }
+    m->runs[first].dur.info = a->info;
+    m->runs[first].dur.bad = a->bad;
+    m->runs[first].dur.bad_first = a->bad_first;
+    m->runs[first].dur.lines = a->info + a->bad;
+    size_t i = 0;
+    for (size_t k = first; k < m->nruns; k++) {
+        size_t j = i;
+        while (j < a->n && (k + 1 == m->nruns || a->v[j].line < m->runs[k + 1].first_line))
+            j++;
+        if (j > i && dur_place(&m->runs[k], &m->strs, a->v + i, j - i))
+            return -1;
+        i = j;
+    }
+    return 0;
+}
+
 int model_add(struct model *m, const char *source, struct evpart *parts, int nparts,
               int native, uint64_t lost_events)
 {
@@ -650,8 +720,11 @@ int model_add(struct model *m, const char *source, struct evpart *parts, int npa
     struct xwait wait[MODEL_WAIT_MAX];
     int nwait = 0;
     int rc = 0;
+    struct dur_acc durs = {0};
     for (int pi = 0; pi < nparts && rc == 0; pi++) {
         struct evpart *p = &parts[pi];
+        if (dur_take(m, &durs, p, base))
+            rc = -1;
         size_t prev_run = r ? (size_t)(r - m->runs) + 1 : 0; /* the run before the part, + 1 */
         for (int e = 0; e < 8; e++)
             m->skipped_by[e] += p->diag.skipped_by[e];
@@ -757,6 +830,9 @@ int model_add(struct model *m, const char *source, struct evpart *parts, int npa
             m->xorphans += wait[k].which == XT_NOW || p->extra.list[i].seg == XSEG_NEXT;
         evpart_drop_events(&parts[wait[k].part]);
     }
+    if (rc == 0 && dur_give(m, &durs, first))
+        rc = -1;
+    free(durs.v);
     for (size_t i = first; i < m->nruns; i++)
         if (run_finish(&m->runs[i]))
             rc = -1;
@@ -790,6 +866,7 @@ void model_free(struct model *m)
         free(r->xev);
         free(r->xattr);
         free(r->gpu.pts);
+        free(r->dur.marks);
     }
     big_free(m->runs, m->runs_cap * sizeof *m->runs);
     strtab_free(&m->strs);

@@ -49,6 +49,27 @@ struct xitem {
     int32_t partition; /* while building */
 };
 
+/* What a run's duration lines (durations.h) gave: lines and durations
+ * by what became of them. */
+struct dur_mark { /* durations outside any unit's call, by name (run marks) */
+    uint32_t name; /* the model's strings */
+    uint64_t count;
+    int64_t total_ms;
+};
+struct dur_use {
+    uint64_t lines, info, bad; /* duration lines; messages with no duration; unreadable */
+    uint64_t bad_first;        /* the first unreadable line */
+    uint64_t values;           /* durations read */
+    uint64_t placed;           /* ... placed as phases of a unit */
+    uint64_t ambiguous;        /* ... of a call that more than one unit could have made */
+    uint64_t interleaved;      /* ... of calls whose lines interleave (several GPUs, no device named) */
+    uint64_t stray;            /* ... of a call whose opening line is missing */
+    uint64_t outside;          /* ... with no unit's GPU phase open (run marks) */
+    uint64_t calls, units;     /* calls read; units given one */
+    struct dur_mark *marks;    /* the outside ones by name (owned) */
+    size_t nmarks;
+};
+
 struct run {
     const char *source; /* the input's name */
     int native;         /* lines are event numbers */
@@ -74,6 +95,7 @@ struct run {
     struct xitem *xattr;    /* attributes, by unit */
     size_t nxattr, xattr_cap;
     uint64_t xorphans;      /* other events and details of a job with no pipeline event in the run */
+    struct dur_use dur;     /* duration lines (durations.h) */
     const struct strtab *strs; /* the model's: names, keys and values */
     uint64_t wall_events;   /* events timed by their line's own clock (no ts=) */
     int64_t wall_origin;    /* then: the run's first record, ns since 1970; times count from it */

@@ -844,6 +844,9 @@ void evpart_drop_events(struct evpart *p)
     free(p->extra.list);
     p->extra.list = NULL;
     p->extra.n = p->extra.cap = 0;
+    free(p->durs.list);
+    p->durs.list = NULL;
+    p->durs.n = p->durs.cap = 0;
 }
 
 void evpart_free(struct evpart *p)
@@ -859,4 +862,38 @@ void evpart_free(struct evpart *p)
     free(p->find.rindex);
     strtab_free(&p->extra.strs);
     memset(p, 0, sizeof *p);
+}
+
+int evpart_dur(struct evpart *p, const struct scan_dur *d, int kind, uint64_t line)
+{
+    struct ev_durs *u = &p->durs;
+    u->lines++;
+    if (kind == DUR_INFO) {
+        u->info++;
+        return 0;
+    }
+    if (kind != DUR_LINE) {
+        if (!u->bad++)
+            u->bad_first = line;
+        return 0;
+    }
+    for (int i = 0; i < d->n; i++) {
+        uint32_t key;
+        if (strtab_intern(&p->extra.strs, d->d[i].k, d->d[i].kn, &key)) {
+            p->diag.oom = 1;
+            return -1;
+        }
+        if (u->n == u->cap) {
+            size_t nc = u->cap ? 2 * u->cap : 256;
+            struct dline *nl = realloc(u->list, nc * sizeof *nl);
+            if (!nl) {
+                p->diag.oom = 1;
+                return -1;
+            }
+            u->list = nl, u->cap = nc;
+        }
+        u->list[u->n++] = (struct dline){line, u->seen ? u->last_t : T_NONE, d->d[i].ms, key, d->tid,
+                                         (uint16_t)i, u->last_wall};
+    }
+    return 0;
 }

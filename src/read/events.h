@@ -280,6 +280,29 @@ struct ev_extras {
     struct strtab strs;
 };
 
+/* Duration lines (scan_dur) in input order, one entry per duration, for
+ * the model to place in its unit's GPU phase (model/durations.c).  They
+ * carry no time and no job: where they are in the input is all there is,
+ * so each keeps its line and the time of the last record before it. */
+struct dline {
+    uint64_t line;  /* part-relative, 0-based; the input's, 1-based, in the model */
+    int64_t t_prev; /* the last record's time before it (the records' clock); T_NONE:
+                     * none before it in the part (the model looks in the part before) */
+    int64_t ms;
+    uint32_t key;   /* the name without _ms: the part's strings (extra.strs), then the model's */
+    int32_t tid;    /* gpu_tid=, or -1 */
+    uint16_t at;    /* its place among the line's durations */
+    uint8_t wall;   /* t_prev is a line's own wall clock (EV_WALL_BIT) */
+};
+struct ev_durs {
+    struct dline *list;
+    size_t n, cap;
+    int64_t last_t; /* the last record's time so far (T_NONE: none yet) */
+    uint8_t last_wall, seen;
+    uint64_t lines, info, bad; /* duration lines; those with no duration; unreadable ones */
+    uint64_t bad_first;        /* the first unreadable one's line (part-relative) */
+};
+
 /* What the part read, for the model's counts and the commands' messages. */
 struct ev_diag {
     uint64_t lines; /* newlines in the part (text) */
@@ -361,6 +384,7 @@ struct evpart {
     struct ev_jobs jobs;
     struct ev_roles roles;
     struct ev_extras extra;
+    struct ev_durs durs;
     struct ev_diag diag;
     struct ev_clock clock; /* CLOCK_PAIRS only */
     /* the builder's state */
@@ -403,6 +427,18 @@ void evpart_hint(struct evpart *p, const char *job, size_t job_len, int32_t part
 int evpart_add_hinted(struct evpart *p, int64_t t_ns, const char *job, size_t job_len,
                       int32_t partition, int ev, int32_t worker, int32_t device, uint64_t line,
                       const struct evhint *h);
+
+/* Keep a duration line's durations (d: scan_dur's reading, kind its
+ * result) at the part's line.  0, or -1 when out of memory. */
+int evpart_dur(struct evpart *p, const struct scan_dur *d, int kind, uint64_t line);
+/* A record was read at this point of the input: the time the duration
+ * lines after it keep (wall: EV_WALL_BIT's meaning). */
+static inline void evpart_dur_clock(struct evpart *p, int64_t t, int wall)
+{
+    p->durs.last_t = t;
+    p->durs.last_wall = (uint8_t)(wall != 0);
+    p->durs.seen = 1;
+}
 
 /* Note a skipped line (why: enum scan_err). */
 void evpart_skip(struct evpart *p, uint64_t line, int why);

@@ -175,7 +175,7 @@ static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int las
     uint64_t rest = 0; /* newlines in [pos, the end of what is used) */
     for (;;) {
         uint64_t nl = 0;
-        const char *hit = scan_find_count(pos, end, &nl);
+        const char *hit = scan_find_any_count(pos, end, &nl);
         if (!hit) {
             rest = nl;
             break;
@@ -213,6 +213,19 @@ static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int las
          * line's start only when a record needs it (the line's own
          * timestamp, a JSON line's fields before its target) */
         unsigned sc = (head + pending) % LOOK_AHEAD; /* free: pending < LOOK_AHEAD */
+        if (*hit == 'C') { /* a duration line (scan_find_any_count finds both) */
+            if (p->set.clock != CLOCK_PAIRS) {
+                struct scan_dur d;
+                evpart_dur(p, &d, scan_dur(hit, eol, scratch[sc], &d), *line);
+            }
+            if (eol == end) {
+                pos = end;
+                break;
+            }
+            *line += 1;
+            pos = lstart = eol + 1;
+            continue;
+        }
         struct scan_rec *r = &rec[sc];
         enum scan_err e = scan_line_in(buf, hit, eol, readable, scratch[sc], r);
         if (e == SCAN_NOT_RECORD) {
@@ -227,6 +240,7 @@ static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int las
             !clock_rec(p, r, buf, hit, eol, *line)) {
             /* the clocks' pass: nothing added */
         } else if (e == SCAN_OK) {
+            evpart_dur_clock(p, r->t_ns, r->wall);
             evpart_hint(p, r->job, r->job_len, r->partition, &hint[sc]);
             rline[sc] = *line;
             if (++pending == LOOK_AHEAD)

@@ -51,6 +51,27 @@ static const char *find_scalar(const char *p, const char *end)
     return NULL;
 }
 
+/* Either needle: TIMELINE as above, or the duration lines' tag
+ * CUZK_TIMING: ('C' here and 'Z' two on: a pair that log text rarely
+ * has).  One more load and compare per block than the TIMELINE search
+ * alone; the hit is verified whole. */
+static const char DUR_TAG[12] = {'C', 'U', 'Z', 'K', '_', 'T', 'I', 'M', 'I', 'N', 'G', ':'};
+
+static int any_at(const char *p, const char *end)
+{
+    if (*p == 'T')
+        return end - p >= 8 && memcmp(p, NEEDLE, 8) == 0;
+    return end - p >= 12 && memcmp(p, DUR_TAG, 12) == 0;
+}
+
+static const char *find_any_scalar(const char *p, const char *end)
+{
+    for (; end - p >= 8; p++)
+        if ((*p == 'T' || *p == 'C') && any_at(p, end))
+            return p;
+    return NULL;
+}
+
 #if defined(__x86_64__)
 static const char *find_sse2(const char *p, const char *end)
 {
@@ -139,6 +160,36 @@ __attribute__((target("avx2"))) static const char *find_count_avx2(const char *p
     return hit;
 }
 
+__attribute__((target("avx2"))) static const char *find_any_count_avx2(const char *p, const char *end,
+                                                                       uint64_t *nl)
+{
+    const __m256i t = _mm256_set1_epi8('T'), e = _mm256_set1_epi8('E'), c = _mm256_set1_epi8('C'),
+                  z = _mm256_set1_epi8('Z'), lf = _mm256_set1_epi8('\n');
+    uint64_t n = 0;
+    while (end - p >= 32 + 7) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)p);
+        __m256i b = _mm256_loadu_si256((const __m256i *)(p + 7));
+        __m256i a2 = _mm256_loadu_si256((const __m256i *)(p + 2));
+        __m256i hit = _mm256_or_si256(_mm256_and_si256(_mm256_cmpeq_epi8(a, t), _mm256_cmpeq_epi8(b, e)),
+                                      _mm256_and_si256(_mm256_cmpeq_epi8(a, c), _mm256_cmpeq_epi8(a2, z)));
+        unsigned m = (unsigned)_mm256_movemask_epi8(hit);
+        unsigned l = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, lf));
+        while (m) {
+            int i = __builtin_ctz(m);
+            if (any_at(p + i, end)) {
+                *nl += n + (uint64_t)__builtin_popcount(l & ((1u << i) - 1));
+                return p + i;
+            }
+            m &= m - 1;
+        }
+        n += (uint64_t)__builtin_popcount(l);
+        p += 32;
+    }
+    const char *hit = find_any_scalar(p, end);
+    *nl += n + count_avx2(p, hit ? hit : end);
+    return hit;
+}
+
 /* Found once; reader threads may ask at the same time (the answer is the
  * same for all, so a relaxed atomic is enough). */
 static _Atomic int have_avx2 = -1;
@@ -171,6 +222,17 @@ const char *scan_find_count(const char *p, const char *end, uint64_t *nl)
         return find_count_avx2(p, end, nl);
 #endif
     const char *hit = scan_find(p, end);
+    *nl += scan_count_lines(p, hit ? hit : end);
+    return hit;
+}
+
+const char *scan_find_any_count(const char *p, const char *end, uint64_t *nl)
+{
+#if defined(__x86_64__)
+    if (avx2())
+        return find_any_count_avx2(p, end, nl);
+#endif
+    const char *hit = find_any_scalar(p, end);
     *nl += scan_count_lines(p, hit ? hit : end);
     return hit;
 }
@@ -1619,4 +1681,77 @@ enum scan_err scan_line_ref(const char *ls, const char *tl, const char *eol, cha
                             struct scan_rec *r)
 {
     return scan_line_impl(ls, tl, eol, eol, scratch, r, 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Duration lines (docs/cli.md, "Duration lines"). */
+
+static int dur_digits(const char *s, size_t n, int64_t *out)
+{
+    int64_t v = 0;
+    size_t i = 0;
+    int neg = n > 0 && s[0] == '-';
+    if (neg)
+        i = 1;
+    if (i == n || n - i > 15) /* 15 digits of ms: 30,000 years */
+        return -1;
+    for (; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    *out = neg ? -v : v;
+    return 0;
+}
+
+enum scan_dur_kind scan_dur(const char *tag, const char *eol, char *scratch, struct scan_dur *d)
+{
+    const char *p = tag + 12, *end = eol;
+    memset(d, 0, sizeof *d);
+    d->tid = -1;
+    if ((size_t)(end - p) > SCAN_LINE_MAX)
+        return DUR_TOO_LONG;
+    if (memchr(p, 0x1b, (size_t)(end - p))) {
+        size_t n = strip_ansi(p, end, scratch);
+        p = scratch, end = scratch + n;
+    }
+    while (end > p && (end[-1] == '\r' || end[-1] == ' ' || end[-1] == '\t'))
+        end--;
+    int words = 0, bad = 0;
+    while (p < end) {
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+        const char *w = p;
+        while (p < end && *p != ' ' && *p != '\t')
+            p++;
+        if (p == w)
+            break;
+        words++;
+        const char *eq = memchr(w, '=', (size_t)(p - w));
+        if (!eq || eq == w)
+            continue; /* a word of a message ("... on gpu 0") */
+        size_t kn = (size_t)(eq - w), vn = (size_t)(p - eq - 1);
+        int64_t v;
+        if (kn == 7 && memcmp(w, "gpu_tid", 7) == 0) {
+            if (dur_digits(eq + 1, vn, &v) || v < 0 || v > 4095)
+                bad = 1;
+            else
+                d->tid = (int32_t)v;
+        } else if (kn > 3 && memcmp(eq - 3, "_ms", 3) == 0) {
+            if (dur_digits(eq + 1, vn, &v) || v < 0) {
+                bad = 1; /* a duration that is not a count of ms (a wall-clock step: negative) */
+            } else if (d->n < SCAN_DUR_MAX && kn - 3 <= SCAN_DUR_KEY_MAX) {
+                d->d[d->n].k = w;
+                d->d[d->n].kn = (uint8_t)(kn - 3);
+                d->d[d->n++].ms = v;
+            } else {
+                bad = 1;
+            }
+        } else if (d->nattr < SCAN_KV_MAX) {
+            d->attr[d->nattr++] = (struct scan_kv){w, eq + 1, (uint16_t)kn, (uint16_t)(vn > 0xffff ? 0xffff : vn)};
+        }
+    }
+    if (bad)
+        return DUR_BAD;
+    return d->n ? DUR_LINE : DUR_INFO;
 }

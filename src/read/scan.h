@@ -139,6 +139,40 @@ enum scan_err scan_line_ref(const char *ls, const char *tl, const char *eol, cha
  * none.  For the records that carry both clocks (read_text aligns them). */
 int scan_line_time(const char *lo, const char *tl, const char *eol, int64_t *ns);
 
+/* Duration lines: a GPU library's own timings, printed beside the
+ * records without a time or a job (cuzk's supraseal-c2 prints them):
+ *
+ *   CUZK_TIMING: [gpu_tid=N] <name>_ms=<int> [<name>_ms=<int> ...] [k=v ...]
+ *
+ * Which unit each belongs to and when it ran is the model's business
+ * (model/durations.c); the scanner only reads the words. */
+#define SCAN_DUR_MAX 4      /* durations kept per line (the library prints at most two) */
+#define SCAN_DUR_KEY_MAX 48 /* longest name kept */
+struct scan_dur {
+    int32_t tid; /* gpu_tid=, the thread's index in the call (-1: none) */
+    uint8_t n, nattr;
+    struct {
+        const char *k; /* the name without _ms (into the line or scratch) */
+        uint8_t kn;
+        int64_t ms;
+    } d[SCAN_DUR_MAX];
+    struct scan_kv attr[SCAN_KV_MAX]; /* other key=value words (num_circuits=1) */
+};
+enum scan_dur_kind {
+    DUR_LINE,    /* durations read */
+    DUR_INFO,    /* no duration: a message ("d_a_cache allocated ... on gpu 0") */
+    DUR_BAD,     /* a _ms value or gpu_tid that is not a count, or too many durations */
+    DUR_TOO_LONG /* over SCAN_LINE_MAX bytes */
+};
+
+/* Read the duration line whose tag (CUZK_TIMING:) is at tag, up to eol.
+ * scratch (SCAN_LINE_MAX bytes) takes a copy without ANSI codes. */
+enum scan_dur_kind scan_dur(const char *tag, const char *eol, char *scratch, struct scan_dur *d);
+
+/* The first TIMELINE or CUZK_TIMING: at or after p, or NULL; the newlines
+ * before it are added to *nl (as scan_find_count). */
+const char *scan_find_any_count(const char *p, const char *end, uint64_t *nl);
+
 /* scan_find, adding the newlines in [p, hit) (or [p, end) when there is
  * no hit) to *nl: one pass over the bytes instead of two. */
 const char *scan_find_count(const char *p, const char *end, uint64_t *nl);

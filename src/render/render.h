@@ -21,8 +21,6 @@ int render_html(FILE *f, const struct run_result *res, size_t nres);
 /* Sub-phases and kernels, drawn the way the analysis defined them
  * (phase.h, analyze_phase.c). */
 
-/* Is p the kernel phase (analyze_kernel_phase, compared case-insensitively)? */
-int render_is_kernel(const struct run *r, const struct uphase *p);
 
 /* Each device's kernel time as the analysis measured its kernel_busy: the
  * kernel phases of its units that have a GPU phase (GPU_START and

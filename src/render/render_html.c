@@ -318,9 +318,10 @@ static void summary_util(FILE *f, const struct run_result *res)
         return;
     char fillb[256];
     jkey_num(f, "kutil", res->phase.kernel_utilization);
-    size_t kl = strlen(analyze_kernel_phase);
-    snprintf(line, sizeof line, "%.*s phases busy %s of the same window", (int)(kl < 64 ? kl : 64),
-             analyze_kernel_phase, fmt_dur(b1, sizeof b1, (double)res->phase.kernel_busy));
+    const char *kn = analyze_kernel_name(res->run);
+    size_t kl = strlen(kn);
+    snprintf(line, sizeof line, "%.*s phases busy %s of the same window", (int)(kl < 64 ? kl : 64), kn,
+             fmt_dur(b1, sizeof b1, (double)res->phase.kernel_busy));
     jkey_str(f, "kernel_text", line);
     jkey_str(f, "fill_text", report_phase_fill(fillb, sizeof fillb, res));
 }
@@ -906,14 +907,14 @@ int render_html(FILE *f, const struct run_result *res, size_t nres)
     fputs("],\"kernels\":[", f);
     for (size_t i = 0; i < nm.n; i++) {
         struct uphase p = {nm.id[i], nm.mark[i], 0, 0, 0, 0};
-        if (render_is_kernel(res[0].run, &p)) {
+        if (phase_is_kernel(res[0].run, &p)) {
             fprintf(f, "%s%zu", any_kernel ? "," : "", i);
             any_kernel = 1;
         }
     }
     names_free(&nm);
     fputs("],\"kernel_phase\":", f);
-    jstr0(f, analyze_kernel_phase);
+    jstr0(f, analyze_kernel_name(nres ? res[0].run : NULL));
     fputs(",\"subphases\":[", f);
     uint32_t *subn = NULL;
     size_t nsub = render_subphase_names(res, nres, &subn);

@@ -43,14 +43,6 @@ static const char *const sub_color[] = {"#332288", "#882255", "#999933", "#55555
 #define SUB_Y 2 /* a sub-phase: the lower part of its GPU bar */
 #define TITLE_ITEMS 12 /* phases, and marks, listed in a row's tooltip */
 
-int render_is_kernel(const struct run *r, const struct uphase *p)
-{
-    size_t n;
-    const char *s = uphase_name(r, p, &n);
-    return !p->mark && p->within == WITHIN_GPU && strlen(analyze_kernel_phase) == n &&
-           strncasecmp(s, analyze_kernel_phase, n) == 0; /* as the analysis counts them */
-}
-
 struct dev_span {
     size_t dev;
     struct span s;
@@ -110,7 +102,7 @@ int render_kernels(const struct run_result *res, struct render_kernels *k)
         if (np == (size_t)-1)
             goto out;
         for (size_t j = 0; j < np; j++) {
-            if (!render_is_kernel(r, &up[j]))
+            if (!phase_is_kernel(r, &up[j]))
                 continue;
             int64_t a = up[j].start < dv->window_start ? dv->window_start : up[j].start;
             int64_t b = up[j].end > dv->window_end ? dv->window_end : up[j].end;
@@ -181,7 +173,7 @@ size_t render_subphase_names(const struct run_result *res, size_t nres, uint32_t
             if (row->within != WITHIN_GPU || row->name == PHASE_UNACCOUNTED)
                 continue;
             struct uphase p = {row->name, 0, WITHIN_GPU, 0, 0, 0};
-            if (render_is_kernel(r, &p))
+            if (phase_is_kernel(r, &p))
                 continue;
             size_t j = 0;
             while (j < n && v[j] != row->name)
@@ -508,7 +500,7 @@ static int svg_unit_subs(const struct run *r, uint32_t ui, const struct scale *s
         if (p->mark || p->within != WITHIN_GPU)
             continue;
         int cls = -1;
-        if (render_is_kernel(r, p))
+        if (phase_is_kernel(r, p))
             cls = (int)nsub + 1;
         else
             for (size_t m = 0; m < nsub; m++)
@@ -649,7 +641,8 @@ static double svg_legend_inside_gpu(FILE *f, const struct run_result *res, const
             markup_text(f, nm, nl - 6); /* _START */
         } else {
             swatch(f, x, y, KERNEL_COLOR);
-            markup_text(f, analyze_kernel_phase, strlen(analyze_kernel_phase));
+            const char *kn = analyze_kernel_name(res[0].run);
+            markup_text(f, kn, strlen(kn));
             fputs(" (kernel)", f);
         }
         fputs("</text>\n", f);

@@ -1,0 +1,626 @@
+/*
+ * durations.c -- duration lines placed in time and given to units (see
+ * durations.h).
+ *
+ * The source (supraseal-c2's groth16_cuda.cu, as cuzk's engine calls it)
+ * fixes what a line is:
+ *  - a call enters at T0, a little after its unit's GPU_START; its calling
+ *    thread works pre_lock_cpu ms, waits mutex_wait ms for its device's
+ *    mutex, and prints both once it holds it (L = T0 + pre + wait): that
+ *    line opens the call's critical section;
+ *  - under the mutex, a thread per GPU (gpu_tid) prints ntt_msm_h,
+ *    barrier_wait, batch_add, then tail_msm with gpu_total, which spans all
+ *    of them from L;
+ *  - mutex_held and total_start_fn close the section, before the unlock;
+ *  - around it: split_vectors/setup_to_split are the call's first line
+ *    (before the lock); prep_msm and then b_g2_msm run on a helper thread
+ *    from about L - wait, and b_g2_msm may end after the call returns,
+ *    never after its unit's GPU_END; async_dealloc runs detached, later.
+ * One device's sections never interleave (its mutex), so a section's
+ * lines are read in order as one call.  Calls are given to units in three
+ * passes over the lines (sections, then the lines around them), each unit
+ * a candidate while its GPU phase is open at the line: the time of the
+ * last record before a line is when, at the earliest, it was printed.
+ */
+#include "durations.h"
+
+#include "mem.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MS 1000000LL
+/* Each value is truncated to whole ms and a placement adds up to three of
+ * them: times within TOL of each other agree. */
+#define TOL (3 * MS)
+
+enum dur_role { R_OPEN, R_CLOSE, R_GPU, R_ENTRY, R_PREP, R_BG2, R_RUN, R_OTHER };
+enum dur_key {
+    K_SPLIT, K_SETUP, K_PRE_LOCK, K_MUTEX_WAIT, K_PREP, K_BG2, K_NTT, K_BARRIER,
+    K_BATCH, K_TAIL, K_GPU_TOTAL, K_HELD, K_TOTAL_FN, K_DEALLOC, K_N,
+    K_OTHER = K_N
+};
+static const struct {
+    const char *name;
+    int role;
+} key_table[K_N] = {
+    [K_SPLIT] = {"split_vectors", R_ENTRY},   [K_SETUP] = {"setup_to_split", R_ENTRY},
+    [K_PRE_LOCK] = {"pre_lock_cpu", R_OPEN},  [K_MUTEX_WAIT] = {"mutex_wait", R_OPEN},
+    [K_PREP] = {"prep_msm", R_PREP},          [K_BG2] = {"b_g2_msm", R_BG2},
+    [K_NTT] = {"ntt_msm_h", R_GPU},           [K_BARRIER] = {"barrier_wait", R_GPU},
+    [K_BATCH] = {"batch_add", R_GPU},         [K_TAIL] = {"tail_msm", R_GPU},
+    [K_GPU_TOTAL] = {"gpu_total", R_GPU},     [K_HELD] = {"mutex_held", R_CLOSE},
+    [K_TOTAL_FN] = {"total_start_fn", R_CLOSE}, [K_DEALLOC] = {"async_dealloc", R_RUN},
+};
+
+/* What became of an entry. */
+enum { E_FLOAT = -1, E_STRAY = -2, E_OUTSIDE = -3, E_AMBIGUOUS = -4, E_INTERLEAVED = -5 };
+
+struct call {
+    uint64_t first, last;  /* its opening line; the last line given to it */
+    uint64_t barrier_line; /* gpu_tid 0's barrier_wait (0: none) */
+    uint64_t prep_line;    /* its prep_msm's line (0: none given) */
+    int64_t t_pos;         /* the last record's time before its opening line */
+    int64_t v[K_N];        /* the calling thread's and gpu_tid 0's values, ms (-1: none) */
+    uint64_t tid_done;     /* gpu_tid k printed its gpu_total (bit k) */
+    uint32_t unit;         /* UINT32_MAX: none */
+    int64_t t0;            /* its entry: the unit's GPU_START + the delay it implies */
+    uint8_t closed, interleaved, ambiguous, entry_given;
+};
+
+struct place {
+    const struct run *r;
+    const struct dline *dl;
+    size_t n;
+    int *kid;         /* per entry: its key (K_*) */
+    int32_t *own;     /* per entry: its call, or E_* */
+    struct call *c;
+    size_t nc;
+    uint32_t *ucall;  /* per unit: its call + 1 (0: none) */
+    uint32_t *byS;    /* units with a GPU_START, by it */
+    size_t nbyS;
+};
+
+static int key_of(const struct strtab *strs, uint32_t id)
+{
+    for (int k = 0; k < K_N; k++)
+        if (strtab_is(strs, id, key_table[k].name))
+            return k;
+    return K_OTHER;
+}
+
+static int role_of(const struct place *P, size_t i)
+{
+    int k = P->kid[i];
+    if (k == K_OTHER)
+        return P->dl[i].tid >= 0 ? R_GPU : R_OTHER;
+    return key_table[k].role;
+}
+
+static int64_t val(const struct call *c, int k)
+{
+    return c->v[k] < 0 ? 0 : c->v[k] * MS;
+}
+
+static int64_t gs(const struct place *P, uint32_t u)
+{
+    return P->r->units[u].t[EV_GPU_START];
+}
+
+static int64_t ge(const struct place *P, uint32_t u)
+{
+    return P->r->units[u].t[EV_GPU_END];
+}
+
+/* ---- pass 1: the critical sections, read in order ---- */
+
+static int new_call(struct place *P, size_t i)
+{
+    struct call c;
+    memset(&c, 0, sizeof c);
+    for (int k = 0; k < K_N; k++)
+        c.v[k] = -1;
+    c.first = c.last = P->dl[i].line;
+    c.t_pos = P->dl[i].t_prev;
+    c.unit = UINT32_MAX;
+    P->c[P->nc] = c;
+    return (int)P->nc++;
+}
+
+static void give(struct place *P, size_t i, size_t j, int ci)
+{
+    struct call *c = &P->c[ci];
+    for (size_t e = i; e < j; e++) {
+        P->own[e] = ci;
+        int k = P->kid[e];
+        int tid = P->dl[e].tid;
+        if (k != K_OTHER && tid <= 0 && c->v[k] < 0)
+            c->v[k] = P->dl[e].ms;
+        if (k == K_BARRIER && tid <= 0)
+            c->barrier_line = P->dl[e].line;
+        if (k == K_GPU_TOTAL && tid >= 0 && tid < 64)
+            c->tid_done |= 1ull << tid;
+    }
+    c->last = P->dl[i].line;
+}
+
+/* The open calls that could take a line of gpu_tid tid (or, tid < 0, a
+ * closing line): the oldest, and how many there are. */
+static int oldest_open(struct place *P, const int *open, int nopen, int tid, int *count)
+{
+    int best = -1;
+    *count = 0;
+    for (int o = 0; o < nopen; o++) {
+        const struct call *c = &P->c[open[o]];
+        if (tid >= 0 && tid < 64 && (c->tid_done >> tid & 1))
+            continue;
+        if (best < 0)
+            best = open[o];
+        ++*count;
+    }
+    return best;
+}
+
+static int sections(struct place *P)
+{
+    int *open = malloc((P->n + 1) * sizeof *open), nopen = 0;
+    if (!open)
+        return -1;
+    for (size_t i = 0; i < P->n;) {
+        size_t j = i + 1;
+        while (j < P->n && P->dl[j].line == P->dl[i].line)
+            j++;
+        int role = role_of(P, i);
+        if (role == R_OPEN) {
+            int ci = new_call(P, i);
+            give(P, i, j, ci);
+            open[nopen++] = ci;
+        } else if (role == R_GPU || role == R_CLOSE) {
+            int count, ci = oldest_open(P, open, nopen, role == R_GPU ? P->dl[i].tid : -1, &count);
+            if (ci < 0) {
+                for (size_t e = i; e < j; e++)
+                    P->own[e] = E_STRAY;
+            } else {
+                if (count > 1) /* another device's section is open too: which is whose is a guess */
+                    for (int o = 0; o < nopen; o++)
+                        P->c[open[o]].interleaved = 1;
+                give(P, i, j, ci);
+                if (role == R_CLOSE) {
+                    P->c[ci].closed = 1;
+                    int w = 0;
+                    for (int o = 0; o < nopen; o++)
+                        if (open[o] != ci)
+                            open[w++] = open[o];
+                    nopen = w;
+                }
+            }
+        }
+        i = j;
+    }
+    free(open);
+    return 0;
+}
+
+/* ---- the units open at a point of the input ---- */
+
+struct by_start {
+    int64_t t;
+    uint32_t u;
+};
+
+static int cmp_start(const void *a, const void *b)
+{
+    const struct by_start *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return (x->u > y->u) - (x->u < y->u);
+}
+
+/* A sweep over the units by GPU_START: those started by t and not ended
+ * before it (a unit with no GPU_END stays until its worker starts
+ * another). */
+struct sweep {
+    uint32_t *v;
+    int64_t *d; /* scratch beside v */
+    size_t n, next;
+};
+
+static void sweep_to(struct place *P, struct sweep *s, int64_t t)
+{
+    const struct unit *U = P->r->units;
+    while (s->next < P->nbyS && gs(P, P->byS[s->next]) <= t) {
+        uint32_t u = P->byS[s->next++];
+        if (U[u].worker >= 0) /* its worker's unit before it, if unended, ended here */
+            for (size_t k = 0; k < s->n; k++)
+                if (U[s->v[k]].worker == U[u].worker && ge(P, s->v[k]) == T_NONE) {
+                    s->v[k] = s->v[--s->n];
+                    break;
+                }
+        s->v[s->n++] = u;
+    }
+    size_t w = 0;
+    for (size_t k = 0; k < s->n; k++) {
+        int64_t e = ge(P, s->v[k]);
+        if (e == T_NONE || e >= t - TOL)
+            s->v[w++] = s->v[k];
+    }
+    s->n = w;
+}
+
+/* ---- pass 2: each section to a unit ---- */
+
+struct unlock {
+    int32_t device;
+    int64_t t;
+};
+
+static int64_t *unlock_of(struct unlock *ul, size_t *nul, int32_t device)
+{
+    for (size_t i = 0; i < *nul; i++)
+        if (ul[i].device == device)
+            return &ul[i].t;
+    if (*nul == 64)
+        return NULL;
+    ul[*nul] = (struct unlock){device, T_NONE};
+    return &ul[(*nul)++].t;
+}
+
+/* The delay from u's GPU_START to the call's entry that the call implies
+ * (its opening line printed after the record before it; a wait ends at
+ * the unlock before it, and no lock is taken before it), or -1 when u
+ * cannot have made it. */
+static int64_t entry_delay(const struct place *P, const struct call *c, uint32_t u, int64_t unlock)
+{
+    int64_t L = gs(P, u) + val(c, K_PRE_LOCK) + val(c, K_MUTEX_WAIT), d = 0;
+    if (c->t_pos != T_NONE && c->t_pos - TOL > L)
+        d = c->t_pos - TOL - L;
+    if (unlock != T_NONE) {
+        if (c->v[K_MUTEX_WAIT] >= 2 && L > unlock + TOL)
+            return -1; /* it waited, so it locked at that unlock, not after */
+        if (L + d < unlock - TOL)
+            d = unlock - TOL - L;
+    }
+    int64_t held = c->v[K_HELD] >= 0 ? val(c, K_HELD) : val(c, K_GPU_TOTAL);
+    if (ge(P, u) != T_NONE && L + d + held > ge(P, u) + TOL)
+        return -1;
+    return d;
+}
+
+static void assign(struct place *P, struct call *c, uint32_t u, int64_t d)
+{
+    c->unit = u;
+    c->t0 = gs(P, u) + d;
+    P->ucall[u] = (uint32_t)(c - P->c) + 1;
+}
+
+static int sections_to_units(struct place *P)
+{
+    struct sweep s = {malloc((P->nbyS + 1) * sizeof *s.v), malloc((P->nbyS + 1) * sizeof *s.d), 0, 0};
+    struct unlock ul[64];
+    size_t nul = 0;
+    if (!s.v || !s.d) {
+        free(s.v);
+        free(s.d);
+        return -1;
+    }
+    for (size_t ci = 0; ci < P->nc; ci++) {
+        struct call *c = &P->c[ci];
+        if (c->interleaved || c->t_pos == T_NONE)
+            continue;
+        sweep_to(P, &s, c->t_pos);
+        /* The least delay wins; within TOL of it, the earliest GPU_START
+         * (the unit that asked first). */
+        int64_t dmin = -1;
+        for (size_t k = 0; k < s.n; k++) {
+            uint32_t u = s.v[k];
+            int64_t *ut = unlock_of(ul, &nul, P->r->units[u].device);
+            s.d[k] = P->ucall[u] ? -1 : entry_delay(P, c, u, ut ? *ut : T_NONE);
+            if (s.d[k] >= 0 && (dmin < 0 || s.d[k] < dmin))
+                dmin = s.d[k];
+        }
+        if (dmin < 0)
+            continue; /* no unit: outside any GPU phase */
+        uint32_t best = UINT32_MAX;
+        int64_t bd = 0;
+        for (size_t k = 0; k < s.n; k++)
+            if (s.d[k] >= 0 && s.d[k] <= dmin + TOL && (best == UINT32_MAX || gs(P, s.v[k]) < gs(P, best)))
+                best = s.v[k], bd = s.d[k];
+        /* Another could have made it too.  The choice moves the call by
+         * the difference of their entries: a guess, unless that is within
+         * TOL or 5% of the call's length (then every figure is the same). */
+        for (size_t k = 0; k < s.n && !c->ambiguous; k++) {
+            if (s.v[k] == best || s.d[k] < 0 || s.d[k] > dmin + TOL)
+                continue;
+            int64_t move = (gs(P, s.v[k]) + s.d[k]) - (gs(P, best) + bd), len = val(c, K_HELD);
+            if (move < 0)
+                move = -move;
+            if (move > TOL && move * 20 > len)
+                c->ambiguous = 1;
+        }
+        if (c->ambiguous)
+            continue;
+        assign(P, c, best, bd);
+        int64_t *ut = unlock_of(ul, &nul, P->r->units[best].device);
+        if (ut)
+            *ut = c->t0 + val(c, K_PRE_LOCK) + val(c, K_MUTEX_WAIT) +
+                  (c->v[K_HELD] >= 0 ? val(c, K_HELD) : val(c, K_GPU_TOTAL));
+    }
+    free(s.v);
+    free(s.d);
+    return 0;
+}
+
+/* ---- pass 3: the lines around the sections ---- */
+
+/* When the line at entry i would have been printed had unit u's call made
+ * it, or T_NONE when it cannot have. */
+static int64_t printed_at(const struct place *P, size_t i, size_t j, const struct call *c, int role)
+{
+    uint64_t line = P->dl[i].line;
+    int64_t ms = P->dl[i].ms * MS;
+    switch (role) {
+    case R_ENTRY: { /* the call's first line, before its lock */
+        if (c->entry_given || c->first <= line)
+            return T_NONE;
+        int64_t sts = 0;
+        for (size_t e = i; e < j; e++)
+            if (P->dl[e].ms * MS > sts)
+                sts = P->dl[e].ms * MS; /* setup_to_split holds split_vectors */
+        if (c->v[K_PRE_LOCK] >= 0 && sts > val(c, K_PRE_LOCK) + TOL)
+            return T_NONE;
+        return c->t0 + sts;
+    }
+    case R_PREP: { /* before its section's barrier_wait */
+        if (c->v[K_PREP] >= 0)
+            return T_NONE;
+        if (c->barrier_line ? line > c->barrier_line : c->closed && line > c->last)
+            return T_NONE;
+        int64_t mw = val(c, K_MUTEX_WAIT), ntt = val(c, K_NTT), bw = val(c, K_BARRIER);
+        if (c->v[K_BARRIER] >= 2 && (ms > mw + ntt + bw + 4 * MS || ms + 4 * MS < mw + ntt + bw))
+            return T_NONE; /* the barrier waited for this prep: they end together */
+        if (c->v[K_NTT] >= 0 && c->v[K_BARRIER] >= 0 && c->v[K_BARRIER] < 2 && ms > mw + ntt + bw + 4 * MS)
+            return T_NONE; /* the barrier did not wait: it ended before */
+        return c->t0 + val(c, K_PRE_LOCK) + ms;
+    }
+    case R_BG2: { /* after its prep_msm, before its unit's GPU_END */
+        if (c->v[K_PREP] < 0 || c->prep_line >= line || c->v[K_BG2] >= 0)
+            return T_NONE;
+        int64_t end = c->t0 + val(c, K_PRE_LOCK) + val(c, K_PREP) + ms;
+        if (ge(P, c->unit) != T_NONE && end > ge(P, c->unit) + TOL)
+            return T_NONE;
+        return end;
+    }
+    default: /* a name the table does not know: a line of an open section */
+        if (line < c->first || (c->closed && line > c->last))
+            return T_NONE;
+        return c->t0 + ms;
+    }
+}
+
+static void around(struct place *P)
+{
+    struct sweep s = {malloc((P->nbyS + 1) * sizeof *s.v), NULL, 0, 0};
+    if (!s.v)
+        return;
+    for (size_t i = 0; i < P->n;) {
+        size_t j = i + 1;
+        while (j < P->n && P->dl[j].line == P->dl[i].line)
+            j++;
+        if (P->own[i] != E_FLOAT) {
+            i = j;
+            continue;
+        }
+        int role = role_of(P, i);
+        int64_t t = P->dl[i].t_prev;
+        int32_t to = E_OUTSIDE;
+        if (role != R_RUN && t != T_NONE) {
+            sweep_to(P, &s, t);
+            int64_t best = 0, second = 0;
+            int32_t bc = -1, sc = -1;
+            for (size_t k = 0; k < s.n; k++) {
+                uint32_t u = s.v[k];
+                if (!P->ucall[u])
+                    continue;
+                const struct call *c = &P->c[P->ucall[u] - 1];
+                int64_t at = printed_at(P, i, j, c, role);
+                if (at == T_NONE || at < t - TOL)
+                    continue; /* printed before the record that precedes it */
+                int64_t score = at - t;
+                if (bc < 0 || score < best)
+                    second = best, sc = bc, best = score, bc = (int32_t)(c - P->c);
+                else if (sc < 0 || score < second)
+                    second = score, sc = (int32_t)(c - P->c);
+            }
+            if (bc >= 0)
+                to = sc >= 0 && second - best <= TOL ? E_AMBIGUOUS : bc;
+        }
+        for (size_t e = i; e < j; e++)
+            P->own[e] = to;
+        if (to >= 0) {
+            struct call *c = &P->c[to];
+            if (role == R_ENTRY)
+                c->entry_given = 1;
+            for (size_t e = i; e < j; e++)
+                if (P->kid[e] == K_PREP || P->kid[e] == K_BG2)
+                    c->v[P->kid[e]] = P->dl[e].ms;
+            if (role == R_PREP)
+                c->prep_line = P->dl[i].line;
+        }
+        i = j;
+    }
+    free(s.v);
+}
+
+/* ---- the phases ---- */
+
+static int add_phase(struct run *r, struct strtab *strs, const struct place *P, size_t e, int64_t a, int64_t b)
+{
+    const struct call *c = &P->c[P->own[e]];
+    const struct unit *u = &r->units[c->unit];
+    int64_t lo = u->t[EV_GPU_START], hi = u->t[EV_GPU_END];
+    /* The source puts every duration inside its unit's GPU phase; what
+     * lies out of it by the values' truncation is brought in. */
+    if (hi != T_NONE && b > hi && b - hi <= TOL)
+        a -= b - hi, b = hi;
+    if (a < lo && lo - a <= TOL)
+        b += lo - a, a = lo;
+    size_t kn;
+    const char *k = strtab_get(strs, P->dl[e].key, &kn);
+    char name[SCAN_DUR_KEY_MAX + 24];
+    int tid = P->dl[e].tid;
+    uint32_t id[2];
+    for (int end = 0; end < 2; end++) {
+        int len = tid > 0 ? snprintf(name, sizeof name, "%.*s.gpu%d_%s", (int)kn, k, tid, end ? "END" : "START")
+                          : snprintf(name, sizeof name, "%.*s_%s", (int)kn, k, end ? "END" : "START");
+        if (strtab_intern(strs, name, (size_t)len, &id[end]))
+            return -1;
+    }
+    for (int end = 0; end < 2; end++) {
+        if (grow_heap((void **)&r->xev, &r->xev_cap, r->nxev, sizeof *r->xev, 64))
+            return -1;
+        r->xev[r->nxev++] = (struct xitem){end ? b : a, P->dl[e].line, 0, id[end], 0, u->job, u->partition};
+    }
+    return 0;
+}
+
+/* The calling thread's durations and gpu_tid lines as the source orders
+ * them, from the call's entry t0. */
+static int call_phases(struct run *r, struct strtab *strs, const struct place *P, size_t ci)
+{
+    const struct call *c = &P->c[ci];
+    int64_t t0 = c->t0, pre = val(c, K_PRE_LOCK), L = t0 + pre + val(c, K_MUTEX_WAIT);
+    int64_t prep_end = t0 + pre + val(c, K_PREP);
+    int64_t cur[64], gtot[64];
+    for (int k = 0; k < 64; k++)
+        cur[k] = L, gtot[k] = -1;
+    int64_t sts = -1;
+    for (size_t e = 0; e < P->n; e++)
+        if (P->own[e] == (int32_t)ci && P->kid[e] == K_SETUP)
+            sts = P->dl[e].ms * MS;
+    for (size_t e = 0; e < P->n; e++) {
+        if (P->own[e] != (int32_t)ci)
+            continue;
+        int64_t ms = P->dl[e].ms * MS, a, b;
+        int tid = P->dl[e].tid, k = P->kid[e];
+        if (tid >= 0 && tid < 64) { /* a GPU thread's lines follow each other from L */
+            if (k == K_GPU_TOTAL) {
+                a = L, b = L + ms;
+            } else if (k == K_TAIL && e + 1 < P->n && P->dl[e + 1].line == P->dl[e].line &&
+                       P->kid[e + 1] == K_GPU_TOTAL) {
+                gtot[tid] = P->dl[e + 1].ms * MS; /* the tail ends with the total */
+                a = L + gtot[tid] - ms, b = L + gtot[tid];
+            } else {
+                a = cur[tid], b = cur[tid] + ms;
+            }
+            if (k != K_GPU_TOTAL)
+                cur[tid] = b;
+        } else {
+            switch (k) {
+            case K_PRE_LOCK: a = t0, b = t0 + ms; break;
+            case K_MUTEX_WAIT: a = t0 + pre, b = L; break;
+            case K_HELD: a = L, b = L + ms; break;
+            case K_TOTAL_FN: a = t0, b = t0 + ms; break;
+            case K_SETUP: a = t0, b = t0 + ms; break;
+            case K_SPLIT: a = sts >= 0 ? t0 + sts - ms : t0, b = a + ms; break;
+            case K_PREP: a = t0 + pre, b = prep_end; break;
+            case K_BG2: a = prep_end, b = prep_end + ms; break;
+            default: a = t0, b = t0 + ms; break; /* a name the table does not know */
+            }
+        }
+        if (add_phase(r, strs, P, e, a, b))
+            return -1;
+    }
+    return 0;
+}
+
+static int mark_outside(struct run *r, const struct dline *x)
+{
+    struct dur_use *d = &r->dur;
+    for (size_t i = 0; i < d->nmarks; i++)
+        if (d->marks[i].name == x->key) {
+            d->marks[i].count++;
+            d->marks[i].total_ms += x->ms;
+            return 0;
+        }
+    struct dur_mark *nm = realloc(d->marks, (d->nmarks + 1) * sizeof *nm);
+    if (!nm)
+        return -1;
+    d->marks = nm;
+    d->marks[d->nmarks++] = (struct dur_mark){x->key, 1, x->ms};
+    return 0;
+}
+
+static int tally(struct run *r, struct strtab *strs, struct place *P)
+{
+    struct dur_use *d = &r->dur;
+    uint64_t prev_line = 0;
+    for (size_t e = 0; e < P->n; e++) {
+        d->values++;
+        if (P->dl[e].line != prev_line)
+            d->lines++;
+        prev_line = P->dl[e].line;
+        int32_t o = P->own[e];
+        if (o >= 0 && P->c[o].unit == UINT32_MAX) /* a section no unit took */
+            o = P->c[o].interleaved ? E_INTERLEAVED : P->c[o].ambiguous ? E_AMBIGUOUS : E_OUTSIDE;
+        if (o >= 0)
+            d->placed++;
+        else if (o == E_INTERLEAVED)
+            d->interleaved++;
+        else if (o == E_AMBIGUOUS)
+            d->ambiguous++;
+        else if (o == E_STRAY)
+            d->stray++;
+        else if (mark_outside(r, &P->dl[e]))
+            return -1;
+        else
+            d->outside++;
+    }
+    for (size_t ci = 0; ci < P->nc; ci++) {
+        d->calls++;
+        if (P->c[ci].unit != UINT32_MAX) {
+            d->units++;
+            if (call_phases(r, strs, P, ci))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+int dur_place(struct run *r, struct strtab *strs, const struct dline *dl, size_t n)
+{
+    struct place P = {r, dl, n, NULL, NULL, NULL, 0, NULL, NULL, 0};
+    int rc = -1;
+    P.kid = malloc(n * sizeof *P.kid);
+    P.own = malloc(n * sizeof *P.own);
+    P.c = malloc(n * sizeof *P.c); /* at most a call per entry */
+    P.ucall = calloc(r->nunits + 1, sizeof *P.ucall);
+    P.byS = malloc((r->nunits + 1) * sizeof *P.byS);
+    if (!P.kid || !P.own || !P.c || !P.ucall || !P.byS)
+        goto out;
+    for (size_t i = 0; i < n; i++) {
+        P.kid[i] = key_of(strs, dl[i].key);
+        P.own[i] = E_FLOAT;
+    }
+    struct by_start *bs = malloc((r->nunits + 1) * sizeof *bs);
+    if (!bs)
+        goto out;
+    for (size_t u = 0; u < r->nunits; u++)
+        if (r->units[u].t[EV_GPU_START] != T_NONE)
+            bs[P.nbyS++] = (struct by_start){r->units[u].t[EV_GPU_START], (uint32_t)u};
+    qsort(bs, P.nbyS, sizeof *bs, cmp_start);
+    for (size_t i = 0; i < P.nbyS; i++)
+        P.byS[i] = bs[i].u;
+    free(bs);
+    if (sections(&P) || sections_to_units(&P))
+        goto out;
+    around(&P);
+    rc = tally(r, strs, &P);
+out:
+    free(P.kid);
+    free(P.own);
+    free(P.c);
+    free(P.ucall);
+    free(P.byS);
+    return rc;
+}

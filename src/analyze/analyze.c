@@ -654,6 +654,14 @@ static void decide(struct run_result *res)
         const struct phase_result *ph = &res->phase;
         double util = ph->has_kernel ? ph->kernel_utilization : res->utilization;
         int64_t in_phase = ph->has_kernel ? ph->gpu_busy_kernel_devs - ph->kernel_busy : 0;
+        if (ph->crit.known && ph->has_kernel && ph->kernel_window > 0) {
+            /* duration lines: gpu_total holds barrier_wait, where the GPU
+             * waits (mutex held) for the host's prep_msm; the device's
+             * mutex makes those waits disjoint, so their sum is their
+             * union.  The rule counts it with the GPU phase's other work. */
+            util -= ph->crit.barrier_busy / (double)ph->kernel_window;
+            in_phase += (int64_t)ph->crit.barrier_busy;
+        }
         if (util >= 0.95) {
             res->bottleneck = BN_GPU;
         } else {

@@ -77,6 +77,19 @@ struct phase_row {
     struct stage_stats st;
     double total;  /* ns, summed over its occurrences */
     double share;  /* total over the enclosing phase's total (every unit that has it) */
+    int parent;    /* the row of the phase that encloses it (duration lines' nesting), or -1 */
+    int depth;     /* parents above it */
+};
+/* The GPU phase's critical path, from duration lines (durations.h): per
+ * unit, the kernels (gpu_total) against the host work on the call's path
+ * (prep_msm, then b_g2_msm, on a helper thread from before the lock). */
+struct crit_path {
+    int known;         /* the run has gpu_total and prep_msm phases */
+    double kernels;    /* gpu_total's mean, ns */
+    double barrier;    /* barrier_wait's mean: inside gpu_total, the GPU waits for prep_msm */
+    double prep, bg2;  /* prep_msm's and b_g2_msm's means */
+    double barrier_busy; /* barrier_wait's total, for the bottleneck rule (GPU idle) */
+    int host_bound;    /* prep + bg2 outlast the kernels' own work (kernels - barrier) */
 };
 struct mark_row {
     uint32_t name;
@@ -110,6 +123,7 @@ struct phase_result {
     struct kind_row *kinds; /* when the run holds two kinds or more (owned) */
     size_t nkinds;
     struct reported_check synth_ms, gpu_ms;
+    struct crit_path crit;
 };
 
 /* The name of the kernel phase (default KERNEL; `--kernel-phase`). */

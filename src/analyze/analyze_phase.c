@@ -12,6 +12,8 @@
  */
 #include "analyze.h"
 
+#include "durations.h"
+#include "explain.h"
 #include "mem.h"
 
 #include <math.h>
@@ -350,6 +352,73 @@ static int make_rows(struct acc *a, struct phase_result *ph)
     return 0;
 }
 
+/* The rows' nesting by the duration lines' source (dur_parent), and
+ * their depth.  Other phases have none: a log's own NAME_START/NAME_END
+ * say nothing of how they nest. */
+static void nest_rows(const struct run *r, struct phase_result *ph)
+{
+    for (size_t i = 0; i < ph->nrows; i++)
+        ph->rows[i].parent = -1, ph->rows[i].depth = 0;
+    if (!r->dur.placed)
+        return;
+    for (size_t i = 0; i < ph->nrows; i++) {
+        struct phase_row *row = &ph->rows[i];
+        if (row->name == PHASE_UNACCOUNTED)
+            continue;
+        size_t n, pn;
+        const char *nm = phase_label(r, row, &n);
+        char parent[SCAN_DUR_KEY_MAX + 32];
+        if (!(pn = dur_parent(nm, n, parent, sizeof parent)))
+            continue;
+        for (size_t j = 0; j < ph->nrows; j++) {
+            size_t m;
+            const char *o = ph->rows[j].name == PHASE_UNACCOUNTED ? NULL : phase_label(r, &ph->rows[j], &m);
+            if (o && j != i && ph->rows[j].within == row->within && m == pn && !memcmp(o, parent, pn)) {
+                row->parent = (int)j;
+                break;
+            }
+        }
+    }
+    for (size_t i = 0; i < ph->nrows; i++)
+        for (int p = ph->rows[i].parent, guard = 0; p >= 0 && guard < 16; p = ph->rows[p].parent, guard++)
+            ph->rows[i].depth++;
+}
+
+static const struct phase_row *gpu_row(const struct run *r, const struct phase_result *ph, const char *name)
+{
+    for (size_t i = 0; i < ph->nrows; i++) {
+        size_t n;
+        const struct phase_row *row = &ph->rows[i];
+        if (row->within == WITHIN_GPU && row->name != PHASE_UNACCOUNTED) {
+            const char *s = phase_label(r, row, &n);
+            if (n == strlen(name) && !memcmp(s, name, n))
+                return row;
+        }
+    }
+    return NULL;
+}
+
+/* The critical path of the GPU phase, where duration lines give it
+ * (docs/json.md, "critical_path"): host work on the call's path outlasts
+ * the kernels' own work when prep_msm + b_g2_msm > gpu_total -
+ * barrier_wait, 5% of slack for the values' truncation and noise. */
+static void critical_path(const struct run *r, struct phase_result *ph)
+{
+    struct crit_path *c = &ph->crit;
+    memset(c, 0, sizeof *c);
+    const struct phase_row *k = gpu_row(r, ph, "gpu_total"), *p = gpu_row(r, ph, "prep_msm"),
+                           *b = gpu_row(r, ph, "b_g2_msm"), *w = gpu_row(r, ph, "barrier_wait");
+    if (!r->dur.placed || !k || !p)
+        return;
+    c->known = 1;
+    c->kernels = k->st.mean;
+    c->barrier = w ? w->st.mean : 0;
+    c->barrier_busy = w ? w->total : 0;
+    c->prep = p->st.mean;
+    c->bg2 = b ? b->st.mean : 0;
+    c->host_bound = c->prep + c->bg2 > 1.05 * (c->kernels - c->barrier);
+}
+
 /* Kernel utilization, per device and over the devices that have it. */
 static void kernel_figures(struct acc *a, struct run_result *res)
 {
@@ -392,6 +461,8 @@ int analyze_phase(const struct run *r, struct run_result *res)
     if (rc == 0)
         rc = make_rows(&a, ph);
     if (rc == 0) {
+        nest_rows(r, ph);
+        critical_path(r, ph);
         kernel_figures(&a, res);
         if (r->nxattr)
             rc = by_kind(r, ph);

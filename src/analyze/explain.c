@@ -49,18 +49,50 @@ const char *phase_label(const struct run *r, const struct phase_row *row, size_t
     return s;
 }
 
+/* Is row i an enclosing row of row k (duration lines' nesting)? */
+static int encloses(const struct phase_result *ph, int i, int k)
+{
+    for (int p = k >= 0 ? ph->rows[k].parent : -1, guard = 0; p >= 0 && guard < 16; p = ph->rows[p].parent, guard++)
+        if (p == i)
+            return 1;
+    return 0;
+}
+
+static int is_kernel_row(const struct run *r, const struct phase_row *row)
+{
+    size_t len;
+    const char *name = phase_label(r, row, &len), *k = analyze_kernel_name(r);
+    return row->name != PHASE_UNACCOUNTED && len == strlen(k) && !strncasecmp(name, k, len);
+}
+
+/* What fills the GPU phase besides the kernels: its sub-phases' shares.
+ * Nested duration phases (analyze.h) are named at the level where they
+ * stop holding the kernels (mutex_wait and pre_lock_cpu, not their
+ * total_start_fn), and barrier_wait, inside gpu_total, as the wait it is. */
 const char *report_phase_fill(char *buf, size_t n, const struct run_result *res)
 {
+    const struct phase_result *ph = &res->phase;
     size_t k = 0;
+    int ki = -1;
     buf[0] = 0;
-    for (size_t i = 0; i < res->phase.nrows && k < n; i++) {
-        const struct phase_row *row = &res->phase.rows[i];
+    for (size_t i = 0; i < ph->nrows; i++)
+        if (ph->rows[i].within == WITHIN_GPU && is_kernel_row(res->run, &ph->rows[i]))
+            ki = (int)i;
+    for (size_t i = 0; i < ph->nrows && k < n; i++) {
+        const struct phase_row *row = &ph->rows[i];
         size_t len;
-        const char *name = phase_label(res->run, row, &len);
-        if (row->within != WITHIN_GPU || (len == strlen(analyze_kernel_phase) &&
-                                          !strncasecmp(name, analyze_kernel_phase, len)))
+        const char *name = phase_label(res->run, row, &len), *why = "";
+        if (row->within != WITHIN_GPU || (int)i == ki || encloses(ph, (int)i, ki))
             continue;
-        k += (size_t)snprintf(buf + k, n - k, "%s%.*s %.1f%%", k ? ", " : "", (int)len, name, 100 * row->share);
+        if (row->parent >= 0 && !encloses(ph, row->parent, ki)) {
+            if (row->parent != ki || len != 12 || memcmp(name, "barrier_wait", 12))
+                continue;
+            why = " (inside gpu_total: the GPU waits for prep_msm)";
+        }
+        if (res->run->dur.placed && len == 10 && !memcmp(name, "mutex_wait", 10))
+            why = " (waiting for another call's kernels)";
+        k += (size_t)snprintf(buf + k, n - k, "%s%.*s %.1f%%%s", k ? ", " : "", (int)len, name, 100 * row->share,
+                              why);
     }
     if (k < n)
         snprintf(buf + k, n - k, "%sof the GPU phase's time", k ? " " : "unknown (no sub-phases) ");
@@ -81,12 +113,24 @@ const char *bottleneck_sentence(char *buf, size_t n, const struct run_result *re
                      100 * res->utilization);
         break;
     case BN_GPU_PHASE: {
-        char fill[256];
+        char fill[512];
         report_phase_fill(fill, sizeof fill, res);
-        snprintf(buf, n,
-                 "gpu_phase: the GPU phase is busy %.1f%% of the window but its kernels run %.1f%%; the rest of the "
-                 "phase is %s",
-                 100 * res->utilization, 100 * res->phase.kernel_utilization, fill);
+        const struct crit_path *c = &res->phase.crit;
+        if (c->known && c->host_bound) {
+            char k[32], w[32], h[32];
+            snprintf(buf, n,
+                     "gpu_phase: the GPU phase is busy %.1f%% of the window but its kernels run %.1f%%; its critical "
+                     "path is on the CPU: kernels %s per unit (gpu_total less its barrier_wait, %s); the phase waits "
+                     "for prep_msm + b_g2_msm, %s, on the CPU; the rest of the phase is %s",
+                     100 * res->utilization, 100 * res->phase.kernel_utilization,
+                     fmt_dur(k, sizeof k, (c->kernels - c->barrier)), fmt_dur(w, sizeof w, c->barrier),
+                     fmt_dur(h, sizeof h, (c->prep + c->bg2)), fill);
+        } else {
+            snprintf(buf, n,
+                     "gpu_phase: the GPU phase is busy %.1f%% of the window but its kernels run %.1f%%; the rest of the "
+                     "phase is %s",
+                     100 * res->utilization, 100 * res->phase.kernel_utilization, fill);
+        }
         break;
     }
     case BN_SYNTHESIS:
@@ -291,11 +335,20 @@ int report_advice_lines(const struct run_result *res, char *l1, size_t n1, char 
             const struct phase_row *row = &res->phase.rows[i];
             size_t ln;
             const char *nm = phase_label(res->run, row, &ln);
-            if (row->within == WITHIN_GPU && !(ln == strlen(analyze_kernel_phase) && !strncasecmp(nm, analyze_kernel_phase, ln)) &&
+            if (row->within == WITHIN_GPU && !is_kernel_row(res->run, row) && row->parent < 0 &&
                 (!big || row->total > big->total))
                 big = row, name = nm, len = ln;
         }
-        if (big)
+        const struct crit_path *c = &res->phase.crit;
+        if (c->known && c->host_bound) {
+            char h[32], k[32];
+            snprintf(l1, n1, "none for synthesis: overlap prep_msm + b_g2_msm (%s per unit on the CPU) with the next "
+                             "unit's kernels (%s), or cut them: less CPU time per unit in prep_msm (%.0f%%) and "
+                             "b_g2_msm (%.0f%%)",
+                     fmt_dur(h, sizeof h, (c->prep + c->bg2)),
+                     fmt_dur(k, sizeof k, (c->kernels - c->barrier)), 100 * c->prep / (c->prep + c->bg2),
+                     100 * c->bg2 / (c->prep + c->bg2));
+        } else if (big)
             snprintf(l1, n1, "none for synthesis: shorten the GPU phase's work outside the kernels, or overlap it with "
                              "the next unit's kernels; the largest is %.*s (%s per unit, %.1f%% of the phase)",
                      (int)len, name, fmt_dur(g, sizeof g, big->st.mean), 100 * big->share);

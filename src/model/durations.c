@@ -624,3 +624,33 @@ out:
     free(P.byS);
     return rc;
 }
+
+/* The source's nesting: each name's enclosing interval on the same thread
+ * (or, for the calling thread's, its section), as call_phases places them. */
+static const char *const nest[][2] = {
+    {"pre_lock_cpu", "total_start_fn"}, {"mutex_wait", "total_start_fn"}, {"mutex_held", "total_start_fn"},
+    {"setup_to_split", "pre_lock_cpu"},   {"split_vectors", "setup_to_split"}, {"gpu_total", "mutex_held"},
+    {"ntt_msm_h", "gpu_total"},           {"barrier_wait", "gpu_total"},     {"batch_add", "gpu_total"},
+    {"tail_msm", "gpu_total"},
+};
+
+size_t dur_parent(const char *name, size_t n, char *out, size_t cap)
+{
+    /* a call over several GPUs: gpu_tid k's names end in .gpuK, and so do
+     * their parents, up to gpu_total.gpuK, whose parent is the section */
+    size_t base = n, tn = 0;
+    for (size_t i = n; i > 4; i--)
+        if (name[i - 1] == '.' ) {
+            if (n - i > 3 && memcmp(name + i, "gpu", 3) == 0)
+                base = i - 1, tn = n - base;
+            break;
+        }
+    for (size_t k = 0; k < sizeof nest / sizeof nest[0]; k++)
+        if (strlen(nest[k][0]) == base && memcmp(name, nest[k][0], base) == 0) {
+            const char *p = nest[k][1];
+            int keep = tn && strcmp(p, "mutex_held") != 0;
+            int len = snprintf(out, cap, "%s%.*s", p, keep ? (int)tn : 0, name + base);
+            return len > 0 && (size_t)len < cap ? (size_t)len : 0;
+        }
+    return 0;
+}

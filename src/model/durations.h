@@ -22,4 +22,9 @@
  * names go.  0, or -1 when out of memory. */
 int dur_place(struct run *r, struct strtab *strs, const struct dline *dl, size_t n);
 
+/* The name of the phase that encloses duration phase `name` (n bytes) by
+ * the source's nesting (gpu_total within mutex_held, ntt_msm_h within
+ * gpu_total, ...), into out; its length, or 0 for a phase of no parent. */
+size_t dur_parent(const char *name, size_t n, char *out, size_t cap);
+
 #endif /* DURATIONS_H */

@@ -187,6 +187,25 @@ static void abandoned_text(FILE *f, const struct run_result *res, const struct p
             r->native ? "event" : "line", (unsigned long long)r->units[res->abandoned_first].line);
 }
 
+/* The rows under parent (-1: the top), each followed by its own: a
+ * duration line's phases nest as its source runs them (analyze.h). */
+static void phase_rows_text(FILE *f, const struct run *r, const struct phase_result *ph, int parent)
+{
+    for (size_t i = 0; i < ph->nrows; i++) {
+        const struct phase_row *row = &ph->rows[i];
+        if (row->parent != parent)
+            continue;
+        size_t len;
+        const char *name = phase_label(r, row, &len);
+        int ind = 2 * (row->depth < 5 ? row->depth : 5), w = 22 - ind;
+        fprintf(f, "  %*s%-*.*s %-9s %8llu", ind, "", w, (int)(len > (size_t)w ? (size_t)w : len), name,
+                within_names[row->within], (unsigned long long)row->st.count);
+        stat_cells(f, &row->st);
+        fprintf(f, " %6.1f%%\n", 100 * row->share);
+        phase_rows_text(f, r, ph, (int)i);
+    }
+}
+
 /* Phases inside the stages, marks, kinds, and the daemon's own durations. */
 static void phases_text(FILE *f, const struct run_result *res, const struct paint *p)
 {
@@ -195,15 +214,7 @@ static void phases_text(FILE *f, const struct run_result *res, const struct pain
     if (ph->nrows) {
         fprintf(f, "\n  %s%-22s %-9s %8s %10s %10s %10s %7s%s\n", p->dim, "phase", "within", "count", "mean", "p50",
                 "p90", "share", p->off);
-        for (size_t i = 0; i < ph->nrows; i++) {
-            const struct phase_row *row = &ph->rows[i];
-            size_t len;
-            const char *name = phase_label(r, row, &len);
-            fprintf(f, "  %-22.*s %-9s %8llu", (int)(len > 22 ? 22 : len), name, within_names[row->within],
-                    (unsigned long long)row->st.count);
-            stat_cells(f, &row->st);
-            fprintf(f, " %6.1f%%\n", 100 * row->share);
-        }
+        phase_rows_text(f, r, ph, -1);
     }
     if (ph->nmarks) {
         fprintf(f, "  %-22s", "marks");

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #define FIT_UNITS 5000 /* the fit looks at the first this many complete units */
+#define FIT_MIN_VAR 1e-12 /* log-variance of stage times below which there is nothing to fit */
 
 static int has(const struct unit *u, int e)
 {
@@ -183,6 +184,13 @@ static void fit(struct cu *c, size_t n, double cores, struct sim_fit *f, struct 
         }
     }
     double v0s = logvar(tmp_s, n), v0g = logvar(tmp_g, n);
+    /* A spread of log times under FIT_MIN_VAR is the rounding of the
+     * division above (times that the growth explains entirely), nothing
+     * for the cores to explain: a fit to it would fit the rounding. */
+    if (v0s < FIT_MIN_VAR)
+        v0s = 0;
+    if (v0g < FIT_MIN_VAR)
+        v0g = 0;
     static const double hs[] = {0, 0.25, 0.5, 0.75, 1};
     /* Threads from one core (a task that computes keeps at least one core
      * busy) to all of them, in steps of 2^(1/4), or coarser on big machines. */

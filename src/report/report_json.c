@@ -378,7 +378,7 @@ static void inside_json(FILE *f, const struct run_result *res)
 static void growth_json(FILE *f, const struct advice *a)
 {
     fprintf(f, ", \"work_by_concurrency\": {\"stage\": \"%s\", \"measure\": \"%s\", \"factors\": [",
-            a->growth_role ? "gpu" : "synthesis", a->growth_kind == KIND_MEMORY ? "cpu_s" : "off_cpu_s");
+            a->growth_role ? "gpu" : "synthesis", a->growth_kind == KIND_MEMORY ? "cpu_s" : "time_less_run_queue_s");
     for (int i = 0; i < a->growth_n; i++) {
         fprintf(f, "%s{\"concurrency\": %d, \"factor\": ", i ? ", " : "", a->growth_k[i]);
         json_num(f, a->growth_w[i]);

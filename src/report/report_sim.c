@@ -166,7 +166,7 @@ static void growth_json(FILE *f, const char *key, const struct sim_growth *g)
 {
     if (g->n < 2)
         return;
-    fprintf(f, ", \"%s\": {\"measure\": \"%s\", \"factors\": [", key, g->kind == KIND_MEMORY ? "cpu_s" : "off_cpu_s");
+    fprintf(f, ", \"%s\": {\"measure\": \"%s\", \"factors\": [", key, g->kind == KIND_MEMORY ? "cpu_s" : "time_less_run_queue_s");
     for (int i = 0; i < g->n; i++)
         fprintf(f, "%s{\"concurrency\": %d, \"units\": %llu, \"factor\": %.6f}", i ? ", " : "", g->k[i],
                 (unsigned long long)g->units[i], g->w[i]);

@@ -158,7 +158,7 @@ static void growth_text(FILE *f, const char *role, const struct sim_growth *g)
             g->kind == KIND_MEMORY ? "memory bandwidth or caches" : "waiting off the CPU, its CPU time flat");
     for (int i = 0; i < g->n; i++)
         fprintf(f, "%s%.2fx at %d", i ? " · " : "", g->w[i], g->k[i]);
-    fprintf(f, ", +%.2fx per synthesis beyond; %.0f%% of its time grows so; the model for every point\n", g->slope,
+    fprintf(f, ", +%.2fx per synthesis beyond; %.0f%% of its time grows so; in every simulated point\n", g->slope,
             100 * g->share);
 }
 

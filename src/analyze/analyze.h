@@ -180,7 +180,7 @@ struct cpu_result {
     double gpu_at_once;              /* mean GPU phases at once over the window (for reserving cores) */
 };
 
-#define ADVICE_GROWTH_PTS 8 /* the growth model's points the advice carries */
+#define ADVICE_GROWTH_PTS 32 /* the growth model's points the advice carries: all (sim.h's SIM_GROWTH_MAX) */
 struct advice {
     int valid;               /* needs synthesis times and a device with units */
     double synth_mean;       /* s, ns */

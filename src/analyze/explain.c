@@ -227,8 +227,15 @@ static void growth_text(const struct advice *a, char *buf, size_t n)
                                 a->growth_kind == KIND_MEMORY ? "CPU time per unit"
                                                               : "time per unit off the run queue (its CPU time "
                                                                 "per unit flat)");
-    for (int i = 0; i < a->growth_n && k < n; i++)
+    /* a line's worth: the first points and the last (the JSON has all) */
+    for (int i = 0; i < a->growth_n && k < n; i++) {
+        if (a->growth_n > 8 && i >= 6 && i < a->growth_n - 1) {
+            if (i == 6)
+                k += (size_t)snprintf(buf + k, n - k, " · …");
+            continue;
+        }
         k += (size_t)snprintf(buf + k, n - k, "%s%.2fx at %d", i ? " · " : "", a->growth_w[i], a->growth_k[i]);
+    }
     if (k < n)
         k += (size_t)snprintf(buf + k, n - k, ", +%.2fx per synthesis beyond): at %d %.1f%% and %s per job", a->growth_slope,
                               a->needed, 100 * a->growth_util[0], fmt_dur(x, sizeof x, a->growth_spj[0]));

@@ -5,6 +5,7 @@
  */
 #include "check.h"
 
+#include "explain.h"
 #include "sim.h"
 
 #include <math.h>
@@ -561,6 +562,8 @@ static void doubling_trace(struct sim_out *o, double w2)
     memcpy(c->synth_cpu_by, rows, sizeof rows);
     c->nsynth_cpu_by = 2;
     c->synth_kind = c->kind = KIND_MEMORY;
+    c->synth_extra = (struct cpu_extra){.known = 1, .slower = w2, .cpu_grows = w2, .alone_s = 1, .beside_s = w2,
+                                        .wall = w2 - 1, .cpu = w2 - 1, .kind = KIND_MEMORY};
     c->synth_contended = c->contention = 1;
     o->res.bottleneck = BN_MEMORY;
 }
@@ -605,6 +608,14 @@ static void growth_sim(void)
     CHECK(!strcmp(a->model, "simulation") && a->current == 2 && a->needed == 1);
     CHECK(a->growth_n == 2 && a->growth_role == 0 && a->growth_kind == KIND_MEMORY && near(a->growth_w[1], 2, 1e-12));
     CHECK(near(a->growth_spj[0] * 1e-9, 1.0075, 1e-6) && near(a->growth_spj[1] * 1e-9, 1.015, 1e-6));
+    /* the advice says so, with the numbers */
+    char l1[512], l2[512];
+    report_advice_lines(&o.res, l1, sizeof l1, l2, sizeof l2);
+    printf("  %s\n  %s\n", l1, l2);
+    CHECK(strstr(l1, "run 1 synthesis at once, not more (now 2; the simulation's best)") != NULL);
+    CHECK(strstr(l2, "SIMULATED with synthesis CPU time per unit by concurrency as its contention model (1.00x at 1 · "
+                     "2.00x at 2, +1.00x per synthesis beyond): at 1 ") != NULL);
+    CHECK(strstr(l2, "at 2 (now)") != NULL);
     sim_out_free(&o);
 
     /* 2.5x at 2: a pair takes 2.5 s, 0.8 units a second against 1 alone;

@@ -50,6 +50,10 @@ for m in cores memory waiting; do
         if grep -q '"work_by_concurrency": {' "$T/$m.json"; then
             "$W" analyze "$T/$m.wft" | grep -q 'SIMULATED with .* by concurrency as its contention model' && ok ||
                 bad "$m: the advice does not name its model"
+            # simulate uses it too, and says so
+            "$W" simulate --from "$T/$m.wft" --sweep synth-concurrency=1:4 >"$T/$m.sim" || bad "$m: simulate failed"
+            grep -q '^  work growth   .* by concurrency, measured' "$T/$m.sim" && ok ||
+                bad "$m: simulate does not name the work growth: $(cat "$T/$m.sim")"
         fi ;;
     esac
     # units alone and beside others, each with CPU time

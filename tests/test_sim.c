@@ -481,10 +481,10 @@ static void growth_model(void)
     CHECK(near(g.slope, 0.75, 1e-12));
     CHECK(near(g.share, 1, 1e-12));
     CHECK(near(sim_growth_w(&g, 1), 1, 1e-12));
-    CHECK(near(sim_growth_w(&g, 1.5), 1.5, 1e-12));  /* linear between the points */
+    CHECK(near(sim_growth_w(&g, 1.5), 1.5, 1e-12)); /* linear between the points */
     CHECK(near(sim_growth_w(&g, 2.5), 2.25, 1e-12));
     CHECK(near(sim_growth_w(&g, 5), 2.5 + 2 * 0.75, 1e-12)); /* the slope beyond */
-    CHECK(near(sim_growth_w(&g, 0), 1, 1e-12));     /* below the least k: never below 1 */
+    CHECK(near(sim_growth_w(&g, 0), 1, 1e-12));              /* below the least k: never below 1 */
     double last = 0;
     int mono = 1;
     for (double k = 0; k <= 20; k += 0.25) {
@@ -562,8 +562,7 @@ static void doubling_trace(struct sim_out *o, double w2)
     memcpy(c->synth_cpu_by, rows, sizeof rows);
     c->nsynth_cpu_by = 2;
     c->synth_kind = c->kind = KIND_MEMORY;
-    c->synth_extra = (struct cpu_extra){.known = 1, .slower = w2, .cpu_grows = w2, .alone_s = 1, .beside_s = w2,
-                                        .wall = w2 - 1, .cpu = w2 - 1, .kind = KIND_MEMORY};
+    c->synth_extra = (struct cpu_extra){.known = 1, .slower = w2, .cpu_grows = w2, .alone_s = 1, .beside_s = w2, .wall = w2 - 1, .cpu = w2 - 1, .kind = KIND_MEMORY};
     c->synth_contended = c->contention = 1;
     o->res.bottleneck = BN_MEMORY;
 }

@@ -205,12 +205,12 @@ struct advice {
     double sim_util[2], sim_spj[2]; /* [0]: at current, [1]: at current - 1 (ns) */
     /* with memory or waiting, simulated: the model of work that grows with
      * the syntheses at once that the simulation used (docs/simulate.md) */
-    int growth_n;            /* its points shown here (0: the simulation had none) */
-    int growth_role;         /* 0: synthesis's, 1: the GPU phase's */
-    int growth_kind;         /* KIND_MEMORY: CPU time per unit; KIND_WAITING: time per unit off the run queue */
+    int growth_n;    /* its points shown here (0: the simulation had none) */
+    int growth_role; /* 0: synthesis's, 1: the GPU phase's */
+    int growth_kind; /* KIND_MEMORY: CPU time per unit; KIND_WAITING: time per unit off the run queue */
     int growth_k[ADVICE_GROWTH_PTS];
-    double growth_w[ADVICE_GROWTH_PTS]; /* the work at k over that at growth_k[0] */
-    double growth_slope;     /* beyond the last point, per synthesis */
+    double growth_w[ADVICE_GROWTH_PTS];   /* the work at k over that at growth_k[0] */
+    double growth_slope;                  /* beyond the last point, per synthesis */
     double growth_util[2], growth_spj[2]; /* simulated at needed [0] and current [1] (ns) */
 };
 

@@ -264,7 +264,7 @@ static int contention_advice_lines(const struct run_result *res, char *l1, size_
         emph = snprintf(l1, n1, "run %d synthes%s at once, not more", best, best > 1 ? "es" : "is");
         k = (size_t)emph;
         k += (size_t)snprintf(l1 + k, n1 - k, " (now %d; %s); ", a->current,
-                              a->growth_n ? "the simulation's best"
+                              a->growth_n                       ? "the simulation's best"
                               : !strcmp(a->model, "simulation") ? "simulated, never above the fastest measured"
                                                                 : "the fastest measured per unit of time");
     } else {

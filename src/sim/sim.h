@@ -57,13 +57,13 @@
 #define SIM_GROWTH_MIN_UNITS 3 /* a concurrency needs this many units to be a point:
                                 * CPU_MIN_UNITS, the analysis's own bar for the kind */
 struct sim_growth {
-    int n;                     /* points; 0: no growth (the term is off) */
-    int kind;                  /* KIND_MEMORY or KIND_WAITING: what w measures */
-    int k[SIM_GROWTH_MAX];     /* concurrencies, ascending */
-    double w[SIM_GROWTH_MAX];  /* w(k[i]) >= 1, non-decreasing, w(k[0]) = 1 */
+    int n;                    /* points; 0: no growth (the term is off) */
+    int kind;                 /* KIND_MEMORY or KIND_WAITING: what w measures */
+    int k[SIM_GROWTH_MAX];    /* concurrencies, ascending */
+    double w[SIM_GROWTH_MAX]; /* w(k[i]) >= 1, non-decreasing, w(k[0]) = 1 */
     uint64_t units[SIM_GROWTH_MAX];
-    double slope;              /* beyond k[n-1]: w grows by this per synthesis (>= 0) */
-    double share;              /* 0..1: the share of the task's time that grows */
+    double slope; /* beyond k[n-1]: w grows by this per synthesis (>= 0) */
+    double share; /* 0..1: the share of the task's time that grows */
 };
 
 /* A distribution of per-unit times (seconds): resampled from measured

@@ -101,10 +101,11 @@ struct segs {
     uint32_t *combo;       /* which distinct (ns, np, ng) each segment has */
     int32_t (*cnt)[3];     /* the distinct count triples: few, whatever the trace's size */
     size_t ncombo;
-    double (*f)[3];        /* their slowdowns by the cores (per candidate) */
-    double (*g)[3];        /* their slowdowns by work that grows with the syntheses at once
-                            * (sim_growth: the same for every candidate; 1 where none) */
-    int grows;             /* some g is not 1 */
+    double (*f)[3]; /* their slowdowns by the cores (per candidate) */
+    /* their slowdowns by work that grows with the syntheses at once
+     * (sim_growth: the same for every candidate; 1 where none) */
+    double (*g)[3];
+    int grows;      /* some g is not 1 */
     double *cum[3]; /* the integral of each kind's slowdown up to t[k] (per candidate) */
 };
 

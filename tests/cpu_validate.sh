@@ -20,6 +20,11 @@
 #   memory   CPU work per unit = base x syntheses running: memory
 #   waiting  half of each unit asleep under one shared mutex: waiting
 #   alloc    48 MiB held by each unit: memory per synthesis within 15%
+# and, for memory and waiting, the advice: simulated with the work per unit
+# by concurrency as its model (advice.work_by_concurrency), never more
+# syntheses than ran, and at or below the concurrency measured fastest
+# (the k of synthesis_by_concurrency, 3 units or more, with the most k /
+# mean_s).
 # Exits 1 when a verdict misses.
 W="$1"
 CP="$2"
@@ -31,6 +36,19 @@ if command -v taskset >/dev/null 2>&1 && [ "$(nproc)" -gt 2 ]; then
 fi
 field() { # file key: the first number after "key":
     sed -n "s/.*\"$2\": \\([0-9.e+-]*\\).*/\\1/p" "$1" | head -1
+}
+# file: the advice of a memory or waiting run holds (above); says why not
+advice_holds() {
+    need=$(sed -n 's/.*"advice": {"synthesis_concurrency": \([0-9]*\).*/\1/p' "$1")
+    now=$(sed -n 's/.*"advice": {.*"current_concurrency": \([0-9]*\).*/\1/p' "$1")
+    fast=$(sed -n 's/.*"synthesis_by_concurrency": \[\([^]]*\)\].*/\1/p' "$1" | tr '}' '\n' |
+        sed -n 's/.*"concurrency": \([0-9]*\), "units": \([0-9]*\), "mean_s": \([0-9.e+-]*\).*/\1 \2 \3/p' |
+        awk '$2 >= 3 && $3 > 0 && $1 / $3 > r { r = $1 / $3; k = $1 } END { print k + 0 }')
+    grep -q '"work_by_concurrency": {' "$1" || { echo "  advice: not simulated with the work per unit by concurrency"; return 1; }
+    [ "${need:-99}" -le "${now:-0}" ] && [ "${need:-99}" -le "$fast" ] && {
+        echo "  advice: $need syntheses at once (ran $now, fastest measured $fast)"; return 0; }
+    echo "  advice: $need syntheses at once, above what ran ($now) or the fastest measured ($fast)"
+    return 1
 }
 verdict() { # file: the run's bottleneck
     sed -n 's/.*"bottleneck": "\([a-z]*\)".*/\1/p' "$1" | head -1
@@ -80,9 +98,14 @@ if [ -n "$CP" ]; then
         ok=yes
         [ "$got" = "$want" ] || { ok=NO; fail=1; }
         [ "$m" != cores ] || [ "$kind" = cores ] || { ok=NO; fail=1; }
+        adv=
+        if [ "$m" != cores ] && [ "$got" = "$m" ]; then
+            adv=$(advice_holds "$T/p-$m.out") || { ok=NO; fail=1; }
+        fi
         set -- $cpu
         printf '%-12s %10s %14s %14s %-10s %-10s %s\n' "$m" "$(field "$T/p-$m.out" s_per_job | awk '{printf "%.1f ms", 1000 * $1}')" \
             "$1 ms" "$2 ms" "$got${kind:+ ($kind)}" "$want" "$ok"
+        [ -z "$adv" ] || echo "$adv"
     done
     $PIN "$CP" alloc "$T/p-alloc.wft" || { echo "contention_prog alloc failed"; fail=1; }
     "$W" analyze --json "$T/p-alloc.wft" >"$T/p-alloc.out" 2>/dev/null

@@ -40,6 +40,22 @@ for m in cores memory waiting; do
         *) ok ;;
         esac
     fi
+    # memory, waiting: never more syntheses than ran, whatever the load;
+    # a simulation that had the work per unit by concurrency says so
+    case $bn in
+    memory | waiting)
+        need=$(sed -n 's/.*"advice": {"synthesis_concurrency": \([0-9]*\).*/\1/p' "$T/$m.json")
+        now=$(sed -n 's/.*"advice": {.*"current_concurrency": \([0-9]*\).*/\1/p' "$T/$m.json")
+        [ "${need:-99}" -le "${now:-0}" ] && ok || bad "$m: advice $need syntheses, more than the $now that ran"
+        if grep -q '"work_by_concurrency": {' "$T/$m.json"; then
+            "$W" analyze "$T/$m.wft" | grep -q 'SIMULATED with .* by concurrency as its contention model' && ok ||
+                bad "$m: the advice does not name its model"
+            # simulate uses it too, and says so
+            "$W" simulate --from "$T/$m.wft" --sweep synth-concurrency=1:4 >"$T/$m.sim" || bad "$m: simulate failed"
+            grep -q '^  work growth   .* by concurrency, measured' "$T/$m.sim" && ok ||
+                bad "$m: simulate does not name the work growth: $(cat "$T/$m.sim")"
+        fi ;;
+    esac
     # units alone and beside others, each with CPU time
     n1=$(rows "$T/$m.json" synthesis_cpu_by_concurrency | awk '$1 == 1 { print $3 }')
     n2=$(rows "$T/$m.json" synthesis_cpu_by_concurrency | awk '$1 >= 2 { n += $3 } END { print n + 0 }')

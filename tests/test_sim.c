@@ -5,9 +5,11 @@
  */
 #include "check.h"
 
+#include "explain.h"
 #include "sim.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static struct sim_params base(double synth, double gpu)
@@ -456,6 +458,182 @@ static void bad_params(void)
     run_result_free(&res);
 }
 
+/* ---- work that grows with the syntheses at once (sim_growth.c) ---- */
+
+static struct cpu_row row(int k, uint64_t units, double cpu_s, double want_s, double wall_s)
+{
+    return (struct cpu_row){k, units, cpu_s, want_s, wall_s};
+}
+
+/* w(k) from rows, by hand. */
+static void growth_model(void)
+{
+    struct sim_growth g;
+    /* memory: CPU time per unit 10, 20, 25 ms at 1, 2, 3 (10 units each):
+     * w = 1, 2, 2.5; the least-squares slope through (1, 1), (2, 2),
+     * (3, 2.5): mean k 2, mean w 11/6, sum (k - 2)(w - 11/6) = 5/6 + 2/3
+     * = 1.5 over sum (k - 2)^2 = 2: 0.75 per synthesis. */
+    struct cpu_row r1[] = {row(1, 10, 0.010, 0.010, 0.010), row(2, 10, 0.020, 0.020, 0.020),
+                           row(3, 10, 0.025, 0.025, 0.026)};
+    sim_growth_from_rows(r1, 3, KIND_MEMORY, &g);
+    CHECK(g.n == 3 && g.kind == KIND_MEMORY);
+    CHECK(near(g.w[0], 1, 1e-12) && near(g.w[1], 2, 1e-12) && near(g.w[2], 2.5, 1e-12));
+    CHECK(near(g.slope, 0.75, 1e-12));
+    CHECK(near(g.share, 1, 1e-12));
+    CHECK(near(sim_growth_w(&g, 1), 1, 1e-12));
+    CHECK(near(sim_growth_w(&g, 1.5), 1.5, 1e-12)); /* linear between the points */
+    CHECK(near(sim_growth_w(&g, 2.5), 2.25, 1e-12));
+    CHECK(near(sim_growth_w(&g, 5), 2.5 + 2 * 0.75, 1e-12)); /* the slope beyond */
+    CHECK(near(sim_growth_w(&g, 0), 1, 1e-12));              /* below the least k: never below 1 */
+    double last = 0;
+    int mono = 1;
+    for (double k = 0; k <= 20; k += 0.25) {
+        double w = sim_growth_w(&g, k);
+        mono &= w >= last && w >= 1;
+        last = w;
+    }
+    CHECK(mono);
+    /* the share of the time that grows: 8 of 10 ms CPU, so w = 2 stretches
+     * a unit 1 + 0.8 x (2 - 1) = 1.8 times */
+    struct cpu_row r2[] = {row(1, 5, 0.008, 0.008, 0.010), row(2, 5, 0.016, 0.016, 0.020)};
+    sim_growth_from_rows(r2, 2, KIND_MEMORY, &g);
+    CHECK(g.n == 2 && near(g.share, 0.8, 1e-12) && near(sim_growth_factor(&g, 2), 1.8, 1e-12));
+    CHECK(near(g.slope, 1, 1e-12)); /* two points: their own line */
+    /* a dip is pooled with its neighbour (weighted by units), never a
+     * fall: 1, 2 (10 units), 1.6 (10 units) -> 1, 1.8, 1.8; the slope
+     * from the points as measured: (0.5333 + 0.0667) / 2 = 0.3 */
+    struct cpu_row r3[] = {row(1, 10, 0.010, 0.010, 0.010), row(2, 10, 0.020, 0.020, 0.020),
+                           row(3, 10, 0.016, 0.016, 0.016)};
+    sim_growth_from_rows(r3, 3, KIND_MEMORY, &g);
+    CHECK(near(g.w[1], 1.8, 1e-12) && near(g.w[2], 1.8, 1e-12) && near(g.slope, 0.3, 1e-12));
+    /* work that gets cheaper beside others is noise: w stays 1, slope 0 */
+    struct cpu_row r4[] = {row(1, 10, 0.010, 0.010, 0.010), row(2, 10, 0.008, 0.008, 0.008),
+                           row(3, 10, 0.007, 0.007, 0.007)};
+    sim_growth_from_rows(r4, 3, KIND_MEMORY, &g);
+    CHECK(g.n == 3 && g.w[1] == 1 && g.w[2] == 1 && g.slope == 0 && sim_growth_w(&g, 10) == 1);
+    /* waiting: CPU time flat, time per unit grows; the run-queue wait
+     * (want - cpu) is the cores' and comes off: (17 - 1) / 10 = 1.6 */
+    struct cpu_row r5[] = {row(1, 4, 0.005, 0.005, 0.010), row(2, 4, 0.005, 0.006, 0.017)};
+    sim_growth_from_rows(r5, 2, KIND_WAITING, &g);
+    CHECK(g.n == 2 && g.kind == KIND_WAITING && near(g.w[1], 1.6, 1e-12) && near(g.share, 1, 1e-12));
+    /* no model: the cores' kind, a concurrency with too few units (2 <
+     * SIM_GROWTH_MIN_UNITS) leaving one point, no rows */
+    sim_growth_from_rows(r1, 3, KIND_CORES, &g);
+    CHECK(g.n == 0 && sim_growth_factor(&g, 5) == 1);
+    struct cpu_row r6[] = {row(1, 10, 0.010, 0.010, 0.010), row(2, 2, 0.020, 0.020, 0.020)};
+    sim_growth_from_rows(r6, 2, KIND_MEMORY, &g);
+    CHECK(g.n == 0);
+    sim_growth_from_rows(NULL, 0, KIND_MEMORY, &g);
+    CHECK(g.n == 0);
+    /* the least k measured is the reference, whatever it is */
+    struct cpu_row r7[] = {row(2, 10, 0.020, 0.020, 0.020), row(4, 10, 0.030, 0.030, 0.030)};
+    sim_growth_from_rows(r7, 2, KIND_MEMORY, &g);
+    CHECK(g.k[0] == 2 && near(sim_growth_w(&g, 3), 1.25, 1e-12) && near(sim_growth_w(&g, 1), 1, 1e-12));
+
+    /* in the slowdowns: the cores' sharing times the growth; a proof
+     * counts the syntheses beside it plus itself */
+    struct sim_params p = base(1, 1);
+    sim_growth_from_rows(r1, 3, KIND_MEMORY, &p.synth_growth);
+    sim_growth_from_rows(r2, 2, KIND_MEMORY, &p.gpu_growth);
+    double f[3];
+    int n1[3] = {2, 0, 1};
+    sim_slowdowns(&p, n1, f); /* no cores model: the growth alone */
+    CHECK(near(f[0], 2, 1e-12) && f[1] == 1 && near(f[2], 1 + 0.8 * (2 + 1 - 1), 1e-12));
+    p.cores = 2; /* 4 one-core syntheses on 2 cores: 2x, times w(4) = 3.25 */
+    int n2[3] = {4, 0, 0};
+    sim_slowdowns(&p, n2, f);
+    CHECK(near(f[0], 2 * 3.25, 1e-12));
+}
+
+/* A trace whose synthesis CPU time per unit doubles from 1 to 2 at once
+ * (memory), on cores plenty: its run at 2, the analysis's rows as the
+ * samples would give them, and the bottleneck memory. */
+static void doubling_trace(struct sim_out *o, double w2)
+{
+    struct sim_params t = base(1, 0.3);
+    t.jobs = 40;
+    t.synth_concurrency = t.channel = 2;
+    struct cpu_row rows[] = {row(1, 6, 1.0, 1.0, 1.0), row(2, 34, w2, w2, w2)};
+    sim_growth_from_rows(rows, 2, KIND_MEMORY, &t.synth_growth);
+    CHECK(sim_run(&t, o) == 0);
+    struct cpu_result *c = &o->res.cpu;
+    c->source = CPU_SRC_SAMPLES;
+    c->synth_cpu_by = malloc(sizeof rows);
+    memcpy(c->synth_cpu_by, rows, sizeof rows);
+    c->nsynth_cpu_by = 2;
+    c->synth_kind = c->kind = KIND_MEMORY;
+    c->synth_extra = (struct cpu_extra){.known = 1, .slower = w2, .cpu_grows = w2, .alone_s = 1, .beside_s = w2, .wall = w2 - 1, .cpu = w2 - 1, .kind = KIND_MEMORY};
+    c->synth_contended = c->contention = 1;
+    o->res.bottleneck = BN_MEMORY;
+}
+
+static void growth_sim(void)
+{
+    struct sim_out o, q;
+    doubling_trace(&o, 2.0);
+    /* By hand: the syntheses of 1 s run in pairs, each at 2x: 2 s a pair;
+     * the GPU (0.3 s a unit) keeps up.  s per job = (20 x 2 + 2 x 0.3) / 40
+     * = 1.015 s. */
+    CHECK(near(o.res.s_per_job * 1e-9, 1.015, 1e-6));
+    /* Calibrated from it, the growth comes back, the synthesis time at full
+     * speed is 1 s (the trace's 2 s divided by the 2x it saw), and the
+     * trace's own concurrency reproduces the trace. */
+    struct sim_params p = {0};
+    struct sim_fit fit;
+    CHECK(sim_calibrate(&o.run, &o.res, 64, 1, NULL, &p, &fit) == NULL);
+    CHECK(p.synth_growth.n == 2 && near(p.synth_growth.w[1], 2, 1e-12) && p.gpu_growth.n == 0);
+    CHECK(near(sim_dist_mean(&p.synth), 1.0, 1e-6));
+    sim_trace_defaults(&p, &fit);
+    CHECK(p.synth_concurrency == 2);
+    CHECK(sim_run(&p, &q) == 0);
+    CHECK(near(q.res.s_per_job / o.res.s_per_job, 1, 0.01));
+    sim_out_free(&q);
+    /* At 1: 1 s a unit, s per job (40 + 0.3) / 40 = 1.0075 s; at 3, w(3) =
+     * 3 (slope 1): three at once in 3 s, (13 x 3 + 1 x 1 + 0.3) / 40 =
+     * 1.0075.  Every concurrency makes a unit a second at best; the least
+     * within 2% of the best is 1. */
+    p.synth_concurrency = p.channel = 1;
+    CHECK(sim_run(&p, &q) == 0);
+    CHECK(near(q.res.s_per_job * 1e-9, 1.0075, 1e-6));
+    sim_out_free(&q);
+    sim_params_free(&p);
+    /* the advice: the simulation's best, 1, below the 2 it ran */
+    o.res.advice.valid = 1;
+    o.res.advice.needed = 1;
+    CHECK(sim_advise(&o.run, &o.res, 64, 1) == 0);
+    struct advice *a = &o.res.advice;
+    printf("doubling: advice %d (now %d), simulated %.4f s per job there, %.4f now\n", a->needed, a->current,
+           a->growth_spj[0] * 1e-9, a->growth_spj[1] * 1e-9);
+    CHECK(!strcmp(a->model, "simulation") && a->current == 2 && a->needed == 1);
+    CHECK(a->growth_n == 2 && a->growth_role == 0 && a->growth_kind == KIND_MEMORY && near(a->growth_w[1], 2, 1e-12));
+    CHECK(near(a->growth_spj[0] * 1e-9, 1.0075, 1e-6) && near(a->growth_spj[1] * 1e-9, 1.015, 1e-6));
+    /* the advice says so, with the numbers */
+    char l1[512], l2[512];
+    report_advice_lines(&o.res, l1, sizeof l1, l2, sizeof l2);
+    printf("  %s\n  %s\n", l1, l2);
+    CHECK(strstr(l1, "run 1 synthesis at once, not more (now 2; the simulation's best)") != NULL);
+    CHECK(strstr(l2, "SIMULATED with synthesis CPU time per unit by concurrency as its contention model (1.00x at 1 · "
+                     "2.00x at 2, +1.00x per synthesis beyond): at 1 ") != NULL);
+    CHECK(strstr(l2, "at 2 (now)") != NULL);
+    sim_out_free(&o);
+
+    /* 2.5x at 2: a pair takes 2.5 s, 0.8 units a second against 1 alone;
+     * 1 is best outright. */
+    doubling_trace(&o, 2.5);
+    o.res.advice.valid = 1;
+    CHECK(sim_advise(&o.run, &o.res, 64, 1) == 0);
+    CHECK(o.res.advice.needed == 1);
+    sim_out_free(&o);
+    /* 1.5x at 2: a pair in 1.5 s is faster than one alone, and more would
+     * be faster still (w(k) = 1 + 0.5 (k - 1), k / w(k) grows); the advice
+     * never asks for more than the 2 it ran. */
+    doubling_trace(&o, 1.5);
+    o.res.advice.valid = 1;
+    CHECK(sim_advise(&o.run, &o.res, 64, 1) == 0);
+    CHECK(o.res.advice.needed == 2 && o.res.advice.current == 2);
+    sim_out_free(&o);
+}
+
 int main(void)
 {
     by_hand();
@@ -467,5 +645,7 @@ int main(void)
     arrivals();
     cuzk();
     bad_params();
+    growth_model();
+    growth_sim();
     return check_done("test_sim");
 }

@@ -200,6 +200,7 @@ struct cpu_result {
     double gpu_at_once;              /* mean GPU phases at once over the window (for reserving cores) */
 };
 
+#define ADVICE_GROWTH_PTS 32 /* the growth model's points the advice carries: all (sim.h's SIM_GROWTH_MAX) */
 struct advice {
     int valid;               /* needs synthesis times and a device with units */
     double synth_mean;       /* s, ns */
@@ -222,6 +223,15 @@ struct advice {
     double demand;           /* cores the pipeline wants at once: its syntheses and GPU phases */
     int sim_done;            /* the two simulated points below are set */
     double sim_util[2], sim_spj[2]; /* [0]: at current, [1]: at current - 1 (ns) */
+    /* with memory or waiting, simulated: the model of work that grows with
+     * the syntheses at once that the simulation used (docs/simulate.md) */
+    int growth_n;    /* its points shown here (0: the simulation had none) */
+    int growth_role; /* 0: synthesis's, 1: the GPU phase's */
+    int growth_kind; /* KIND_MEMORY: CPU time per unit; KIND_WAITING: time per unit off the run queue */
+    int growth_k[ADVICE_GROWTH_PTS];
+    double growth_w[ADVICE_GROWTH_PTS];   /* the work at k over that at growth_k[0] */
+    double growth_slope;                  /* beyond the last point, per synthesis */
+    double growth_util[2], growth_spj[2]; /* simulated at needed [0] and current [1] (ns) */
 };
 
 struct run_result {

@@ -259,9 +259,40 @@ static int cpu_advice_lines(const struct run_result *res, char *l1, size_t n1, c
     return emph;
 }
 
+/* The simulation's model of work that grows with the syntheses at once,
+ * and what it gave: "SIMULATED with synthesis CPU time per unit by
+ * concurrency as its contention model (1.00x at 1 · 2.05x at 2, +1.05x per
+ * synthesis beyond): at 1 ... per job, at 2 (now) ...". */
+static void growth_text(const struct advice *a, char *buf, size_t n)
+{
+    char x[32], y[32];
+    size_t k = (size_t)snprintf(buf, n, "SIMULATED with %s %s by concurrency as its contention model (",
+                                a->growth_role ? "the GPU phase's" : "synthesis",
+                                a->growth_kind == KIND_MEMORY ? "CPU time per unit"
+                                                              : "time per unit off the run queue (its CPU time "
+                                                                "per unit flat)");
+    /* a line's worth: the first points and the last (the JSON has all) */
+    for (int i = 0; i < a->growth_n && k < n; i++) {
+        if (a->growth_n > 8 && i >= 6 && i < a->growth_n - 1) {
+            if (i == 6)
+                k += (size_t)snprintf(buf + k, n - k, " · …");
+            continue;
+        }
+        k += (size_t)snprintf(buf + k, n - k, "%s%.2fx at %d", i ? " · " : "", a->growth_w[i], a->growth_k[i]);
+    }
+    if (k < n)
+        k += (size_t)snprintf(buf + k, n - k, ", +%.2fx per synthesis beyond): at %d %.1f%% and %s per job", a->growth_slope,
+                              a->needed, 100 * a->growth_util[0], fmt_dur(x, sizeof x, a->growth_spj[0]));
+    if (k < n && a->needed != a->current)
+        snprintf(buf + k, n - k, ", at %d (now) %.1f%% and %s", a->current, 100 * a->growth_util[1],
+                 fmt_dur(y, sizeof y, a->growth_spj[1]));
+}
+
 /* The memory and waiting bottlenecks' advice: never more syntheses; the
- * concurrency measured fastest (and the simulation's, never above it), and
- * what would have to change, with the figures that show it. */
+ * simulation's best under the growth of the work it measured (CPU time per
+ * unit by concurrency), or without that the concurrency measured fastest
+ * (and the simulation's, never above it); and what would have to change,
+ * with the figures that show it. */
 static int contention_advice_lines(const struct run_result *res, char *l1, size_t n1, char *l2, size_t n2)
 {
     const struct advice *a = &res->advice;
@@ -277,8 +308,9 @@ static int contention_advice_lines(const struct run_result *res, char *l1, size_
         emph = snprintf(l1, n1, "run %d synthes%s at once, not more", best, best > 1 ? "es" : "is");
         k = (size_t)emph;
         k += (size_t)snprintf(l1 + k, n1 - k, " (now %d; %s); ", a->current,
-                              !strcmp(a->model, "simulation") ? "simulated, never above the fastest measured"
-                                                              : "the fastest measured per unit of time");
+                              a->growth_n                       ? "the simulation's best"
+                              : !strcmp(a->model, "simulation") ? "simulated, never above the fastest measured"
+                                                                : "the fastest measured per unit of time");
     } else {
         k = (size_t)snprintf(l1, n1, "no more syntheses at once (now %d); ", a->current);
     }
@@ -293,6 +325,10 @@ static int contention_advice_lines(const struct run_result *res, char *l1, size_
                  "find the lock or resource the units wait on: beside others each unit spends %s more off the CPU "
                  "than alone, %.0f%% of its time",
                  fmt_dur(x, sizeof x, e->off * 1e9), e->beside_s > 0 ? 100 * e->off / e->beside_s : 0.0);
+    if (a->growth_n) {
+        growth_text(a, l2, n2);
+        return emph;
+    }
     snprintf(l2, n2, "CPU time per unit by concurrency from the recorder's samples; %s",
              !strcmp(a->model, "simulation") ? "SIMULATED best concurrency, capped at the fastest measured"
                                              : "the fastest measured: the concurrency whose units complete most per "

@@ -373,6 +373,31 @@ static void inside_json(FILE *f, const struct run_result *res)
     }
 }
 
+/* advice.work_by_concurrency: the simulation's model of work that grows
+ * with the syntheses at once (memory, waiting), and what it gave. */
+static void growth_json(FILE *f, const struct advice *a)
+{
+    fprintf(f, ", \"work_by_concurrency\": {\"stage\": \"%s\", \"measure\": \"%s\", \"factors\": [",
+            a->growth_role ? "gpu" : "synthesis", a->growth_kind == KIND_MEMORY ? "cpu_s" : "time_less_run_queue_s");
+    for (int i = 0; i < a->growth_n; i++) {
+        fprintf(f, "%s{\"concurrency\": %d, \"factor\": ", i ? ", " : "", a->growth_k[i]);
+        json_num(f, a->growth_w[i]);
+        fputc('}', f);
+    }
+    fputs("], \"slope\": ", f);
+    json_num(f, a->growth_slope);
+    fputs(", \"simulated\": [", f);
+    int at[2] = {a->needed, a->current};
+    for (int i = 0; i < (a->needed != a->current ? 2 : 1); i++) {
+        fprintf(f, "%s{\"synthesis_concurrency\": %d, \"utilization\": ", i ? ", " : "", at[i]);
+        json_num(f, a->growth_util[i]);
+        fputs(", \"s_per_job\": ", f);
+        secs_or_null(f, a->growth_spj[i]);
+        fputc('}', f);
+    }
+    fputs("]}", f);
+}
+
 /* runs[].advice (docs/json.md, ADVICE) */
 static void advice_json(FILE *f, const struct run_result *res)
 {
@@ -396,6 +421,8 @@ static void advice_json(FILE *f, const struct run_result *res)
             fprintf(f, ", \"contention_fitted\": %s, \"contention_model\": \"%s\"",
                     a->contention ? "true" : "false",
                     a->contention == 2 ? "measured" : a->contention ? "fitted" : "none");
+        if (a->growth_n)
+            growth_json(f, a);
         if (res->bottleneck == BN_CPU) {
             fputs(", \"cpu\": {\"cores\": ", f);
             json_num(f, a->cores > 0 ? a->cores : NAN);

@@ -147,6 +147,32 @@ static void check_json(FILE *f, const struct sim_report *s)
     fputs("]}", f);
 }
 
+/* The second contention term, when the trace measured it: a role's work
+ * per unit by the syntheses at once (sim_growth). */
+static void growth_text(FILE *f, const char *role, const struct sim_growth *g)
+{
+    if (g->n < 2)
+        return;
+    fprintf(f, "  %-13s %s %s by concurrency, measured (%s): ", "work growth", role,
+            g->kind == KIND_MEMORY ? "CPU time per unit" : "time per unit off the run queue",
+            g->kind == KIND_MEMORY ? "memory bandwidth or caches" : "waiting off the CPU, its CPU time flat");
+    for (int i = 0; i < g->n; i++)
+        fprintf(f, "%s%.2fx at %d", i ? " · " : "", g->w[i], g->k[i]);
+    fprintf(f, ", +%.2fx per synthesis beyond; %.0f%% of its time grows so; in every simulated point\n", g->slope,
+            100 * g->share);
+}
+
+static void growth_json(FILE *f, const char *key, const struct sim_growth *g)
+{
+    if (g->n < 2)
+        return;
+    fprintf(f, ", \"%s\": {\"measure\": \"%s\", \"factors\": [", key, g->kind == KIND_MEMORY ? "cpu_s" : "time_less_run_queue_s");
+    for (int i = 0; i < g->n; i++)
+        fprintf(f, "%s{\"concurrency\": %d, \"units\": %llu, \"factor\": %.6f}", i ? ", " : "", g->k[i],
+                (unsigned long long)g->units[i], g->w[i]);
+    fprintf(f, "], \"slope\": %.6f, \"share\": %.6f}", g->slope, g->share);
+}
+
 static void calib_text(FILE *f, const char *from, const struct sim_params *p, const struct sim_fit *fit)
 {
     char a[32], b[32], c[32], d[32];
@@ -161,7 +187,7 @@ static void calib_text(FILE *f, const char *from, const struct sim_params *p, co
             "calibration", from, p->synth.n, p->synth.n == 1 ? "" : "s", fmt_dur(a, sizeof a, sim_dist_mean(&p->synth) * 1e9),
             fmt_dur(b, sizeof b, sim_dist_mean(&p->gpu) * 1e9), fmt_dur(c, sizeof c, sim_dist_mean(&p->prep) * 1e9),
             fmt_dur(d, sizeof d, sim_dist_mean(&p->pickup) * 1e9),
-            fit->fitted || fit->given || fit->measured ? ", without contention" : "");
+            fit->fitted || fit->given || fit->measured || sim_has_growth(p) ? ", without contention" : "");
     if (fit->measured)
         fprintf(f, "  %-13s measured, not fitted: the recorder sampled the threads' CPU time: a synthesis thread "
                    "wanted %.0f%% of a core while synthesizing, a GPU worker's %.0f%% during device time; on the "
@@ -187,6 +213,8 @@ static void calib_text(FILE *f, const char *from, const struct sim_params *p, co
         fprintf(f, "  %-13s not fitted: %s; %s\n", "contention", fit->why,
                 p->cores > 0 ? "the model runs with the given --cores and threads"
                              : "left out (--synth-threads, --host-threads, --host-share give it)");
+    growth_text(f, "synthesis", &p->synth_growth);
+    growth_text(f, "GPU phase", &p->gpu_growth);
 }
 
 static void result_text(FILE *f, const struct run_result *r)
@@ -271,6 +299,8 @@ static void calib_json(FILE *f, const char *from, const struct sim_params *p, co
             fprintf(f, ", \"synth_cpu_share\": %.6f", fit->synth_cpu_share);
         if (fit->host_cpu_share >= 0)
             fprintf(f, ", \"host_cpu_share\": %.6f", fit->host_cpu_share);
+        growth_json(f, "synthesis_work_by_concurrency", &p->synth_growth);
+        growth_json(f, "gpu_work_by_concurrency", &p->gpu_growth);
         if (fit->given || fit->measured || fit->fitted) {
             fprintf(f, ", \"synth_threads\": %.9g, \"host_threads\": %.9g, \"host_share\": %.9g, "
                        "\"host_weight\": %.9g, \"max_slowdown\": %.6f",

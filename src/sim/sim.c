@@ -283,7 +283,8 @@ struct sim {
     uint64_t events;
 };
 
-void sim_slowdowns(const struct sim_params *p, const int n[3], double f[3])
+/* The processor sharing of the cores alone. */
+static void cores_slowdowns(const struct sim_params *p, const int n[3], double f[3])
 {
     f[0] = f[1] = f[2] = 1;
     if (p->cores <= 0)
@@ -322,6 +323,20 @@ void sim_slowdowns(const struct sim_params *p, const int n[3], double f[3])
     for (int k = 0; k < 3; k++)
         if (cap[k] > w[k] * x)
             f[k] = cap[k] / (w[k] * x);
+}
+
+void sim_slowdowns(const struct sim_params *p, const int n[3], double f[3])
+{
+    cores_slowdowns(p, n, f);
+    /* Work that grows with the syntheses at once multiplies it: the cores
+     * share out the work, the growth says how much work there is.  A
+     * proof counts the syntheses beside it plus itself, as the analysis
+     * groups a GPU phase; prep is outside the GPU phase the samples
+     * measured, and is left as it is. */
+    if (p->synth_growth.n)
+        f[0] *= sim_growth_factor(&p->synth_growth, n[0]);
+    if (p->gpu_growth.n)
+        f[2] *= sim_growth_factor(&p->gpu_growth, n[0] + 1);
 }
 
 static int64_t ns(double s)

@@ -40,6 +40,32 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The second contention term: work that grows with the syntheses running
+ * at once, as the trace measured it (sim_growth.c; docs/simulate.md, "Work
+ * that grows beside others").  Where the analysis names a role's kind of
+ * contention `memory`, the same work takes more CPU time beside others
+ * (memory bandwidth, caches): w(k) is the role's CPU time per unit at k
+ * over that at the least k measured.  Where it names `waiting`, CPU time
+ * stays flat and the units wait off the CPU: w(k) is the role's time per
+ * unit less its run-queue wait (the cores' part, which the processor
+ * sharing models) at k over that at the least k.  A task at k runs
+ * 1 + share x (w(k) - 1) times as long: only the part of its time that
+ * grows is stretched (a GPU phase is mostly device time).  k counts the
+ * syntheses running, a synthesis itself included; for a GPU phase, those
+ * beside it plus one, as the analysis groups them. */
+#define SIM_GROWTH_MAX 32      /* measured concurrencies kept (the least ones) */
+#define SIM_GROWTH_MIN_UNITS 3 /* a concurrency needs this many units to be a point:
+                                * CPU_MIN_UNITS, the analysis's own bar for the kind */
+struct sim_growth {
+    int n;                    /* points; 0: no growth (the term is off) */
+    int kind;                 /* KIND_MEMORY or KIND_WAITING: what w measures */
+    int k[SIM_GROWTH_MAX];    /* concurrencies, ascending */
+    double w[SIM_GROWTH_MAX]; /* w(k[i]) >= 1, non-decreasing, w(k[0]) = 1 */
+    uint64_t units[SIM_GROWTH_MAX];
+    double slope; /* beyond k[n-1]: w grows by this per synthesis (>= 0) */
+    double share; /* 0..1: the share of the task's time that grows */
+};
+
 /* A distribution of per-unit times (seconds): resampled from measured
  * values, or lognormal with a mean and a coefficient of variation. */
 struct sim_dist {
@@ -62,6 +88,9 @@ struct sim_params {
     double host_share;    /* 0..1: the share of device time that is host CPU work */
     double host_weight;   /* a GPU worker's share of the cores against a synthesis's
                            * (weighted sharing; 0 or 1: equal) */
+    /* work that grows with the syntheses at once (n = 0: none), of a
+     * synthesis and of a GPU worker's proof */
+    struct sim_growth synth_growth, gpu_growth;
     /* per-unit times at full speed */
     struct sim_dist synth, prep, gpu;
     struct sim_dist pickup; /* dispatch latency: a free worker to GPU_PICKUP */
@@ -96,8 +125,22 @@ struct sim_out {
 };
 
 /* The slowdown of each kind of task (synthesis, prep, proof: >= 1) when
- * n[k] of each run at once. */
+ * n[k] of each run at once: the processor sharing of the cores, times the
+ * growth of the work with the syntheses at once (n[0]). */
 void sim_slowdowns(const struct sim_params *p, const int n[3], double f[3]);
+
+/* The growth model from a role's CPU time per unit by concurrency (the
+ * analysis's cpu_rows, ascending; kind: the role's KIND_*): g->n = 0 when
+ * the kind is neither memory nor waiting, or fewer than two concurrencies
+ * have SIM_GROWTH_MIN_UNITS units. */
+void sim_growth_from_rows(const struct cpu_row *rows, size_t n, int kind, struct sim_growth *g);
+/* w(k): interpolated between the points, extrapolated beyond the last
+ * with its slope; 1 below the first, and where there is no model. */
+double sim_growth_w(const struct sim_growth *g, double k);
+/* The slowdown the growth gives a task at k: 1 + share x (w(k) - 1). */
+double sim_growth_factor(const struct sim_growth *g, double k);
+/* Does p hold a growth model (of either role)? */
+int sim_has_growth(const struct sim_params *p);
 
 /* Check the parameters; NULL if fine, else a message for the user. */
 const char *sim_check(const struct sim_params *p);

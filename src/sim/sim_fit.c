@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #define FIT_UNITS 5000 /* the fit looks at the first this many complete units */
+#define FIT_MIN_VAR 1e-12 /* log-variance of stage times below which there is nothing to fit */
 
 static int has(const struct unit *u, int e)
 {
@@ -100,7 +101,11 @@ struct segs {
     uint32_t *combo;       /* which distinct (ns, np, ng) each segment has */
     int32_t (*cnt)[3];     /* the distinct count triples: few, whatever the trace's size */
     size_t ncombo;
-    double (*f)[3];        /* their slowdowns (per candidate) */
+    double (*f)[3]; /* their slowdowns by the cores (per candidate) */
+    /* their slowdowns by work that grows with the syntheses at once
+     * (sim_growth: the same for every candidate; 1 where none) */
+    double (*g)[3];
+    int grows;      /* some g is not 1 */
     double *cum[3]; /* the integral of each kind's slowdown up to t[k] (per candidate) */
 };
 
@@ -138,15 +143,16 @@ static void integrate(struct segs *s, double cores, double ts, double th, double
     for (int c = 0; c < 3; c++)
         s->cum[c][0] = 0;
     for (size_t k = 0; k + 1 < s->n; k++) {
-        const double *f = s->f[s->combo[k]];
+        const double *f = s->f[s->combo[k]], *g = s->g[s->combo[k]];
         double dt = s->t[k + 1] - s->t[k];
         for (int c = 0; c < 3; c++)
-            s->cum[c][k + 1] = s->cum[c][k] + f[c] * dt;
+            s->cum[c][k + 1] = s->cum[c][k] + f[c] * g[c] * dt;
     }
 }
 
 /* The largest slowdown of any kind the last integrate() saw in the trace
- * (each segment's count triple is one of the distinct ones). */
+ * (each segment's count triple is one of the distinct ones), by the
+ * cores: the growth's own figures are reported apart. */
 static double max_slowdown(const struct segs *s)
 {
     double mx = 1;
@@ -165,11 +171,27 @@ static double mean_over(const double *cum, const double *t, uint32_t a, uint32_t
 static void fit(struct cu *c, size_t n, double cores, struct sim_fit *f, struct segs *s,
                 double *tmp_s, double *tmp_g)
 {
+    /* What is left to explain: the times, divided by the growth of the
+     * work with the syntheses at once where that is measured (the fit is
+     * of the cores' sharing; the growth's part is not theirs to claim). */
+    if (s->grows)
+        integrate(s, 0, 1, 1, 0, 1);
     for (size_t i = 0; i < n; i++) {
         tmp_s[i] = c[i].se - c[i].ss;
         tmp_g[i] = c[i].ge - c[i].gs;
+        if (s->grows) {
+            tmp_s[i] /= mean_over(s->cum[0], s->t, c[i].iss, c[i].ise);
+            tmp_g[i] /= mean_over(s->cum[2], s->t, c[i].igs, c[i].ige);
+        }
     }
     double v0s = logvar(tmp_s, n), v0g = logvar(tmp_g, n);
+    /* A spread of log times under FIT_MIN_VAR is the rounding of the
+     * division above (times that the growth explains entirely), nothing
+     * for the cores to explain: a fit to it would fit the rounding. */
+    if (v0s < FIT_MIN_VAR)
+        v0s = 0;
+    if (v0g < FIT_MIN_VAR)
+        v0g = 0;
     static const double hs[] = {0, 0.25, 0.5, 0.75, 1};
     /* Threads from one core (a task that computes keeps at least one core
      * busy) to all of them, in steps of 2^(1/4), or coarser on big machines. */
@@ -252,7 +274,21 @@ static void fit(struct cu *c, size_t n, double cores, struct sim_fit *f, struct 
                               : "no contention model explains a tenth of the variation of its stage times";
 }
 
-static int build_segs(struct cu *c, size_t n, struct segs *s)
+/* The growth's slowdowns of each distinct count triple (gp: NULL, or the
+ * params that hold the growth model). */
+static void growth_of_combos(struct segs *s, const struct sim_params *gp)
+{
+    s->grows = gp && sim_has_growth(gp);
+    for (size_t i = 0; i < s->ncombo; i++) {
+        s->g[i][0] = s->g[i][1] = s->g[i][2] = 1;
+        if (s->grows) {
+            s->g[i][0] = sim_growth_factor(&gp->synth_growth, s->cnt[i][0]);
+            s->g[i][2] = sim_growth_factor(&gp->gpu_growth, s->cnt[i][0] + 1);
+        }
+    }
+}
+
+static int build_segs(struct cu *c, size_t n, struct segs *s, const struct sim_params *gp)
 {
     size_t nb = 5 * n;
     s->t = malloc((nb ? nb : 1) * sizeof *s->t);
@@ -297,7 +333,8 @@ static int build_segs(struct cu *c, size_t n, struct segs *s)
     s->combo = malloc((m + 1) * sizeof *s->combo);
     s->cnt = malloc((m + 1) * sizeof *s->cnt);
     s->f = malloc((m + 1) * sizeof *s->f);
-    if (!slot || !s->combo || !s->cnt || !s->f) {
+    s->g = malloc((m + 1) * sizeof *s->g);
+    if (!slot || !s->combo || !s->cnt || !s->f || !s->g) {
         free(slot);
         return -1;
     }
@@ -322,6 +359,7 @@ static int build_segs(struct cu *c, size_t n, struct segs *s)
         s->combo[k] = slot[i] - 1;
     }
     free(slot);
+    growth_of_combos(s, gp);
     return 0;
 }
 
@@ -336,6 +374,7 @@ static void segs_free(struct segs *s)
     free(s->combo);
     free(s->cnt);
     free(s->f);
+    free(s->g);
 }
 
 
@@ -600,7 +639,8 @@ static double prep_latency(struct cu *c, size_t n)
 /* The model is the user's (given), or measured: no fit.  The slowdown it
  * sees in the trace goes in sg; 1 when the times are to be divided by it. */
 static int model_known(struct cu *c, size_t n, double cores, const struct sim_params *given,
-                       int measure, double m_gpu, struct sim_fit *f, struct segs *sg)
+                       int measure, double m_gpu, struct sim_fit *f, struct segs *sg,
+                       const struct sim_params *gp)
 {
     struct sim_params mp = {.synth_threads = 1, .host_threads = 1, .host_share = m_gpu > 1 ? 1 : m_gpu,
                             .host_weight = 1};
@@ -613,7 +653,7 @@ static int model_known(struct cu *c, size_t n, double cores, const struct sim_pa
     f->host_share = mp.host_share;
     f->host_weight = mp.host_weight;
     f->units_used = n;
-    if (build_segs(c, n, sg) == 0) {
+    if (build_segs(c, n, sg, gp) == 0) {
         integrate(sg, cores, f->synth_threads, f->host_threads, f->host_share, f->host_weight);
         f->max_slowdown = max_slowdown(sg);
         return 1;
@@ -656,11 +696,11 @@ static struct cu *fit_subset(struct cu *c, size_t n, size_t *nf)
  * as its scratch).  When it fits, the slowdown it sees over all the units
  * goes in sg, and 1: the times are to be divided by it. */
 static int model_fit(struct cu *c, size_t n, double cores, struct sim_fit *f, struct segs *sg,
-                     double *ws, double *wg)
+                     double *ws, double *wg, const struct sim_params *gp)
 {
     size_t nf = n < FIT_UNITS ? n : FIT_UNITS;
     struct cu *sub = fit_subset(c, n, &nf);
-    if (sub && build_segs(sub, nf, sg) == 0) {
+    if (sub && build_segs(sub, nf, sg, gp) == 0) {
         fit(sub, nf, cores, f, sg, ws, wg);
         f->units_used = nf;
     } else {
@@ -670,7 +710,7 @@ static int model_fit(struct cu *c, size_t n, double cores, struct sim_fit *f, st
         free(sub);
     segs_free(sg);
     memset(sg, 0, sizeof *sg);
-    if (f->fitted && build_segs(c, n, sg) == 0) {
+    if (f->fitted && build_segs(c, n, sg, gp) == 0) {
         integrate(sg, cores, f->synth_threads, f->host_threads, f->host_share, f->host_weight);
         return 1;
     } else if (f->fitted) {
@@ -680,10 +720,25 @@ static int model_fit(struct cu *c, size_t n, double cores, struct sim_fit *f, st
     return 0;
 }
 
+/* Work that grows with the syntheses at once, and no model of the cores:
+ * the trace's times are divided by the growth alone (1), unless there is
+ * none (0). */
+static int model_growth_only(struct cu *c, size_t n, struct segs *sg, const struct sim_params *gp)
+{
+    segs_free(sg);
+    memset(sg, 0, sizeof *sg);
+    if (!sim_has_growth(gp) || build_segs(c, n, sg, gp))
+        return 0;
+    integrate(sg, 0, 1, 1, 0, 1);
+    return 1;
+}
+
 /* The CPU contention model: given, measured, fitted, or none.  Returns 1
  * when the trace's times are to be divided by the slowdown it sees there
  * (in sg), so that the simulation slows them again only where it runs
- * differently.
+ * differently.  The growth of the work with the syntheses at once (gp's,
+ * where measured) is in that slowdown with any of them, and alone when
+ * none is.
  *
  * The threads' CPU time, when the recorder sampled it: what a thread
  * wanted is what it used plus what it waited runnable for a core (the
@@ -695,7 +750,7 @@ static int model_fit(struct cu *c, size_t n, double cores, struct sim_fit *f, st
  * then the fit. */
 static int contention_model(const struct run *r, struct cu *c, size_t n, double trace_cores,
                             int fit_contention, const struct sim_params *given, struct sim_fit *f,
-                            struct segs *sg, double *ws, double *wg)
+                            struct segs *sg, double *ws, double *wg, const struct sim_params *gp)
 {
     f->trace_cores = trace_cores;
     f->why = "not asked for";
@@ -708,10 +763,24 @@ static int contention_model(const struct run *r, struct cu *c, size_t n, double 
     f->synth_cpu_share = m_syn;
     f->host_cpu_share = m_gpu;
     if (given || measure)
-        return model_known(c, n, trace_cores, given, measure, m_gpu, f, sg);
-    if (fit_contention)
-        return model_fit(c, n, trace_cores, f, sg, ws, wg);
-    return 0;
+        return model_known(c, n, trace_cores, given, measure, m_gpu, f, sg, gp);
+    if (fit_contention && model_fit(c, n, trace_cores, f, sg, ws, wg, gp))
+        return 1;
+    return model_growth_only(c, n, sg, gp);
+}
+
+/* The growth of each role's work with the syntheses at once, where the
+ * analysis names its kind memory or waiting (from the recorder's samples);
+ * none with --no-fit, which leaves contention out. */
+static void growth_model(const struct run_result *res, int fit_contention, struct sim_params *p)
+{
+    const struct cpu_result *c = &res->cpu;
+    memset(&p->synth_growth, 0, sizeof p->synth_growth);
+    memset(&p->gpu_growth, 0, sizeof p->gpu_growth);
+    if (!fit_contention || c->source != CPU_SRC_SAMPLES)
+        return;
+    sim_growth_from_rows(c->synth_cpu_by, c->nsynth_cpu_by, c->synth_kind, &p->synth_growth);
+    sim_growth_from_rows(c->gpu_cpu_by, c->ngpu_cpu_by, c->gpu_kind, &p->gpu_growth);
 }
 
 /* The base times, to resample: measured, divided by the slowdown the
@@ -781,7 +850,8 @@ const char *sim_calibrate(const struct run *r, const struct run_result *res, dou
     free(byw);
     double gpu_sum = prep_latency(c, n);
     struct segs sg = {0};
-    int deflate = contention_model(r, c, n, trace_cores, fit_contention, given, f, &sg, ws, wg);
+    growth_model(res, fit_contention, p);
+    int deflate = contention_model(r, c, n, trace_cores, fit_contention, given, f, &sg, ws, wg, p);
     base_times(c, n, deflate, &sg, ws, wg, wp);
     segs_free(&sg);
     device_time(res, gpu_sum, wg, n, f);
@@ -826,13 +896,61 @@ void sim_trace_defaults(struct sim_params *p, const struct sim_fit *f)
     p->seed = 1;
 }
 
+/* The growth model the advice names: the contended role's, else the
+ * other's; NULL when the simulation had none. */
+static const struct sim_growth *advice_growth(const struct run_result *res, const struct sim_params *p, int *role)
+{
+    const struct sim_growth *g[2] = {&p->synth_growth, &p->gpu_growth};
+    int first = res->cpu.synth_contended ? 0 : 1;
+    for (int i = 0; i < 2; i++) {
+        int r = i ? 1 - first : first;
+        if (g[r]->n >= 2) {
+            *role = r;
+            return g[r];
+        }
+    }
+    return NULL;
+}
+
+/* memory, waiting: never more syntheses than now.  With a growth model
+ * (CPU time per unit by concurrency, or time per unit for waiting) the
+ * simulation sees the contention, and its best (spj[1..], the least
+ * concurrency within SIM_BEST_TOL of the least s per job, already in
+ * advice.needed) is the advice.  Without one (too few units at each
+ * concurrency) its model is the cores' alone, blind to this contention:
+ * then never above the concurrency measured fastest either. */
+static void advise_growth(struct run_result *res, const struct sim_params *p, int current, const double *spj,
+                          const double *util)
+{
+    struct advice *a = &res->advice;
+    int role = 0;
+    const struct sim_growth *g = advice_growth(res, p, &role);
+    if (a->needed > current)
+        a->needed = current;
+    if (!g) {
+        int best = cpu_fastest(&res->cpu);
+        if (best >= 1 && a->needed > best)
+            a->needed = best;
+    } else {
+        a->growth_n = g->n < ADVICE_GROWTH_PTS ? g->n : ADVICE_GROWTH_PTS;
+        a->growth_role = role;
+        a->growth_kind = g->kind;
+        for (int i = 0; i < a->growth_n; i++)
+            a->growth_k[i] = g->k[i], a->growth_w[i] = g->w[i];
+        a->growth_slope = g->slope;
+        a->growth_util[0] = util[a->needed], a->growth_spj[0] = spj[a->needed];
+        a->growth_util[1] = util[current], a->growth_spj[1] = spj[current];
+    }
+    a->predicted_needed = util[a->needed];
+}
+
 int sim_advise(const struct run *r, struct run_result *res, double trace_cores, int need_model)
 {
     struct sim_params p = {0};
     struct sim_fit f;
     if (sim_calibrate(r, res, trace_cores, 1, NULL, &p, &f))
         return -1;
-    if (need_model && !f.measured && !f.fitted) {
+    if (need_model && !f.measured && !f.fitted && !sim_has_growth(&p)) {
         sim_params_free(&p);
         return 1; /* nothing known of the contention: the formula stays */
     }
@@ -877,17 +995,8 @@ int sim_advise(const struct run *r, struct run_result *res, double trace_cores, 
     a->current = f.synth_max;
     a->predicted_now = util[f.synth_max];
     a->predicted_needed = util[need];
-    if (res->bottleneck == BN_MEMORY || res->bottleneck == BN_WAITING) {
-        /* never more syntheses, nor more than the fastest measured: the
-         * simulation's contention model is the cores' (cpu time per unit
-         * by concurrency is not yet its model) */
-        int best = cpu_fastest(&res->cpu);
-        if (a->needed > f.synth_max)
-            a->needed = f.synth_max;
-        if (best >= 1 && a->needed > best)
-            a->needed = best;
-        a->predicted_needed = util[a->needed];
-    }
+    if (res->bottleneck == BN_MEMORY || res->bottleneck == BN_WAITING)
+        advise_growth(res, &p, f.synth_max, spj, util);
     if (res->bottleneck == BN_CPU) {
         /* never more syntheses: the simulation at the current setting and
          * one lower, and the cores it simulated */

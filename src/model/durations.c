@@ -434,6 +434,8 @@ static void around(struct place *P)
             }
             if (bc >= 0)
                 to = sc >= 0 && second - best <= TOL ? E_AMBIGUOUS : bc;
+            else if (s.n && role != R_OTHER)
+                to = E_AMBIGUOUS; /* GPU phases were open, but none has a call that fits it */
         }
         for (size_t e = i; e < j; e++)
             P->own[e] = to;

@@ -298,9 +298,61 @@ static void phases_json(FILE *f, const struct run_result *res)
         secs(f, row->st.p90);
         fputs(", \"share\": ", f);
         json_num(f, row->share);
+        if (res->run->dur.placed) { /* duration lines' phases nest (analyze.h) */
+            fputs(", \"parent\": ", f);
+            if (row->parent >= 0) {
+                const char *pn = phase_label(res->run, &res->phase.rows[row->parent], &n);
+                json_str(f, pn, n);
+            } else {
+                fputs("null", f);
+            }
+        }
         fputc('}', f);
     }
     fputc(']', f);
+}
+
+/* runs[].durations (docs/json.md, "Duration lines"): only where the run
+ * has duration lines, so that other runs' JSON is as it was. */
+static void durations_json(FILE *f, const struct run_result *res)
+{
+    const struct dur_use *d = &res->run->dur;
+    fprintf(f, ", \"durations\": {\"source\": \"CUZK_TIMING\", \"lines\": %llu, \"values\": %llu, \"placed\": %llu, "
+               "\"calls\": %llu, \"units\": %llu, \"ambiguous\": %llu, \"interleaved\": %llu, \"stray\": %llu, "
+               "\"outside\": %llu, \"messages\": %llu, \"unreadable\": %llu, \"first_unreadable_line\": ",
+            (unsigned long long)d->lines, (unsigned long long)d->values, (unsigned long long)d->placed,
+            (unsigned long long)d->calls, (unsigned long long)d->units, (unsigned long long)d->ambiguous,
+            (unsigned long long)d->interleaved, (unsigned long long)d->stray, (unsigned long long)d->outside,
+            (unsigned long long)d->info, (unsigned long long)d->bad);
+    if (d->bad)
+        fprintf(f, "%llu", (unsigned long long)d->bad_first);
+    else
+        fputs("null", f);
+    fputs(", \"outside_by_name\": [", f);
+    for (size_t i = 0; i < d->nmarks; i++) {
+        size_t n;
+        const char *nm = strtab_get(res->run->strs, d->marks[i].name, &n);
+        fputs(i ? ", {\"name\": " : "{\"name\": ", f);
+        json_str(f, nm, n);
+        fprintf(f, ", \"count\": %llu, \"mean_s\": ", (unsigned long long)d->marks[i].count);
+        secs(f, 1e6 * (double)d->marks[i].total_ms / (double)d->marks[i].count);
+        fputc('}', f);
+    }
+    fputs("], \"critical_path\": ", f);
+    const struct crit_path *c = &res->phase.crit;
+    if (!c->known) {
+        fputs("null}", f);
+        return;
+    }
+    fputs("{\"kernels_s\": ", f);
+    secs(f, c->kernels);
+    fputs(", \"barrier_wait_s\": ", f);
+    secs(f, c->barrier);
+    fputs(", \"prep_msm_s\": ", f);
+    secs(f, c->prep);
+    fputs(", \"b_g2_msm_s\": ", f);
+    secs(f, c->bg2);
+    fprintf(f, ", \"host_bound\": %s}}", c->host_bound ? "true" : "false");
 }
 
 static void reported_json(FILE *f, const char *key, const struct reported_check *c, int first)
@@ -344,7 +396,10 @@ static void inside_json(FILE *f, const struct run_result *res)
         json_str(f, nm, n);
         fprintf(f, ": %llu", (unsigned long long)res->phase.marks[i].count);
     }
-    fputs("}, \"by_kind\": {", f);
+    fputc('}', f);
+    if (r->dur.lines || r->dur.values)
+        durations_json(f, res);
+    fputs(", \"by_kind\": {", f);
     for (size_t i = 0; i < res->phase.nkinds; i++) {
         const struct kind_row *k = &res->phase.kinds[i];
         fputs(i ? ", " : "", f);

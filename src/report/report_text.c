@@ -206,6 +206,36 @@ static void phase_rows_text(FILE *f, const struct run *r, const struct phase_res
     }
 }
 
+/* What the duration lines gave, and what they could not (durations.h). */
+static void durations_text(FILE *f, const struct run *r, const struct paint *p)
+{
+    const struct dur_use *d = &r->dur;
+    char b[32];
+    fprintf(f, "  %-22s CUZK_TIMING: %llu lines; %llu of %llu durations placed in %llu units' GPU phases (%llu calls)",
+            "duration lines", (unsigned long long)d->lines, (unsigned long long)d->placed,
+            (unsigned long long)d->values, (unsigned long long)d->units, (unsigned long long)d->calls);
+    for (size_t i = 0; i < d->nmarks; i++) {
+        size_t n;
+        const char *nm = strtab_get(r->strs, d->marks[i].name, &n);
+        fprintf(f, "%s%.*s x%llu (mean %s)", i ? ", " : "; outside any GPU phase: ", (int)n, nm,
+                (unsigned long long)d->marks[i].count,
+                fmt_dur(b, sizeof b, 1e6 * (double)d->marks[i].total_ms / (double)d->marks[i].count));
+    }
+    if (d->info)
+        fprintf(f, "; %llu message%s with no duration", (unsigned long long)d->info, d->info == 1 ? "" : "s");
+    fputc('\n', f);
+    uint64_t lost = d->ambiguous + d->interleaved + d->stray;
+    if (lost)
+        fprintf(f, "  %s%-22s %llu durations not given to a unit: %llu of calls more than one unit could have made, "
+                   "%llu of calls whose lines interleave (several GPUs, no device named), %llu of calls whose first "
+                   "line is missing%s\n",
+                p->yellow, "", (unsigned long long)lost, (unsigned long long)d->ambiguous,
+                (unsigned long long)d->interleaved, (unsigned long long)d->stray, p->off);
+    if (d->bad)
+        fprintf(f, "  %s%-22s %llu unreadable (the first at line %llu)%s\n", p->yellow, "", (unsigned long long)d->bad,
+                (unsigned long long)d->bad_first, p->off);
+}
+
 /* Phases inside the stages, marks, kinds, and the daemon's own durations. */
 static void phases_text(FILE *f, const struct run_result *res, const struct paint *p)
 {
@@ -216,6 +246,8 @@ static void phases_text(FILE *f, const struct run_result *res, const struct pain
                 "p90", "share", p->off);
         phase_rows_text(f, r, ph, -1);
     }
+    if (r->dur.lines || r->dur.values)
+        durations_text(f, r, p);
     if (ph->nmarks) {
         fprintf(f, "  %-22s", "marks");
         for (size_t i = 0; i < ph->nmarks; i++) {
@@ -488,6 +520,44 @@ static void diff_cpu(FILE *f, const struct run_result *a, const struct run_resul
     diff_row(f, "cpu: contention", a->cpu.contention ? "yes" : "no", b->cpu.contention ? "yes" : "no", "");
 }
 
+/* A's phase of b's row's name (the same within), or NULL. */
+static const struct phase_row *same_phase(const struct run_result *a, const struct run_result *b,
+                                          const struct phase_row *row)
+{
+    size_t n, m;
+    const char *nm = phase_label(b->run, row, &n);
+    for (size_t i = 0; i < a->phase.nrows; i++) {
+        const struct phase_row *o = &a->phase.rows[i];
+        const char *on = phase_label(a->run, o, &m);
+        if (o->within == row->within && m == n && !memcmp(on, nm, n))
+            return o;
+    }
+    return NULL;
+}
+
+/* The GPU sub-phases' means side by side: A's rows, then B's that A has
+ * not.  Where either run has duration lines (the rows a real daemon's
+ * GPU library gives); other runs' diffs are as they were. */
+static void diff_phases(FILE *f, const struct run_result *a, const struct run_result *b)
+{
+    if (!a->run->dur.placed && !b->run->dur.placed)
+        return;
+    for (int side = 0; side < 2; side++) {
+        const struct run_result *x = side ? b : a, *y = side ? a : b;
+        for (size_t i = 0; i < x->phase.nrows; i++) {
+            const struct phase_row *row = &x->phase.rows[i], *o = same_phase(y, x, row);
+            if (row->within != WITHIN_GPU || (side && o))
+                continue;
+            size_t n;
+            const char *nm = phase_label(x->run, row, &n);
+            char name[40];
+            snprintf(name, sizeof name, "  phase: %.*s", (int)(n > 29 ? 29 : n), nm);
+            double mx = row->st.mean, my = o ? o->st.mean : NAN;
+            diff_dur(f, name, side ? my : mx, side ? mx : my);
+        }
+    }
+}
+
 void report_diff_text(FILE *f, const struct run_result *a, const struct run_result *b,
                       const struct report_opts *o)
 {
@@ -509,6 +579,7 @@ void report_diff_text(FILE *f, const struct run_result *a, const struct run_resu
         snprintf(c, sizeof c, isnan(ka) || isnan(kb) ? "" : "%+.1f points", 100 * (kb - ka));
         diff_row(f, "kernel utilization", x, y, c);
     }
+    diff_phases(f, a, b);
     diff_dur(f, "s per job", a->s_per_job, b->s_per_job);
     diff_dur(f, "steady s per job", a->steady_s_per_job, b->steady_s_per_job);
     diff_dur(f, "idle", (double)a->idle, (double)b->idle);

@@ -294,6 +294,17 @@ static void assign(struct place *P, struct call *c, uint32_t u, int64_t d)
     P->ucall[u] = (uint32_t)(c - P->c) + 1;
 }
 
+static int ends_first(const struct place *P, uint32_t a, uint32_t b)
+{
+    int64_t ea = ge(P, a), eb = ge(P, b);
+    if (ea != eb) {
+        if (ea == T_NONE || eb == T_NONE)
+            return eb == T_NONE; /* no GPU_END: last */
+        return ea < eb;
+    }
+    return gs(P, a) < gs(P, b) || (gs(P, a) == gs(P, b) && a < b);
+}
+
 static int sections_to_units(struct place *P)
 {
     struct sweep s = {malloc((P->nbyS + 1) * sizeof *s.v), malloc((P->nbyS + 1) * sizeof *s.d), 0, 0};
@@ -309,8 +320,10 @@ static int sections_to_units(struct place *P)
         if (c->interleaved || c->t_pos == T_NONE)
             continue;
         sweep_to(P, &s, c->t_pos);
-        /* The least delay wins; within TOL of it, the earliest GPU_START
-         * (the unit that asked first). */
+        /* The least delay wins; within TOL of it, the earliest GPU_END (the
+         * unit that locked first ends first: giving it the earlier call
+         * leaves every later call a unit that can still hold it), then the
+         * earliest GPU_START. */
         int64_t dmin = -1;
         for (size_t k = 0; k < s.n; k++) {
             uint32_t u = s.v[k];
@@ -324,7 +337,7 @@ static int sections_to_units(struct place *P)
         uint32_t best = UINT32_MAX;
         int64_t bd = 0;
         for (size_t k = 0; k < s.n; k++)
-            if (s.d[k] >= 0 && s.d[k] <= dmin + TOL && (best == UINT32_MAX || gs(P, s.v[k]) < gs(P, best)))
+            if (s.d[k] >= 0 && s.d[k] <= dmin + TOL && (best == UINT32_MAX || ends_first(P, s.v[k], best)))
                 best = s.v[k], bd = s.d[k];
         /* Another could have made it too.  The choice moves the call by
          * the difference of their entries: a guess, unless that is within
@@ -398,11 +411,11 @@ static int64_t printed_at(const struct place *P, size_t i, size_t j, const struc
     }
 }
 
-static void around(struct place *P)
+static int around(struct place *P)
 {
     struct sweep s = {malloc((P->nbyS + 1) * sizeof *s.v), NULL, 0, 0};
     if (!s.v)
-        return;
+        return -1;
     for (size_t i = 0; i < P->n;) {
         size_t j = i + 1;
         while (j < P->n && P->dl[j].line == P->dl[i].line)
@@ -416,8 +429,10 @@ static void around(struct place *P)
         int32_t to = E_OUTSIDE;
         if (role != R_RUN && t != T_NONE) {
             sweep_to(P, &s, t);
-            int64_t best = 0, second = 0;
-            int32_t bc = -1, sc = -1;
+            /* The earliest fit wins: two within TOL of each other place the
+             * line within TOL of each other too, so either is as good. */
+            int64_t best = 0;
+            int32_t bc = -1;
             for (size_t k = 0; k < s.n; k++) {
                 uint32_t u = s.v[k];
                 if (!P->ucall[u])
@@ -426,14 +441,11 @@ static void around(struct place *P)
                 int64_t at = printed_at(P, i, j, c, role);
                 if (at == T_NONE || at < t - TOL)
                     continue; /* printed before the record that precedes it */
-                int64_t score = at - t;
-                if (bc < 0 || score < best)
-                    second = best, sc = bc, best = score, bc = (int32_t)(c - P->c);
-                else if (sc < 0 || score < second)
-                    second = score, sc = (int32_t)(c - P->c);
+                if (bc < 0 || at - t < best)
+                    best = at - t, bc = (int32_t)(c - P->c);
             }
             if (bc >= 0)
-                to = sc >= 0 && second - best <= TOL ? E_AMBIGUOUS : bc;
+                to = bc;
             else if (s.n && role != R_OTHER)
                 to = E_AMBIGUOUS; /* GPU phases were open, but none has a call that fits it */
         }
@@ -452,6 +464,7 @@ static void around(struct place *P)
         i = j;
     }
     free(s.v);
+    return 0;
 }
 
 /* ---- the phases ---- */
@@ -614,9 +627,8 @@ int dur_place(struct run *r, struct strtab *strs, const struct dline *dl, size_t
     for (size_t i = 0; i < P.nbyS; i++)
         P.byS[i] = bs[i].u;
     free(bs);
-    if (sections(&P) || sections_to_units(&P))
+    if (sections(&P) || sections_to_units(&P) || around(&P))
         goto out;
-    around(&P);
     rc = tally(r, strs, &P);
 out:
     free(P.kid);

@@ -1,0 +1,121 @@
+#!/bin/sh
+# test_durations.sh -- duration lines (CUZK_TIMING) against the truth of
+# logs built from their source's semantics (gen_cuzk_timing.py): kernel
+# utilization within 0.005, sub-phase means within 2% (or 1 ms, the
+# values' truncation), every call given to its unit or counted, the
+# critical-path verdict, one and several read ranges alike, the views and
+# diff.  Usage: test_durations.sh WATERFALL
+W="$1"
+HERE=$(dirname "$0")
+. "$HERE/lib.sh"
+GEN="$HERE/gen_cuzk_timing.py"
+
+# against LOG TRUTH NAME: the figures the truth gives
+against() {
+    "$W" analyze --json --no-progress "$1" >"$T/$3.json" 2>"$T/$3.err" || { bad "$3: analyze failed: $(cat "$T/$3.err")"; return; }
+    if python3 - "$T/$3.json" "$2" "$3" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))['runs'][0]
+t = json.load(open(sys.argv[2]))
+name = sys.argv[3]
+errs = []
+if abs(r['kernel_utilization'] - t['kernel_utilization']) > 0.005:
+    errs.append('kernel utilization %s, truth %s' % (r['kernel_utilization'], t['kernel_utilization']))
+ph = {p['name']: p for p in r['phases'] if p['within'] == 'gpu'}
+for k, want in t['means_ms'].items():
+    p = ph.get(k)
+    if not p or p['count'] != t['counts'][k]:
+        errs.append('%s: %s, want %d' % (k, p and p['count'], t['counts'][k]))
+        continue
+    got = p['mean_s'] * 1e3
+    if abs(got - want) > max(0.02 * want, 1.0):
+        errs.append('%s mean %.2f ms, truth %.2f ms' % (k, got, want))
+d = r['durations']
+if d['placed'] + d['outside'] != d['values'] or d['units'] != t['units']:
+    errs.append('durations %s' % d)
+out = {m['name']: m['count'] for m in d['outside_by_name']}
+if out != t['outside']:
+    errs.append('outside %s, truth %s' % (out, t['outside']))
+nest = {p['name']: p['parent'] for p in r['phases'] if p['within'] == 'gpu'}
+for child, parent in (('gpu_total', 'mutex_held'), ('ntt_msm_h', 'gpu_total'), ('tail_msm', 'gpu_total'),
+                      ('mutex_wait', 'total_start_fn'), ('prep_msm', None), ('split_vectors', 'setup_to_split')):
+    if nest.get(child, 'absent') != parent:
+        errs.append('%s nests in %s, want %s' % (child, nest.get(child, 'absent'), parent))
+for e in errs:
+    print('%s: %s' % (name, e), file=sys.stderr)
+sys.exit(1 if errs else 0)
+PY
+    then ok; else bad "$3: figures against the truth"; fi
+}
+
+# --- one GPU worker, split API: the GPU waits for prep_msm ---------------------
+python3 "$GEN" "$T/one.log" "$T/one.truth" --plain "$T/one.plain" || bad "gen one"
+against "$T/one.log" "$T/one.truth" one
+py() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r=d['runs'][0]; sys.exit(0 if ($2) else 1)" "$1"; }
+py "$T/one.json" "r['bottleneck'] == 'gpu_phase' and r['durations']['critical_path']['host_bound']" && ok ||
+    bad "one worker: the critical path is on the CPU"
+"$W" analyze --no-progress "$T/one.log" >"$T/one.txt" 2>&1
+grep -q "the phase waits for prep_msm + b_g2_msm" "$T/one.txt" && grep -q "overlap prep_msm + b_g2_msm" "$T/one.txt" &&
+    ok || bad "one worker: the verdict and advice name prep_msm + b_g2_msm: $(grep -E 'bottleneck|advice' "$T/one.txt")"
+grep -q "duration lines .*CUZK_TIMING: 601 lines; 780 of 840 durations placed in 60 units" "$T/one.txt" && ok ||
+    bad "one worker: the duration-lines line: $(grep 'duration lines' "$T/one.txt")"
+
+# Without the duration lines the run is what it was: no durations key, the
+# KERNEL default, no phases.
+"$W" analyze --json --no-progress "$T/one.plain" >"$T/plain.json" 2>&1
+py "$T/plain.json" "'durations' not in r and r['kernel_utilization'] is None and r['phases'] == []" && ok ||
+    bad "a log without duration lines"
+python3 - "$T/one.json" "$T/plain.json" <<'PY' && ok || bad "utilization and stages changed by the duration lines"
+import json, sys
+a, b = (json.load(open(p))['runs'][0] for p in sys.argv[1:3])
+keys = ['utilization', 'busy_s', 'window_s', 'idle_s', 'idle_by_cause', 'units', 'jobs_completed', 'stages']
+sys.exit(0 if all(a[k] == b[k] for k in keys) else 1)
+PY
+
+# --- two workers on one GPU: the mutex serializes their kernels ---------------
+python3 "$GEN" "$T/two.log" "$T/two.truth" --workers 2 --seed 2 || bad "gen two"
+against "$T/two.log" "$T/two.truth" two
+py "$T/two.json" "r['durations']['ambiguous'] == 0 and [p for p in r['phases'] if p['name'] == 'mutex_wait'][0]['mean_s'] > 1" &&
+    ok || bad "two workers: the mutex waits are read"
+
+# --- noise and ANSI colour around the lines ------------------------------------
+python3 "$GEN" "$T/noise.log" "$T/noise.truth" --workers 2 --noise --seed 3 || bad "gen noise"
+against "$T/noise.log" "$T/noise.truth" noise
+
+# --- a call over two GPUs (gpu_tid 0 and 1) -----------------------------------
+python3 "$GEN" "$T/multi.log" "$T/multi.truth" --call-gpus 2 --seed 4 || bad "gen multi"
+against "$T/multi.log" "$T/multi.truth" multi
+py "$T/multi.json" "{p['name']: p['parent'] for p in r['phases']}.get('gpu_total.gpu1') == 'mutex_held' and {p['name']: p['parent'] for p in r['phases']}.get('ntt_msm_h.gpu1') == 'gpu_total.gpu1'" &&
+    ok || bad "multi-GPU call: gpu_tid 1's phases"
+
+# --- two GPUs, a worker each, no device named: the sections interleave --------
+python3 "$GEN" "$T/gpus.log" "$T/gpus.truth" --gpus 2 --seed 5 || bad "gen gpus"
+"$W" analyze --json --no-progress "$T/gpus.log" >"$T/gpus.json" 2>&1 || bad "two GPUs: analyze failed"
+py "$T/gpus.json" "r['durations']['interleaved'] > 0 and r['durations']['placed'] + r['durations']['interleaved'] + r['durations']['ambiguous'] + r['durations']['outside'] + r['durations']['stray'] == r['durations']['values']" &&
+    ok || bad "two GPUs: what is not given is counted"
+"$W" analyze --no-progress "$T/gpus.log" 2>&1 | grep -q "durations not given to a unit" && ok || bad "two GPUs: the text says so"
+
+# --- one range or several: the same JSON --------------------------------------
+for f in one two noise; do
+    WATERFALL_READ_THREADS=1 "$W" analyze --json --no-progress "$T/$f.log" >"$T/$f.1.json" 2>/dev/null
+    WATERFALL_READ_THREADS=4 "$W" analyze --json --no-progress "$T/$f.log" >"$T/$f.4.json" 2>/dev/null
+    cmp -s "$T/$f.1.json" "$T/$f.4.json" && ok || bad "$f: one read range and four differ"
+done
+cat "$T/two.log" | "$W" analyze --json --no-progress - >"$T/two.stdin.json" 2>/dev/null
+sed 's/"source": "[^"]*"/"source": ""/' "$T/two.stdin.json" >"$T/a" && sed 's/"source": "[^"]*"/"source": ""/' "$T/two.json" >"$T/b" &&
+    cmp -s "$T/a" "$T/b" && ok || bad "two: stdin and the file differ"
+
+# --- unreadable and stray lines are counted with their line -----------------
+{ head -40 "$T/one.log"; echo "CUZK_TIMING: prep_msm_ms=12x"; echo "CUZK_TIMING: gpu_tid=0 ntt_msm_h_ms=5"; tail -n +41 "$T/one.log"; } >"$T/bad.log"
+"$W" analyze --json --no-progress "$T/bad.log" >"$T/bad.json" 2>&1 || bad "bad lines: analyze failed"
+py "$T/bad.json" "r['durations']['unreadable'] == 1 and r['durations']['first_unreadable_line'] == 41" && ok ||
+    bad "an unreadable duration line is counted at its line: $(python3 -c "import json; print(json.load(open('$T/bad.json'))['runs'][0]['durations'])")"
+
+# --- the views draw them; diff compares them ----------------------------------
+"$W" render "$T/one.log" -o "$T/one.trace.json" 2>/dev/null && grep -q '"gpu_total"' "$T/one.trace.json" &&
+    grep -q '"prep_msm"' "$T/one.trace.json" && ok || bad "the Chrome trace holds the sub-phases"
+"$W" render "$T/one.log" -o "$T/one.svg" 2>/dev/null && grep -q "gpu_total" "$T/one.svg" && ok ||
+    bad "the SVG names the kernel phase"
+"$W" diff "$T/one.log" "$T/two.log" >"$T/diff.txt" 2>&1 && grep -q "phase: mutex_wait" "$T/diff.txt" && ok ||
+    bad "diff compares the sub-phases: $(cat "$T/diff.txt")"
+finish test_durations

@@ -31,9 +31,7 @@
 #include <string.h>
 
 #define MS 1000000LL
-/* Each value is truncated to whole ms and a placement adds up to three of
- * them: times within TOL of each other agree. */
-#define TOL (3 * MS)
+#define TOL DUR_TOL
 
 enum dur_role { R_OPEN, R_CLOSE, R_GPU, R_ENTRY, R_PREP, R_BG2, R_RUN, R_OTHER };
 enum dur_key {
@@ -266,25 +264,76 @@ static int64_t *unlock_of(struct unlock *ul, size_t *nul, int32_t device)
     return &ul[(*nul)++].t;
 }
 
-/* The delay from u's GPU_START to the call's entry that the call implies
- * (its opening line printed after the record before it; a wait ends at
- * the unlock before it, and no lock is taken before it), or -1 when u
- * cannot have made it. */
-static int64_t entry_delay(const struct place *P, const struct call *c, uint32_t u, int64_t unlock)
+/* The delay from a unit's GPU_START to the section's call's entry that
+ * the section implies (its opening line printed after the record before
+ * it; a wait ends at the unlock before it, and no lock is taken before
+ * it), or -1 when the unit cannot have made it. */
+static int64_t entry_delay(const struct dur_sect *s, const struct dur_cand *c)
 {
-    int64_t L = gs(P, u) + val(c, K_PRE_LOCK) + val(c, K_MUTEX_WAIT), d = 0;
-    if (c->t_pos != T_NONE && c->t_pos - TOL > L)
-        d = c->t_pos - TOL - L;
-    if (unlock != T_NONE) {
-        if (c->v[K_MUTEX_WAIT] >= 2 && L > unlock + TOL)
+    int64_t L = c->start + s->pre + s->wait, d = 0;
+    if (s->t_pos != T_NONE && s->t_pos - TOL > L)
+        d = s->t_pos - TOL - L;
+    if (c->unlock != T_NONE) {
+        if (s->waited && L > c->unlock + TOL)
             return -1; /* it waited, so it locked at that unlock, not after */
-        if (L + d < unlock - TOL)
-            d = unlock - TOL - L;
+        if (L + d < c->unlock - TOL)
+            d = c->unlock - TOL - L;
     }
-    int64_t held = c->v[K_HELD] >= 0 ? val(c, K_HELD) : val(c, K_GPU_TOTAL);
-    if (ge(P, u) != T_NONE && L + d + held > ge(P, u) + TOL)
+    if (c->end != T_NONE && L + d + s->held > c->end + TOL)
         return -1;
     return d;
+}
+
+static int ends_first(const struct dur_cand *a, const struct dur_cand *b)
+{
+    if (a->end != b->end) {
+        if (a->end == T_NONE || b->end == T_NONE)
+            return b->end == T_NONE; /* no GPU_END: last */
+        return a->end < b->end;
+    }
+    return a->start < b->start || (a->start == b->start && a->id < b->id);
+}
+
+int dur_choose(const struct dur_sect *s, const struct dur_cand *c, size_t n, int64_t *delay, int64_t *scratch)
+{
+    /* The least delay wins; within TOL of it, the earliest GPU_END (the
+     * unit that locked first ends first: giving it the earlier call
+     * leaves every later call a unit that can still hold it), then the
+     * earliest GPU_START. */
+    int64_t dmin = -1;
+    for (size_t k = 0; k < n; k++) {
+        scratch[k] = entry_delay(s, &c[k]);
+        if (scratch[k] >= 0 && (dmin < 0 || scratch[k] < dmin))
+            dmin = scratch[k];
+    }
+    if (dmin < 0)
+        return DUR_NONE;
+    int best = -1;
+    for (size_t k = 0; k < n; k++)
+        if (scratch[k] >= 0 && scratch[k] <= dmin + TOL && (best < 0 || ends_first(&c[k], &c[best])))
+            best = (int)k;
+    /* Another could have made it too.  The choice moves the call by the
+     * difference of their entries: a guess, unless that is within TOL or
+     * 5% of the call's length (then every figure is the same). */
+    for (size_t k = 0; k < n; k++) {
+        if ((int)k == best || scratch[k] < 0 || scratch[k] > dmin + TOL)
+            continue;
+        int64_t move = (c[k].start + scratch[k]) - (c[best].start + scratch[best]);
+        if (move < 0)
+            move = -move;
+        if (move > TOL && move * 20 > s->held)
+            return DUR_AMBIGUOUS;
+    }
+    *delay = scratch[best];
+    return best;
+}
+
+void dur_clamp(int64_t *a, int64_t *b, int64_t lo, int64_t hi)
+{
+    if (hi != T_NONE && *b > hi && *b - hi <= TOL)
+        *a -= *b - hi, *b = hi;
+    if (lo != T_NONE && *a < lo && lo - *a <= TOL)
+        *b += lo - *a, *a = lo;
 }
 
 static void assign(struct place *P, struct call *c, uint32_t u, int64_t d)
@@ -294,74 +343,53 @@ static void assign(struct place *P, struct call *c, uint32_t u, int64_t d)
     P->ucall[u] = (uint32_t)(c - P->c) + 1;
 }
 
-static int ends_first(const struct place *P, uint32_t a, uint32_t b)
+static int64_t held_of(const struct call *c)
 {
-    int64_t ea = ge(P, a), eb = ge(P, b);
-    if (ea != eb) {
-        if (ea == T_NONE || eb == T_NONE)
-            return eb == T_NONE; /* no GPU_END: last */
-        return ea < eb;
-    }
-    return gs(P, a) < gs(P, b) || (gs(P, a) == gs(P, b) && a < b);
+    return c->v[K_HELD] >= 0 ? val(c, K_HELD) : val(c, K_GPU_TOTAL);
 }
 
 static int sections_to_units(struct place *P)
 {
     struct sweep s = {malloc((P->nbyS + 1) * sizeof *s.v), malloc((P->nbyS + 1) * sizeof *s.d), 0, 0};
+    struct dur_cand *cand = malloc((P->nbyS + 1) * sizeof *cand);
     struct unlock ul[64];
     size_t nul = 0;
-    if (!s.v || !s.d) {
-        free(s.v);
-        free(s.d);
-        return -1;
-    }
+    int rc = -1;
+    if (!s.v || !s.d || !cand)
+        goto out;
     for (size_t ci = 0; ci < P->nc; ci++) {
         struct call *c = &P->c[ci];
         if (c->interleaved || c->t_pos == T_NONE)
             continue;
         sweep_to(P, &s, c->t_pos);
-        /* The least delay wins; within TOL of it, the earliest GPU_END (the
-         * unit that locked first ends first: giving it the earlier call
-         * leaves every later call a unit that can still hold it), then the
-         * earliest GPU_START. */
-        int64_t dmin = -1;
+        size_t nc = 0;
         for (size_t k = 0; k < s.n; k++) {
             uint32_t u = s.v[k];
-            int64_t *ut = unlock_of(ul, &nul, P->r->units[u].device);
-            s.d[k] = P->ucall[u] ? -1 : entry_delay(P, c, u, ut ? *ut : T_NONE);
-            if (s.d[k] >= 0 && (dmin < 0 || s.d[k] < dmin))
-                dmin = s.d[k];
-        }
-        if (dmin < 0)
-            continue; /* no unit: outside any GPU phase */
-        uint32_t best = UINT32_MAX;
-        int64_t bd = 0;
-        for (size_t k = 0; k < s.n; k++)
-            if (s.d[k] >= 0 && s.d[k] <= dmin + TOL && (best == UINT32_MAX || ends_first(P, s.v[k], best)))
-                best = s.v[k], bd = s.d[k];
-        /* Another could have made it too.  The choice moves the call by
-         * the difference of their entries: a guess, unless that is within
-         * TOL or 5% of the call's length (then every figure is the same). */
-        for (size_t k = 0; k < s.n && !c->ambiguous; k++) {
-            if (s.v[k] == best || s.d[k] < 0 || s.d[k] > dmin + TOL)
+            if (P->ucall[u])
                 continue;
-            int64_t move = (gs(P, s.v[k]) + s.d[k]) - (gs(P, best) + bd), len = val(c, K_HELD);
-            if (move < 0)
-                move = -move;
-            if (move > TOL && move * 20 > len)
-                c->ambiguous = 1;
+            int64_t *ut = unlock_of(ul, &nul, P->r->units[u].device);
+            cand[nc++] = (struct dur_cand){gs(P, u), ge(P, u), ut ? *ut : T_NONE, u};
         }
-        if (c->ambiguous)
-            continue;
-        assign(P, c, best, bd);
-        int64_t *ut = unlock_of(ul, &nul, P->r->units[best].device);
+        struct dur_sect sect = {val(c, K_PRE_LOCK), val(c, K_MUTEX_WAIT), held_of(c), c->v[K_MUTEX_WAIT] >= 2,
+                                c->t_pos};
+        int64_t d;
+        int k = dur_choose(&sect, cand, nc, &d, s.d);
+        if (k == DUR_AMBIGUOUS)
+            c->ambiguous = 1;
+        if (k < 0)
+            continue; /* none fits: outside any GPU phase, or ambiguous */
+        uint32_t u = cand[k].id;
+        assign(P, c, u, d);
+        int64_t *ut = unlock_of(ul, &nul, P->r->units[u].device);
         if (ut)
-            *ut = c->t0 + val(c, K_PRE_LOCK) + val(c, K_MUTEX_WAIT) +
-                  (c->v[K_HELD] >= 0 ? val(c, K_HELD) : val(c, K_GPU_TOTAL));
+            *ut = c->t0 + sect.pre + sect.wait + sect.held;
     }
+    rc = 0;
+out:
     free(s.v);
     free(s.d);
-    return 0;
+    free(cand);
+    return rc;
 }
 
 /* ---- pass 3: the lines around the sections ---- */
@@ -474,12 +502,7 @@ static int add_phase(struct run *r, struct strtab *strs, const struct place *P, 
     const struct call *c = &P->c[P->own[e]];
     const struct unit *u = &r->units[c->unit];
     int64_t lo = u->t[EV_GPU_START], hi = u->t[EV_GPU_END];
-    /* The source puts every duration inside its unit's GPU phase; what
-     * lies out of it by the values' truncation is brought in. */
-    if (hi != T_NONE && b > hi && b - hi <= TOL)
-        a -= b - hi, b = hi;
-    if (a < lo && lo - a <= TOL)
-        b += lo - a, a = lo;
+    dur_clamp(&a, &b, lo, hi);
     size_t kn;
     const char *k = strtab_get(strs, P->dl[e].key, &kn);
     char name[SCAN_DUR_KEY_MAX + 24];

@@ -22,6 +22,35 @@
  * names go.  0, or -1 when out of memory. */
 int dur_place(struct run *r, struct strtab *strs, const struct dline *dl, size_t n);
 
+/* Each value is truncated to whole ms and a placement adds up to three of
+ * them: times within DUR_TOL of each other agree. */
+#define DUR_TOL 3000000LL
+
+/* A call's critical section, as dur_choose reads it (ns). */
+struct dur_sect {
+    int64_t pre, wait, held; /* pre_lock_cpu, mutex_wait, and mutex_held (else gpu_total) */
+    int waited;              /* mutex_wait was 2 ms or more: it locked at the unlock before */
+    int64_t t_pos;           /* the last record's time before its opening line (T_NONE: none) */
+};
+/* A unit whose GPU phase was open at the section's opening line. */
+struct dur_cand {
+    int64_t start, end; /* its GPU_START and GPU_END (T_NONE: none yet) */
+    int64_t unlock;     /* its device's last unlock, from the sections given before (T_NONE) */
+    uint32_t id;        /* the caller's */
+};
+enum { DUR_NONE = -1, DUR_AMBIGUOUS = -2 };
+/* Which of c[0..n) made the section (durations.c says how): its index,
+ * with the delay from its GPU_START to the call's entry in *delay; or
+ * DUR_NONE (none fits) or DUR_AMBIGUOUS (the choice would be a guess).
+ * scratch: n values.  `analyze` (the model) and `watch` (live.c) both
+ * decide with it, so that they agree. */
+int dur_choose(const struct dur_sect *s, const struct dur_cand *c, size_t n, int64_t *delay, int64_t *scratch);
+
+/* A phase [*a, *b) that lies out of its unit's GPU phase [lo, hi] by no
+ * more than the values' truncation (DUR_TOL) is moved in: the source puts
+ * every duration inside it.  hi, lo: T_NONE when unknown. */
+void dur_clamp(int64_t *a, int64_t *b, int64_t lo, int64_t hi);
+
 /* The name of the phase that encloses duration phase `name` (n bytes) by
  * the source's nesting (gpu_total within mutex_held, ntt_msm_h within
  * gpu_total, ...), into out; its length, or 0 for a phase of no parent. */

@@ -118,4 +118,47 @@ py "$T/bad.json" "r['durations']['unreadable'] == 1 and r['durations']['first_un
     bad "the SVG names the kernel phase"
 "$W" diff "$T/one.log" "$T/two.log" >"$T/diff.txt" 2>&1 && grep -q "phase: mutex_wait" "$T/diff.txt" && ok ||
     bad "diff compares the sub-phases: $(cat "$T/diff.txt")"
+# --- watch and its metrics place the kernels as analyze does -----------------
+# (the same sections to the same units: to the nanosecond, cmp_watch.py)
+for f in one two noise multi gpus; do
+    "$W" analyze --json --no-progress "$T/$f.log" >"$T/$f.a.json" 2>/dev/null
+    "$W" watch --once "$T/$f.log" >"$T/$f.w.jsonl" 2>"$T/$f.w.err" || bad "$f: watch --once failed: $(cat "$T/$f.w.err")"
+    python3 "$HERE/cmp_watch.py" "$T/$f.a.json" "$T/$f.w.jsonl" >"$T/$f.cmp" && ok ||
+        bad "$f: watch --once and analyze differ: $(cat "$T/$f.cmp")"
+done
+python3 "$GEN" "$T/three.log" "$T/three.truth" --workers 3 --jobs 10 --seed 23 || bad "gen three"
+"$W" analyze --json --no-progress "$T/three.log" >"$T/three.a.json" 2>/dev/null
+"$W" watch --once "$T/three.log" >"$T/three.w.jsonl" 2>/dev/null
+python3 "$HERE/cmp_watch.py" "$T/three.a.json" "$T/three.w.jsonl" >"$T/three.cmp" && ok ||
+    bad "three workers, two starting in one ms (a GPU_END to come decides): $(cat "$T/three.cmp")"
+# the metrics endpoint serves the same kernel time (a bounded wait: the
+# log is whole, so it settles once watch has read it and been quiet)
+python3 - "$W" "$T/two.log" "$T/two.a.json" <<'PY' && ok || bad "the metrics' kernel time"
+import json, socket, subprocess, sys, time, urllib.request
+w, log, a = sys.argv[1:4]
+want = json.load(open(a))['runs'][0]['devices'][0]['kernel_busy_s']
+s = socket.socket(); s.bind(('127.0.0.1', 0)); port = s.getsockname()[1]; s.close()
+p = subprocess.Popen([w, 'watch', '--listen', '127.0.0.1:%d' % port, '--json-lines', '--quiet', '0.2',
+                      '--interval', '0.2', log], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+got = None
+try:
+    end = time.time() + 60
+    while time.time() < end:
+        try:
+            body = urllib.request.urlopen('http://127.0.0.1:%d/metrics' % port, timeout=2).read().decode()
+            for line in body.splitlines():
+                if line.startswith('waterfall_gpu_kernel_seconds_total{device="0"}'):
+                    got = float(line.split()[-1])
+            if got is not None and abs(got - want) <= 1e-6 * want:
+                break
+        except OSError:
+            pass
+        time.sleep(0.2)
+finally:
+    p.terminate()
+    p.wait(10)
+if got is None or abs(got - want) > 1e-6 * want:
+    print('metrics kernel %r, analyze %r' % (got, want), file=sys.stderr)
+    sys.exit(1)
+PY
 finish test_durations

@@ -11,6 +11,8 @@
  */
 #include "lines.h"
 
+#include "durations.h"
+
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -83,6 +85,27 @@ static int rec_add(struct lines_chunk *c, const struct scan_rec *sr, uint32_t at
     return 0;
 }
 
+/* A duration line, as a record of what watch places of it (live.h):
+ * the names durations.h knows, with gpu_tid. */
+static int dur_add(struct lines_chunk *c, const char *tag, const char *eol, char *scratch, uint32_t at)
+{
+    struct scan_dur d;
+    if (scan_dur(tag, eol, scratch, &d) != DUR_LINE)
+        return 0; /* a message, or unreadable: analyze counts it, watch has no figure of it */
+    struct scan_rec none = {.ev = 0, .job = "", .partition = -1, .worker = -1, .device = -1};
+    if (rec_add(c, &none, at))
+        return -1;
+    struct live_rec *o = &c->rec[c->nrec - 1];
+    o->ev = LIVE_EV_DUR;
+    o->dtid = (int8_t)(d.tid > 127 ? 127 : d.tid);
+    o->dn = d.n;
+    for (int i = 0; i < d.n; i++) {
+        o->dname[i] = (uint8_t)dur_name_of(d.d[i].k, d.d[i].kn);
+        o->dms[i] = d.d[i].ms;
+    }
+    return 0;
+}
+
 /* One whole line (without its '\n'); the bytes up to readable may be
  * read.  is_long: only its first LINES_KEEP bytes are here. */
 static int line_in(struct lines_text *s, struct lines_chunk *c, const char *line, size_t n, const char *readable,
@@ -98,9 +121,12 @@ static int line_in(struct lines_text *s, struct lines_chunk *c, const char *line
     }
     const char *end = line + n, *pos = line;
     for (;;) {
-        const char *hit = scan_find(pos, end);
+        uint64_t nl = 0;
+        const char *hit = scan_find_any_count(pos, end, &nl);
         if (!hit)
             return 0;
+        if (*hit == 'C') /* a duration line (scan.h) */
+            return dur_add(c, hit, end, s->scratch, at);
         struct scan_rec r;
         enum scan_err e = scan_line_in(line, hit, end, readable, s->scratch, &r);
         if (e == SCAN_NOT_RECORD) {
@@ -131,7 +157,7 @@ static int line_in(struct lines_text *s, struct lines_chunk *c, const char *line
 static const char *skip_lines(struct lines_chunk *c, const char *p, const char *end)
 {
     uint64_t nl = 0;
-    const char *hit = scan_find_count(p, end, &nl);
+    const char *hit = scan_find_any_count(p, end, &nl);
     if (!nl)
         return p;
     c->lines += nl;

@@ -13,6 +13,7 @@
  */
 #include "live.h"
 
+#include "durations.h"
 #include "events.h"
 #include "hindex.h"
 #include "mem.h"
@@ -55,6 +56,7 @@ int live_init(struct live *l, const struct live_opts *o)
     for (int i = 0; i < LIVE_BINS; i++)
         l->bins[i].sec = INT64_MIN;
     l->latest_s = INT64_MIN;
+    l->dur_t = T_NONE;
     return l->tab && l->done ? 0 : -1;
 }
 
@@ -90,6 +92,8 @@ void live_free(struct live *l)
     free(l->sp_busy.s);
     free(l->sp_prep.s);
     free(l->sp_kern.s);
+    free(l->dcand);
+    free(l->dscratch);
     for (int c = 0; c < CAUSE_NO_WORK; c++)
         stair_free(&l->stair[c]);
     free(l->moves);
@@ -410,6 +414,8 @@ static int run_begin(struct live *l, int64_t t)
     l->devices_named = 0;
     l->have_wall = 0;
     memset(l->ended_in_flight, 0, sizeof l->ended_in_flight);
+    l->ndsect = l->ndpend = 0; /* a new life of the daemon: new mutexes, no call open */
+    l->ndunlock = 0;
     for (int c = 0; c < CAUSE_NO_WORK; c++)
         l->stair[c].n = 0; /* a new run's stages */
     for (size_t i = 0; i < l->ndev; i++) {
@@ -542,10 +548,176 @@ static int timed(struct live *l, const struct live_rec *r, int64_t *t)
     return 0;
 }
 
+/* ---- duration lines: each section's kernel, given as analyze gives it ---- */
+
+static int64_t *dur_unlock(struct live *l, int32_t device)
+{
+    for (size_t i = 0; i < l->ndunlock; i++)
+        if (l->dunlock[i].device == device)
+            return &l->dunlock[i].t;
+    if (l->ndunlock == sizeof l->dunlock / sizeof *l->dunlock)
+        return NULL;
+    l->dunlock[l->ndunlock] = (struct live_unlock){device, T_NONE};
+    return &l->dunlock[l->ndunlock++].t;
+}
+
+/* The units whose GPU phase was open at section c's opening line, as
+ * candidates (GPU_END: T_NONE while not read yet); their count. */
+static int dur_cands(struct live *l, const struct live_sect *c, size_t *n)
+{
+    if (l->dcap < l->n + 1) {
+        size_t cap = 2 * (l->n + 1);
+        struct dur_cand *nc = realloc(l->dcand, cap * sizeof *nc);
+        if (nc)
+            l->dcand = nc;
+        int64_t *ns = nc ? realloc(l->dscratch, cap * sizeof *ns) : NULL;
+        if (!ns)
+            return -1;
+        l->dscratch = ns;
+        l->dcap = cap;
+    }
+    *n = 0;
+    for (size_t i = 0; i <= l->mask; i++) {
+        const struct live_unit *x = l->tab[i];
+        int64_t S = x ? x->u.t[EV_GPU_START] : T_NONE, E = x ? x->u.t[EV_GPU_END] : T_NONE;
+        if (!x || x->dur_call || S == T_NONE || S > c->t_pos || (E != T_NONE && E < c->t_pos - DUR_TOL))
+            continue;
+        int64_t *ut = dur_unlock(l, x->u.device);
+        l->dcand[(*n)++] = (struct dur_cand){S, E, ut ? *ut : T_NONE, (uint32_t)i};
+    }
+    return 0;
+}
+
+/* dur_choose with the GPU_ENDs not read yet put at `floor` (the earliest
+ * they can come), ranked by slot up (dir 1) or down (dir -1); dir 0:
+ * as they are (never: the log's end). */
+static int dur_try(struct live *l, const struct dur_sect *s, size_t n, int64_t floor, int dir, int64_t *d)
+{
+    struct dur_cand *c = l->dcand;
+    for (size_t k = 0; dir && k < n; k++)
+        if (l->tab[c[k].id]->u.t[EV_GPU_END] == T_NONE)
+            c[k].end = floor + (dir > 0 ? (int64_t)c[k].id : (int64_t)(l->mask - c[k].id));
+    int k = dur_choose(s, c, n, d, l->dscratch);
+    for (size_t q = 0; dir && q < n; q++)
+        c[q].end = l->tab[c[q].id]->u.t[EV_GPU_END];
+    return k;
+}
+
+/* Give the closed sections, in order, to the units they fit (the rule of
+ * model/durations.c, sections_to_units), each once its choice cannot
+ * change: analyze knows every GPU_END, and a unit's that is still to come
+ * could decide a tie or a fit.  end: the log (or run) ended, decide all. */
+static int dur_decide(struct live *l, int end)
+{
+    int64_t lag = l->max_lag + l->max_lag / 2, floor = l->run_max - (lag > l->o.slack_ns ? lag : l->o.slack_ns);
+    while (l->ndpend) {
+        const struct live_pend *p = &l->dpend[0];
+        const struct live_sect *c = &p->c;
+        int64_t d = 0;
+        int k = DUR_NONE;
+        if (!c->interleaved && c->t_pos != T_NONE && c->gpu_total >= 0) {
+            size_t n;
+            if (dur_cands(l, c, &n))
+                return -1;
+            struct dur_sect sect = {c->pre, c->wait, p->held, c->wait >= 2000000, c->t_pos};
+            k = dur_try(l, &sect, n, floor, 0, &d);
+            if (!end) {
+                int64_t d1, d2;
+                int k1 = dur_try(l, &sect, n, floor, 1, &d1), k2 = dur_try(l, &sect, n, floor, -1, &d2);
+                int64_t kd = k >= 0 ? d : 0;
+                if (k1 != k || k2 != k || (k >= 0 && (d1 != kd || d2 != kd)))
+                    return 0; /* a GPU_END to come decides it: wait */
+            }
+            if (k >= 0) {
+                struct live_unit *x = l->tab[l->dcand[k].id];
+                int64_t L = x->u.t[EV_GPU_START] + d + c->pre + c->wait;
+                x->dur_call = 1;
+                x->dka = L, x->dkb = L + c->gpu_total;
+                int64_t *ut = dur_unlock(l, x->u.device);
+                if (ut)
+                    *ut = L + p->held;
+                l->dur_given++;
+            }
+        }
+        memmove(l->dpend, l->dpend + 1, (size_t)--l->ndpend * sizeof *l->dpend);
+    }
+    return 0;
+}
+
+/* The earliest GPU_START among the units a waiting section may go to:
+ * the horizon stays before it (the section's kernel may fall after). */
+static int64_t dur_hold(struct live *l, int64_t h)
+{
+    for (int i = 0; i < l->ndpend; i++)
+        for (size_t q = 0; q <= l->mask; q++) {
+            const struct live_unit *x = l->tab[q];
+            int64_t S = x ? x->u.t[EV_GPU_START] : T_NONE;
+            if (x && !x->dur_call && S != T_NONE && S <= l->dpend[i].c.t_pos && S < h)
+                h = S;
+        }
+    return h;
+}
+
+/* A duration line: it opens a section (pre_lock_cpu, mutex_wait), adds
+ * to the oldest open one a gpu_tid's line or its closing line (mutex_held),
+ * which gives it its unit.  Sections that interleave (several GPUs) are
+ * not given, as in analyze. */
+static int dur_in(struct live *l, const struct live_rec *r)
+{
+    l->dur_lines++;
+    if (!r->dn || !l->run)
+        return 0;
+    int64_t v[DN_OTHER + 1];
+    for (int k = 0; k <= DN_OTHER; k++)
+        v[k] = -1;
+    for (int i = 0; i < r->dn; i++)
+        if (v[r->dname[i]] < 0)
+            v[r->dname[i]] = r->dms[i] * 1000000;
+    if (v[DN_PRE_LOCK] >= 0 || v[DN_MUTEX_WAIT] >= 0) {
+        if (l->ndsect == (int)(sizeof l->dsect / sizeof *l->dsect))
+            memmove(l->dsect, l->dsect + 1, --l->ndsect * sizeof *l->dsect); /* the oldest never closed */
+        l->dsect[l->ndsect++] = (struct live_sect){v[DN_PRE_LOCK] < 0 ? 0 : v[DN_PRE_LOCK],
+                                                   v[DN_MUTEX_WAIT] < 0 ? 0 : v[DN_MUTEX_WAIT], -1, l->dur_t, 0, 0};
+        return 0;
+    }
+    int close = v[DN_HELD] >= 0, tid = r->dtid;
+    if (!close && tid < 0)
+        return 0; /* a line outside the section: no figure of watch's */
+    int first = -1, count = 0;
+    for (int i = 0; i < l->ndsect; i++)
+        if (close || tid >= 64 || !(l->dsect[i].tid_done >> tid & 1)) {
+            if (first < 0)
+                first = i;
+            count++;
+        }
+    if (first < 0)
+        return 0; /* its section's opening line is missing */
+    if (count > 1)
+        for (int i = 0; i < l->ndsect; i++)
+            l->dsect[i].interleaved = 1;
+    struct live_sect *c = &l->dsect[first];
+    if (!close) {
+        if (v[DN_GPU_TOTAL] >= 0 && tid < 64) {
+            c->tid_done |= 1ull << tid;
+            if (tid == 0)
+                c->gpu_total = v[DN_GPU_TOTAL];
+        }
+        return 0;
+    }
+    if (l->ndpend == (int)(sizeof l->dpend / sizeof *l->dpend) && dur_decide(l, 1))
+        return -1; /* too many waiting: decide them as they stand */
+    l->dpend[l->ndpend++] = (struct live_pend){*c, v[DN_HELD]};
+    memmove(c, c + 1, (size_t)(l->ndsect - first - 1) * sizeof *c);
+    l->ndsect--;
+    return dur_decide(l, 0);
+}
+
 static int record_in(struct live *l, const struct live_rec *r)
 {
     l->records++;
     int64_t t;
+    if (r->ev == LIVE_EV_DUR)
+        return dur_in(l, r);
     int other = r->ev < 0 || r->ev >= EV_N;
     int edge = other ? kernel_edge(r) : 0;
     if (other && (!edge || !l->run)) {
@@ -561,6 +733,7 @@ static int record_in(struct live *l, const struct live_rec *r)
         l->skipped_by[SCAN_BAD_TIME]++;
         return 0;
     }
+    l->dur_t = t;
     if (edge) {
         if (l->held && decide_held(l, t))
             return -1;
@@ -838,6 +1011,12 @@ static int count_device(struct live *l, struct live_dev *d, int64_t lo, int64_t 
             for (uint16_t k = 0; k < x->nkern; k++)
                 if (x->kern[k].start >= s.start && x->kern[k].end <= s.end && spans_add(kern, x->kern[k]))
                     goto out;
+            if (x->dur_call) { /* moved in as analyze moves it (dur_clamp) */
+                struct span ks = {x->dka, x->dkb};
+                dur_clamp(&ks.start, &ks.end, s.start, s.end);
+                if (ks.start >= s.start && ks.end <= s.end && spans_add(kern, ks))
+                    goto out;
+            }
         }
         if (unit_prep_span(&x->u, &s) && open_cut(l, x, &s) && s.end > lo && spans_add(prep, s))
             goto out;
@@ -1008,9 +1187,11 @@ int live_settle(struct live *l, int quiet, int end)
         if (apply(l, &l->hold, l->hold.t_ns))
             return -1;
     }
-    if (open_scan(l))
+    if (open_scan(l) || dur_decide(l, end))
         return -1;
     int64_t h = horizon_of(l, quiet, end);
+    if (l->ndpend)
+        h = dur_hold(l, h);
     struct live_spans *queue = &l->sp_queue, *synth = &l->sp_synth;
     queue->n = synth->n = 0;
     int rc = -1;

@@ -76,7 +76,13 @@ struct live_rec {
     uint8_t queue, wall;
     uint8_t has_line; /* a record with its own ts= on a line with a timestamp: */
     int64_t line_ns;  /* that timestamp (the offset between the two clocks) */
+    /* ev == LIVE_EV_DUR: a duration line (scan_dur), what watch places of it */
+    uint8_t dn;                     /* its durations */
+    int8_t dtid;                    /* gpu_tid=, or -1 */
+    uint8_t dname[SCAN_DUR_MAX];    /* enum dur_name (durations.h) */
+    int64_t dms[SCAN_DUR_MAX];
 };
+#define LIVE_EV_DUR (-2) /* live_rec.ev of a duration line */
 /* A unit while it is kept: the model's unit, its job id inline. */
 struct live_unit {
     struct unit u;  /* u.job: unused (the id is here) */
@@ -89,6 +95,8 @@ struct live_unit {
     int64_t cut;      /* judged left in its state (its worker moved on, or it lasted twice
                        * the longest of its stage): where it stopped holding its cause
                        * (T_NONE: not so) */
+    uint8_t dur_call;  /* a duration lines' section was given to it: its kernel is dk */
+    int64_t dka, dkb;  /* that kernel (gpu_total), clamped into the GPU phase when counted */
     uint16_t nkern, kern_cap, nkopen;
     struct span *kern; /* its kernel phases (analyze_kernel_phase), paired */
     int64_t kopen[4];  /* kernel phases started and not yet ended, oldest first */
@@ -183,6 +191,31 @@ struct live {
     struct live_hist stage[ST_N];
     struct live_bin bins[LIVE_BINS];
     int64_t latest_s;     /* the latest second of log time settled */
+    /* duration lines (durations.h): the sections open, in order; each
+     * device's last unlock; the time of the last record, where a line
+     * was printed at the earliest */
+    struct live_sect {
+        int64_t pre, wait, gpu_total, t_pos;
+        uint64_t tid_done;
+        uint8_t interleaved;
+    } dsect[8];
+    int ndsect;
+    struct live_unlock {
+        int32_t device;
+        int64_t t;
+    } dunlock[64];
+    size_t ndunlock;
+    struct live_pend { /* closed sections not yet given: which unit fits may turn on a
+                        * GPU_END still to come (dur_decide) */
+        struct live_sect c;
+        int64_t held;
+    } dpend[32];
+    int ndpend;
+    int64_t dur_t;
+    uint64_t dur_lines, dur_given; /* duration lines read; sections given a unit */
+    struct dur_cand *dcand;        /* dur_choose's arrays, kept between sections */
+    int64_t *dscratch;
+    size_t dcap;
     /* a native trace's latest memory sample (follow_wft.c; format 1.4) */
     int rss_known;
     uint64_t rss_bytes;   /* the recording process's resident memory */

@@ -44,7 +44,7 @@ static void devices(FILE *f, const struct live *l)
     if (!kern)
         return; /* the log has no kernel phases: no figure, rather than 0 */
     family(f, "waterfall_gpu_kernel_seconds_total", "counter",
-           "Time a device ran kernels (the union of KERNEL phases inside the GPU phase), settled.");
+           "Time a device ran kernels (the union of KERNEL phases, or of duration lines' gpu_total, inside the GPU phase), settled.");
     for (size_t i = 0; i < l->ndev; i++)
         if (l->dev[i].has_kernel)
             fprintf(f, "waterfall_gpu_kernel_seconds_total{device=\"%d\"} %.9f\n", l->dev[i].device,

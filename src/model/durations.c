@@ -691,3 +691,13 @@ size_t dur_parent(const char *name, size_t n, char *out, size_t cap)
         }
     return 0;
 }
+
+int dur_name_of(const char *name, size_t n)
+{
+    static const char *const names[] = {[DN_PRE_LOCK] = "pre_lock_cpu", [DN_MUTEX_WAIT] = "mutex_wait",
+                                        [DN_GPU_TOTAL] = "gpu_total", [DN_HELD] = "mutex_held"};
+    for (int k = 0; k < DN_OTHER; k++)
+        if (strlen(names[k]) == n && !memcmp(name, names[k], n))
+            return k;
+    return DN_OTHER;
+}

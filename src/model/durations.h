@@ -51,6 +51,10 @@ int dur_choose(const struct dur_sect *s, const struct dur_cand *c, size_t n, int
  * every duration inside it.  hi, lo: T_NONE when unknown. */
 void dur_clamp(int64_t *a, int64_t *b, int64_t lo, int64_t hi);
 
+/* The names `watch` places (live.c): the kernel's and what anchors it. */
+enum dur_name { DN_PRE_LOCK, DN_MUTEX_WAIT, DN_GPU_TOTAL, DN_HELD, DN_OTHER };
+int dur_name_of(const char *name, size_t n);
+
 /* The name of the phase that encloses duration phase `name` (n bytes) by
  * the source's nesting (gpu_total within mutex_held, ntt_msm_h within
  * gpu_total, ...), into out; its length, or 0 for a phase of no parent. */

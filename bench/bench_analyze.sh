@@ -1,13 +1,15 @@
 #!/bin/sh
 # bench_analyze.sh -- `waterfall analyze --json` against `grep -c TIMELINE`
-# on three 1 GB cuzk-style logs, warm in the page cache, in interleaved rounds:
+# on four 1 GB cuzk-style logs, warm in the page cache, in interleaved rounds:
 #   sparse: gen_log's default, records among tracing noise that makes up 70%
 #           of the bytes (3.9 M records, 648k units in 1 GiB);
 #   dense:  gen_log --dense, records printed by the daemon's tracing
 #           subscriber, most of the bytes (4.16 M records, 694k units);
 #   busy:   gen_log --busy, a busy daemon's eprintln! records: 10 syntheses
 #           in flight, 2 GPU workers, 70% noise with colour (3.9 M records,
-#           650k units in 1 GiB).
+#           650k units in 1 GiB);
+#   cuzk:   the busy shape with the CUZK_TIMING duration lines of each
+#           unit's proving call (gen_log --busy --cuzk-timing: issue 30).
 # gen_log prints in time order since 2026-12-05 (v2 in the cached logs'
 # names: logs made before, in per-job blocks, are not reused).
 # Each shape: the median of the rounds' ratios, the peak memory from a file
@@ -83,6 +85,7 @@ echo "analyze bench on: ${cpu:-an unknown CPU}, $(nproc) cores, $(awk '/MemTotal
 shape sparse "$DIR/waterfall-bench-v2-$SIZE.log" --bytes "$SIZE" --noise 0.7
 shape dense "$DIR/waterfall-bench-v2-dense.log" --dense
 shape busy "$DIR/waterfall-bench-v2-busy.log" --busy --bytes "$SIZE"
+shape cuzk "$DIR/waterfall-bench-v2-cuzk.log" --busy --cuzk-timing --bytes "$SIZE"
 echo
 echo "analyze / grep -c, all shapes (medians): $(awk '{printf "%s%s %s", (NR > 1 ? ", " : ""), $1, $2}' "$DIR/wf-bench-summary.$$")"
 echo "  (WATERFALL_TIMING=1 $W analyze --json LOG shows the time and memory of each phase)"

@@ -4,7 +4,7 @@
  *
  *   gen_log [--bytes N] [--noise F] [--partitions P] [--concurrency C]
  *           [--workers W] [--synth-s S] [--seed S] [--jobs J] [--tracing]
- *           [--dense] [--busy] > log
+ *           [--dense] [--busy] [--cuzk-timing] > log
  *
  * It simulates the pipeline (C syntheses at once, each job split into P
  * partitions, W GPU workers on one device) and prints the TIMELINE lines a
@@ -27,6 +27,14 @@
  * workers, synthesis a little slower than keeps the GPU fed (14 s mean against
  * 2.65 s of GPU per unit on each of 2 workers), 70% tracing noise with
  * colour, 1 GiB.  Options after it override it.
+ *
+ * --cuzk-timing adds, to each unit's GPU phase, the CUZK_TIMING duration
+ * lines of its proving call as supraseal-c2 prints them (docs/cli.md):
+ * the workers share one device mutex, a call's helper thread runs
+ * prep_msm then b_g2_msm, the kernels wait at the barrier for prep_msm,
+ * and a worker moves on when its call unlocks (the split API), its
+ * GPU_END coming once b_g2_msm is joined.  The issue 30 bench shape is
+ * --busy --cuzk-timing.
  *
  * The lines come in time order, as a daemon prints them: each job is
  * scheduled when its turn comes, and its events wait in a heap until no
@@ -56,7 +64,23 @@ static double uniform(void)
 struct ev {
     double t;
     int kind, job, part, worker;
+    int a, b; /* a duration line's values, ms */
 };
+
+/* Duration lines (kinds 6 on): their format, with a and b. */
+static const char *const dur_fmt[] = {
+    "CUZK_TIMING: split_vectors_ms=%d setup_to_split_ms=%d",
+    "CUZK_TIMING: pre_lock_cpu_ms=%d mutex_wait_ms=%d",
+    "CUZK_TIMING: prep_msm_ms=%d",
+    "CUZK_TIMING: gpu_tid=0 ntt_msm_h_ms=%d",
+    "CUZK_TIMING: gpu_tid=0 barrier_wait_ms=%d",
+    "CUZK_TIMING: gpu_tid=0 batch_add_ms=%d",
+    "CUZK_TIMING: gpu_tid=0 tail_msm_ms=%d gpu_total_ms=%d",
+    "CUZK_TIMING: mutex_held_ms=%d total_start_fn_ms=%d",
+    "CUZK_TIMING: b_g2_msm_ms=%d num_circuits=1",
+    "CUZK_TIMING: async_dealloc_ms=%d",
+};
+#define DUR_KIND 6
 
 static const char *names[6] = {"SYNTH_START", "SYNTH_END", "GPU_QUEUE", "GPU_PICKUP",
                                "GPU_START", "GPU_END"};
@@ -135,14 +159,51 @@ static const char *noise[] = {
     "2026-02-18T19:21:11.000001Z  INFO cuzk_server::grpc: request accepted sector=17 proof=porep-c2 queue_depth=4",
 };
 
+static int ms(double s)
+{
+    return (int)(s * 1000); /* duration_cast<milliseconds>: truncated */
+}
+
+static void dur(struct heap *h, double t, int k, int job, int part, int w, double a, double b)
+{
+    heap_push(h, (struct ev){t, DUR_KIND + k, job, part, w, ms(a), ms(b)});
+}
+
+/* One proving call from GPU_START gs, by the source's order; the worker's
+ * next pickup (*free: at the unlock) and the unit's GPU_END (returned). */
+static double call(struct heap *h, int job, int part, int w, double gs, double *mutex, double *free)
+{
+    double t0 = gs + 0.0003, sv = 0.009 + uniform() * 0.004, sts = sv + 0.001, pre = sts + 0.002;
+    double L = t0 + pre > *mutex ? t0 + pre : *mutex, wait = L - t0 - pre;
+    double prep = 1.8 + uniform() * 0.2, prep_end = t0 + pre + prep;
+    double ntt = 0.85 + uniform() * 0.05, bw = prep_end > L + ntt ? prep_end - L - ntt : 0;
+    double ba = 0.29 + uniform() * 0.02, tail = 0.57 + uniform() * 0.02, total = ntt + bw + ba + tail;
+    double held = total + 0.001, bg2 = 0.46 + uniform() * 0.04;
+    *mutex = L + held;
+    *free = L + held + 0.0005;
+    double ge = (L + held > prep_end + bg2 ? L + held : prep_end + bg2) + 0.02;
+    dur(h, t0 + sts, 0, job, part, w, sv, sts);
+    dur(h, L, 1, job, part, w, pre, wait);
+    dur(h, prep_end, 2, job, part, w, prep, 0);
+    dur(h, L + ntt, 3, job, part, w, ntt, 0);
+    dur(h, L + ntt + bw, 4, job, part, w, bw, 0);
+    dur(h, L + ntt + bw + ba, 5, job, part, w, ba, 0);
+    dur(h, L + total, 6, job, part, w, tail, total);
+    dur(h, L + held - 0.0001, 7, job, part, w, held, L + held - t0);
+    dur(h, prep_end + bg2, 8, job, part, w, bg2, 0);
+    dur(h, ge + 0.03, 9, job, part, w, 0.005 + uniform() * 0.03, 0);
+    return ge;
+}
+
 int main(int argc, char **argv)
 {
     uint64_t bytes = 1ull << 30;
     double noise_frac = 0.7;
     int parts = 10, conc = 2, workers = 2;
     long long jobs = -1; /* -1: as many as the bytes allow */
-    int tracing = 0;
+    int tracing = 0, cuzk = 0;
     double synth_s = 3.9; /* mean synthesis time; +-7.7% */
+    double mutex_free = 0; /* --cuzk-timing: the device's mutex */
     for (int i = 1; i < argc; i += 2) {
         if (!strcmp(argv[i], "--busy")) {
             tracing = 0;
@@ -153,6 +214,11 @@ int main(int argc, char **argv)
             noise_frac = 0.7;
             bytes = 1ull << 30;
             jobs = -1;
+            i--;
+            continue;
+        }
+        if (!strcmp(argv[i], "--cuzk-timing")) {
+            cuzk = 1;
             i--;
             continue;
         }
@@ -231,9 +297,11 @@ int main(int argc, char **argv)
                 double pick = q > gpu_free[w] ? q : gpu_free[w];
                 double gs = pick + 0.05, ge = gs + 2.5 + uniform() * 0.3;
                 gpu_free[w] = ge;
+                if (cuzk)
+                    ge = call(&h, job, p, w, gs, &mutex_free, &gpu_free[w]);
                 double ts[6] = {st, se, q, pick + 0.001, gs, ge};
                 for (int e = 0; e < 6; e++)
-                    heap_push(&h, (struct ev){ts[e], e, job, p, w});
+                    heap_push(&h, (struct ev){ts[e], e, job, p, w, 0, 0});
             }
             job++;
         }
@@ -248,6 +316,19 @@ int main(int argc, char **argv)
             char line[512];
             const struct ev *e = &ev;
             int len = 0;
+            if (e->kind >= DUR_KIND) { /* the C library's fprintf: no prefix */
+                len = snprintf(line, sizeof line, dur_fmt[e->kind - DUR_KIND], e->a, e->b);
+                line[len++] = '\n';
+                memcpy(out + n, line, (size_t)len);
+                n += (size_t)len;
+                tl_bytes += (uint64_t)len;
+                written += (uint64_t)len;
+                if (n > sizeof out - 1024) {
+                    fwrite(out, 1, n, stdout);
+                    n = 0;
+                }
+                continue;
+            }
             if (tracing) { /* the wall clock of the event, as tracing prints it */
                 long long us = (long long)(e->t * 1e6) + 1771442467512034ll % 86400000000ll;
                 len = snprintf(line, sizeof line, "2026-02-18T%02lld:%02lld:%02lld.%06lldZ  INFO cuzk_core::pipeline: ",

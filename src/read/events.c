@@ -81,7 +81,7 @@ static int job_find(struct evpart *p, const char *job, size_t len, uint64_t jh, 
     hindex_put(x, i, jh, p->jobs.n);
     *out = p->jobs.n++;
     if ((uint64_t)p->jobs.n * 2 > x->mask + 1 &&
-        hindex_rebuild(x, (x->mask + 1) * 2, p->jobs.n, hindex_hash_at, p->jobs.hash))
+        hindex_grow(x, p->jobs.n, p->jobs.n, 1024, hindex_hash_at, p->jobs.hash))
         return -1;
     return 0;
 }

@@ -365,8 +365,14 @@ void evpart_hint(struct evpart *p, const char *job, size_t job_len, int32_t part
     struct seg *s = seg_last(p);
     int64_t k = recent_unit(p->find.recent[(uint32_t)rk], recent_gt(p->segs.n, rk), s);
     if (k >= 0) {
-        __builtin_prefetch(&s->units[k]);
-        return; /* most likely a recent unit */
+        /* most likely a recent unit: both its cache lines (80 bytes: three
+         * units in four straddle two, and add_now reads the flags and the
+         * worker past the times).  In a log in time order a unit's events
+         * lie far apart, and the unit has left the cache since the last. */
+        const char *u = (const char *)&s->units[k];
+        __builtin_prefetch(u);
+        __builtin_prefetch(u + sizeof s->units[k] - 1);
+        return;
     }
     /* not a recent unit: its index slot is needed */
     h->jh = hash_bytes(job, job_len, 0);

@@ -374,11 +374,14 @@ void evpart_hint(struct evpart *p, const char *job, size_t job_len, int32_t part
         __builtin_prefetch(u + sizeof s->units[k] - 1);
         return;
     }
-    /* not a recent unit: its index slot is needed */
+    /* not a recent unit: its index slot is needed, and when it is a new
+     * unit (most often), its job's slot in the job index */
     h->jh = hash_bytes(job, job_len, 0);
     h->have_jh = 1;
     if (s->uindex.slot)
         __builtin_prefetch(&s->uindex.slot[hindex_home(&s->uindex, unit_hash(h->jh, partition))]);
+    if (p->find.jobs.slot)
+        __builtin_prefetch(&p->find.jobs.slot[hindex_home(&p->find.jobs, h->jh)]);
 }
 
 int evpart_add(struct evpart *p, int64_t t_ns, const char *job, size_t job_len,

@@ -172,12 +172,12 @@ static int stair_sort(struct stair *s)
  * of them, so those become one point at min_from[c], and only the later
  * ones are kept and sorted.  In a log cut while it ran, its open units
  * are near its end, and the stairs hold a few points, not one per unit
- * (three arrays of 16 bytes a unit, fresh memory, and their sorts were
- * most of the analysis's unit passes on a 1 GB log). */
+ * (three arrays of 16 bytes a unit, fresh memory, and their sorts: most
+ * of analyze_run_keep's own time on a 1 GB log). */
 static int stairs_build(const struct run *r, const size_t nopen[CAUSE_N], const int64_t min_from[CAUSE_N],
                         struct stair stairs[CAUSE_N])
 {
-    int64_t before[CAUSE_N]; /* the longest completed at or before min_from, */
+    int64_t before[CAUSE_N];       /* the longest completed at or before min_from, */
     int has_before[CAUSE_N] = {0}; /* if any */
     for (size_t i = 0; i < r->nunits; i++)
         for (int c = 0; c < CAUSE_NO_WORK; c++) {

@@ -1012,6 +1012,7 @@ int analyze_run_keep(const struct run *r, struct run_result *res, unsigned keep)
 {
     int64_t w0, w1;
     run_begin(r, res, &w0, &w1);
+    scratch_keep_begin(); /* the analysis's arrays, one after another: pages reused */
     struct side_work side;
     sched_start(&side, r, res, keep, w0, w1); /* the run's start first: the second thread needs it */
     struct run_work w = {0};
@@ -1031,6 +1032,7 @@ int analyze_run_keep(const struct run *r, struct run_result *res, unsigned keep)
 out:
     sched_end(&side);
     run_work_free(&w);
+    scratch_keep_end();
     return rc;
 }
 

@@ -139,20 +139,19 @@ void stair_free(struct stair *s)
     memset(s, 0, sizeof *s);
 }
 
-/* The stair of one stage over the run's consistent units: their
- * completions sorted by time, then only the points where the longest so
- * far grows. */
-static int stair_build(const struct run *r, int stage, struct stair *s)
+/* Add (at, len) to a stair being built, unsorted (stair_sort sorts it). */
+static int stair_push(struct stair *s, int64_t at, int64_t len)
 {
-    memset(s, 0, sizeof *s);
-    s->p = malloc((r->nunits ? r->nunits : 1) * sizeof *s->p);
-    if (!s->p)
+    if (grow_heap((void **)&s->p, &s->cap, s->n, sizeof *s->p, 64))
         return -1;
-    for (size_t i = 0; i < r->nunits; i++) {
-        int64_t at, len;
-        if (unit_stage_done(&r->units[i], stage, &at, &len))
-            s->p[s->n++] = (struct span){at, len};
-    }
+    s->p[s->n++] = (struct span){at, len};
+    return 0;
+}
+
+/* The completions pushed, sorted by time, then only the points where the
+ * longest so far grows. */
+static int stair_sort(struct stair *s)
+{
     if (sort_spans(s->p, s->n))
         return -1;
     size_t o = 0;
@@ -163,6 +162,39 @@ static int stair_build(const struct run *r, int stage, struct stair *s)
             s->p[o++] = s->p[i];
     }
     s->n = o;
+    return 0;
+}
+
+/* The stairs of the stages that bound the open states, asked only at
+ * instants from the earliest open state of each on (min_from[c], for the
+ * states c with nopen[c] units; no stair for the others).  A stair there
+ * depends on the completions before min_from[c] only through the longest
+ * of them, so those become one point at min_from[c], and only the later
+ * ones are kept and sorted.  In a log cut while it ran, its open units
+ * are near its end, and the stairs hold a few points, not one per unit
+ * (three arrays of 16 bytes a unit, fresh memory, and their sorts: most
+ * of analyze_run_keep's own time on a 1 GB log). */
+static int stairs_build(const struct run *r, const size_t nopen[CAUSE_N], const int64_t min_from[CAUSE_N],
+                        struct stair stairs[CAUSE_N])
+{
+    int64_t before[CAUSE_N];       /* the longest completed at or before min_from, */
+    int has_before[CAUSE_N] = {0}; /* if any */
+    for (size_t i = 0; i < r->nunits; i++)
+        for (int c = 0; c < CAUSE_NO_WORK; c++) {
+            int64_t at, len;
+            if (!nopen[c] || !unit_stage_done(&r->units[i], open_stage(c), &at, &len))
+                continue;
+            if (at > min_from[c]) {
+                if (stair_push(&stairs[c], at, len))
+                    return -1;
+            } else if (!has_before[c] || len > before[c]) {
+                before[c] = len;
+                has_before[c] = 1;
+            }
+        }
+    for (int c = 0; c < CAUSE_NO_WORK; c++)
+        if ((has_before[c] && stair_push(&stairs[c], min_from[c], before[c])) || stair_sort(&stairs[c]))
+            return -1;
     return 0;
 }
 
@@ -196,16 +228,26 @@ void worker_moves_sort(struct worker_move *m, size_t n)
         qsort(m, n, sizeof *m, cmp_move);
 }
 
-/* Every pickup and start of a unit naming its worker, sorted by device,
- * worker and time (only built when some unit was left in prep). */
-static int moves_build(const struct run *r, struct worker_move **out, size_t *n)
+/* The pickups and starts of units naming their worker, after `after`
+ * (the earliest unit left in prep: worker_move_next is asked of no
+ * earlier instant), sorted by device, worker and time. */
+static int moves_build(const struct run *r, int64_t after, struct worker_move **out, size_t *n)
 {
-    struct worker_move *m = malloc((2 * r->nunits + 1) * sizeof *m);
-    if (!m)
-        return -1;
-    size_t k = 0;
-    for (size_t i = 0; i < r->nunits; i++)
-        k += worker_moves_of(&r->units[i], m + k);
+    struct worker_move *m = NULL;
+    size_t k = 0, cap = 0;
+    for (size_t i = 0; i < r->nunits; i++) {
+        struct worker_move two[2];
+        size_t got = worker_moves_of(&r->units[i], two);
+        for (size_t j = 0; j < got; j++) {
+            if (two[j].t <= after)
+                continue;
+            if (grow_heap((void **)&m, &cap, k, sizeof *m, 64)) {
+                free(m);
+                return -1;
+            }
+            m[k++] = two[j];
+        }
+    }
     worker_moves_sort(m, k);
     *out = m;
     *n = k;
@@ -234,45 +276,61 @@ int64_t abandon_end(int state, int64_t from, const struct stair *st, int64_t wor
     return e;
 }
 
-int abandon_find(const struct run *r, int64_t last_end, struct abandon_set *ab)
+/* The units left in a state, in unit order, into ab->a, each with its
+ * state's start (in .end for now); how many are in each state, and the
+ * earliest start of each. */
+static int open_units(const struct run *r, struct abandon_set *ab, size_t nopen[CAUSE_N], int64_t min_from[CAUSE_N])
 {
-    memset(ab, 0, sizeof *ab);
-    size_t n = 0, nprep = 0;
+    size_t cap = 0;
+    for (int c = 0; c < CAUSE_N; c++) {
+        nopen[c] = 0;
+        min_from[c] = OPEN;
+    }
     for (size_t i = 0; i < r->nunits; i++) {
         int64_t from;
         int st = unit_open_state(&r->units[i], &from);
-        n += st >= 0;
-        nprep += st == CAUSE_PREP;
+        if (st < 0)
+            continue;
+        if (grow_heap((void **)&ab->a, &cap, ab->n, sizeof *ab->a, 16))
+            return -1;
+        ab->a[ab->n++] = (struct abandoned){(uint32_t)i, st, from};
+        if (!nopen[st]++ || from < min_from[st])
+            min_from[st] = from;
     }
-    if (!n)
-        return 0;
+    return 0;
+}
+
+int abandon_find(const struct run *r, int64_t last_end, struct abandon_set *ab)
+{
+    memset(ab, 0, sizeof *ab);
+    size_t nopen[CAUSE_N];
+    int64_t min_from[CAUSE_N];
     struct stair stairs[CAUSE_N] = {{0}};
     struct worker_move *moves = NULL;
     size_t nmoves = 0;
     int rc = -1;
-    ab->a = malloc(n * sizeof *ab->a);
-    if (!ab->a)
+    if (open_units(r, ab, nopen, min_from))
         goto out;
-    for (int c = 0; c < CAUSE_NO_WORK; c++)
-        if (stair_build(r, open_stage(c), &stairs[c]))
-            goto out;
-    if (nprep && moves_build(r, &moves, &nmoves))
+    if (!ab->n) {
+        rc = 0;
         goto out;
-    for (size_t i = 0; i < r->nunits; i++) {
-        const struct unit *u = &r->units[i];
-        int64_t from;
-        int st = unit_open_state(u, &from);
-        if (st < 0)
-            continue;
+    }
+    if (stairs_build(r, nopen, min_from, stairs) ||
+        (nopen[CAUSE_PREP] && moves_build(r, min_from[CAUSE_PREP], &moves, &nmoves)))
+        goto out;
+    for (size_t k = 0; k < ab->n; k++) {
+        struct abandoned *a = &ab->a[k];
+        const struct unit *u = &r->units[a->unit];
+        int st = a->state;
+        int64_t from = a->end;
         int64_t next = st == CAUSE_PREP && u->worker >= 0 ? worker_move_next(moves, nmoves, u->device, u->worker, from)
                                                           : OPEN;
-        int64_t e = abandon_end(st, from, &stairs[st], next);
-        ab->a[ab->n++] = (struct abandoned){(uint32_t)i, st, e};
+        a->end = abandon_end(st, from, &stairs[st], next);
         /* abandoned: the run went on without it (a unit still in its
          * stage when the last GPU_END came is only in flight) */
-        if (e < last_end) {
+        if (a->end < last_end) {
             if (!ab->count)
-                ab->first = (uint32_t)i;
+                ab->first = a->unit;
             ab->count++;
             ab->by_state[st]++;
         }

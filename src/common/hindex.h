@@ -9,6 +9,11 @@
  * table whose size is a power of two; the slot a new thing's entry goes
  * in is where the probe that missed it stopped.  The probe is inline: it
  * is on the path of every event whose unit is not a recent one.
+ *
+ * A thing's home slot is taken from the tag's bits too (the hash's high
+ * 32), so a table grows from its own entries: the things' hashes are not
+ * computed again (that read every thing, and their jobs, at random), and
+ * the entries of slot i land near slot i or i + the old size, in order.
  */
 #ifndef HINDEX_H
 #define HINDEX_H
@@ -58,7 +63,9 @@ uint64_t hindex_hash_at(const void *hashes, size_t v);
 int hindex_rebuild(struct hindex *x, size_t size, size_t n, hindex_hash_fn hash_of, const void *ctx);
 
 /* hindex_reserve's growth: a table twice the size (the first: min_size
- * slots), or more until want things fit. */
+ * slots), or more until want things fit.  The things are moved from the
+ * old table's entries when it holds all n of them, else put in again by
+ * hash_of. */
 int hindex_grow(struct hindex *x, size_t n, size_t want, size_t min_size, hindex_hash_fn hash_of,
                 const void *ctx);
 
@@ -78,10 +85,16 @@ static inline int hindex_reserve(struct hindex *x, size_t n, size_t want, size_t
 
 void hindex_free(struct hindex *x);
 
-/* Where the probe for hash h starts. */
+/* Where the probe for hash h starts, in a table of size mask + 1: from
+ * the bits the entry keeps (a table has at most 2^32 slots). */
+static inline size_t hindex_home_in(size_t mask, uint64_t h)
+{
+    return (size_t)(h >> 32) & mask;
+}
+
 static inline size_t hindex_home(const struct hindex *x, uint64_t h)
 {
-    return (size_t)h & x->mask;
+    return hindex_home_in(x->mask, h);
 }
 
 static inline size_t hindex_next(const struct hindex *x, size_t i)

@@ -12,6 +12,7 @@
 #endif
 #endif
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -118,9 +119,85 @@ void big_free(void *p, size_t n)
 #define SCRATCH_BIG (1u << 20)
 #define SCRATCH_HDR 16
 
+/* Freed big arrays kept while some analysis runs (scratch_keep_begin):
+ * each one's size is in its header. */
+#define SCRATCH_KEEP 4
+#define SCRATCH_KEEP_BYTES (48u << 20)
+static struct {
+    pthread_mutex_t lock;
+    int users; /* scratch_keep_begin minus scratch_keep_end */
+    char *kept[SCRATCH_KEEP];
+    int n;
+    size_t bytes;
+} spare = {PTHREAD_MUTEX_INITIALIZER, 0, {0}, 0, 0};
+
+/* The smallest kept array of total bytes or more, taken out; NULL: none. */
+static char *keep_take(size_t total)
+{
+    pthread_mutex_lock(&spare.lock);
+    int best = -1;
+    for (int i = 0; i < spare.n; i++) {
+        size_t t = *(size_t *)spare.kept[i];
+        if (t >= total && (best < 0 || t < *(size_t *)spare.kept[best]))
+            best = i;
+    }
+    char *p = NULL;
+    if (best >= 0) {
+        p = spare.kept[best];
+        spare.kept[best] = spare.kept[--spare.n];
+        spare.bytes -= *(size_t *)p;
+    }
+    pthread_mutex_unlock(&spare.lock);
+    return p;
+}
+
+/* Keep the big array p (its header says its size) if some analysis runs
+ * and there is room; 1 when kept. */
+static int keep_put(char *p)
+{
+    size_t total = *(size_t *)p;
+    int kept = 0;
+    pthread_mutex_lock(&spare.lock);
+    if (spare.users > 0 && spare.n < SCRATCH_KEEP && spare.bytes + total <= SCRATCH_KEEP_BYTES) {
+        spare.kept[spare.n++] = p;
+        spare.bytes += total;
+        kept = 1;
+    }
+    pthread_mutex_unlock(&spare.lock);
+    return kept;
+}
+
+void scratch_keep_begin(void)
+{
+    pthread_mutex_lock(&spare.lock);
+    spare.users++;
+    pthread_mutex_unlock(&spare.lock);
+}
+
+void scratch_keep_end(void)
+{
+    char *drop[SCRATCH_KEEP];
+    int n = 0;
+    pthread_mutex_lock(&spare.lock);
+    if (--spare.users == 0) {
+        n = spare.n;
+        memcpy(drop, spare.kept, sizeof drop);
+        spare.n = 0;
+        spare.bytes = 0;
+    }
+    pthread_mutex_unlock(&spare.lock);
+    for (int i = 0; i < n; i++)
+        big_free(drop[i], *(size_t *)drop[i]);
+}
+
 void *scratch_alloc(size_t n)
 {
     size_t total = n + SCRATCH_HDR;
+    if (total >= SCRATCH_BIG) {
+        char *p = keep_take(total);
+        if (p)
+            return p + SCRATCH_HDR; /* its header keeps its own size */
+    }
     char *p = total >= SCRATCH_BIG ? big_alloc(total) : malloc(total);
     if (!p)
         return NULL;
@@ -158,10 +235,12 @@ void scratch_free(void *q)
         return;
     char *p = (char *)q - SCRATCH_HDR;
     size_t total = *(size_t *)p;
-    if (total >= SCRATCH_BIG)
-        big_free(p, total);
-    else
+    if (total >= SCRATCH_BIG) {
+        if (!keep_put(p))
+            big_free(p, total);
+    } else {
         free(p);
+    }
 }
 
 int grow_heap(void **p, size_t *cap, size_t n, size_t elem, size_t first)

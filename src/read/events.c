@@ -81,7 +81,7 @@ static int job_find(struct evpart *p, const char *job, size_t len, uint64_t jh, 
     hindex_put(x, i, jh, p->jobs.n);
     *out = p->jobs.n++;
     if ((uint64_t)p->jobs.n * 2 > x->mask + 1 &&
-        hindex_rebuild(x, (x->mask + 1) * 2, p->jobs.n, hindex_hash_at, p->jobs.hash))
+        hindex_grow(x, p->jobs.n, p->jobs.n, 1024, hindex_hash_at, p->jobs.hash))
         return -1;
     return 0;
 }
@@ -365,14 +365,23 @@ void evpart_hint(struct evpart *p, const char *job, size_t job_len, int32_t part
     struct seg *s = seg_last(p);
     int64_t k = recent_unit(p->find.recent[(uint32_t)rk], recent_gt(p->segs.n, rk), s);
     if (k >= 0) {
-        __builtin_prefetch(&s->units[k]);
-        return; /* most likely a recent unit */
+        /* most likely a recent unit: both its cache lines (80 bytes: three
+         * units in four straddle two, and add_now reads the flags and the
+         * worker past the times).  In a log in time order a unit's events
+         * lie far apart, and the unit has left the cache since the last. */
+        const char *u = (const char *)&s->units[k];
+        __builtin_prefetch(u);
+        __builtin_prefetch(u + sizeof s->units[k] - 1);
+        return;
     }
-    /* not a recent unit: its index slot is needed */
+    /* not a recent unit: its index slot is needed, and when it is a new
+     * unit (most often), its job's slot in the job index */
     h->jh = hash_bytes(job, job_len, 0);
     h->have_jh = 1;
     if (s->uindex.slot)
         __builtin_prefetch(&s->uindex.slot[hindex_home(&s->uindex, unit_hash(h->jh, partition))]);
+    if (p->find.jobs.slot)
+        __builtin_prefetch(&p->find.jobs.slot[hindex_home(&p->find.jobs, h->jh)]);
 }
 
 int evpart_add(struct evpart *p, int64_t t_ns, const char *job, size_t job_len,

@@ -524,7 +524,8 @@ static int add_phase(struct run *r, struct strtab *strs, const struct place *P, 
 
 /* The calling thread's durations and gpu_tid lines as the source orders
  * them, from the call's entry t0. */
-static int call_phases(struct run *r, struct strtab *strs, const struct place *P, size_t ci)
+static int call_phases(struct run *r, struct strtab *strs, const struct place *P, size_t ci, const size_t *ent,
+                       size_t m)
 {
     const struct call *c = &P->c[ci];
     int64_t t0 = c->t0, pre = val(c, K_PRE_LOCK), L = t0 + pre + val(c, K_MUTEX_WAIT);
@@ -533,12 +534,11 @@ static int call_phases(struct run *r, struct strtab *strs, const struct place *P
     for (int k = 0; k < 64; k++)
         cur[k] = L, gtot[k] = -1;
     int64_t sts = -1;
-    for (size_t e = 0; e < P->n; e++)
-        if (P->own[e] == (int32_t)ci && P->kid[e] == K_SETUP)
-            sts = P->dl[e].ms * MS;
-    for (size_t e = 0; e < P->n; e++) {
-        if (P->own[e] != (int32_t)ci)
-            continue;
+    for (size_t q = 0; q < m; q++)
+        if (P->kid[ent[q]] == K_SETUP)
+            sts = P->dl[ent[q]].ms * MS;
+    for (size_t q = 0; q < m; q++) {
+        size_t e = ent[q];
         int64_t ms = P->dl[e].ms * MS, a, b;
         int tid = P->dl[e].tid, k = P->kid[e];
         if (tid >= 0 && tid < 64) { /* a GPU thread's lines follow each other from L */
@@ -614,15 +614,31 @@ static int tally(struct run *r, struct strtab *strs, struct place *P)
         else
             d->outside++;
     }
-    for (size_t ci = 0; ci < P->nc; ci++) {
+    /* each call's entries, in line order (a counting sort by call) */
+    size_t *at = calloc(P->nc + 1, sizeof *at), *ent = malloc((P->n + 1) * sizeof *ent);
+    int rc = at && ent ? 0 : -1;
+    for (size_t e = 0; rc == 0 && e < P->n; e++)
+        if (P->own[e] >= 0)
+            at[P->own[e] + 1]++;
+    for (size_t ci = 0; rc == 0 && ci < P->nc; ci++)
+        at[ci + 1] += at[ci];
+    for (size_t e = 0; rc == 0 && e < P->n; e++)
+        if (P->own[e] >= 0)
+            ent[at[P->own[e]]++] = e;
+    for (size_t ci = P->nc; rc == 0 && ci > 0; ci--) /* at[ci] is now where call ci ends */
+        at[ci] = at[ci - 1];
+    if (at)
+        at[0] = 0;
+    for (size_t ci = 0; rc == 0 && ci < P->nc; ci++) {
         d->calls++;
         if (P->c[ci].unit != UINT32_MAX) {
             d->units++;
-            if (call_phases(r, strs, P, ci))
-                return -1;
+            rc = call_phases(r, strs, P, ci, ent + at[ci], at[ci + 1] - at[ci]);
         }
     }
-    return 0;
+    free(at);
+    free(ent);
+    return rc;
 }
 
 int dur_place(struct run *r, struct strtab *strs, const struct dline *dl, size_t n)

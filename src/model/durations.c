@@ -14,8 +14,10 @@
  *  - mutex_held and total_start_fn close the section, before the unlock;
  *  - around it: split_vectors/setup_to_split are the call's first line
  *    (before the lock); prep_msm and then b_g2_msm run on a helper thread
- *    from about L - wait, and b_g2_msm may end after the call returns,
- *    never after its unit's GPU_END; async_dealloc runs detached, later.
+ *    from T0 + pre_lock_cpu (it starts as the calling thread goes for the
+ *    lock), the barrier inside gpu_total waits for prep_msm, and b_g2_msm
+ *    may end after the call returns, never after its unit's GPU_END;
+ *    async_dealloc runs detached, later.
  * One device's sections never interleave (its mutex), so a section's
  * lines are read in order as one call.  Calls are given to units in three
  * passes over the lines (sections, then the lines around them), each unit

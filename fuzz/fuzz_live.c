@@ -126,8 +126,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
     struct source src;
     struct model m = {0};
-    int read_ok = ingest(&src, path, 0, err, sizeof err) == 0 &&
-                  model_add(&m, src.name, src.parts, src.nparts, src.native, src.lost_events) == 0;
+    int read_ok = ingest(&src, path, &m, 0, err, sizeof err) == 0;
     /* Compared on a clean log: one clock, nothing late, duplicated,
      * contradictory or skipped.  On a log that mixes clocks, analyze aligns
      * them over the whole log and watch with what it has read so far

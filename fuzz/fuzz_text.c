@@ -45,8 +45,7 @@ static void analyse(const char *path, const char *threads, char **json, size_t *
     char err[512];
     struct source src;
     struct model m = {0};
-    if (ingest(&src, path, 0, err, sizeof err) == 0 &&
-        model_add(&m, src.name, src.parts, src.nparts, src.native, src.lost_events) == 0) {
+    if (ingest(&src, path, &m, 0, err, sizeof err) == 0) {
         struct run_result *res = calloc(m.nruns ? m.nruns : 1, sizeof *res);
         size_t n = 0;
         for (; res && n < m.nruns; n++) {

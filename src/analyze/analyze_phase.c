@@ -367,7 +367,7 @@ static void nest_rows(const struct run *r, struct phase_result *ph)
             continue;
         size_t n, pn;
         const char *nm = phase_label(r, row, &n);
-        char parent[SCAN_DUR_KEY_MAX + 32];
+        char parent[DUR_NAME_MAX + 32];
         if (!(pn = dur_parent(nm, n, parent, sizeof parent)))
             continue;
         for (size_t j = 0; j < ph->nrows; j++) {

@@ -165,7 +165,8 @@ int load_inputs(struct loaded *l, char **paths, int npaths, int progress, const 
     double t0 = now_s();
     for (int i = 0; i < npaths; i++) {
         struct source *s = &l->src[l->nsrc];
-        int failed = ingest(s, paths[i], progress, err, sizeof err);
+        size_t before = l->model.nruns;
+        int failed = ingest(s, paths[i], &l->model, progress, err, sizeof err);
         phase("read", &t0);
         if (!failed && s->text.rereads && getenv("WATERFALL_TIMING"))
             fprintf(stderr,
@@ -175,18 +176,12 @@ int load_inputs(struct loaded *l, char **paths, int npaths, int progress, const 
         if (failed) {
             /* The other inputs are still analysed; the status says one failed. */
             fprintf(stderr, "%s: %s\n", cmd, err);
+            model_drop_runs(&l->model, before); /* they point into the source */
             source_free(s);
             l->failed_inputs++;
             continue;
         }
         l->nsrc++;
-        size_t before = l->model.nruns;
-        if (model_add(&l->model, s->name, s->parts, s->nparts, s->native, s->lost_events)) {
-            fprintf(stderr, "%s: %s: out of memory building the model\n", cmd, s->name);
-            return WF_EXIT_FAIL;
-        }
-        source_drop_events(s);
-        phase("model", &t0);
         warn_source(cmd, s);
         for (int p = 0; p < s->nparts; p++)
             if (s->parts[p].diag.oom) {
@@ -196,17 +191,6 @@ int load_inputs(struct loaded *l, char **paths, int npaths, int progress, const 
             }
         if (s->damaged_bytes || s->lost_events)
             l->partial = 1;
-        for (size_t r = before; r < l->model.nruns; r++) {
-            l->model.runs[r].damaged_bytes = s->damaged_bytes;
-            l->model.runs[r].cpu = s->cpu; /* a native trace is one run */
-            l->model.runs[r].mem = s->mem;
-            l->model.runs[r].cpus = s->cpus;
-            if (r == before) { /* the readings move to the run */
-                l->model.runs[r].gpu = s->gpu;
-                s->gpu.pts = NULL;
-                s->gpu.npts = 0;
-            }
-        }
         if (l->model.nruns == before) {
             explain_empty(cmd, s);
             l->failed_inputs++;

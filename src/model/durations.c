@@ -507,7 +507,7 @@ static int add_phase(struct run *r, struct strtab *strs, const struct place *P, 
     dur_clamp(&a, &b, lo, hi);
     size_t kn;
     const char *k = strtab_get(strs, P->dl[e].key, &kn);
-    char name[SCAN_DUR_KEY_MAX + 24];
+    char name[DUR_NAME_MAX + 24];
     int tid = P->dl[e].tid;
     uint32_t id[2];
     for (int end = 0; end < 2; end++) {

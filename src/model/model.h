@@ -11,12 +11,13 @@
 #ifndef MODEL_H
 #define MODEL_H
 
-#include "events.h"
 #include "hindex.h"
-#include "scan.h"
+#include "strtab.h"
+#include "vocab.h"
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct job {
     const char *id; /* not NUL-terminated */
@@ -70,9 +71,20 @@ struct dur_use {
     size_t nmarks;
 };
 
+/* Where a run came from, as its reader says: the reports name it from
+ * here, never from which reader it was. */
+struct provenance {
+    const char *kind;  /* the input's kind, as the JSON names it: "text", "native", ... */
+    const char *at;    /* what a run's positions count: "line", "event", ... */
+    const char *label; /* a word the views add to a run's name (NULL: none) */
+};
+
+/* Do a run's positions count an input's lines (a text log's)? */
+#define run_counts_lines(r) (strcmp((r)->prov.at, "line") == 0)
+
 struct run {
     const char *source; /* the input's name */
-    int native;         /* lines are event numbers */
+    struct provenance prov;
     int index;          /* 1-based within its source */
     struct unit *units;
     size_t nunits, units_cap;
@@ -84,12 +96,13 @@ struct run {
     uint64_t late_lines; /* events whose time looked like a restart, not followed by the lines after them */
     struct issue issues[3][MAX_ISSUES]; /* the first few of each kind */
     int nissues[3];
-    uint64_t lost_events; /* native traces: the recorder's count */
-    uint64_t damaged_bytes; /* native traces: skipped as damaged */
-    struct cpu_use cpu; /* native traces: the threads' CPU use, when sampled */
-    struct mem_use mem; /* native traces: the process's memory, when sampled */
-    unsigned cpus;          /* native traces: the recording machine's CPUs (0: unknown) */
-    struct gpu_obs gpu;     /* native traces: the driver's view of the GPUs (pts owned) */
+    /* what a recording says beside its events (a reader that has it fills it in) */
+    uint64_t lost_events;   /* the recorder's count of events it dropped */
+    uint64_t damaged_bytes; /* skipped as damaged */
+    struct cpu_use cpu;     /* the threads' CPU use, when sampled */
+    struct mem_use mem;     /* the process's memory, when sampled */
+    unsigned cpus;          /* the recording machine's CPUs (0: unknown) */
+    struct gpu_obs gpu;     /* the driver's view of the GPUs (pts owned) */
     struct xitem *xev;      /* events other than the six, by unit */
     size_t nxev, xev_cap;
     struct xitem *xattr;    /* attributes, by unit */
@@ -111,16 +124,13 @@ struct model {
     uint64_t timeline_lines, bytes;
     struct strtab strs; /* event names, attribute keys and values of every run */
     uint64_t xorphans;  /* other events and details before any run's first event */
+    struct idblock *ids; /* job ids the model holds itself (build.h's builder) */
 };
 
-/* Add an input's units (parts in input order, linked by evpart_link) to
- * the model: its segments become runs, or join the run before.  The parts
- * must outlive the model (job ids point into them); the model takes their
- * units. */
-int model_add(struct model *m, const char *source, struct evpart *parts, int nparts,
-              int native, uint64_t lost_events);
 
 void model_free(struct model *m);
+/* Drop the runs from index `from` on (an input that failed midway). */
+void model_drop_runs(struct model *m, size_t from);
 
 /* The run's first and last event times of the six (both 0 when it has none). */
 void run_bounds(const struct run *r, int64_t *lo, int64_t *hi);

@@ -579,20 +579,12 @@ static int add_now(struct evpart *p, int64_t t_ns, const char *job, size_t job_l
     s->events++;
     s->last_line = line;
     p->run.nev++;
-    if (u->t[ev] != T_NONE) {
-        u->flags |= U_DUP;
+    const struct role *ro = &p->roles.list[role];
+    if (unit_set(u, ev, t_ns, ro->worker, ro->device)) {
         s->duplicates++;
         if (s->ndups < MAX_ISSUES)
             s->dups[s->ndups++] = (struct pline){line, ev};
         return 0;
-    }
-    u->t[ev] = t_ns;
-    const struct role *ro = &p->roles.list[role];
-    if (ro->worker >= 0 && u->worker < 0)
-        u->worker = ro->worker;
-    if (ro->device >= 0) {
-        u->device = ro->device;
-        u->flags |= U_DEVSET;
     }
     if (ui < s->side_cap) {
         uint64_t d = line - u->line;

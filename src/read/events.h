@@ -24,78 +24,11 @@
 #include "hindex.h"
 #include "scan.h"
 #include "strtab.h"
+#include "vocab.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define T_NONE INT64_MIN /* an event the unit does not have */
-
-/* What a native trace's CPU records say of the pipeline's threads
- * (read_wft.c fills it; the model keeps it per run): the CPU time they
- * used while their units were synthesized and on the device, and the time
- * they wanted (used, plus waiting runnable for a CPU), interpolated
- * between samples, over the wall time of those intervals.  Only intervals
- * inside their thread's sampled span count. */
-/* One unit's stage as its thread's samples saw it: CPU time and what it
- * wanted over [a, b), interpolated between the samples at either side
- * (the analysis groups them by syntheses at once: analyze_cpu.c). */
-struct cpu_span {
-    int64_t a, b;        /* the stage's start and end, the events' time base */
-    double cpu_s, want_s; /* want_s: cpu_s plus run-queue wait; cpu_s when unknown */
-    int stage;           /* 0: synthesis, 1: the GPU phase */
-    int wait_known;
-};
-struct cpu_use {
-    int sampled;            /* the trace has CPU records */
-    int wait_known;         /* every sample used has the run-queue wait */
-    double synth_cpu_s, synth_want_s, synth_wall_s;
-    uint64_t synth_units;
-    double gpu_cpu_s, gpu_want_s, gpu_wall_s; /* the thread that marked GPU_START */
-    uint64_t gpu_units;
-    struct cpu_span *spans; /* every stage interval inside its thread's samples, by end
-                             * (owned by the source: source_free; runs borrow it) */
-    size_t nspans;
-};
-
-
-/* What a native trace's MEM records say of memory (format 1.4; the model
- * keeps it per run): resident memory's peak and base, and the bytes each
- * synthesis in flight holds: the least-squares slope of resident memory
- * over the syntheses in flight at each sample (SYNTH_START to SYNTH_END),
- * and base its intercept (none in flight), else the least sample. */
-struct mem_use {
-    int sampled;            /* some MEM record has resident memory */
-    uint64_t samples;
-    uint64_t peak_bytes, base_bytes;
-    double per_synthesis;   /* bytes; NAN: the samples saw one count in flight only */
-    int avail_known;
-    uint64_t avail_min_bytes; /* the least available memory seen */
-};
-
-/* What a native trace says of the driver's view of its GPUs (GPU records,
- * format 1.2; docs/gpu.md), as the model keeps it per run: the utilization
- * readings.  A reading
- * says what share of (from, ns] a kernel ran on NVML's device `device`:
- * the driver's own series where it keeps one (nvmlDeviceGetSamples), else
- * its utilization rate read every 100 ms (then from is the read before). */
-enum { GPU_OBS_NONE, GPU_OBS_SERIES, GPU_OBS_RATES }; /* what the readings are */
-struct gpu_pt {
-    int64_t from, ns; /* since the trace's epoch */
-    uint32_t device;
-    uint32_t pct;
-};
-struct gpu_obs {
-    int source;         /* GPU_OBS_*: what pts are */
-    struct gpu_pt *pts; /* by device, then time (owned: malloc) */
-    size_t npts;
-};
-
-enum unit_flags {
-    U_DUP = 1,    /* some event appeared more than once (the first is kept) */
-    U_CONTRA = 2, /* its events' times contradict the pipeline's order */
-    U_DEVSET = 4, /* some event named its device */
-    U_QUEUE = 8,  /* its CHAN_SEND was written GPU_QUEUE (shown so) */
-};
 
 /* Bits on evpart_add's ev, beside the EV_* in the low byte. */
 #define EV_MASK 0xff
@@ -126,17 +59,6 @@ struct xrec {
     uint32_t kind;    /* XR_* */
 };
 
-struct unit {
-    int64_t t[EV_N];   /* ns since the run's epoch, or T_NONE */
-    uint32_t job;      /* index into the part's jobs, then the run's */
-    int32_t partition; /* -1: none */
-    int32_t worker;    /* -1: none */
-    int32_t device;    /* from gpu=/device=; 0 when never given */
-    uint64_t line;     /* where its first event was (line, or event number) */
-    uint32_t flags;
-};
-
-#define MAX_ISSUES 5
 
 /* A line worth pointing at: part-relative (0-based) while reading. */
 struct pline {
@@ -168,16 +90,6 @@ struct seg {
     struct hindex uindex;
 };
 
-/* The hash of a unit key: its job id's hash (the same in every part) mixed
- * with its partition. */
-static inline uint64_t unit_hash(uint64_t job_hash, int32_t partition)
-{
-    uint64_t h = job_hash ^ ((uint64_t)(uint32_t)partition + 1) * 0x9E3779B97F4A7C15ull;
-    h ^= h >> 29;
-    h *= 0xbf58476d1ce4e5b9ull;
-    h ^= h >> 32;
-    return h;
-}
 
 /* The first events of a part whose time is below every earlier one: the
  * only places where a restart hidden from the part can be. */
@@ -280,20 +192,6 @@ struct ev_extras {
     struct strtab strs;
 };
 
-/* Duration lines (scan_dur) in input order, one entry per duration, for
- * the model to place in its unit's GPU phase (model/durations.c).  They
- * carry no time and no job: where they are in the input is all there is,
- * so each keeps its line and the time of the last record before it. */
-struct dline {
-    uint64_t line;  /* part-relative, 0-based; the input's, 1-based, in the model */
-    int64_t t_prev; /* the last record's time before it (the records' clock); T_NONE:
-                     * none before it in the part (the model looks in the part before) */
-    int64_t ms;
-    uint32_t key;   /* the name without _ms: the part's strings (extra.strs), then the model's */
-    int32_t tid;    /* gpu_tid=, or -1 */
-    uint16_t at;    /* its place among the line's durations */
-    uint8_t wall;   /* t_prev is a line's own wall clock (EV_WALL_BIT) */
-};
 struct ev_durs {
     struct dline *list;
     size_t n, cap;

@@ -2,13 +2,15 @@
  * ingest.c -- choosing a reader by the input's first bytes.
  *
  * A native trace starts with its magic; anything else is read as text.
- * A native trace's events are converted to the same evpart the text
- * reader fills, in time order, numbered from 1 (its "lines").
+ * Either way the input's events go into the model (build.h): a native
+ * trace's through the builder, a text log's parts stitched into runs.
  */
 #include "ingest.h"
 
+#include "build.h"
 #include "decompress.h"
 #include "scan.h"
+#include "stitch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +20,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int from_native(struct source *src, const struct input *in, char *err, size_t errlen)
+/* What a native trace is, as the reports name it. */
+static const struct provenance prov_native = {"native", "event", NULL};
+static const struct provenance prov_text = {"text", "line", "text log"};
+
+/* A native trace's events, in time order, numbered from 1 (its
+ * "lines"), through the model's builder: it is one run. */
+static int from_native(struct source *src, const struct input *in, struct model *m, char *err, size_t errlen)
 {
     struct wft_trace t;
     if (wft_parse_recover(&t, src->name, in->data, in->len, err, errlen)) {
@@ -26,9 +34,19 @@ static int from_native(struct source *src, const struct input *in, char *err, si
         return -1;
     }
     wft_sort(&t);
-    struct evpart *p = &src->native_part;
-    p->set.native = 1;
-    for (size_t i = 0; i < t.nev; i++) {
+    src->native = 1;
+    src->bytes = in->len;
+    src->cpus = t.hdr.version_minor >= 1 && t.hdr.cpus <= 1u << 20 ? t.hdr.cpus : 0;
+    src->lost_events = t.lost;
+    src->damaged_bytes = t.corrupt_bytes + (t.bad_records ? 1 : 0);
+    src->torn = t.torn_at != 0;
+    src->unclosed = !t.closed;
+    src->rings = t.rings;
+    src->rings_events = t.rings_events;
+    struct mbuild b;
+    mb_init(&b, m, src->name, &prov_native);
+    int rc = 0;
+    for (size_t i = 0; i < t.nev && !rc; i++) {
         const struct wft_ev *e = &t.ev[i];
         const struct wft_unit_info *u = wft_unit_find(&t, e->unit);
         char buf[32];
@@ -50,13 +68,12 @@ static int from_native(struct source *src, const struct input *in, char *err, si
             job = "(empty)";
             len = 7;
         }
-        int rc;
         if (e->event < EV_N) {
-            rc = evpart_add(p, e->ns, job, len, part, (int)e->event, e->worker, e->device, i);
+            rc = mb_event(&b, e->ns, job, len, part, (int)e->event, e->worker, e->device, i + 1, 0);
         } else { /* a user event: a phase's start or end, or a mark */
             char lb[24];
             const char *name = wft_event_label(&t, e->event, lb);
-            rc = evpart_extra(p, XR_EVENT, e->ns, job, len, part, name, strlen(name), NULL, 0, i);
+            rc = mb_other(&b, e->ns, job, len, part, name, strlen(name), i + 1);
         }
         /* the unit's details, with each of its events, as a text line
          * carries kind= (what `waterfall dump` prints) */
@@ -65,39 +82,41 @@ static int from_native(struct source *src, const struct input *in, char *err, si
             size_t n = end ? (size_t)(end - kv) : details_len - at;
             const char *eq = memchr(kv, '=', n);
             if (eq)
-                rc = evpart_extra(p, XR_ATTR, e->ns, job, len, part, kv, (size_t)(eq - kv), eq + 1,
-                                  n - (size_t)(eq - kv) - 1, i);
+                rc = mb_detail(&b, job, len, part, kv, (size_t)(eq - kv), eq + 1, n - (size_t)(eq - kv) - 1, i + 1);
             at += n + 1;
         }
-        if (rc) {
-            wft_free(&t);
-            snprintf(err, errlen, "%s: out of memory", src->name);
-            return -1;
-        }
     }
-    evpart_compact(p);
-    int64_t m_out;
-    evpart_link(p, 0, 0, &m_out);
-    p->diag.bytes = in->len;
-    wft_cpu_use(&t, &src->cpu);
-    wft_mem_use(&t, &src->mem);
-    if (wft_gpu_obs(&t, &src->gpu)) {
-        wft_free(&t);
+    m->bytes += in->len;
+    if (!rc && mb_holds(&b)) { /* what the recording sampled beside its events */
+        struct run *r = mb_run(&b);
+        wft_cpu_use(&t, &src->cpu);
+        wft_mem_use(&t, &src->mem);
+        r->cpu = src->cpu; /* the source owns the spans; the run borrows them */
+        r->mem = src->mem;
+        r->cpus = src->cpus;
+        r->lost_events = src->lost_events;
+        r->damaged_bytes = src->damaged_bytes;
+        rc = wft_gpu_obs(&t, &r->gpu);
+    }
+    if (mb_finish(&b))
+        rc = -1;
+    wft_free(&t);
+    if (rc)
         snprintf(err, errlen, "%s: out of memory", src->name);
+    return rc;
+}
+
+/* A text log's parts into the model's runs. */
+static int text_to_model(struct source *src, struct model *m, char *err, size_t errlen)
+{
+    src->parts = src->text.parts;
+    src->nparts = src->text.nparts;
+    src->bytes = src->text.bytes;
+    if (stitch_add(m, src->name, &prov_text, src->parts, src->nparts, 0)) {
+        snprintf(err, errlen, "%s: out of memory building the model", src->name);
         return -1;
     }
-    src->cpus = t.hdr.version_minor >= 1 && t.hdr.cpus <= 1u << 20 ? t.hdr.cpus : 0;
-    src->lost_events = t.lost;
-    src->damaged_bytes = t.corrupt_bytes + (t.bad_records ? 1 : 0);
-    src->torn = t.torn_at != 0;
-    src->unclosed = !t.closed;
-    src->rings = t.rings;
-    src->rings_events = t.rings_events;
-    src->native = 1;
-    src->parts = p;
-    src->nparts = 1;
-    src->bytes = in->len;
-    wft_free(&t);
+    source_drop_events(src);
     return 0;
 }
 
@@ -118,7 +137,7 @@ static size_t read_head(int fd, unsigned char *head, size_t n)
 
 /* A stream whose first hn bytes (head) were read from fd: a native trace
  * (read whole) or a text log (again: how to read it again, or NULL). */
-static int ingest_stream(struct source *src, int fd, const unsigned char *head, size_t hn,
+static int ingest_stream(struct source *src, struct model *m, int fd, const unsigned char *head, size_t hn,
                          const struct text_again *again, int show_progress, char *err, size_t errlen)
 {
     if (wft_sniff(head, hn)) {
@@ -127,16 +146,13 @@ static int ingest_stream(struct source *src, int fd, const unsigned char *head, 
         in.name = src->name;
         int rc = input_read_fd(&in, fd, head, hn, err, errlen);
         if (rc == 0) {
-            rc = from_native(src, &in, err, errlen);
+            rc = from_native(src, &in, m, err, errlen);
             input_close(&in);
         }
         return rc;
     }
     int rc = read_text(&src->text, fd, src->name, head, hn, again, show_progress, err, errlen);
-    src->parts = src->text.parts;
-    src->nparts = src->text.nparts;
-    src->bytes = src->text.bytes;
-    return rc;
+    return rc ? rc : text_to_model(src, m, err, errlen);
 }
 
 /* A compressed file's decompression, current and again (text_again:
@@ -166,7 +182,7 @@ static int dz_again(void *ctx, int *out, char *err, size_t errlen)
 /* A compressed input: its text (or trace) through a pipe from the
  * decompressing thread.  A damaged or cut stream is an error naming the
  * input, even when the text before the damage was read. */
-static int ingest_compressed(struct source *src, int kind, int fd, int is_reg, const unsigned char *head,
+static int ingest_compressed(struct source *src, struct model *m, int kind, int fd, int is_reg, const unsigned char *head,
                              size_t hn, int show_progress, char *err, size_t errlen)
 {
     struct dz_run d = {NULL, -1, kind, fd, src->name};
@@ -176,7 +192,7 @@ static int ingest_compressed(struct source *src, int kind, int fd, int is_reg, c
     unsigned char h2[8];
     size_t n2 = read_head(d.pfd, h2, sizeof h2);
     struct text_again again = {dz_again, &d};
-    int rc = ingest_stream(src, d.pfd, h2, n2, is_reg ? &again : NULL, show_progress, err, errlen);
+    int rc = ingest_stream(src, m, d.pfd, h2, n2, is_reg ? &again : NULL, show_progress, err, errlen);
     if (d.pfd >= 0)
         close(d.pfd);
     char zerr[256];
@@ -187,7 +203,7 @@ static int ingest_compressed(struct source *src, int kind, int fd, int is_reg, c
     return rc;
 }
 
-int ingest(struct source *src, const char *path, int show_progress, char *err, size_t errlen)
+int ingest(struct source *src, const char *path, struct model *m, int show_progress, char *err, size_t errlen)
 {
     memset(src, 0, sizeof *src);
     int is_stdin = strcmp(path, "-") == 0;
@@ -216,7 +232,7 @@ int ingest(struct source *src, const char *path, int show_progress, char *err, s
     }
     int kind = dz_sniff(head, hn);
     if (kind != DZ_NONE) {
-        rc = ingest_compressed(src, kind, fd, S_ISREG(st.st_mode), head, hn, show_progress, err, errlen);
+        rc = ingest_compressed(src, m, kind, fd, S_ISREG(st.st_mode), head, hn, show_progress, err, errlen);
     } else if (wft_sniff(head, hn)) {
         /* A native trace is read whole (mapped when it is a file). */
         struct input in;
@@ -229,7 +245,7 @@ int ingest(struct source *src, const char *path, int show_progress, char *err, s
             rc = input_read_fd(&in, fd, head, hn, err, errlen);
         }
         if (rc == 0) {
-            rc = from_native(src, &in, err, errlen);
+            rc = from_native(src, &in, m, err, errlen);
             input_close(&in);
         }
     } else {
@@ -239,9 +255,8 @@ int ingest(struct source *src, const char *path, int show_progress, char *err, s
         } else {
             rc = read_text(&src->text, fd, src->name, head, S_ISREG(st.st_mode) ? 0 : hn, NULL,
                            show_progress, err, errlen);
-            src->parts = src->text.parts;
-            src->nparts = src->text.nparts;
-            src->bytes = src->text.bytes;
+            if (rc == 0)
+                rc = text_to_model(src, m, err, errlen);
         }
     }
     if (!is_stdin)
@@ -259,9 +274,6 @@ void source_free(struct source *src)
 {
     free(src->gpu.pts);
     free(src->cpu.spans);
-    if (src->native)
-        evpart_free(&src->native_part);
-    else
-        text_input_free(&src->text);
+    text_input_free(&src->text);
     memset(src, 0, sizeof *src);
 }

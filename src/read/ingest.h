@@ -1,13 +1,15 @@
 /*
  * ingest.h -- one input, whatever it is: a native trace or a text log,
  * a file or stdin ("-"), detected by its first bytes.  The result is the
- * input's events (evparts) ready for the model.
+ * input's runs in the model, and what the reader saw of it (struct
+ * source: for the commands' messages).
  */
 #ifndef INGEST_H
 #define INGEST_H
 
 #include "events.h"
 #include "input.h"
+#include "model.h"
 #include "read_text.h"
 #include "read_wft.h"
 
@@ -29,11 +31,11 @@ struct source {
     int compressed;         /* DZ_*: it was read through gzip or zstd */
     /* storage */
     struct text_input text;
-    struct evpart native_part;
 };
 
-/* 0, or -1 with a message naming the input in err. */
-int ingest(struct source *src, const char *path, int show_progress, char *err, size_t errlen);
+/* Read the input and put its events into m (runs after those m has).
+ * 0, or -1 with a message naming the input in err. */
+int ingest(struct source *src, const char *path, struct model *m, int show_progress, char *err, size_t errlen);
 
 /* Free the events (the model keeps pointers to job ids: keep the rest). */
 void source_drop_events(struct source *src);

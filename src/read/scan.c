@@ -22,19 +22,6 @@
 #endif
 
 
-const char *const scan_err_text[] = {
-    "ok",
-    "not a record",
-    "bad or missing time",
-    "missing event name",
-    "malformed event name",
-    "missing job id",
-    "bad partition, worker or device number",
-    "record longer than 4096 bytes",
-};
-
-const char *const scan_err_key[] = {"ok",          "not_record", "bad_time", "missing_event",
-                                    "bad_event", "missing_job", "bad_number", "too_long"};
 
 static const char NEEDLE[8] = {'T', 'I', 'M', 'E', 'L', 'I', 'N', 'E'};
 

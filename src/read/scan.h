@@ -23,41 +23,11 @@
 #ifndef SCAN_H
 #define SCAN_H
 
-#include "wf_timeline.h"
+#include "vocab.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* Event ids shared by every reader: the six pipeline points, the
- * library's own ids (waterfall.h; names in wf_timeline.h, defined once).
- * Any other name is EV_OTHER: data (a phase's start or end, or a mark),
- * kept by name. */
-enum {
-    EV_SYNTH_START = WF_SYNTH_START,
-    EV_SYNTH_END = WF_SYNTH_END,
-    EV_CHAN_SEND = WF_CHAN_SEND,
-    EV_GPU_PICKUP = WF_GPU_PICKUP,
-    EV_GPU_START = WF_GPU_START,
-    EV_GPU_END = WF_GPU_END,
-    EV_N = WFT_PIPELINE_EVENTS,
-    EV_OTHER = EV_N
-};
-#define ev_names wft_event_names
-
-/* Why a TIMELINE line did not parse. */
-enum scan_err {
-    SCAN_OK = 0,
-    SCAN_NOT_RECORD,   /* "TIMELINE" is part of another word: not a record */
-    SCAN_BAD_TIME,     /* missing, malformed, negative, NaN or overflowing time */
-    SCAN_BAD_EVENT,    /* missing event name */
-    SCAN_UNKNOWN_EVENT,/* an event name that is not a word (a name we do not know is data) */
-    SCAN_NO_JOB,       /* missing or empty job id */
-    SCAN_BAD_NUMBER,   /* a partition/worker/device value that is not a small integer */
-    SCAN_TOO_LONG      /* a record over SCAN_LINE_MAX bytes */
-};
-
-extern const char *const scan_err_text[]; /* for people */
-extern const char *const scan_err_key[];  /* for JSON */
 
 #define SCAN_LINE_MAX 4096 /* longest record parsed; longer lines are skipped */
 #define SCAN_JOB_MAX 1024  /* longest job id kept */
@@ -147,7 +117,7 @@ int scan_line_time(const char *lo, const char *tl, const char *eol, int64_t *ns)
  * Which unit each belongs to and when it ran is the model's business
  * (model/durations.c); the scanner only reads the words. */
 #define SCAN_DUR_MAX 4      /* durations kept per line (the library prints at most two) */
-#define SCAN_DUR_KEY_MAX 48 /* longest name kept */
+#define SCAN_DUR_KEY_MAX DUR_NAME_MAX /* longest name kept (vocab.h) */
 struct scan_dur {
     int32_t tid; /* gpu_tid=, the thread's index in the call (-1: none) */
     uint8_t n, nattr;

@@ -453,7 +453,8 @@ static void run_chrome(FILE *f, const struct run_result *res, int pid, int *firs
     int64_t last;
     run_bounds(r, &time_origin, &last);
     char name[512];
-    snprintf(name, sizeof name, "%s run %d%s", r->source, r->index, r->native ? "" : " (text log)");
+    snprintf(name, sizeof name, "%s run %d%s%s%s", r->source, r->index, r->prov.label ? " (" : "",
+             r->prov.label ? r->prov.label : "", r->prov.label ? ")" : "");
     meta(f, pid, TID_IDLE, "process_name", name, first);
     chrome_idle_tracks(f, res, pid, first);
     /* Where each unit's slices went, for its phases and marks. */

@@ -761,7 +761,7 @@ static int run_html(FILE *f, const struct run_result *res, struct names *nm)
     }
     fputs("{\"source\":", f);
     jstr0(f, r->source);
-    fprintf(f, ",\"index\":%d,\"native\":%d,\"t0\":", r->index, r->native);
+    fprintf(f, ",\"index\":%d,\"native\":%d,\"t0\":", r->index, !run_counts_lines(r)); /* the view says "in the log" or "in the trace" */
     json_num(f, (double)e.t0);
     fprintf(f, ",\"q\":%lld,\"n\":%zu", (long long)e.q, n);
     if (e.wide) {

@@ -152,7 +152,7 @@ static void issues_json(FILE *f, const struct run *r)
         for (int i = 0; i < r->nissues[k]; i++) {
             const struct issue *is = &r->issues[k][i];
             fprintf(f, "%s{\"kind\": \"%s\", \"%s\": %llu, \"what\": ", first ? "" : ", ", kinds[k],
-                    r->native ? "event" : "line", (unsigned long long)is->line);
+                    r->prov.at, (unsigned long long)is->line);
             const char *what = k == ISSUE_SKIPPED ? scan_err_key[is->detail] : ev_names[is->detail];
             json_str(f, what, strlen(what));
             fputc('}', f);
@@ -515,8 +515,7 @@ static void run_json(FILE *f, const struct run_result *res, const struct report_
     fputs("{\"source\": ", f);
     json_str(f, r->source, strlen(r->source));
     fprintf(f, ", \"run\": %d, \"format\": \"%s\", \"first_%s\": %llu, \"last_%s\": %llu", r->index,
-            r->native ? "native" : "text", r->native ? "event" : "line",
-            (unsigned long long)r->first_line, r->native ? "event" : "line",
+            r->prov.kind, r->prov.at, (unsigned long long)r->first_line, r->prov.at,
             (unsigned long long)r->last_line);
     fprintf(f,
             ", \"jobs\": %llu, \"jobs_completed\": %llu, \"units\": %llu, \"in_flight\": %llu, "

@@ -47,8 +47,8 @@ static void issues_text(FILE *f, const struct run *r, const struct paint *p)
         for (int i = 0; i < r->nissues[k]; i++) {
             const struct issue *is = &r->issues[k][i];
             const char *detail = k == ISSUE_SKIPPED ? scan_err_text[is->detail] : ev_names[is->detail];
-            fprintf(f, "  %s%s:%s%llu: %s (%s)%s\n", p->dim, r->source, r->native ? "event " : "",
-                    (unsigned long long)is->line, what[k], detail, p->off);
+            fprintf(f, "  %s%s:%s%s%llu: %s (%s)%s\n", p->dim, r->source, run_counts_lines(r) ? "" : r->prov.at,
+                    run_counts_lines(r) ? "" : " ", (unsigned long long)is->line, what[k], detail, p->off);
         }
 }
 
@@ -184,7 +184,7 @@ static void abandoned_text(FILE *f, const struct run_result *res, const struct p
         }
     fprintf(f, "; the first one's first %s: %llu): each holds its idle cause only as long as the longest such stage "
                "completed by then, and a prep only until its worker's next pickup or start\n",
-            r->native ? "event" : "line", (unsigned long long)r->units[res->abandoned_first].line);
+            r->prov.at, (unsigned long long)r->units[res->abandoned_first].line);
 }
 
 /* The rows under parent (-1: the top), each followed by its own: a
@@ -336,7 +336,7 @@ static void run_text(FILE *f, const struct run_result *res, size_t nruns_in_sour
     fprintf(f, "%s%s%s", p.bold, r->source, p.off);
     if (nruns_in_source > 1)
         fprintf(f, " %srun %d%s", p.bold, r->index, p.off);
-    fprintf(f, " %s(%s %llu-%llu)%s\n", p.dim, r->native ? "events" : "lines",
+    fprintf(f, " %s(%ss %llu-%llu)%s\n", p.dim, r->prov.at,
             (unsigned long long)r->first_line, (unsigned long long)r->last_line, p.off);
     counts_text(f, res, &p);
 

@@ -569,7 +569,7 @@ int sim_run(const struct sim_params *p, struct sim_out *o)
         }
     o->events = s.events;
     o->run.source = "simulation";
-    o->run.native = 1;
+    o->run.prov = (struct provenance){"native", "event", NULL}; /* numbered as a trace's events */
     o->run.index = 1;
     o->run.units = s.u;
     o->run.nunits = o->run.units_cap = s.nunits;

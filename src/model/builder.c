@@ -1,0 +1,199 @@
+/*
+ * builder.c -- runs built one event at a time (build.h's mb_*): the
+ * neutral way in, for any reader that does not build its own segments.
+ */
+#include "build.h"
+
+#include "mem.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Job ids the model keeps itself, in blocks freed with the model (runs
+ * point into them, as they point into a text reader's arenas). */
+struct idblock {
+    struct idblock *next;
+    size_t used, cap;
+    char bytes[];
+};
+
+static const char *keep_id(struct model *m, const char *id, size_t len)
+{
+    struct idblock *b = m->ids;
+    if (!b || b->cap - b->used < len) {
+        size_t cap = len > 65536 ? len : 65536;
+        struct idblock *n = malloc(sizeof *n + cap);
+        if (!n)
+            return NULL;
+        n->next = b, n->used = 0, n->cap = cap;
+        m->ids = b = n;
+    }
+    char *at = b->bytes + b->used;
+    memcpy(at, id, len);
+    b->used += len;
+    return at;
+}
+
+void model_free_ids(struct model *m)
+{
+    for (struct idblock *b = m->ids, *n; b; b = n) {
+        n = b->next;
+        free(b);
+    }
+    m->ids = NULL;
+}
+
+void mb_init(struct mbuild *b, struct model *m, const char *source, const struct provenance *prov)
+{
+    memset(b, 0, sizeof *b);
+    b->m = m;
+    b->source = source;
+    b->prov = *prov;
+    b->first = m->nruns;
+}
+
+struct run *mb_run(struct mbuild *b)
+{
+    if (!b->cur || b->broken) {
+        if (!model_run_new(b->m, b->source, &b->prov, ++b->index))
+            return NULL;
+        b->cur = b->m->nruns;
+        b->broken = 0;
+    }
+    return &b->m->runs[b->cur - 1];
+}
+
+void mb_break(struct mbuild *b)
+{
+    b->broken = b->cur != 0;
+}
+
+/* The run's job of this id, its bytes kept by the model when it is new. */
+static int job_of(struct mbuild *b, struct run *r, const char *id, size_t len, uint32_t *job)
+{
+    size_t before = r->njobs;
+    if (run_job(r, id, len, hash_bytes(id, len, 0), job))
+        return -1;
+    if (r->njobs > before && !(r->jobs[*job].id = keep_id(b->m, id, len)))
+        return -1;
+    return 0;
+}
+
+/* A position joins the run's range of lines. */
+static void note_line(struct run *r, uint64_t line)
+{
+    if (!r->events || line < r->first_line)
+        r->first_line = line;
+    if (!r->events || line > r->last_line)
+        r->last_line = line;
+    r->events++;
+}
+
+int mb_event(struct mbuild *b, int64_t t, const char *id, size_t len, int32_t partition, int ev,
+             int32_t worker, int32_t device, uint64_t line, uint32_t flags)
+{
+    struct run *r = mb_run(b);
+    uint32_t job;
+    if (!r || ev < 0 || ev >= EV_N || job_of(b, r, id, len, &job) ||
+        run_reserve(r, 0, r->nunits + 1))
+        return -1;
+    size_t slot;
+    int64_t u = run_unit(r, job, partition, &slot);
+    if (u < 0) {
+        if (r->nunits >= UINT32_MAX - 1 ||
+            grow_array((void **)&r->units, &r->units_cap, r->nunits + 1, sizeof *r->units))
+            return -1;
+        struct unit *n = &r->units[r->nunits];
+        for (int e = 0; e < EV_N; e++)
+            n->t[e] = T_NONE;
+        n->job = job, n->partition = partition, n->worker = -1, n->device = 0;
+        n->line = line, n->flags = 0;
+        hindex_put(&r->uindex, slot, unit_hash(r->jobs[job].hash, partition), (uint32_t)r->nunits);
+        r->jobs[job].units++;
+        u = (int64_t)r->nunits++;
+    }
+    note_line(r, line);
+    struct unit *x = &r->units[u];
+    x->flags |= flags & U_QUEUE;
+    if (unit_set(x, ev, t, worker, device)) {
+        r->duplicates++;
+        run_issue(r, ISSUE_DUPLICATE, line, ev);
+    }
+    return 0;
+}
+
+/* An item for run_finish to attach: another event, or a detail. */
+static int extra(struct mbuild *b, int is_event, int64_t t, const char *id, size_t len,
+                 int32_t partition, const char *k, size_t kn, const char *v, size_t vn, uint64_t line)
+{
+    struct run *r = mb_run(b);
+    uint32_t job, key, val = 0;
+    if (!r || job_of(b, r, id, len, &job) ||
+        (is_event ? strtab_intern_upper(&b->m->strs, k, kn, &key)
+                  : strtab_intern(&b->m->strs, k, kn, &key) || strtab_intern(&b->m->strs, v, vn, &val)))
+        return -1;
+    struct xitem it = {is_event ? t : 0, line, 0, key, val, job, partition};
+    if (is_event) {
+        if (grow_heap((void **)&r->xev, &r->xev_cap, r->nxev, sizeof *r->xev, 64))
+            return -1;
+        r->xev[r->nxev++] = it;
+        note_line(r, line);
+    } else {
+        if (grow_heap((void **)&r->xattr, &r->xattr_cap, r->nxattr, sizeof *r->xattr, 64))
+            return -1;
+        r->xattr[r->nxattr++] = it;
+    }
+    return 0;
+}
+
+int mb_other(struct mbuild *b, int64_t t, const char *job, size_t job_len, int32_t partition,
+             const char *name, size_t name_len, uint64_t line)
+{
+    return extra(b, 1, t, job, job_len, partition, name, name_len, NULL, 0, line);
+}
+
+int mb_detail(struct mbuild *b, const char *job, size_t job_len, int32_t partition, const char *key,
+              size_t key_len, const char *val, size_t val_len, uint64_t line)
+{
+    return extra(b, 0, 0, job, job_len, partition, key, key_len, val, val_len, line);
+}
+
+int mb_skip(struct mbuild *b, uint64_t line, int why)
+{
+    struct run *r = mb_run(b);
+    if (!r)
+        return -1;
+    b->m->skipped_by[why & 7]++;
+    r->skipped_lines++;
+    run_issue(r, ISSUE_SKIPPED, line, why);
+    return 0;
+}
+
+/* A run of other events and details only (no unit) is no run: they
+ * count as having no unit, as a text log's before its first event do. */
+static void drop_unitless(struct mbuild *b)
+{
+    struct model *m = b->m;
+    size_t k = b->first;
+    for (size_t i = b->first; i < m->nruns; i++) {
+        struct run *r = &m->runs[i];
+        if (r->nunits) {
+            r->index = (int)(k - b->first) + 1;
+            m->runs[k++] = *r;
+            continue;
+        }
+        m->xorphans += r->nxev + r->nxattr;
+        run_free(r);
+    }
+    m->nruns = k;
+}
+
+int mb_finish(struct mbuild *b)
+{
+    drop_unitless(b);
+    int rc = 0;
+    for (size_t i = b->first; i < b->m->nruns; i++)
+        if (run_finish(&b->m->runs[i]))
+            rc = -1;
+    return rc;
+}

@@ -1,20 +1,20 @@
 #!/bin/sh
 # layers.sh -- imports only point down the flow:
-#   common -> model -> read -> analyze -> sim -> report | render -> live -> cmd
+#   common -> model -> read -> analyze -> sim -> report | render -> api -> live -> cmd
 # Each folder of src/ is a stage; a file may include headers of its own
 # stage and of the stages below it, and the library's shared headers
 # (include/, lib/common/: the vocabulary and the trace format),
 # never one above it, and report and render never each other.  The model
 # (model/) holds the analysis's vocabulary and its one way in (build.h):
 # readers include it, and the analysis after them never includes a
-# reader (read/ is for live/ and cmd/ only).  The engine (engine/) is for
+# reader (read/ is for api/, live/ and cmd/ only).  The engine (engine/) is for
 # the commands only.  Usage: layers.sh [SRC_DIR]
 SRC=${1:-$(dirname "$0")/../src}
 . "$(dirname "$0")/lib.sh"
 rank() {
     case $1 in
-    common) echo 0 ;; model) echo 1 ;; read) echo 2 ;; analyze) echo 3 ;; sim) echo 4 ;;
-    report | render) echo 5 ;; live) echo 6 ;; cmd) echo 7 ;; *) echo 99 ;;
+    common) echo 0 ;; model) echo 1 ;; read) echo 2 ;; analyze) echo 3 ;; sim) echo 4 ;; api) echo 6 ;;
+    report | render) echo 5 ;; live) echo 7 ;; cmd) echo 8 ;; *) echo 99 ;;
     esac
 }
 # where a header lives: its stage's folder, "lib", "engine", or nothing
@@ -37,7 +37,7 @@ for f in "$SRC"/*/*.[ch]; do
         engine) [ "$stage" = cmd ] && ok || bad "$f includes $h: the engine is for the commands only" ;;
         read)
             case $stage in
-            read | live | cmd) ok ;;
+            read | api | live | cmd) ok ;;
             *) bad "$f ($stage) includes $h (read): the analysis reads the model, never a reader" ;;
             esac
             ;;

@@ -325,6 +325,14 @@ void model_drop_runs(struct model *m, size_t from)
         m->nruns = from;
 }
 
+void model_move(struct model *dst, struct model *src)
+{
+    *dst = *src;
+    memset(src, 0, sizeof *src);
+    for (size_t i = 0; i < dst->nruns; i++)
+        dst->runs[i].strs = &dst->strs;
+}
+
 void model_free(struct model *m)
 {
     model_drop_runs(m, 0);

@@ -129,6 +129,8 @@ struct model {
 
 
 void model_free(struct model *m);
+/* Move a model to another place (its runs point at its strings); src is left empty. */
+void model_move(struct model *dst, struct model *src);
 /* Drop the runs from index `from` on (an input that failed midway). */
 void model_drop_runs(struct model *m, size_t from);
 

@@ -205,19 +205,28 @@ static int ingest_compressed(struct source *src, struct model *m, int kind, int 
 
 int ingest(struct source *src, const char *path, struct model *m, int show_progress, char *err, size_t errlen)
 {
-    memset(src, 0, sizeof *src);
     int is_stdin = strcmp(path, "-") == 0;
-    src->name = is_stdin ? "<stdin>" : path;
     int fd = is_stdin ? 0 : open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
+        memset(src, 0, sizeof *src);
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
+    int rc = ingest_fd(src, fd, is_stdin ? "<stdin>" : path, m, show_progress, err, errlen);
+    src->path = is_stdin ? NULL : path;
+    if (!is_stdin)
+        close(fd);
+    return rc;
+}
+
+int ingest_fd(struct source *src, int fd, const char *name, struct model *m, int show_progress, char *err,
+              size_t errlen)
+{
+    memset(src, 0, sizeof *src);
+    src->name = name;
     struct stat st;
     if (fstat(fd, &st) < 0 || S_ISDIR(st.st_mode)) {
         snprintf(err, errlen, "%s: %s", src->name, S_ISDIR(st.st_mode) ? "is a directory" : strerror(errno));
-        if (!is_stdin)
-            close(fd);
         return -1;
     }
     /* Sniff: the first 8 bytes. */
@@ -237,9 +246,9 @@ int ingest(struct source *src, const char *path, struct model *m, int show_progr
         /* A native trace is read whole (mapped when it is a file). */
         struct input in;
         if (S_ISREG(st.st_mode)) {
-            rc = input_open(&in, path, err, errlen);
+            rc = input_map_fd(&in, fd, src->name, err, errlen);
         } else {
-            /* stdin: the 8 bytes already read, then the rest */
+            /* a pipe: the 8 bytes already read, then the rest */
             memset(&in, 0, sizeof in);
             in.name = src->name;
             rc = input_read_fd(&in, fd, head, hn, err, errlen);
@@ -259,8 +268,6 @@ int ingest(struct source *src, const char *path, struct model *m, int show_progr
                 rc = text_to_model(src, m, err, errlen);
         }
     }
-    if (!is_stdin)
-        close(fd);
     return rc;
 }
 

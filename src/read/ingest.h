@@ -15,6 +15,7 @@
 
 struct source {
     const char *name;
+    const char *path; /* where it can be opened again (NULL: a pipe, stdin, or an fd given) */
     int native;
     struct evpart *parts;
     int nparts;
@@ -36,6 +37,9 @@ struct source {
 /* Read the input and put its events into m (runs after those m has).
  * 0, or -1 with a message naming the input in err. */
 int ingest(struct source *src, const char *path, struct model *m, int show_progress, char *err, size_t errlen);
+/* The same from an open file or pipe (named name in messages; not closed). */
+int ingest_fd(struct source *src, int fd, const char *name, struct model *m, int show_progress, char *err,
+              size_t errlen);
 
 /* Free the events (the model keeps pointers to job ids: keep the rest). */
 void source_drop_events(struct source *src);

@@ -75,23 +75,33 @@ int input_open(struct input *in, const char *path, char *err, size_t errlen)
         close(fd);
         return -1;
     }
-    int rc = 0;
-    if (S_ISREG(st.st_mode) && st.st_size > 0) {
+    int rc = S_ISREG(st.st_mode) ? input_map_fd(in, fd, in->name, err, errlen)
+                                 : input_read_fd(in, fd, NULL, 0, err, errlen);
+    if (!is_stdin)
+        close(fd);
+    return rc;
+}
+
+int input_map_fd(struct input *in, int fd, const char *name, char *err, size_t errlen)
+{
+    memset(in, 0, sizeof *in);
+    in->name = name;
+    struct stat st;
+    if (fstat(fd, &st) < 0) {
+        snprintf(err, errlen, "%s: cannot stat: %s", in->name, strerror(errno));
+        return -1;
+    }
+    if (st.st_size > 0) {
         void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (p == MAP_FAILED) {
-            rc = input_read_fd(in, fd, NULL, 0, err, errlen);
-        } else {
+        if (p != MAP_FAILED) {
             madvise(p, (size_t)st.st_size, MADV_SEQUENTIAL);
             in->data = p;
             in->len = (size_t)st.st_size;
             in->mapped = 1;
+            return 0;
         }
-    } else {
-        rc = input_read_fd(in, fd, NULL, 0, err, errlen);
     }
-    if (!is_stdin)
-        close(fd);
-    return rc;
+    return input_read_fd(in, fd, NULL, 0, err, errlen);
 }
 
 void input_close(struct input *in)

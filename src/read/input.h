@@ -16,6 +16,8 @@ struct input {
 
 /* 0, or -1 with a message naming the file in err. */
 int input_open(struct input *in, const char *path, char *err, size_t errlen);
+/* A regular file's bytes (fd at its start; not closed), named name. */
+int input_map_fd(struct input *in, int fd, const char *name, char *err, size_t errlen);
 void input_close(struct input *in);
 
 /* Read fd to its end into in (whose name must be set), after prefix_len

@@ -9,6 +9,8 @@
 #include "ingest.h"
 #include "model.h"
 
+#include <stdio.h>
+
 struct loaded {
     struct source *src;
     size_t nsrc;
@@ -17,6 +19,7 @@ struct loaded {
     size_t nres;
     int partial; /* some input was damaged, lost events or had lines skipped */
     int failed_inputs; /* inputs that could not be read or held nothing usable */
+    FILE *msgs;        /* where the messages go (the command's stderr, or the library's buffer) */
 };
 
 /* Returns a WF_EXIT_* status; messages (naming the input) go to stderr,
@@ -25,6 +28,14 @@ struct loaded {
  * WF_EXIT_INPUT.  keep: what the analysis keeps of each device's gaps and
  * idle stretches (KEEP_*: what the command shows). */
 int load_inputs(struct loaded *l, char **paths, int npaths, int progress, const char *cmd, unsigned keep);
+/* Analyse the runs of l->model (built by the caller: l->msgs set, the
+ * rest zero or as load_inputs leaves it): a WF_EXIT_* status. */
+int loaded_analyze(struct loaded *l, const char *cmd, unsigned keep);
+/* load_inputs, its messages to msgs. */
+int load_inputs_to(struct loaded *l, char **paths, int npaths, int progress, const char *cmd, unsigned keep,
+                   FILE *msgs);
+/* One open file or pipe (fd, not closed), named name in messages. */
+int load_fd_to(struct loaded *l, int fd, const char *name, const char *cmd, unsigned keep, FILE *msgs);
 void loaded_free(struct loaded *l);
 /* The one line on stderr that says why a command exits 4 (partial). */
 void loaded_partial_note(const struct loaded *l, const char *cmd);

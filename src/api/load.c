@@ -50,22 +50,22 @@ static void phase(const char *what, double *t0)
     *t0 = t;
 }
 
-static void warn_source(const char *cmd, const struct source *s)
+static void warn_source(FILE *out, const char *cmd, const struct source *s)
 {
     if (s->native) {
         if (s->damaged_bytes)
-            fprintf(stderr, "%s: %s: warning: damaged records were skipped\n", cmd, s->name);
+            fprintf(out, "%s: %s: warning: damaged records were skipped\n", cmd, s->name);
         if (s->torn || s->unclosed)
-            fprintf(stderr, "%s: %s: note: the recording did not finish (cut off); read to its last whole record\n",
+            fprintf(out, "%s: %s: note: the recording did not finish (cut off); read to its last whole record\n",
                     cmd, s->name);
         if (s->lost_events)
-            fprintf(stderr, "%s: %s: warning: %llu events were lost while recording; figures may be off\n", cmd,
+            fprintf(out, "%s: %s: warning: %llu events were lost while recording; figures may be off\n", cmd,
                     s->name, (unsigned long long)s->lost_events);
         if (s->rings == WFT_RINGS_READ && s->rings_events)
-            fprintf(stderr, "%s: %s: note: %llu events its writer had not yet written were read from %s.rings\n",
+            fprintf(out, "%s: %s: note: %llu events its writer had not yet written were read from %s.rings\n",
                     cmd, s->name, (unsigned long long)s->rings_events, s->name);
         else if (s->rings >= WFT_RINGS_MISSING && s->rings != WFT_RINGS_RUNNING)
-            fprintf(stderr, "%s: %s: warning: %s.rings %s: the marks not yet written when the recording stopped are lost\n",
+            fprintf(out, "%s: %s: warning: %s.rings %s: the marks not yet written when the recording stopped are lost\n",
                     cmd, s->name, s->name,
                     s->rings == WFT_RINGS_MISSING ? "is missing"
                     : s->rings == WFT_RINGS_OTHER ? "is another recording's" : "is damaged");
@@ -109,21 +109,21 @@ static const char *not_text(const char *path)
 
 /* A source with no TIMELINE line at all: what it is, and where TIMELINE
  * lines usually are (a daemon prints them on stderr). */
-static void explain_no_timeline(const char *cmd, const struct source *s)
+static void explain_no_timeline(FILE *out, const char *cmd, const struct source *s)
 {
     if (s->native) {
-        fprintf(stderr, "%s: %s: no TIMELINE records found (the trace holds no pipeline events)\n", cmd, s->name);
+        fprintf(out, "%s: %s: no TIMELINE records found (the trace holds no pipeline events)\n", cmd, s->name);
         return;
     }
-    const char *what = s->compressed ? NULL : not_text(s->name);
+    const char *what = s->compressed || !s->path ? NULL : not_text(s->path);
     if (what) {
-        fprintf(stderr, "%s: %s: %s: no TIMELINE records found\n", cmd, s->name, what);
+        fprintf(out, "%s: %s: %s: no TIMELINE records found\n", cmd, s->name, what);
         return;
     }
     uint64_t lines = 0;
     for (int i = 0; i < s->nparts; i++)
         lines += s->parts[i].diag.lines;
-    fprintf(stderr,
+    fprintf(out,
             "%s: %s: no TIMELINE records in its %llu line%s of %stext; a daemon prints them on stderr: "
             "capture it too (`daemon ... >log 2>&1`)\n",
             cmd, s->name, (unsigned long long)lines, lines == 1 ? "" : "s",
@@ -131,7 +131,7 @@ static void explain_no_timeline(const char *cmd, const struct source *s)
 }
 
 /* The first skipped lines of a source that produced no run at all. */
-static void explain_empty(const char *cmd, const struct source *s)
+static void explain_empty(FILE *out, const char *cmd, const struct source *s)
 {
     uint64_t tl = 0, sk = 0, base = 0;
     for (int i = 0; i < s->nparts; i++) {
@@ -139,17 +139,17 @@ static void explain_empty(const char *cmd, const struct source *s)
         sk += s->parts[i].diag.skipped;
     }
     if (tl == 0) {
-        explain_no_timeline(cmd, s);
+        explain_no_timeline(out, cmd, s);
         return;
     }
-    const char *what = s->native || s->compressed ? NULL : not_text(s->name);
-    fprintf(stderr, "%s: %s: %s%snone of its %llu TIMELINE lines could be read (%llu skipped)\n", cmd, s->name,
+    const char *what = s->native || s->compressed || !s->path ? NULL : not_text(s->path);
+    fprintf(out, "%s: %s: %s%snone of its %llu TIMELINE lines could be read (%llu skipped)\n", cmd, s->name,
             what ? what : "", what ? ": " : "", (unsigned long long)tl, (unsigned long long)sk);
     int shown = 0;
     for (int i = 0; i < s->nparts && shown < 5; i++) {
         const struct ev_diag *d = &s->parts[i].diag;
         for (int k = 0; k < d->nskip_first && shown < 5; k++, shown++)
-            fprintf(stderr, "  %s:%llu: %s\n", s->name, (unsigned long long)(base + d->skip_first[k].line + 1),
+            fprintf(out, "  %s:%llu: %s\n", s->name, (unsigned long long)(base + d->skip_first[k].line + 1),
                     scan_err_text[d->skip_first[k].detail]);
         base += d->lines;
     }
@@ -157,45 +157,79 @@ static void explain_empty(const char *cmd, const struct source *s)
 
 int load_inputs(struct loaded *l, char **paths, int npaths, int progress, const char *cmd, unsigned keep)
 {
+    return load_inputs_to(l, paths, npaths, progress, cmd, keep, stderr);
+}
+
+/* One input into l->model: a path, or (path NULL) an open fd named name. */
+static void load_one(struct loaded *l, const char *path, int fd, const char *name, int progress, const char *cmd,
+                     double *t0)
+{
+    char err[512];
+    struct source *s = &l->src[l->nsrc];
+    size_t before = l->model.nruns;
+    int failed = path ? ingest(s, path, &l->model, progress, err, sizeof err)
+                      : ingest_fd(s, fd, name, &l->model, progress, err, sizeof err);
+    phase("read", t0);
+    if (!failed && s->text.rereads && getenv("WATERFALL_TIMING"))
+        fprintf(l->msgs,
+                "waterfall: %d of %d parts read twice (a restart at a part's start, or a unit continued from "
+                "the part before past the part's first %u units)\n",
+                s->text.rereads, s->text.nparts, SIDE_WINDOW);
+    if (failed) {
+        /* The other inputs are still analysed; the status says one failed. */
+        fprintf(l->msgs, "%s: %s\n", cmd, err);
+        model_drop_runs(&l->model, before); /* they point into the source */
+        source_free(s);
+        l->failed_inputs++;
+        return;
+    }
+    l->nsrc++;
+    warn_source(l->msgs, cmd, s);
+    for (int p = 0; p < s->nparts; p++)
+        if (s->parts[p].diag.oom) {
+            fprintf(l->msgs, "%s: %s: out of memory: events past some point were not read\n", cmd, s->name);
+            l->partial = 1;
+            break;
+        }
+    if (s->damaged_bytes || s->lost_events)
+        l->partial = 1;
+    if (l->model.nruns == before) {
+        explain_empty(l->msgs, cmd, s);
+        l->failed_inputs++;
+    }
+}
+
+/* The inputs read, then analysed. */
+static int load_all(struct loaded *l, char **paths, int fd, const char *name, int n, int progress,
+                    const char *cmd, unsigned keep, FILE *msgs)
+{
     memset(l, 0, sizeof *l);
-    l->src = calloc((size_t)npaths, sizeof *l->src);
+    l->msgs = msgs;
+    l->src = calloc((size_t)n, sizeof *l->src);
     if (!l->src)
         return WF_EXIT_FAIL;
-    char err[512];
     double t0 = now_s();
-    for (int i = 0; i < npaths; i++) {
-        struct source *s = &l->src[l->nsrc];
-        size_t before = l->model.nruns;
-        int failed = ingest(s, paths[i], &l->model, progress, err, sizeof err);
-        phase("read", &t0);
-        if (!failed && s->text.rereads && getenv("WATERFALL_TIMING"))
-            fprintf(stderr,
-                    "waterfall: %d of %d parts read twice (a restart at a part's start, or a unit continued from "
-                    "the part before past the part's first %u units)\n",
-                    s->text.rereads, s->text.nparts, SIDE_WINDOW);
-        if (failed) {
-            /* The other inputs are still analysed; the status says one failed. */
-            fprintf(stderr, "%s: %s\n", cmd, err);
-            model_drop_runs(&l->model, before); /* they point into the source */
-            source_free(s);
-            l->failed_inputs++;
-            continue;
-        }
-        l->nsrc++;
-        warn_source(cmd, s);
-        for (int p = 0; p < s->nparts; p++)
-            if (s->parts[p].diag.oom) {
-                fprintf(stderr, "%s: %s: out of memory: events past some point were not read\n", cmd, s->name);
-                l->partial = 1;
-                break;
-            }
-        if (s->damaged_bytes || s->lost_events)
-            l->partial = 1;
-        if (l->model.nruns == before) {
-            explain_empty(cmd, s);
-            l->failed_inputs++;
-        }
-    }
+    for (int i = 0; i < n; i++)
+        load_one(l, paths ? paths[i] : NULL, fd, name, progress, cmd, &t0);
+    int rc = loaded_analyze(l, cmd, keep);
+    if (l->nres && l->nres == l->model.nruns)
+        phase("analyze", &t0);
+    return rc;
+}
+
+int load_inputs_to(struct loaded *l, char **paths, int npaths, int progress, const char *cmd, unsigned keep,
+                   FILE *msgs)
+{
+    return load_all(l, paths, -1, NULL, npaths, progress, cmd, keep, msgs);
+}
+
+int load_fd_to(struct loaded *l, int fd, const char *name, const char *cmd, unsigned keep, FILE *msgs)
+{
+    return load_all(l, NULL, fd, name, 1, 0, cmd, keep, msgs);
+}
+
+int loaded_analyze(struct loaded *l, const char *cmd, unsigned keep)
+{
     if (l->model.nruns == 0)
         return WF_EXIT_INPUT;
     for (size_t i = 0; i < l->model.nruns; i++)
@@ -206,10 +240,9 @@ int load_inputs(struct loaded *l, char **paths, int npaths, int progress, const 
         return WF_EXIT_FAIL;
     for (size_t i = 0; i < l->model.nruns; i++, l->nres++)
         if (analyze_run_keep(&l->model.runs[i], &l->res[i], keep)) {
-            fprintf(stderr, "%s: out of memory in the analysis\n", cmd);
+            fprintf(l->msgs, "%s: out of memory in the analysis\n", cmd);
             return WF_EXIT_FAIL;
         }
-    phase("analyze", &t0);
     return l->failed_inputs ? WF_EXIT_INPUT : WF_EXIT_OK;
 }
 
@@ -235,7 +268,7 @@ void loaded_partial_note(const struct loaded *l, const char *cmd)
                               (unsigned long long)damaged, damaged == 1 ? "" : "s");
     if (!k)
         snprintf(why, sizeof why, "some events were not read (out of memory)");
-    fprintf(stderr, "%s: exit status 4, the analysis is partial: %s\n", cmd, why);
+    fprintf(l->msgs, "%s: exit status 4, the analysis is partial: %s\n", cmd, why);
 }
 
 void loaded_free(struct loaded *l)
@@ -258,7 +291,7 @@ void loaded_advise(struct loaded *l, int mode, double trace_cores, const char *c
          * contention that a fit may identify */
         int want = mode > 0 || res->run->cpu.sampled || res->cpu.contention;
         if (res->advice.valid && want && sim_advise(res->run, res, trace_cores, mode < 0) < 0)
-            fprintf(stderr, "%s: %s run %d: the simulation could not run; the advice is the formula's\n", cmd,
+            fprintf(l->msgs, "%s: %s run %d: the simulation could not run; the advice is the formula's\n", cmd,
                     res->run->source, res->run->index);
     }
 }
@@ -299,7 +332,7 @@ int kernel_phase_arg(const char *v, const char *cmd)
 int loaded_status(const struct loaded *l, int rc, int write_failed, const char *cmd, const char *what)
 {
     if (write_failed) {
-        fprintf(stderr, "%s: %s failed\n", cmd, what);
+        fprintf(l->msgs, "%s: %s failed\n", cmd, what);
         return WF_EXIT_FAIL;
     }
     if (rc == WF_EXIT_OK && l->partial) {

@@ -1,0 +1,335 @@
+/*
+ * wfa.c -- libwaterfall-analysis (include/waterfall_analysis.h): the
+ * command's own flow (load.c: inputs -> model -> findings -> advice ->
+ * JSON), its messages kept in the result instead of printed.
+ */
+#include "waterfall_analysis.h"
+
+#include "build.h"
+#include "load.h"
+#include "report.h"
+#include "wf_exit.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* How the library's messages begin, where the command's say "waterfall analyze". */
+#define WFA_WHO "waterfall-analysis"
+
+struct wfa_result {
+    struct loaded l;
+    char *names[2]; /* a builder's source and kind, which its runs point at */
+    int status;
+    char *json;
+    size_t json_len;
+    char *msgs;
+    size_t msgs_len;
+};
+
+struct wfa_builder {
+    struct model m;
+    struct mbuild b;
+    char *source, *kind;
+    int oom;   /* a call ran out of memory: the analysis says so */
+    int spent; /* analysed: its model is the result's */
+};
+
+void wfa_options_init(wfa_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->size = sizeof *o;
+    o->advise = -1;
+}
+
+/* The caller's options as this library knows them: fields past the
+ * caller's size keep their defaults. */
+static void options_of(const wfa_options *in, wfa_options *o)
+{
+    wfa_options_init(o);
+    if (in)
+        memcpy(o, in, in->size < sizeof *o ? in->size : sizeof *o);
+    o->size = sizeof *o;
+}
+
+static int options_ok(const wfa_options *o, FILE *msgs)
+{
+    if (o->advise < -1 || o->advise > 1) {
+        fprintf(msgs, WFA_WHO ": advise is -1 (auto), 0 (formula) or 1 (sim), not %d\n", o->advise);
+        return 0;
+    }
+    if (!(o->trace_cores == 0 || (o->trace_cores >= 0.01 && o->trace_cores <= 1e6))) {
+        fprintf(msgs, WFA_WHO ": trace_cores is 0 (the trace's) or 0.01 to 1e6\n");
+        return 0;
+    }
+    if (o->kernel_phase) { /* the analysis reads it from the options (analyze.h) */
+        fprintf(msgs, WFA_WHO ": kernel_phase is not supported yet\n");
+        return 0;
+    }
+    return 1;
+}
+
+/* The findings after the model: advice, then the JSON that `analyze
+ * --json` prints, both into the result. */
+static int finish(wfa_result *r, FILE *msgs, const wfa_options *o, int rc)
+{
+    struct loaded *l = &r->l;
+    if (l->nres > 0 && (rc == WF_EXIT_OK || rc == WF_EXIT_INPUT)) {
+        loaded_advise(l, o->advise, o->trace_cores, WFA_WHO);
+        struct report_opts ro = {.gaps = o->gaps != 0, .max_gaps = o->max_gaps};
+        FILE *j = open_memstream(&r->json, &r->json_len);
+        if (!j)
+            rc = WF_EXIT_FAIL;
+        else {
+            report_json(j, &l->model, l->res, l->nres, &ro);
+            int bad = ferror(j);
+            if (fclose(j) || bad)
+                rc = WF_EXIT_FAIL;
+        }
+        rc = loaded_status(l, rc, rc == WF_EXIT_FAIL, WFA_WHO, "writing the JSON");
+    }
+    r->status = rc;
+    fclose(msgs);
+    return rc;
+}
+
+static wfa_result *result_new(FILE **msgs)
+{
+    wfa_result *r = calloc(1, sizeof *r);
+    if (r && !(*msgs = open_memstream(&r->msgs, &r->msgs_len))) {
+        free(r);
+        r = NULL;
+    }
+    return r;
+}
+
+static unsigned keep_of(const wfa_options *o)
+{
+    return o->gaps ? KEEP_GAPS : 0;
+}
+
+int wfa_analyze_file(const char *path, const wfa_options *in, wfa_result **out)
+{
+    FILE *msgs;
+    wfa_options o;
+    options_of(in, &o);
+    if (!(*out = result_new(&msgs)))
+        return WFA_FAIL;
+    if (!options_ok(&o, msgs))
+        return finish(*out, msgs, &o, WF_EXIT_USAGE);
+    char *paths[1] = {(char *)path};
+    int rc = load_inputs_to(&(*out)->l, paths, 1, 0, WFA_WHO, keep_of(&o), msgs);
+    return finish(*out, msgs, &o, rc);
+}
+
+int wfa_analyze_buffer(const void *data, size_t len, const char *name, const wfa_options *in, wfa_result **out)
+{
+    /* The readers read files: the bytes become one in memory (memfd), so
+     * that a native trace is mapped and a log read in parallel ranges as
+     * from disk. */
+    int fd = memfd_create("waterfall-analysis", MFD_CLOEXEC);
+    FILE *msgs;
+    wfa_options o;
+    options_of(in, &o);
+    if (!(*out = result_new(&msgs))) {
+        if (fd >= 0)
+            close(fd);
+        return WFA_FAIL;
+    }
+    size_t done = 0;
+    while (fd >= 0 && done < len) {
+        ssize_t w = write(fd, (const char *)data + done, len - done);
+        if (w <= 0)
+            break;
+        done += (size_t)w;
+    }
+    if (fd < 0 || done < len || lseek(fd, 0, SEEK_SET) != 0) {
+        fprintf(msgs, WFA_WHO ": %s: cannot hold %zu bytes in memory\n", name, len);
+        if (fd >= 0)
+            close(fd);
+        return finish(*out, msgs, &o, WF_EXIT_FAIL);
+    }
+    if (!options_ok(&o, msgs)) {
+        close(fd);
+        return finish(*out, msgs, &o, WF_EXIT_USAGE);
+    }
+    int rc = load_fd_to(&(*out)->l, fd, name, WFA_WHO, keep_of(&o), msgs);
+    close(fd);
+    return finish(*out, msgs, &o, rc);
+}
+
+const char *wfa_result_json(const wfa_result *r, size_t *len)
+{
+    if (len)
+        *len = r->json ? r->json_len : 0;
+    return r->json ? r->json : "";
+}
+
+const char *wfa_result_messages(const wfa_result *r)
+{
+    return r->msgs ? r->msgs : "";
+}
+
+int wfa_result_status(const wfa_result *r)
+{
+    return r->status;
+}
+
+size_t wfa_result_runs(const wfa_result *r)
+{
+    return r->l.nres;
+}
+
+static const struct run_result *run_at(const wfa_result *r, size_t i)
+{
+    return i < r->l.nres ? &r->l.res[i] : NULL;
+}
+
+double wfa_run_utilization(const wfa_result *r, size_t i)
+{
+    const struct run_result *x = run_at(r, i);
+    return x && x->window > 0 ? x->utilization : NAN;
+}
+
+double wfa_run_busy_s(const wfa_result *r, size_t i)
+{
+    const struct run_result *x = run_at(r, i);
+    return x ? x->busy / 1e9 : NAN;
+}
+
+double wfa_run_window_s(const wfa_result *r, size_t i)
+{
+    const struct run_result *x = run_at(r, i);
+    return x ? x->window / 1e9 : NAN;
+}
+
+uint64_t wfa_run_units(const wfa_result *r, size_t i)
+{
+    const struct run_result *x = run_at(r, i);
+    return x ? x->units : 0;
+}
+
+const char *wfa_run_bottleneck(const wfa_result *r, size_t i)
+{
+    const struct run_result *x = run_at(r, i);
+    return x ? bottleneck_names[x->bottleneck] : NULL;
+}
+
+void wfa_result_free(wfa_result *r)
+{
+    if (!r)
+        return;
+    loaded_free(&r->l);
+    free(r->json);
+    free(r->msgs);
+    free(r->names[0]);
+    free(r->names[1]);
+    free(r);
+}
+
+/* ---- events from a program ---- */
+
+wfa_builder *wfa_builder_new(const char *source, const char *kind)
+{
+    wfa_builder *b = calloc(1, sizeof *b);
+    if (!b || !(b->source = strdup(source ? source : "events")) || !(b->kind = strdup(kind ? kind : "events"))) {
+        wfa_builder_free(b);
+        return NULL;
+    }
+    /* positions are the caller's lines; no label beside the run's name */
+    struct provenance p = {b->kind, "line", NULL};
+    mb_init(&b->b, &b->m, b->source, &p);
+    return b;
+}
+
+/* The pipeline event a name is (EV_*, with *flags U_QUEUE for GPU_QUEUE),
+ * or -1: another event. */
+static int event_of(const char *name, uint32_t *flags)
+{
+    *flags = 0;
+    if (!strcmp(name, "GPU_QUEUE")) {
+        *flags = U_QUEUE;
+        return EV_CHAN_SEND;
+    }
+    for (int e = 0; e < EV_N; e++)
+        if (!strcmp(name, ev_names[e]))
+            return e;
+    return -1;
+}
+
+int wfa_builder_event(wfa_builder *b, int64_t t_ns, const char *job, int32_t partition, const char *event,
+                      int32_t worker, int32_t device, uint64_t line)
+{
+    if (b->spent || !job || !*job || !event || !*event)
+        return WFA_USAGE;
+    uint32_t flags;
+    int ev = event_of(event, &flags);
+    int rc = ev >= 0 ? mb_event(&b->b, t_ns, job, strlen(job), partition, ev, worker, device, line, flags)
+                     : mb_other(&b->b, t_ns, job, strlen(job), partition, event, strlen(event), line);
+    if (rc)
+        b->oom = 1;
+    b->m.timeline_lines++; /* the records read, as a log's TIMELINE lines count */
+    return rc ? WFA_FAIL : WFA_OK;
+}
+
+int wfa_builder_detail(wfa_builder *b, const char *job, int32_t partition, const char *key, const char *value,
+                       uint64_t line)
+{
+    if (b->spent || !job || !*job || !key || !*key || !value)
+        return WFA_USAGE;
+    if (mb_detail(&b->b, job, strlen(job), partition, key, strlen(key), value, strlen(value), line)) {
+        b->oom = 1;
+        return WFA_FAIL;
+    }
+    return WFA_OK;
+}
+
+void wfa_builder_run_break(wfa_builder *b)
+{
+    if (!b->spent)
+        mb_break(&b->b);
+}
+
+int wfa_builder_analyze(wfa_builder *b, const wfa_options *in, wfa_result **out)
+{
+    FILE *msgs;
+    wfa_options o;
+    options_of(in, &o);
+    if (b->spent) {
+        *out = NULL;
+        return WFA_USAGE;
+    }
+    if (!(*out = result_new(&msgs)))
+        return WFA_FAIL;
+    b->spent = 1;
+    struct loaded *l = &(*out)->l;
+    l->msgs = msgs;
+    if (!options_ok(&o, msgs))
+        return finish(*out, msgs, &o, WF_EXIT_USAGE);
+    if (b->oom || mb_finish(&b->b)) {
+        fprintf(msgs, WFA_WHO ": %s: out of memory building the model\n", b->source);
+        return finish(*out, msgs, &o, WF_EXIT_FAIL);
+    }
+    /* the result takes the model, and the names its runs point at */
+    model_move(&l->model, &b->m);
+    (*out)->names[0] = b->source;
+    (*out)->names[1] = b->kind;
+    b->source = b->kind = NULL;
+    if (l->model.nruns == 0)
+        fprintf(msgs, WFA_WHO ": %s: no pipeline events were given\n", (*out)->names[0]);
+    int rc = loaded_analyze(l, WFA_WHO, keep_of(&o));
+    return finish(*out, msgs, &o, rc);
+}
+
+void wfa_builder_free(wfa_builder *b)
+{
+    if (!b)
+        return;
+    model_free(&b->m);
+    free(b->source);
+    free(b->kind);
+    free(b);
+}

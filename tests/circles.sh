@@ -8,12 +8,18 @@
 # every such source file must have an object, so a file cannot slip out.
 # Usage: circles.sh SOURCE_DIR OBJECT_DIR...  (the object dirs are CMake's
 # CMakeFiles/<target>.dir; an object's name is its source's path under them.)
-# gcc-nm reads the command's LTO objects as well as plain ones.
+# The command's objects are LTO objects: gcc-nm reads GCC's (and plain
+# ones), llvm-nm clang's; the first that reads an object is used.
 ROOT=$1
 shift
 . "$(dirname "$0")/lib.sh"
-NM=${NM:-gcc-nm}
-command -v "$NM" >/dev/null 2>&1 || NM=nm
+NMS=${NM:-gcc-nm llvm-nm nm}
+syms() {
+    for nm in $NMS; do
+        command -v "$nm" >/dev/null 2>&1 || continue
+        "$nm" -P -g "$1" 2>/dev/null && return
+    done
+}
 
 # Circles being cut elsewhere, allowed while they are exactly these files,
 # one circle a line, sorted (a circle of other files, or a larger one,
@@ -25,19 +31,21 @@ allowed="
 src/analyze/analyze.c src/analyze/analyze_abandon.c src/analyze/analyze_phase.c src/analyze/analyze_sched.c src/analyze/explain.c
 " # cut in branch h2-options
 
-# "FILE TYPE SYMBOL" for every external symbol of every object.
+# "FILE TYPE SYMBOL" for every external symbol of every object (an object
+# whose source is gone, left in the build tree, is not read).
 for d in "$@"; do
     find "$d" -name '*.c.o' | sort | while read -r o; do
         src=${o#"$d"/}
         src=${src%.o}
-        "$NM" -P -g "$o" 2>/dev/null | awk -v f="$src" '{ print f, $2, $1 }'
+        [ -f "$ROOT/$src" ] || continue
+        echo "$src object -" # read, whatever symbols it has
+        syms "$o" | awk -v f="$src" '{ print f, $2, $1 }'
     done
 done >"$T/syms"
 
 # Every source file covered has an object.
 (cd "$ROOT" && ls lib/*.c engine/*.c src/*/*.c) >"$T/sources"
-awk '{ print $1 }' "$T/syms" | sort -u >"$T/objects"
-# (a file with no external symbol at all would be missing here: none is)
+awk '$2 == "object" { print $1 }' "$T/syms" | sort -u >"$T/objects"
 missing=$(comm -23 "$T/sources" "$T/objects")
 if [ -n "$missing" ]; then
     for f in $missing; do bad "$f: no object found under $*"; done

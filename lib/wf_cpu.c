@@ -1,7 +1,8 @@
 /*
  * wf_cpu.c -- CPU sampling: a recording thread's CPU time and run-queue
  * wait, read by the writer once a flush period (and by the thread itself as
- * it exits), and the CPU records the writer makes of them.  The marking
+ * it exits), the last reading kept in the thread's ring header (the rings
+ * file), and the CPU records the writer makes of them.  The marking
  * threads do nothing more.  On by default; the sample_cpu option of
  * wf_open_config, or WATERFALL_CPU=0, turns it off (wf_session.c).
  */

@@ -5,14 +5,13 @@
  */
 #include "channel.h"
 
-#include <errno.h>
 #include <stdlib.h>
 
 int channel_init(struct channel *c, size_t capacity)
 {
     c->slots = calloc(capacity ? capacity : 1, sizeof *c->slots);
     if (!c->slots)
-        return -ENOMEM;
+        return -1;
     c->capacity = capacity;
     c->head = c->count = c->max_count = 0;
     c->closed = 0;

@@ -20,6 +20,8 @@ struct channel {
     int closed;
 };
 
+/* 0, or -1: out of memory, its only failure (so no message; the caller
+ * says it). */
 int channel_init(struct channel *c, size_t capacity);
 void channel_destroy(struct channel *c);
 /* Blocks while full; 0, or -1 if the channel was closed. */

@@ -5,6 +5,12 @@
  * A backend proves a witness on a device.  It measures its own busy time
  * and its kernel time (the ground truth `--truth` writes), independently
  * of the trace.
+ *
+ * Errors, as engine.h: setup, which the user's configuration can fail,
+ * returns 0, or -1 with a message in err; the others return 0 or -1 with
+ * no message (out of memory, a thread that would not start, a caller's
+ * mistake), and the engine, which knows which device or worker it was,
+ * says it.
  */
 #ifndef DEVICE_H
 #define DEVICE_H
@@ -60,12 +66,12 @@ struct device_ops {
     const char *name;
     int emulated; /* 1: no real device; said wherever it shows */
     /* Once per run, before any device, with the cpu proof time measured
-     * at the run's size.  0 or -errno. */
+     * at the run's size.  0, or -1 with a message in err. */
     int (*setup)(const struct engine_config *c, double cpu_prove_s, char *err, size_t errlen);
-    /* Per device, before its workers start and after they stop. */
+    /* Per device, before its workers start and after they stop; 0 or -1. */
     int (*device_init)(struct device *d);
     void (*device_fini)(struct device *d);
-    int (*worker_init)(struct device_worker *w, const struct engine_config *c);
+    int (*worker_init)(struct device_worker *w, const struct engine_config *c); /* 0 or -1 */
     void (*worker_fini)(struct device_worker *w);
     /* Prove; out->ok says whether the proof checked.  Serialises proofs
      * when dev->serial.  Calls h->started(h->ctx) the moment the device
@@ -73,7 +79,8 @@ struct device_ops {
      * GPU_START and GPU_END there), and records as busy the interval
      * between its own clock reads next to those two calls; likewise it
      * calls h->phase around each sub-phase, and records as kernel time the
-     * interval between its clock reads next to the PHASE_KERNEL calls. */
+     * interval between its clock reads next to the PHASE_KERNEL calls.
+     * 0, or -1 when it could not prove (out->ok stays 0: a failed unit). */
     int (*prove)(struct device_worker *w, const r1cs_witness *wit, uint64_t check_seed,
                  r1cs_proof *out, const struct prove_hooks *h);
     /* What the backend measured at setup (for the report). */
@@ -89,6 +96,6 @@ const struct device_ops *device_find(const char *name);
 double device_now(void);
 void device_sleep_until(double t); /* CLOCK_MONOTONIC seconds, absolute */
 void busy_record(struct busy_log *b, double start, double end);
-double busy_union(struct busy_log *b);
+double busy_union(struct busy_log *b); /* seconds; -1: out of memory */
 
 #endif /* DEVICE_H */

@@ -6,7 +6,6 @@
 #include "device.h"
 #include "engine.h"
 
-#include <errno.h>
 #include <stdlib.h>
 
 static int cpu_setup(const struct engine_config *c, double cpu_prove_s, char *err, size_t errlen)
@@ -33,11 +32,10 @@ static int cpu_worker_init(struct device_worker *w, const struct engine_config *
 {
     r1cs_prover *p = malloc(sizeof *p);
     if (!p)
-        return -ENOMEM;
-    int rc = r1cs_prover_init(p, c->log_n);
-    if (rc) {
+        return -1;
+    if (r1cs_prover_init(p, c->log_n)) {
         free(p);
-        return rc;
+        return -1;
     }
     w->state = p;
     return 0;

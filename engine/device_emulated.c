@@ -138,14 +138,14 @@ static int emu_device_init(struct device *d)
         return 0;
     struct emu_dev *ed = calloc(1, sizeof *ed);
     if (!ed)
-        return -ENOMEM;
+        return -1;
     ed->dev = d;
     pthread_mutex_init(&ed->mu, NULL);
     pthread_cond_init(&ed->work, NULL);
     pthread_cond_init(&ed->done, NULL);
     if (pthread_create(&ed->thread, NULL, emu_device_main, ed)) {
         free(ed);
-        return -EAGAIN;
+        return -1;
     }
     d->state = ed;
     return 0;

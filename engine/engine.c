@@ -568,7 +568,5 @@ int engine_run(const struct engine_config *c, struct engine_result *r, char *err
     free(e->pool.free);
     pthread_mutex_destroy(&e->pool.mu);
     free(e);
-    if (rc)
-        return -1;
-    return r->errors ? 1 : 0;
+    return rc ? -1 : 0;
 }

@@ -6,10 +6,13 @@
  * Real work on both sides: synthesis builds an R1CS witness over the
  * Goldilocks field; proving computes the Groth16 H quotient with NTTs and
  * checks it at random points (engine/field.h).  A unit whose check fails
- * is an error.
+ * is counted as failed.
  *
- * Errors: as src/'s readers, 0, or -1 with a message in err; engine_run's
- * 1 is not an error but a result (units whose check failed, counted).
+ * Errors: as src/'s readers, 0, or -1 with a message in err.  Units whose
+ * proof failed its check are a result, not an error: engine_run counts
+ * them in r->errors.  Inside engine/, a function with no err buffer
+ * returns 0 or -1 and its caller writes the message (device.h, field.h,
+ * channel.h); no negative errno, which only the recorder's API returns.
  */
 #ifndef ENGINE_H
 #define ENGINE_H
@@ -42,7 +45,8 @@ struct engine_config {
 };
 
 struct engine_result {
-    uint64_t units, errors;
+    uint64_t units;
+    uint64_t errors;         /* units whose proof failed its check (a result, not engine_run's) */
     double wall_s;
     size_t channel_max;      /* most units the channel ever held */
     int synth_max;           /* most syntheses seen at once */
@@ -61,9 +65,9 @@ void engine_defaults(struct engine_config *c);
 /* Check a configuration before anything runs: 0, or -1 with err set. */
 int engine_validate(const struct engine_config *c, char *err, size_t errlen);
 
-/* Run it: 0 when every unit was proved and checked; 1 when some failed
- * their check (counted in r->errors); -1 with err set when it could not
- * run at all. */
+/* Run it: 0 when it ran, every unit proved or not: those whose proof
+ * failed its check are counted in r->errors (the first in
+ * r->first_error_unit); -1 with err set when it could not run at all. */
 int engine_run(const struct engine_config *c, struct engine_result *r, char *err, size_t errlen);
 
 #endif /* ENGINE_H */

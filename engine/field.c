@@ -13,7 +13,6 @@
  */
 #include "field.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -263,14 +262,14 @@ int r1cs_witness_alloc(r1cs_witness *w, unsigned log_n)
 {
     memset(w, 0, sizeof *w);
     if (log_n > GL_NTT_MAX_LOG)
-        return -EINVAL;
+        return -1;
     size_t n = (size_t)1 << log_n;
     gl *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
     if (!a || !b || !c) {
         free(a);
         free(b);
         free(c);
-        return -ENOMEM;
+        return -1;
     }
     /* Zero-filled is a valid witness (0*0 == 0); nothing reads garbage. */
     memset(a, 0, n * sizeof *a);
@@ -330,7 +329,7 @@ int r1cs_prover_init(r1cs_prover *p, unsigned log_n)
 {
     memset(p, 0, sizeof *p);
     if (log_n > GL_NTT_MAX_LOG)
-        return -EINVAL;
+        return -1;
     size_t n = (size_t)1 << log_n;
     p->plan = gl_ntt_plan_new(log_n);
     p->tmp_a = malloc(n * sizeof *p->tmp_a);
@@ -338,7 +337,7 @@ int r1cs_prover_init(r1cs_prover *p, unsigned log_n)
     p->tmp_c = malloc(n * sizeof *p->tmp_c);
     if (!p->plan || !p->tmp_a || !p->tmp_b || !p->tmp_c) {
         r1cs_prover_free(p);
-        return -ENOMEM;
+        return -1;
     }
     p->log_n = log_n;
     p->n = n;
@@ -388,7 +387,7 @@ int r1cs_prove_h(r1cs_prover *p, const r1cs_witness *w, uint64_t check_seed, r1c
 {
     if (!p || !w || !pts || !p->plan || !w->a || !w->b || !w->c || p->log_n != w->log_n ||
         p->n != w->n)
-        return -EINVAL;
+        return -1;
     size_t n = p->n;
     gl *ta = p->tmp_a, *tb = p->tmp_b, *tc = p->tmp_c;
 
@@ -442,7 +441,7 @@ int r1cs_prove_h(r1cs_prover *p, const r1cs_witness *w, uint64_t check_seed, r1c
 int r1cs_prove_check(const r1cs_prover *p, const r1cs_points *pts, r1cs_proof *out)
 {
     if (!p || !pts || !out || !p->tmp_a)
-        return -EINVAL;
+        return -1;
     gl vh[R1CS_CHECK_POINTS];
     horner_multi(p->tmp_a, p->n, pts->x, vh);
     int ok = 1;
@@ -459,7 +458,7 @@ int r1cs_prove(r1cs_prover *p, const r1cs_witness *w, uint64_t check_seed, r1cs_
 {
     r1cs_points pts;
     if (!out)
-        return -EINVAL;
+        return -1;
     int rc = r1cs_prove_h(p, w, check_seed, &pts);
     return rc ? rc : r1cs_prove_check(p, &pts, out);
 }

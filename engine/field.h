@@ -16,6 +16,10 @@
  * All gl values passed in must be canonical (0 <= x < p); all returned are.
  * Nothing here keeps global state; every function is thread-safe on
  * distinct objects.
+ *
+ * Errors: 0, or -1 with no message, for out of memory or a caller's
+ * mistake (a size past GL_NTT_MAX_LOG, a NULL, sizes that differ); the
+ * caller, which knows what it was doing, says which (engine.h).
  */
 #ifndef ENGINE_FIELD_H
 #define ENGINE_FIELD_H
@@ -58,7 +62,7 @@ typedef struct {
     size_t n;
     gl *a, *b, *c;
 } r1cs_witness;
-/* 0, -ENOMEM, or -EINVAL when log_n > GL_NTT_MAX_LOG (no plan could prove it).
+/* 0, or -1: out of memory, or log_n > GL_NTT_MAX_LOG (no plan could prove it).
  * On failure *w is left zeroed, so r1cs_witness_free on it is harmless. */
 int r1cs_witness_alloc(r1cs_witness *w, unsigned log_n);
 void r1cs_witness_free(r1cs_witness *w); /* zeroes *w; twice is harmless */
@@ -78,7 +82,7 @@ typedef struct {
     gl *tmp_a, *tmp_b, *tmp_c;
     gl_ntt_plan *plan;
 } r1cs_prover;
-/* 0, -ENOMEM, or -EINVAL when log_n > GL_NTT_MAX_LOG.  Zeroed on failure. */
+/* 0, or -1: out of memory, or log_n > GL_NTT_MAX_LOG.  Zeroed on failure. */
 int r1cs_prover_init(r1cs_prover *p, unsigned log_n);
 void r1cs_prover_free(r1cs_prover *p); /* zeroes *p; twice is harmless */
 
@@ -95,7 +99,7 @@ typedef struct {
 /* Computes H = (A*B - C) / Z from the witness (left intact), checks it at
  * R1CS_CHECK_POINTS points outside H drawn from check_seed, and commits to
  * it.  Returns 0 (with out->ok saying whether the check passed; a witness
- * with some a[i]*b[i] != c[i] gives ok == 0), or -EINVAL when a pointer is
+ * with some a[i]*b[i] != c[i] gives ok == 0), or -1 when a pointer is
  * NULL or the witness and prover differ in size.  The commitment depends
  * only on the witness, not on check_seed. */
 int r1cs_prove(r1cs_prover *p, const r1cs_witness *w, uint64_t check_seed, r1cs_proof *out);
@@ -106,12 +110,12 @@ int r1cs_prove(r1cs_prover *p, const r1cs_witness *w, uint64_t check_seed, r1cs_
  * r1cs_prove_h is the prover's computation, what a device runs: the NTTs
  * that leave H's coefficients in p->tmp_a, and, on the way (their
  * coefficients exist only then), A, B and C at the check points drawn from
- * check_seed, with Z there.  0, or -EINVAL as r1cs_prove.
+ * check_seed, with Z there.  0, or -1 as r1cs_prove.
  *
  * r1cs_prove_check is the host's work on what the device returned: H at
  * the points, the identity H*Z == A*B - C there, and the digest of H.  It
  * reads p->tmp_a, so it must follow r1cs_prove_h on the same prover.
- * 0, or -EINVAL when a pointer is NULL. */
+ * 0, or -1 when a pointer is NULL. */
 typedef struct {
     gl x[R1CS_CHECK_POINTS];  /* the check points (none in H) */
     gl zx[R1CS_CHECK_POINTS]; /* Z(x) = x^n - 1 there */

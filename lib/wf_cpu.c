@@ -1,7 +1,8 @@
 /*
  * wf_cpu.c -- CPU sampling: a recording thread's CPU time and run-queue
  * wait, read by the writer once a flush period (and by the thread itself as
- * it exits), and the CPU records the writer makes of them.  The marking
+ * it exits), the last reading kept in the thread's ring header (the rings
+ * file), and the CPU records the writer makes of them.  The marking
  * threads do nothing more.  On by default; the sample_cpu option of
  * wf_open_config, or WATERFALL_CPU=0, turns it off (wf_session.c).
  */
@@ -57,6 +58,20 @@ void wf_cpu_sample(int *fdp, uint32_t tid, clockid_t clk, int has_clk, struct wf
     c->ticks = 0;
 }
 
+/* In wf_cpu.c, not wf_ring.c: the ring calls the sampler as its thread
+ * exits, so the sampler must not call back into the ring. */
+void wf_cpu_keep(struct wf_ring *r, const struct wft_cpu *c)
+{
+    struct wft_ring_header *h = r->sh;
+    if (!c->ticks)
+        return;
+    __atomic_store_n(&h->cpu_ticks, 0, __ATOMIC_RELEASE); /* no reading while it changes */
+    h->cpu_flags = c->flags;
+    h->cpu_ns = c->cpu_ns;
+    h->cpu_wait_ns = c->wait_ns;
+    __atomic_store_n(&h->cpu_ticks, c->ticks, __ATOMIC_RELEASE);
+}
+
 /* A CPU record of a thread: read here while it lives (it cannot finish
  * exiting while wf_reg_mu, held here, is: wf_thread_gone takes it), or as
  * it read it itself on the way out.  Written when it moved, and once more
@@ -78,7 +93,7 @@ void wf_cpu_record(struct wf_session *s, struct wf_ring *r, int exited)
     if (!c.ticks)
         return;
     c.thread = r->index;
-    wf_ring_cpu(r, &c);
+    wf_cpu_keep(r, &c);
     int moved = !r->cpu_prev.ticks || c.cpu_ns != r->cpu_prev.cpu_ns || c.wait_ns != r->cpu_prev.wait_ns;
     if (moved) {
         if (r->cpu_same >= 2) /* the idle stretch's last reading was held back */

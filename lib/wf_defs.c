@@ -1,5 +1,5 @@
 /*
- * wf_defs.c -- records in memory, and the definitions of units and user
+ * wf_defs.c -- records in memory (the session's output among them), and the definitions of units and user
  * events: wf_unit_new and wf_event_define append them, as file records, to
  * a buffer the writer takes each cycle (wf_writer.c), so that a unit's or
  * an event's name reaches the trace before the writer drains a mark of it.
@@ -71,6 +71,13 @@ int wf_rec_append(char **buf, size_t *len, size_t *cap, uint16_t type, void *fix
     wf_rec_seal(*buf + *len);
     *len += size;
     return 0;
+}
+
+/* Here, not in the writer: the CPU, memory and GPU samplers build their
+ * records with it, and the writer calls them, so calls point one way. */
+void wf_out_rec(struct wf_session *s, uint16_t type, void *fixed, size_t size)
+{
+    wf_rec_append(&s->out, &s->out_len, &s->out_cap, type, fixed, size, NULL, 0);
 }
 
 /* ------------------------------------------------------------------ */

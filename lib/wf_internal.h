@@ -200,9 +200,6 @@ uint64_t wf_ring_marks(struct wf_ring *r);
 /* Free a ring its thread no longer uses. */
 void wf_ring_free(struct wf_ring *r);
 
-/* A CPU reading of r's thread, kept in its ring's header (the rings file). */
-void wf_ring_cpu(struct wf_ring *r, const struct wft_cpu *c);
-
 /* In a forked child (one thread, the locks held): free every ring on the
  * list unread and forget the calling thread's own. */
 void wf_rings_drop_in_child(void);
@@ -233,6 +230,9 @@ void wf_rec_seal(char *rec);
 int wf_rec_append(char **buf, size_t *len, size_t *cap, uint16_t type, void *fixed,
                   size_t fixed_size, const void *tail, size_t tail_len);
 
+/* Append a fixed-size record to the session's output (the writer's batch). */
+void wf_out_rec(struct wf_session *s, uint16_t type, void *fixed, size_t size);
+
 /* Append user event id's definition to the pending ones (under wf_def_mu). */
 int wf_event_def_rec(int id);
 
@@ -240,9 +240,6 @@ int wf_event_def_rec(int id);
 
 /* The writer thread's body; arg is its session. */
 void *wf_writer_main(void *arg);
-
-/* Append a fixed-size record to the session's output. */
-void wf_out_rec(struct wf_session *s, uint16_t type, void *fixed, size_t size);
 
 /* Write p to the trace, counting events as recorded; on an error roll the
  * file back to its last complete batch and count them lost. */
@@ -276,6 +273,9 @@ void wf_shm_journal_done(struct wf_shm *m, uint64_t upto);
  * *fdp, when given, keeps its schedstat file open between readings.
  * c->ticks is 0 when nothing could be read. */
 void wf_cpu_sample(int *fdp, uint32_t tid, clockid_t clk, int has_clk, struct wft_cpu *c);
+
+/* A CPU reading of r's thread, kept in its ring's header (the rings file). */
+void wf_cpu_keep(struct wf_ring *r, const struct wft_cpu *c);
 
 /* The writer's CPU record of a ring's thread, if it is due one (under
  * wf_reg_mu; exited: use what the thread read as it exited). */

@@ -108,7 +108,7 @@ static void wf_thread_gone(void *p)
     pthread_mutex_lock(&wf_reg_mu);
     if (r->attached) {
         r->cpu_last = last;
-        wf_ring_cpu(r, &last); /* kept in the rings file too: the writer may not run again */
+        wf_cpu_keep(r, &last); /* kept in the rings file too: the writer may not run again */
         r->exited = 1; /* the writer drains and frees it */
     } else {
         wf_ring_free(r);
@@ -208,18 +208,6 @@ static void wf_ring_reset(struct wf_ring *r, struct wf_session *s, size_t cap)
     h->cpu_ticks = 0;
     memcpy(h->name, r->name, sizeof h->name);
     __atomic_store_n(&h->state, WFT_RING_USED, __ATOMIC_RELEASE);
-}
-
-void wf_ring_cpu(struct wf_ring *r, const struct wft_cpu *c)
-{
-    struct wft_ring_header *h = r->sh;
-    if (!c->ticks)
-        return;
-    __atomic_store_n(&h->cpu_ticks, 0, __ATOMIC_RELEASE); /* no reading while it changes */
-    h->cpu_flags = c->flags;
-    h->cpu_ns = c->cpu_ns;
-    h->cpu_wait_ns = c->wait_ns;
-    __atomic_store_n(&h->cpu_ticks, c->ticks, __ATOMIC_RELEASE);
 }
 
 /* Attach the calling thread to the live session; NULL if none. */

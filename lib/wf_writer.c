@@ -18,11 +18,6 @@
 #include <string.h>
 #include <unistd.h>
 
-void wf_out_rec(struct wf_session *s, uint16_t type, void *fixed, size_t size)
-{
-    wf_rec_append(&s->out, &s->out_len, &s->out_cap, type, fixed, size, NULL, 0);
-}
-
 /* ------------------------------------------------------------------ */
 /* The TIMELINE text sink                                              */
 

@@ -223,8 +223,7 @@ int cmd_run(int argc, char **argv)
         return st;
     char err[512] = "";
     struct engine_result r;
-    int rc = engine_run(&c, &r, err, sizeof err);
-    if (rc < 0) {
+    if (engine_run(&c, &r, err, sizeof err)) {
         fprintf(stderr, "waterfall run: %s\n", err);
         return WF_EXIT_FAIL;
     }
@@ -247,7 +246,7 @@ int cmd_run(int argc, char **argv)
             printf("; trace %s", c.out);
         printf("\n");
     }
-    if (rc > 0) {
+    if (r.errors) {
         fprintf(stderr, "waterfall run: %llu unit%s failed the proof check (first: unit %llu)\n",
                 (unsigned long long)r.errors, r.errors == 1 ? "" : "s", (unsigned long long)r.first_error_unit);
         return WF_EXIT_FAIL;

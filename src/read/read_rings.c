@@ -142,7 +142,8 @@ static int running(const struct wft_trace *t)
     return kill((pid_t)t->hdr.pid, 0) == 0 || errno == EPERM;
 }
 
-int wft_recover_rings(struct wft_trace *t, const char *path)
+/* What the rings file holds that the trace lacks: 0, or -1 out of memory. */
+static int recover_rings(struct wft_trace *t, const char *path)
 {
     char name[4200];
     snprintf(name, sizeof name, "%s.rings", path);
@@ -187,4 +188,19 @@ int wft_recover_rings(struct wft_trace *t, const char *path)
     }
     input_close(&in);
     return rc;
+}
+
+/* Here, not in read_wft.c: this file builds on the trace reader's steps
+ * (records, then the finish), and the trace reader never calls back. */
+int wft_parse_recover(struct wft_trace *t, const char *path, const void *data, size_t len,
+                      char *err, size_t errlen)
+{
+    if (wft_parse_records(t, path, data, len, err, errlen))
+        return -1;
+    if (!t->closed && (t->hdr.flags & WFT_F_RINGS) && recover_rings(t, path)) {
+        snprintf(err, errlen, "%s: %s", path, "out of memory");
+        return -1;
+    }
+    wft_parse_finish(t);
+    return 0;
 }

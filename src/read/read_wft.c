@@ -369,8 +369,8 @@ static int fail(char *err, size_t errlen, const char *path, const char *msg)
     return -1;
 }
 
-static int parse(struct wft_trace *t, const char *path, const void *data, size_t len, char *err,
-                 size_t errlen, int recover)
+int wft_parse_records(struct wft_trace *t, const char *path, const void *data, size_t len,
+                      char *err, size_t errlen)
 {
     const unsigned char *d = data;
     memset(t, 0, sizeof *t);
@@ -427,12 +427,13 @@ static int parse(struct wft_trace *t, const char *path, const void *data, size_t
         t->corrupt_bytes += scan - off;
         off = scan;
     }
+    return 0;
+}
 
-    if (recover && !t->closed && (t->hdr.flags & WFT_F_RINGS) && wft_recover_rings(t, path))
-        return fail(err, errlen, path, "out of memory");
-
+void wft_parse_finish(struct wft_trace *t)
+{
     /* Calibration: the span of the CLOCK records beats the 2 ms at open. */
-    t->ticks_per_ns = tpn;
+    t->ticks_per_ns = t->hdr.ticks_per_ns;
     if (t->hdr.clock == WFT_CLOCK_MONOTONIC)
         t->ticks_per_ns = 1.0; /* ticks are nanoseconds: nothing to refine */
     else if (t->clock_points >= 2 && t->clk_last[1] > t->clk_first[1] && t->clk_last[0] > t->clk_first[0]) {
@@ -452,19 +453,15 @@ static int parse(struct wft_trace *t, const char *path, const void *data, size_t
         t->mem[i].ns = ticks_to_ns(t, (uint64_t)t->mem[i].ns);
     for (size_t i = 0; i < t->nthreads; i++)
         t->lost += t->threads[i].lost;
-    return 0;
 }
 
 int wft_parse(struct wft_trace *t, const char *path, const void *data, size_t len, char *err,
               size_t errlen)
 {
-    return parse(t, path, data, len, err, errlen, 0);
-}
-
-int wft_parse_recover(struct wft_trace *t, const char *path, const void *data, size_t len,
-                      char *err, size_t errlen)
-{
-    return parse(t, path, data, len, err, errlen, 1);
+    if (wft_parse_records(t, path, data, len, err, errlen))
+        return -1;
+    wft_parse_finish(t);
+    return 0;
 }
 
 static int unit_cmp(const void *a, const void *b)

@@ -167,7 +167,14 @@ int wft_rec_whole(const unsigned char *d, size_t len, size_t off);
 int wft_add_events(struct wft_trace *t, uint32_t thread, const unsigned char *q, uint32_t count);
 void wft_thread_role(struct wft_thread_info *th, int32_t worker, int32_t device);
 int wft_add_cpu(struct wft_trace *t, struct wft_thread_info *th, const struct wft_cpu *r);
-int wft_recover_rings(struct wft_trace *t, const char *path);
+
+/* wft_parse in two steps, for read_rings.c to put the rings file's marks
+ * between them: the header and records (times still in ticks; 0, or -1
+ * with err set, as wft_parse), then the clock's calibration, which turns
+ * every time into ns since the epoch, and the lost counts' sum. */
+int wft_parse_records(struct wft_trace *t, const char *path, const void *data, size_t len,
+                      char *err, size_t errlen);
+void wft_parse_finish(struct wft_trace *t);
 
 /* Sort events by time, keeping each thread's marking order. */
 void wft_sort(struct wft_trace *t);

@@ -93,7 +93,9 @@ int run_finish(struct run *r);
 
 /* Free a run's arrays. */
 void run_free(struct run *r);
-/* Free the job ids the builder kept (model_free does). */
+/* A copy of a job id that the model keeps until it is freed (NULL: out
+ * of memory); model_free_ids frees them (model_free does). */
+const char *model_keep_id(struct model *m, const char *id, size_t len);
 void model_free_ids(struct model *m);
 
 #endif /* BUILD_H */

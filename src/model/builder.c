@@ -9,40 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Job ids the model keeps itself, in blocks freed with the model (runs
- * point into them, as they point into a text reader's arenas). */
-struct idblock {
-    struct idblock *next;
-    size_t used, cap;
-    char bytes[];
-};
-
-static const char *keep_id(struct model *m, const char *id, size_t len)
-{
-    struct idblock *b = m->ids;
-    if (!b || b->cap - b->used < len) {
-        size_t cap = len > 65536 ? len : 65536;
-        struct idblock *n = malloc(sizeof *n + cap);
-        if (!n)
-            return NULL;
-        n->next = b, n->used = 0, n->cap = cap;
-        m->ids = b = n;
-    }
-    char *at = b->bytes + b->used;
-    memcpy(at, id, len);
-    b->used += len;
-    return at;
-}
-
-void model_free_ids(struct model *m)
-{
-    for (struct idblock *b = m->ids, *n; b; b = n) {
-        n = b->next;
-        free(b);
-    }
-    m->ids = NULL;
-}
-
 void mb_init(struct mbuild *b, struct model *m, const char *source, const struct provenance *prov)
 {
     memset(b, 0, sizeof *b);
@@ -74,7 +40,7 @@ static int job_of(struct mbuild *b, struct run *r, const char *id, size_t len, u
     size_t before = r->njobs;
     if (run_job(r, id, len, hash_bytes(id, len, 0), job))
         return -1;
-    if (r->njobs > before && !(r->jobs[*job].id = keep_id(b->m, id, len)))
+    if (r->njobs > before && !(r->jobs[*job].id = model_keep_id(b->m, id, len)))
         return -1;
     return 0;
 }

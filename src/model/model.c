@@ -305,6 +305,40 @@ void run_bounds(const struct run *r, int64_t *lo, int64_t *hi)
         *lo = *hi = 0;
 }
 
+/* Job ids the model keeps itself, in blocks freed with the model (runs
+ * point into them, as they point into a text reader's arenas). */
+struct idblock {
+    struct idblock *next;
+    size_t used, cap;
+    char bytes[];
+};
+
+const char *model_keep_id(struct model *m, const char *id, size_t len)
+{
+    struct idblock *b = m->ids;
+    if (!b || b->cap - b->used < len) {
+        size_t cap = len > 65536 ? len : 65536;
+        struct idblock *n = malloc(sizeof *n + cap);
+        if (!n)
+            return NULL;
+        n->next = b, n->used = 0, n->cap = cap;
+        m->ids = b = n;
+    }
+    char *at = b->bytes + b->used;
+    memcpy(at, id, len);
+    b->used += len;
+    return at;
+}
+
+void model_free_ids(struct model *m)
+{
+    for (struct idblock *b = m->ids, *n; b; b = n) {
+        n = b->next;
+        free(b);
+    }
+    m->ids = NULL;
+}
+
 void run_free(struct run *r)
 {
     big_free(r->units, r->units_cap * sizeof *r->units);

@@ -55,6 +55,23 @@ for f in "$SRC"/*/*.[ch]; do
         esac
     done
 done
+# No branch on where data came from outside the readers: the reports read
+# a run's provenance (model.h), never a reader's flag.  Code only: the
+# comments and strings are taken out first.
+for f in "$SRC"/*/*.[ch]; do
+    case $f in */read/*) continue ;; esac
+    hits=$(python3 -c '
+import re, sys
+src = open(sys.argv[1]).read()
+src = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), src, flags=re.S)
+src = re.sub(r"//[^\n]*", "", src)
+src = re.sub(r"\"(\\.|[^\"\\\n])*\"", "\"\"", src)
+for n, line in enumerate(src.split("\n"), 1):
+    if re.search(r"\bnative\b", line):
+        print("%d: %s" % (n, line.strip()))
+' "$f")
+    [ -z "$hits" ] && ok || bad "$f: a branch on a native flag outside read/: $hits"
+done
 # nothing left flat in src/ but the stages
 for f in "$SRC"/*.[ch]; do [ -e "$f" ] && bad "$f: outside the stages' folders"; done
 finish layers

@@ -504,12 +504,10 @@ int cmd_watch(int argc, char **argv)
     char err[512];
     if (watch_check_path(&w.o))
         return WF_EXIT_INPUT;
-    /* a native trace is read as records; anything else as lines */
-    size_t pl = strlen(w.o.path);
-    int native = strcmp(w.o.path, "-") != 0 &&
-                 (wft_follow_sniff(w.o.path) || (pl > 4 && strcmp(w.o.path + pl - 4, ".wft") == 0));
-    w.o.lo.native = native;
-    if (!native && !(w.f = follow_open(w.o.path, !w.o.from_end, err, sizeof err))) {
+    /* a recording is read as records (follow_wft.h); anything else as lines */
+    int records = follow_wft_claims(w.o.path);
+    w.o.lo.one_run = records;
+    if (!records && !(w.f = follow_open(w.o.path, !w.o.from_end, err, sizeof err))) {
         fprintf(stderr, "waterfall watch: %s\n", err);
         return WF_EXIT_INPUT;
     }
@@ -521,7 +519,7 @@ int cmd_watch(int argc, char **argv)
     struct stat st;
     if (strcmp(w.o.path, "-") == 0 ? fstat(0, &st) == 0 : stat(w.o.path, &st) == 0)
         w.stream = !S_ISREG(st.st_mode);
-    if ((!native && !(w.pipe = lines_pipe_new())) || live_init(&w.l, &w.o.lo)) {
+    if ((!records && !(w.pipe = lines_pipe_new())) || live_init(&w.l, &w.o.lo)) {
         fprintf(stderr, "waterfall watch: out of memory\n");
         rc = WF_EXIT_FAIL;
         goto out;
@@ -538,7 +536,7 @@ int cmd_watch(int argc, char **argv)
     if (emit(&w, "", 0)) /* the metrics exist from the start */
         rc = WF_EXIT_FAIL;
     else
-        rc = native ? trace_loop(&w) : follow_loop(&w);
+        rc = records ? trace_loop(&w) : follow_loop(&w);
     if (w.screen) {
         screen_off(&w);
         if (rc == WF_EXIT_OK) /* what the screen said, left in the terminal */

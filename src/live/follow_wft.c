@@ -13,6 +13,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+int follow_wft_claims(const char *path)
+{
+    size_t n = strlen(path);
+    return strcmp(path, "-") != 0 && (wft_follow_sniff(path) || (n > 4 && strcmp(path + n - 4, ".wft") == 0));
+}
+
 int wft_follow_sniff(const char *path)
 {
     unsigned char head[64];

@@ -35,6 +35,9 @@ struct wft_follow {
 /* Is the file at path a native trace (its first bytes)?  0 when it is not,
  * or cannot be read yet. */
 int wft_follow_sniff(const char *path);
+/* Is path one for this follower: a trace by its first bytes, or by its
+ * name (*.wft) while its recorder has not written them yet; never stdin. */
+int follow_wft_claims(const char *path);
 
 /* Read the trace again if it grew; 1 when new events were fed, 0 when
  * nothing was new, -1 on an error. */

@@ -450,7 +450,7 @@ static int place(struct live *l, const struct live_rec *r, int64_t t)
     if (!l->run) {
         if (run_begin(l, t))
             return -1;
-    } else if (!l->o.native && model_is_restart(t, l->run_max)) {
+    } else if (!l->o.one_run && model_is_restart(t, l->run_max)) {
         l->held = 1;
         l->hold = *r;
         l->hold.t_ns = t;

@@ -61,7 +61,7 @@ struct live_opts {
     int64_t slack_ns;  /* how far behind the latest time a record may come (default 2 s) */
     int64_t recent_ns; /* the "last minute" of the view and of the bottleneck (default 60 s) */
     size_t keep;       /* completed units kept for the view (default 200) */
-    int native;        /* a native trace: one run, its clock never restarts */
+    int one_run;       /* the input's clock never restarts (a recording): one run */
 };
 
 /* A record as the live state reads it: what of a scan_rec it uses, and

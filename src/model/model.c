@@ -38,13 +38,11 @@ int run_reserve(struct run *r, size_t jobs, size_t units)
 }
 
 /* The run's job with this id (h: its hash, the same function in every
- * part), or -1, with *slot where a new one's index entry goes; -2 when
- * out of memory. */
-static int64_t job_probe(struct run *r, const char *id, size_t len, uint64_t h, size_t *slot)
+ * part), or -1, with *slot where a new one's index entry goes (the index
+ * has room: run_job reserves it first). */
+static int64_t job_probe(const struct run *r, const char *id, size_t len, uint64_t h, size_t *slot)
 {
-    struct hindex *x = &r->jindex;
-    if (hindex_reserve(x, r->njobs, 0, RUN_INDEX_MIN, job_hash_of, r))
-        return -2;
+    const struct hindex *x = &r->jindex;
     size_t i = hindex_home(x, h);
     for (int64_t v; (v = hindex_probe(x, h, &i)) >= 0; i = hindex_next(x, i))
         if (r->jobs[v].len == len && memcmp(r->jobs[v].id, id, len) == 0)
@@ -56,13 +54,15 @@ static int64_t job_probe(struct run *r, const char *id, size_t len, uint64_t h, 
 /* (build.h) */
 int run_job(struct run *r, const char *id, size_t len, uint64_t h, uint32_t *out)
 {
+    if (hindex_reserve(&r->jindex, r->njobs, 0, RUN_INDEX_MIN, job_hash_of, r))
+        return -1;
     size_t i = 0;
     int64_t v = job_probe(r, id, len, h, &i);
     if (v >= 0) {
         *out = (uint32_t)v;
         return 0;
     }
-    if (v == -2 || grow_array((void **)&r->jobs, &r->jobs_cap, r->njobs + 1, sizeof *r->jobs))
+    if (grow_array((void **)&r->jobs, &r->jobs_cap, r->njobs + 1, sizeof *r->jobs))
         return -1;
     r->jobs[r->njobs] = (struct job){id, (uint32_t)len, 0, h};
     hindex_put(&r->jindex, i, h, (uint32_t)r->njobs);

@@ -26,7 +26,7 @@ static const struct provenance prov_text = {"text", "line", "text log"};
 
 /* A native trace's events, in time order, numbered from 1 (its
  * "lines"), through the model's builder: it is one run. */
-static int from_native(struct source *src, const struct input *in, struct model *m, char *err, size_t errlen)
+static int from_native(struct source *src, struct model *m, const struct input *in, char *err, size_t errlen)
 {
     struct wft_trace t;
     if (wft_parse_recover(&t, src->name, in->data, in->len, err, errlen)) {
@@ -135,24 +135,73 @@ static size_t read_head(int fd, unsigned char *head, size_t n)
     return hn;
 }
 
-/* A stream whose first hn bytes (head) were read from fd: a native trace
- * (read whole) or a text log (again: how to read it again, or NULL). */
-static int ingest_stream(struct source *src, struct model *m, int fd, const unsigned char *head, size_t hn,
-                         const struct text_again *again, int show_progress, char *err, size_t errlen)
+/* A stream to read: a regular file (read from its start: its first
+ * bytes were sniffed with pread) or a pipe whose first hn bytes (head)
+ * were read already; again: how to read it again (a compressed file), or
+ * NULL. */
+struct stream {
+    int fd, is_reg;
+    off_t size; /* a regular file's */
+    const unsigned char *head;
+    size_t hn;
+    const struct text_again *again;
+    int progress;
+};
+
+/* A native trace is read whole: mapped when it is a file. */
+static int read_native(struct source *src, struct model *m, const struct stream *s, char *err, size_t errlen)
 {
-    if (wft_sniff(head, hn)) {
-        struct input in;
-        memset(&in, 0, sizeof in);
-        in.name = src->name;
-        int rc = input_read_fd(&in, fd, head, hn, err, errlen);
-        if (rc == 0) {
-            rc = from_native(src, &in, m, err, errlen);
-            input_close(&in);
-        }
-        return rc;
+    struct input in;
+    int rc = s->is_reg ? input_map_fd(&in, s->fd, src->name, err, errlen)
+                       : (memset(&in, 0, sizeof in), in.name = src->name,
+                          input_read_fd(&in, s->fd, s->head, s->hn, err, errlen));
+    if (rc == 0) {
+        rc = from_native(src, m, &in, err, errlen);
+        input_close(&in);
     }
-    int rc = read_text(&src->text, fd, src->name, head, hn, again, show_progress, err, errlen);
+    return rc;
+}
+
+/* A text log is read in parallel ranges where it is a file. */
+static int read_log(struct source *src, struct model *m, const struct stream *s, char *err, size_t errlen)
+{
+    if (s->is_reg && s->size == 0) {
+        snprintf(err, errlen, "%s: empty file", src->name);
+        return -1;
+    }
+    int rc = read_text(&src->text, s->fd, src->name, s->head, s->is_reg ? 0 : s->hn, s->again, s->progress, err,
+                       errlen);
     return rc ? rc : text_to_model(src, m, err, errlen);
+}
+
+static int sniff_native(const unsigned char *head, size_t n)
+{
+    return wft_sniff(head, n);
+}
+
+static int sniff_any(const unsigned char *head, size_t n)
+{
+    return 1;
+}
+
+/* The readers, by what an input's first bytes say: a new format is a
+ * reader's file and a row here.  Text is last: whatever no other reader
+ * claims is read as a log. */
+static const struct reader {
+    const char *name;
+    int (*sniff)(const unsigned char *head, size_t n);
+    int (*read)(struct source *src, struct model *m, const struct stream *s, char *err, size_t errlen);
+} readers[] = {
+    {"native trace", sniff_native, read_native},
+    {"text log", sniff_any, read_log},
+};
+
+static int read_stream(struct source *src, struct model *m, const struct stream *s, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < sizeof readers / sizeof *readers; i++)
+        if (readers[i].sniff(s->head, s->hn))
+            return readers[i].read(src, m, s, err, errlen);
+    return -1; /* not reached: text claims everything */
 }
 
 /* A compressed file's decompression, current and again (text_again:
@@ -192,7 +241,8 @@ static int ingest_compressed(struct source *src, struct model *m, int kind, int 
     unsigned char h2[8];
     size_t n2 = read_head(d.pfd, h2, sizeof h2);
     struct text_again again = {dz_again, &d};
-    int rc = ingest_stream(src, m, d.pfd, h2, n2, is_reg ? &again : NULL, show_progress, err, errlen);
+    struct stream st = {d.pfd, 0, 0, h2, n2, is_reg ? &again : NULL, show_progress};
+    int rc = read_stream(src, m, &st, err, errlen);
     if (d.pfd >= 0)
         close(d.pfd);
     char zerr[256];
@@ -225,50 +275,30 @@ int ingest_fd(struct source *src, int fd, const char *name, struct model *m, int
     memset(src, 0, sizeof *src);
     src->name = name;
     struct stat st;
-    if (fstat(fd, &st) < 0 || S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "%s: %s", src->name, S_ISDIR(st.st_mode) ? "is a directory" : strerror(errno));
+    if (fstat(fd, &st) < 0) {
+        snprintf(err, errlen, "%s: %s", src->name, strerror(errno));
+        return -1;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s: is a directory", src->name);
         return -1;
     }
     /* Sniff: the first 8 bytes. */
     unsigned char head[8];
     size_t hn = 0;
-    int rc = 0;
     if (S_ISREG(st.st_mode)) {
         ssize_t r = pread(fd, head, sizeof head, 0);
         hn = r > 0 ? (size_t)r : 0;
     } else {
         hn = read_head(fd, head, sizeof head);
     }
+    /* A compressed file is decompressed on a thread, and its text (or
+     * trace) read from the pipe. */
     int kind = dz_sniff(head, hn);
-    if (kind != DZ_NONE) {
-        rc = ingest_compressed(src, m, kind, fd, S_ISREG(st.st_mode), head, hn, show_progress, err, errlen);
-    } else if (wft_sniff(head, hn)) {
-        /* A native trace is read whole (mapped when it is a file). */
-        struct input in;
-        if (S_ISREG(st.st_mode)) {
-            rc = input_map_fd(&in, fd, src->name, err, errlen);
-        } else {
-            /* a pipe: the 8 bytes already read, then the rest */
-            memset(&in, 0, sizeof in);
-            in.name = src->name;
-            rc = input_read_fd(&in, fd, head, hn, err, errlen);
-        }
-        if (rc == 0) {
-            rc = from_native(src, &in, m, err, errlen);
-            input_close(&in);
-        }
-    } else {
-        if (st.st_size == 0 && S_ISREG(st.st_mode)) {
-            snprintf(err, errlen, "%s: empty file", src->name);
-            rc = -1;
-        } else {
-            rc = read_text(&src->text, fd, src->name, head, S_ISREG(st.st_mode) ? 0 : hn, NULL,
-                           show_progress, err, errlen);
-            if (rc == 0)
-                rc = text_to_model(src, m, err, errlen);
-        }
-    }
-    return rc;
+    if (kind != DZ_NONE)
+        return ingest_compressed(src, m, kind, fd, S_ISREG(st.st_mode), head, hn, show_progress, err, errlen);
+    struct stream in = {fd, S_ISREG(st.st_mode), st.st_size, head, hn, NULL, show_progress};
+    return read_stream(src, m, &in, err, errlen);
 }
 
 void source_drop_events(struct source *src)

@@ -13,6 +13,8 @@
 #include "read_text.h"
 #include "read_wft.h"
 
+#include <stdio.h>
+
 struct source {
     const char *name;
     const char *path; /* where it can be opened again (NULL: a pipe, stdin, or an fd given) */
@@ -40,6 +42,12 @@ int ingest(struct source *src, const char *path, struct model *m, int show_progr
 /* The same from an open file or pipe (named name in messages; not closed). */
 int ingest_fd(struct source *src, int fd, const char *name, struct model *m, int show_progress, char *err,
               size_t errlen);
+
+/* What the reader says of the input beside its events (damage, loss, a
+ * recording cut off), one line each to out, prefixed with cmd. */
+void source_warn(const struct source *s, FILE *out, const char *cmd);
+/* Why an input gave no run: what it is, and its first skipped lines. */
+void source_explain_empty(const struct source *s, FILE *out, const char *cmd);
 
 /* Free the events (the model keeps pointers to job ids: keep the rest). */
 void source_drop_events(struct source *src);

@@ -1005,13 +1005,24 @@ static void run_work_free(struct run_work *w)
 
 int analyze_run(const struct run *r, struct run_result *res)
 {
-    return analyze_run_keep(r, res, KEEP_ALL);
+    return analyze_run_opts(r, NULL, res);
 }
 
-int analyze_run_keep(const struct run *r, struct run_result *res, unsigned keep)
+/* A duration line's gpu_total spans the kernels of its call (durations.h):
+ * where the log has them and the user named no phase, it is the kernel. */
+static const char *kernel_phase_of(const struct run *r, const char *named)
 {
+    if (named)
+        return named;
+    return r->dur.placed ? "gpu_total" : "KERNEL";
+}
+
+int analyze_run_opts(const struct run *r, const struct analyze_opts *o, struct run_result *res)
+{
+    unsigned keep = o ? o->keep : KEEP_ALL;
     int64_t w0, w1;
     run_begin(r, res, &w0, &w1);
+    res->kernel_phase = kernel_phase_of(r, o ? o->kernel_phase : NULL);
     scratch_keep_begin(); /* the analysis's arrays, one after another: pages reused */
     struct side_work side;
     sched_start(&side, r, res, keep, w0, w1); /* the run's start first: the second thread needs it */

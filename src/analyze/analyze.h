@@ -126,15 +126,6 @@ struct phase_result {
     struct crit_path crit;
 };
 
-/* The name of the kernel phase (default KERNEL; `--kernel-phase`). */
-extern const char *analyze_kernel_phase;
-/* The kernel phase of run r: analyze_kernel_phase, or by default
- * gpu_total where r has duration lines placed (durations.h). */
-const char *analyze_kernel_name(const struct run *r);
-/* Is p, a phase of a unit of r, the kernel (in the GPU phase)? */
-struct uphase;
-int phase_is_kernel(const struct run *r, const struct uphase *p);
-
 /* Stage time by concurrency: the units whose span saw k syntheses at once
  * (the mean count over the span, rounded; for a synthesis itself included,
  * for a GPU phase the syntheses beside it plus one). */
@@ -236,6 +227,7 @@ struct advice {
 
 struct run_result {
     const struct run *run;
+    const char *kernel_phase; /* the kernel phase's name in this run (analyze_opts) */
     uint64_t jobs, jobs_completed, units, in_flight, inconsistent;
     struct device_result *dev;
     size_t ndev;
@@ -263,15 +255,34 @@ struct run_result {
     uint32_t abandoned_first; /* the first of them (r->units) */
 };
 
-/* Analyse one run; 0, or -1 when out of memory. */
-int analyze_run(const struct run *r, struct run_result *out);
-/* The same, keeping of each device's gaps (the list; ngaps counts them
- * all the same) and idle stretches by cause only what keep asks: only
- * --gaps and the views show them, and on a big run they are some 20 MB
- * that a report without them need not touch.  analyze_run keeps both. */
+/* What the caller chooses of an analysis; each run's analysis reads its
+ * own copy, so that nothing of one run's options is left for the next. */
 enum { KEEP_GAPS = 1, KEEP_SEGS = 2, KEEP_ALL = KEEP_GAPS | KEEP_SEGS };
-int analyze_run_keep(const struct run *r, struct run_result *out, unsigned keep);
+struct analyze_opts {
+    /* the kernel phase (`--kernel-phase`), kept as a pointer: the string
+     * must outlive the results.  NULL: KERNEL, or gpu_total where the run
+     * has duration lines placed (durations.h) */
+    const char *kernel_phase;
+    /* what of each device's gaps (the list; ngaps counts them all the
+     * same) and idle stretches by cause to keep (KEEP_*): only --gaps and
+     * the views show them, and on a big run they are some 20 MB that a
+     * report without them need not touch */
+    unsigned keep;
+};
+
+/* Analyse one run with the options o (NULL: the defaults, keeping
+ * everything); 0, or -1 when out of memory. */
+int analyze_run_opts(const struct run *r, const struct analyze_opts *o, struct run_result *out);
+/* The same with the defaults. */
+int analyze_run(const struct run *r, struct run_result *out);
 void run_result_free(struct run_result *res);
+
+/* Is p, a phase of a unit of res's run, the kernel (res->kernel_phase, in
+ * the GPU phase)? */
+struct uphase;
+int phase_is_kernel(const struct run_result *res, const struct uphase *p);
+/* Is a row of res->phase the kernel phase's (the same rule)? */
+int phase_row_is_kernel(const struct run_result *res, const struct phase_row *row);
 
 /* The definitions, one unit at a time (DESIGN.md), shared by the analysis
  * and by watch (src/live/), so that both count every instant alike.  Each

@@ -21,25 +21,28 @@
 #include <string.h>
 #include <strings.h>
 
-static const char kernel_default[] = "KERNEL";
-const char *analyze_kernel_phase = kernel_default;
-
-/* A duration line's gpu_total spans the kernels of its call (durations.h):
- * where the log has them and the user named no phase, it is the kernel. */
-const char *analyze_kernel_name(const struct run *r)
+/* The device computes in the GPU phase: a phase of the kernel's name
+ * outside it (in synthesis, say) is not the device's. */
+static int is_kernel_name(const struct run_result *res, const char *s, size_t n)
 {
-    if (analyze_kernel_phase == kernel_default && r && r->dur.placed)
-        return "gpu_total";
-    return analyze_kernel_phase;
+    return strlen(res->kernel_phase) == n && strncasecmp(s, res->kernel_phase, n) == 0;
 }
 
-int phase_is_kernel(const struct run *r, const struct uphase *p)
+int phase_is_kernel(const struct run_result *res, const struct uphase *p)
 {
     size_t n;
-    const char *s = uphase_name(r, p, &n), *k = analyze_kernel_name(r);
-    /* the device computes in the GPU phase: a KERNEL phase outside it (in
-     * synthesis, say) is not the device's */
-    return !p->mark && p->within == WITHIN_GPU && strlen(k) == n && strncasecmp(s, k, n) == 0;
+    if (p->mark || p->within != WITHIN_GPU)
+        return 0;
+    const char *s = uphase_name(res->run, p, &n);
+    return is_kernel_name(res, s, n);
+}
+
+int phase_row_is_kernel(const struct run_result *res, const struct phase_row *row)
+{
+    if (row->name == PHASE_UNACCOUNTED)
+        return 0;
+    struct uphase p = {row->name, 0, row->within, 0, 0, 0};
+    return phase_is_kernel(res, &p);
 }
 
 struct occ { /* one phase occurrence */
@@ -303,7 +306,7 @@ static int walk_unit(const struct run *r, struct run_result *res, uint32_t u, st
             a->gsub[ng++] = (struct span){p->start, p->end};
             a->any_gpu_sub = 1;
         }
-        if (d && phase_is_kernel(r, p)) {
+        if (d && phase_is_kernel(res, p)) {
             size_t di = (size_t)(d - res->dev);
             if (grow_heap((void **)&a->kspans[di], &a->kc[di], a->nk[di], sizeof **a->kspans, 256))
                 return -1;

@@ -27,9 +27,7 @@ static double now_s(void)
 
 static void phase(const char *what, double *t0)
 {
-    static int on = -1;
-    if (on < 0)
-        on = getenv("WATERFALL_TIMING") != NULL;
+    int on = getenv("WATERFALL_TIMING") != NULL; /* read each time: nothing kept between runs */
     double t = now_s();
     if (on) {
         struct rusage ru;
@@ -155,7 +153,8 @@ static void explain_empty(const char *cmd, const struct source *s)
     }
 }
 
-int load_inputs(struct loaded *l, char **paths, int npaths, int progress, const char *cmd, unsigned keep)
+int load_inputs(struct loaded *l, char **paths, int npaths, int progress, const char *cmd,
+                const struct analyze_opts *o)
 {
     memset(l, 0, sizeof *l);
     l->src = calloc((size_t)npaths, sizeof *l->src);
@@ -221,7 +220,7 @@ int load_inputs(struct loaded *l, char **paths, int npaths, int progress, const 
     if (!l->res)
         return WF_EXIT_FAIL;
     for (size_t i = 0; i < l->model.nruns; i++, l->nres++)
-        if (analyze_run_keep(&l->model.runs[i], &l->res[i], keep)) {
+        if (analyze_run_opts(&l->model.runs[i], o, &l->res[i])) {
             fprintf(stderr, "%s: out of memory in the analysis\n", cmd);
             return WF_EXIT_FAIL;
         }
@@ -294,11 +293,10 @@ int advise_arg(const char *v, const char *cmd, int *mode)
     return 0;
 }
 
-int kernel_phase_arg(const char *v, const char *cmd)
+int kernel_phase_arg(const char *v, const char *cmd, const char **name)
 {
-    static char name[65];
     size_t n = strlen(v);
-    int ok = n > 0 && n < sizeof name;
+    int ok = n > 0 && n <= 64;
     for (size_t i = 0; ok && i < n; i++)
         ok = (v[i] >= 'A' && v[i] <= 'Z') || (v[i] >= 'a' && v[i] <= 'z') || (v[i] >= '0' && v[i] <= '9') ||
              v[i] == '_' || v[i] == '.' || v[i] == '-' || v[i] == ':';
@@ -307,8 +305,7 @@ int kernel_phase_arg(const char *v, const char *cmd)
                 cmd, v);
         return -1;
     }
-    memcpy(name, v, n + 1);
-    analyze_kernel_phase = name;
+    *name = v;
     return 0;
 }
 

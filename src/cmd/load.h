@@ -22,9 +22,10 @@ struct loaded {
 /* Returns a WF_EXIT_* status; messages (naming the input) go to stderr,
  * prefixed with cmd.  An input that cannot be read is reported and left
  * out: the others are still analysed (l->nres > 0) and the status is
- * WF_EXIT_INPUT.  keep: what the analysis keeps of each device's gaps and
- * idle stretches (KEEP_*: what the command shows). */
-int load_inputs(struct loaded *l, char **paths, int npaths, int progress, const char *cmd, unsigned keep);
+ * WF_EXIT_INPUT.  o: the analysis's options (NULL: the defaults), its
+ * keep what the command shows of each device's gaps and idle stretches. */
+int load_inputs(struct loaded *l, char **paths, int npaths, int progress, const char *cmd,
+                const struct analyze_opts *o);
 void loaded_free(struct loaded *l);
 /* The one line on stderr that says why a command exits 4 (partial). */
 void loaded_partial_note(const struct loaded *l, const char *cmd);
@@ -47,8 +48,8 @@ void loaded_advise(struct loaded *l, int mode, double trace_cores, const char *c
  * stderr. */
 int advise_arg(const char *v, const char *cmd, int *mode);
 
-/* --kernel-phase NAME for the analysis (analyze_kernel_phase): 0, or -1
- * with the reason on stderr when NAME is not an event name's stem. */
-int kernel_phase_arg(const char *v, const char *cmd);
+/* --kernel-phase NAME: *name = v (an argument: it outlives the results),
+ * 0; or -1 with the reason on stderr when NAME is not an event name's stem. */
+int kernel_phase_arg(const char *v, const char *cmd, const char **name);
 
 #endif /* LOAD_H */

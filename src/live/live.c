@@ -46,6 +46,8 @@ int live_init(struct live *l, const struct live_opts *o)
     l->o = *o;
     if (l->o.slack_ns < 0)
         l->o.slack_ns = 0;
+    if (!l->o.kernel_phase)
+        l->o.kernel_phase = "KERNEL";
     if (l->o.recent_ns <= 0)
         l->o.recent_ns = 60 * NS;
     if (l->o.recent_ns > (LIVE_BINS - 2) * NS)
@@ -467,12 +469,13 @@ static int place(struct live *l, const struct live_rec *r, int64_t t)
     return apply(l, r, t);
 }
 
-/* NAME_START or NAME_END of the kernel phase (analyze_kernel_phase, any
- * case): 1 start, 2 end, 0 neither. */
-static int kernel_edge(const struct live_rec *r)
+/* NAME_START or NAME_END of the kernel phase (the options', any case):
+ * 1 start, 2 end, 0 neither. */
+static int kernel_edge(const struct live *l, const struct live_rec *r)
 {
-    size_t k = strlen(analyze_kernel_phase);
-    if (r->name_len < k + 4 || strncasecmp(r->name, analyze_kernel_phase, k) != 0 || r->name[k] != '_')
+    const char *kp = l->o.kernel_phase;
+    size_t k = strlen(kp);
+    if (r->name_len < k + 4 || strncasecmp(r->name, kp, k) != 0 || r->name[k] != '_')
         return 0;
     const char *rest = r->name + k + 1;
     size_t n = r->name_len - k - 1;
@@ -719,7 +722,7 @@ static int record_in(struct live *l, const struct live_rec *r)
     if (r->ev == LIVE_EV_DUR)
         return dur_in(l, r);
     int other = r->ev < 0 || r->ev >= EV_N;
-    int edge = other ? kernel_edge(r) : 0;
+    int edge = other ? kernel_edge(l, r) : 0;
     if (other && (!edge || !l->run)) {
         l->others++; /* other phases and marks: the live figures do not use them */
         /* ... but, as in analyze's reader, the record after one held as a

@@ -370,7 +370,7 @@ static void run_text(FILE *f, const struct run_result *res, size_t nruns_in_sour
         const char *kc = ph->kernel_utilization >= 0.95 ? p.green : ph->kernel_utilization >= 0.8 ? p.yellow : p.red;
         char fillb[256];
         fprintf(f, "  %-14s %s%s%.1f%%%s  %s phases busy %s of the same window; the GPU phase's rest: %s\n",
-                "kernel util.", p.bold, kc, 100 * ph->kernel_utilization, p.off, analyze_kernel_name(res->run),
+                "kernel util.", p.bold, kc, 100 * ph->kernel_utilization, p.off, res->kernel_phase,
                 fmt_dur(b1, sizeof b1, (double)ph->kernel_busy), report_phase_fill(fillb, sizeof fillb, res));
     }
     if (res->has_driver)

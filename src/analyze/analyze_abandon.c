@@ -173,7 +173,7 @@ static int stair_sort(struct stair *s)
  * ones are kept and sorted.  In a log cut while it ran, its open units
  * are near its end, and the stairs hold a few points, not one per unit
  * (three arrays of 16 bytes a unit, fresh memory, and their sorts: most
- * of analyze_run_keep's own time on a 1 GB log). */
+ * of analyze_run_opts's own time on a 1 GB log). */
 static int stairs_build(const struct run *r, const size_t nopen[CAUSE_N], const int64_t min_from[CAUSE_N],
                         struct stair stairs[CAUSE_N])
 {

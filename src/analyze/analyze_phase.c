@@ -167,7 +167,7 @@ static int cmp_kunit(const void *a, const void *b)
     return (x->unit > y->unit) - (x->unit < y->unit);
 }
 
-static int by_kind(const struct run *r, struct phase_result *ph)
+static int by_kind(struct scratch_pool *sp, const struct run *r, struct phase_result *ph)
 {
     struct kunit *ku = malloc((r->nunits ? r->nunits : 1) * sizeof *ku);
     uint32_t *idx = malloc((r->nunits ? r->nunits : 1) * sizeof *idx);
@@ -205,7 +205,7 @@ static int by_kind(const struct run *r, struct phase_result *ph)
                 k->completed += r->units[ku[m].unit].t[EV_GPU_END] != T_NONE;
             }
             k->units = j - i;
-            if (stages_of(r, idx, j - i, k->stage))
+            if (stages_of(sp, r, idx, j - i, k->stage))
                 rc = -1;
             i = j;
         }
@@ -217,6 +217,7 @@ static int by_kind(const struct run *r, struct phase_result *ph)
 
 /* What the walk over the units gathers. */
 struct acc {
+    struct scratch_pool *sp; /* the analysis's */
     struct uphase *up; /* the unit's phases and marks */
     size_t upcap;
     struct occ *occ;   /* every phase occurrence, and each GPU phase's unaccounted part */
@@ -326,7 +327,7 @@ static int make_rows(struct acc *a, struct phase_result *ph)
 {
     if (a->nocc)
         qsort(a->occ, a->nocc, sizeof *a->occ, cmp_occ);
-    int64_t *v = scratch_alloc((a->nocc ? a->nocc : 1) * sizeof *v);
+    int64_t *v = scratch_alloc(a->sp, (a->nocc ? a->nocc : 1) * sizeof *v);
     if (!v)
         return -1;
     for (size_t i = 0, j; i < a->nocc; i = j) {
@@ -335,7 +336,7 @@ static int make_rows(struct acc *a, struct phase_result *ph)
         if (a->occ[i].name == PHASE_UNACCOUNTED && !a->any_gpu_sub)
             continue;
         if (grow_heap((void **)&ph->rows, &a->rowcap, ph->nrows, sizeof *ph->rows, 8)) {
-            scratch_free(v);
+            scratch_free(a->sp, v);
             return -1;
         }
         struct phase_row *row = &ph->rows[ph->nrows++];
@@ -346,10 +347,10 @@ static int make_rows(struct acc *a, struct phase_result *ph)
             v[m - i] = a->occ[m].d;
             row->total += (double)a->occ[m].d;
         }
-        stage_fill(&row->st, v, j - i);
+        stage_fill(a->sp, &row->st, v, j - i);
         row->share = a->encl[row->within] > 0 ? row->total / (double)a->encl[row->within] : NAN;
     }
-    scratch_free(v);
+    scratch_free(a->sp, v);
     if (ph->nrows)
         qsort(ph->rows, ph->nrows, sizeof *ph->rows, cmp_row);
     return 0;
@@ -443,7 +444,7 @@ static void kernel_figures(struct acc *a, struct run_result *res)
         ph->kernel_utilization = (double)ph->kernel_busy / (double)ph->kernel_window;
 }
 
-int analyze_phase(const struct run *r, struct run_result *res)
+int analyze_phase(struct scratch_pool *sp, const struct run *r, struct run_result *res)
 {
     struct phase_result *ph = &res->phase;
     memset(ph, 0, sizeof *ph);
@@ -452,7 +453,7 @@ int analyze_phase(const struct run *r, struct run_result *res)
         res->dev[i].kernel_utilization = NAN;
     if (!r->nxev && !r->nxattr)
         return 0;
-    struct acc a = {0};
+    struct acc a = {.sp = sp};
     size_t nd = res->ndev ? res->ndev : 1;
     a.kspans = calloc(nd, sizeof *a.kspans);
     a.nk = calloc(nd, sizeof *a.nk);
@@ -468,7 +469,7 @@ int analyze_phase(const struct run *r, struct run_result *res)
         critical_path(r, ph);
         kernel_figures(&a, res);
         if (r->nxattr)
-            rc = by_kind(r, ph);
+            rc = by_kind(sp, r, ph);
     }
     for (size_t i = 0; a.kspans && i < res->ndev; i++)
         free(a.kspans[i]);

@@ -41,7 +41,7 @@ static double pct(double part, double whole)
 
 static void issues_text(FILE *f, const struct run *r, const struct paint *p)
 {
-    static const char *what[3] = {"skipped line", "duplicate event",
+    static const char *const what[3] = {"skipped line", "duplicate event",
                                   "inconsistent unit (first seen here): this event is earlier than one before it"};
     for (int k = 0; k < 3; k++)
         for (int i = 0; i < r->nissues[k]; i++) {
@@ -169,7 +169,7 @@ static void reported_text(FILE *f, const char *key, const struct reported_check 
  * so that a reader knows the idle causes were not held to the log's end. */
 static void abandoned_text(FILE *f, const struct run_result *res, const struct paint *p)
 {
-    static const char *left[CAUSE_N] = {"picked up and never started", "ready and never picked up",
+    static const char *const left[CAUSE_N] = {"picked up and never started", "ready and never picked up",
                                         "in synthesis and never ended", NULL};
     if (!res->abandoned)
         return;
@@ -489,7 +489,7 @@ static void share_cell(char *b, size_t n, const struct cpu_role *ro, int wanted)
  * time alone and beside others, the verdict. */
 static void diff_cpu(FILE *f, const struct run_result *a, const struct run_result *b)
 {
-    static const char *rows[4] = {"cpu: synthesis used", "cpu: synthesis wanted", "cpu: GPU workers used",
+    static const char *const rows[4] = {"cpu: synthesis used", "cpu: synthesis wanted", "cpu: GPU workers used",
                                   "cpu: GPU workers wanted"};
     char x[32], y[32], c[32];
     for (int i = 0; i < 4; i++) {

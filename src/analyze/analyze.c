@@ -383,8 +383,9 @@ static int device_busy(struct scratch_pool *sp, const struct run *r, int32_t dev
 }
 
 /* One device: the scheduler's (struct sched_fns). */
-static int analyze_device(struct scratch_pool *sp, const struct run *r, const uint32_t *ui, size_t cap, const struct span *busy, size_t nb,
-                          const struct shared_sets *sh, unsigned keep, struct device_result *d)
+static int analyze_device(struct scratch_pool *sp, const struct run *r, const uint32_t *ui, size_t cap,
+                          const struct span *busy, size_t nb, const struct shared_sets *sh, unsigned keep,
+                          struct device_result *d)
 {
     if (nb == 0)
         return 0;
@@ -725,10 +726,12 @@ static void decide(struct run_result *res)
     }
 }
 
-static int analyze_synth(struct scratch_pool *sp, const struct run *r, struct run_result *res, int64_t w0, int64_t w1);
+static int analyze_synth(struct scratch_pool *sp, const struct run *r, struct run_result *res, int64_t w0,
+                         int64_t w1);
 
 /* One task (TASK_*): the scheduler's (struct sched_fns). */
-static int analyze_task(struct scratch_pool *sp, const struct run *r, struct run_result *res, int task, int64_t w0, int64_t w1)
+static int analyze_task(struct scratch_pool *sp, const struct run *r, struct run_result *res, int task, int64_t w0,
+                        int64_t w1)
 {
     if (task == TASK_SYNTH)
         return analyze_synth(sp, r, res, w0, w1);
@@ -875,7 +878,8 @@ static int device_units(const struct run *r, struct run_work *w)
  * spans' starts and ends go to st and en (sorted apart by the sweep), for
  * the peak (synth_max), the CPU section and the mean over the devices'
  * window [w0, w1) (synth_mean); then they are freed. */
-static int analyze_synth(struct scratch_pool *sp, const struct run *r, struct run_result *res, int64_t w0, int64_t w1)
+static int analyze_synth(struct scratch_pool *sp, const struct run *r, struct run_result *res, int64_t w0,
+                         int64_t w1)
 {
     size_t cap = r->nunits ? r->nunits : 1, n = 0;
     int64_t *st = scratch_alloc(sp, cap * sizeof *st), *en = scratch_alloc(sp, cap * sizeof *en);

@@ -255,8 +255,8 @@ struct run_result {
     uint32_t abandoned_first; /* the first of them (r->units) */
 };
 
-/* What the caller chooses of an analysis; each run's analysis reads its
- * own copy, so that nothing of one run's options is left for the next. */
+/* What the caller chooses of an analysis: passed to each one, never kept
+ * by it, so that nothing of one run's options is left for the next. */
 enum { KEEP_GAPS = 1, KEEP_SEGS = 2, KEEP_ALL = KEEP_GAPS | KEEP_SEGS };
 struct analyze_opts {
     /* the kernel phase (`--kernel-phase`), kept as a pointer: the string
@@ -287,8 +287,9 @@ int phase_row_is_kernel(const struct run_result *res, const struct phase_row *ro
 /* The definitions, one unit at a time (README.md, "How to read it";
  * docs/json.md), shared by the analysis and by watch (src/live/), so that
  * both count every instant alike.  Each returns 1 and sets *s when the
- * unit has the span (end OPEN: to the end of the log), 0 when not.  A unit that is not consistent (U_CONTRA) is
- * left out of everything: callers check unit_consistent first. */
+ * unit has the span (end OPEN: to the end of the log), 0 when not.  A unit
+ * that is not consistent (U_CONTRA) is left out of everything: callers
+ * check unit_consistent first. */
 int unit_consistent(const struct unit *u);
 /* Does unit u have event e (EV_*)? */
 static inline int unit_has(const struct unit *u, int e)
@@ -360,10 +361,10 @@ void advise_cpu(struct run_result *res, double cores);
 #define OPEN INT64_MAX
 
 /* Units that never finish a stage (analyze_abandon.c; docs/json.md, "Units
- * that never finish a stage"): a unit
- * with nothing after its last event stops holding its idle cause once it
- * has lasted as long as the longest of its stage completed by then, and a
- * prep also at its worker's next pickup or start. */
+ * that never finish a stage"): a unit with nothing after its last event
+ * stops holding its idle cause once it has lasted as long as the longest
+ * of its stage completed by then, and a prep also at its worker's next
+ * pickup or start. */
 /* The state a unit was left in with nothing after it: CAUSE_PREP (picked
  * up), CAUSE_QUEUE (ready), CAUSE_SYNTHESIS (started); *from: when it
  * began.  -1: none (it reached the GPU, or is inconsistent). */

@@ -169,8 +169,8 @@ static int stair_sort(struct scratch_pool *sp, struct stair *s)
  * are near its end, and the stairs hold a few points, not one per unit
  * (three arrays of 16 bytes a unit, fresh memory, and their sorts: most
  * of analyze_run_opts's own time on a 1 GB log). */
-static int stairs_build(struct scratch_pool *sp, const struct run *r, const size_t nopen[CAUSE_N], const int64_t min_from[CAUSE_N],
-                        struct stair stairs[CAUSE_N])
+static int stairs_build(struct scratch_pool *sp, const struct run *r, const size_t nopen[CAUSE_N],
+                        const int64_t min_from[CAUSE_N], struct stair stairs[CAUSE_N])
 {
     int64_t before[CAUSE_N];       /* the longest completed at or before min_from, */
     int has_before[CAUSE_N] = {0}; /* if any */

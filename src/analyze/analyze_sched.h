@@ -49,7 +49,8 @@ enum { TASK_SYNTH, TASK_STAGE, TASK_THROUGHPUT = TASK_STAGE + ST_N, TASK_N };
  * arrays from sp (mem.h), and returns 0, or -1 when out of memory. */
 struct sched_fns {
     /* task `task` (TASK_*) */
-    int (*task)(struct scratch_pool *sp, const struct run *r, struct run_result *res, int task, int64_t w0, int64_t w1);
+    int (*task)(struct scratch_pool *sp, const struct run *r, struct run_result *res, int task, int64_t w0,
+                int64_t w1);
     /* one device, its busy set busy[0..nb) and the figures of its first
      * step in d: its units are r->units[ui[0..cap)], in order; keep: KEEP_* */
     int (*device)(struct scratch_pool *sp, const struct run *r, const uint32_t *ui, size_t cap,

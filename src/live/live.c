@@ -1073,7 +1073,8 @@ static int64_t horizon_of(struct live *l, int quiet, int end)
         if (!u || !unit_consistent(u) || unit_has(u, EV_GPU_START) || unit_has(u, EV_GPU_END))
             continue;
         /* the ready time is open: synthesis (handoff) or queue */
-        if (unit_has(u, EV_SYNTH_END) && !unit_has(u, EV_CHAN_SEND) && !unit_has(u, EV_GPU_PICKUP) && u->t[EV_SYNTH_END] < h)
+        if (unit_has(u, EV_SYNTH_END) && !unit_has(u, EV_CHAN_SEND) && !unit_has(u, EV_GPU_PICKUP) &&
+            u->t[EV_SYNTH_END] < h)
             h = u->t[EV_SYNTH_END];
         /* in prep on a device it may not have named yet */
         if (l->devices_named && unit_has(u, EV_GPU_PICKUP) && !(u->flags & U_DEVSET) && u->t[EV_GPU_PICKUP] < h)

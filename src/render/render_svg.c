@@ -571,8 +571,8 @@ static void svg_row_title(FILE *f, const struct run *r, uint32_t ui, const struc
 /* The unit rows, in SYNTH_START order: at most MAX_ROWS, a row standing
  * for consecutive units past that; each its phases' bars, its GPU phase's
  * sub-phases, and with a row per unit its tooltip. */
-static double svg_unit_rows(FILE *f, const struct run_result *res, double y, const struct scale *sc, const uint32_t *subn,
-                            size_t nsub)
+static double svg_unit_rows(FILE *f, const struct run_result *res, double y, const struct scale *sc,
+                            const uint32_t *subn, size_t nsub)
 {
     const struct run *r = res->run;
     const struct unit **order = malloc((r->nunits ? r->nunits : 1) * sizeof *order);

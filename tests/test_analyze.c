@@ -28,7 +28,7 @@ static int load_text(const char *name, const char *text)
     fclose(f);
     char *argv[1] = {(char *)path};
     loaded_free(&L);
-    int rc = load_inputs(&L, argv, 1, 0, "test", KEEP_ALL);
+    int rc = load_inputs(&L, argv, 1, 0, "test", NULL);
     remove(path);
     return rc;
 }
@@ -136,7 +136,8 @@ static void idle_causes(void)
     CHECK_EQ_U(d->longest_gap, 10 * MS);
     /* Keeping neither the gap list nor the stretches changes no figure. */
     struct run_result lean;
-    CHECK(analyze_run_keep(&L.model.runs[0], &lean, 0) == 0);
+    struct analyze_opts none = {.keep = 0};
+    CHECK(analyze_run_opts(&L.model.runs[0], &none, &lean) == 0);
     const struct device_result *e = &lean.dev[0];
     CHECK(e->gaps == NULL && e->nsegs == 0);
     CHECK_EQ_U(e->ngaps, d->ngaps);
@@ -561,7 +562,7 @@ static void review_fixes(void)
     fclose(f);
     char *argv[2] = {(char *)good, (char *)"/nonexistent/x.log"};
     loaded_free(&L);
-    CHECK(load_inputs(&L, argv, 2, 0, "test", KEEP_ALL) == WF_EXIT_INPUT);
+    CHECK(load_inputs(&L, argv, 2, 0, "test", NULL) == WF_EXIT_INPUT);
     CHECK_EQ_U(L.nres, 1);
     remove(good);
 }
@@ -621,7 +622,7 @@ static void native_equals_text(void)
     CHECK(run_status(cmd) == 0);
     char *argv[2] = {(char *)wft, (char *)txt};
     loaded_free(&L);
-    CHECK(load_inputs(&L, argv, 2, 0, "test", KEEP_ALL) == WF_EXIT_OK);
+    CHECK(load_inputs(&L, argv, 2, 0, "test", NULL) == WF_EXIT_OK);
     CHECK_EQ_U(L.nres, 2);
     if (L.nres == 2) {
         const struct run_result *a = &L.res[0], *b = &L.res[1];
@@ -850,6 +851,38 @@ static void abandoned_units(void)
     CHECK_EQ_U(L.res[0].in_flight, 1);
 }
 
+/* The kernel phase is an option of each analysis, read from its result:
+ * a run analysed with HOST_MSM as the kernel leaves nothing behind for
+ * the next one analysed with the defaults. */
+static void options_per_run(void)
+{
+    CHECK(load_text("kphase.log",
+                    "TIMELINE,0,GPU_START,a,worker=0\n"
+                    "TIMELINE,0,HOST_MSM_START,a,\n"
+                    "TIMELINE,4,HOST_MSM_END,a,\n"
+                    "TIMELINE,4,KERNEL_START,a,\n"
+                    "TIMELINE,10,KERNEL_END,a,\n"
+                    "TIMELINE,10,GPU_END,a,worker=0\n") == WF_EXIT_OK);
+    const struct run *run = &L.model.runs[0];
+    struct analyze_opts host = {.kernel_phase = "host_msm", .keep = KEEP_ALL};
+    struct run_result a, b;
+    CHECK(analyze_run_opts(run, &host, &a) == 0);
+    CHECK(analyze_run(run, &b) == 0);
+    CHECK(strcmp(a.kernel_phase, "host_msm") == 0);
+    CHECK(strcmp(b.kernel_phase, "KERNEL") == 0);
+    CHECK_EQ_U(a.phase.kernel_busy, 4 * MS);
+    CHECK_EQ_U(b.phase.kernel_busy, 6 * MS);
+    for (size_t i = 0; i < b.phase.nrows; i++) {
+        size_t n;
+        const char *s = phase_label(run, &b.phase.rows[i], &n);
+        int kernel = n == 6 && strncmp(s, "KERNEL", 6) == 0;
+        CHECK(phase_row_is_kernel(&b, &b.phase.rows[i]) == kernel);
+        CHECK(phase_row_is_kernel(&a, &b.phase.rows[i]) == (n == 8 && strncmp(s, "HOST_MSM", 8) == 0));
+    }
+    run_result_free(&a);
+    run_result_free(&b);
+}
+
 int main(void)
 {
     merged_workers();
@@ -868,6 +901,7 @@ int main(void)
     cpu_from_samples();
     cpu_advice_agrees();
     abandoned_units();
+    options_per_run();
     loaded_free(&L);
     return check_done("analyze");
 }

@@ -150,7 +150,7 @@ static void against_truth(struct engine_config *c, const char *what)
     CHECK(r.synth_max <= c->synth_concurrency);
     char *argv[1] = {(char *)trace};
     loaded_free(&L);
-    CHECK(load_inputs(&L, argv, 1, 0, "test", KEEP_ALL) == WF_EXIT_OK);
+    CHECK(load_inputs(&L, argv, 1, 0, "test", NULL) == WF_EXIT_OK);
     CHECK_EQ_U(L.nres, 1);
     if (L.nres == 1) {
         const struct run_result *a = &L.res[0];

@@ -33,24 +33,18 @@ const char *const cause_names[CAUSE_N] = {"prep", "queue", "synthesis", "no_work
 const char *const bottleneck_names[] = {NULL, "gpu", "synthesis", "dispatch", "input",
                                         "cpu", "gpu_phase", "memory", "waiting"};
 
-
-static int has(const struct unit *u, int e)
-{
-    return u->t[e] != T_NONE;
-}
-
 /* The first present event at or after e, or OPEN. */
 static int64_t next_present(const struct unit *u, int e)
 {
     for (; e < EV_N; e++)
-        if (has(u, e))
+        if (unit_has(u, e))
             return u->t[e];
     return OPEN;
 }
 
 static int64_t ready_of(const struct unit *u)
 {
-    return has(u, EV_CHAN_SEND) ? u->t[EV_CHAN_SEND] : u->t[EV_SYNTH_END];
+    return unit_has(u, EV_CHAN_SEND) ? u->t[EV_CHAN_SEND] : u->t[EV_SYNTH_END];
 }
 
 /* A unit's span in a state that starts with event `from`:
@@ -71,7 +65,7 @@ int synth_span(const struct unit *u, struct span *s)
      * permit came back is unknown, and counting it to the log's end made
      * the mean 8.44 where the run had 7.87.  It is still in flight, and
      * still a cause of idle time (synthesis, to the log's end). */
-    return has(u, EV_SYNTH_START) && state_span(u, u->t[EV_SYNTH_START], EV_SYNTH_END, s) && s->end != OPEN;
+    return unit_has(u, EV_SYNTH_START) && state_span(u, u->t[EV_SYNTH_START], EV_SYNTH_END, s) && s->end != OPEN;
 }
 
 static int consistent(const struct unit *u)
@@ -82,9 +76,9 @@ static int consistent(const struct unit *u)
 /* Sorted, merged spans of one kind (a scratch array); *n in/out.  What
  * the merge freed goes back at once: the next array of the analysis takes
  * those pages instead of fresh ones. */
-static int build_union(struct span **a, size_t *n)
+static int build_union(struct scratch_pool *sp, struct span **a, size_t *n)
 {
-    if (sort_spans(*a, *n))
+    if (sort_spans(sp, *a, *n))
         return -1;
     *n = merge_spans(*a, *n);
     *a = scratch_shrink(*a, (*n ? *n : 1) * sizeof **a);
@@ -150,7 +144,7 @@ int idle_attribute(struct idle_sets *c, int64_t a, int64_t b, int64_t by_cause[C
     return 0;
 }
 
-void stage_fill(struct stage_stats *st, int64_t *v, size_t n)
+void stage_fill(struct scratch_pool *sp, struct stage_stats *st, int64_t *v, size_t n)
 {
     memset(st, 0, sizeof *st);
     st->count = n;
@@ -165,7 +159,7 @@ void stage_fill(struct stage_stats *st, int64_t *v, size_t n)
     }
     st->mean = sum / (double)n;
     st->max = (double)mx;
-    if (sort_times(v, n) == 0) { /* then quantile() finds each at once */
+    if (sort_times(sp, v, n) == 0) { /* then quantile() finds each at once */
         st->p50 = sorted_quantile(v, n, 0.50);
         st->p90 = sorted_quantile(v, n, 0.90);
         st->p99 = sorted_quantile(v, n, 0.99);
@@ -178,24 +172,24 @@ void stage_fill(struct stage_stats *st, int64_t *v, size_t n)
 
 /* Stage s of the units r->units[idx[0..n)] (idx NULL: the first n), in v
  * (room for n). */
-static void stage_of(const struct run *r, const uint32_t *idx, size_t n, int s, int64_t *v,
+static void stage_of(struct scratch_pool *sp, const struct run *r, const uint32_t *idx, size_t n, int s, int64_t *v,
                      struct stage_stats *out)
 {
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (unit_stage(&r->units[idx ? idx[i] : i], s, &v[k]))
             k++;
-    stage_fill(out, v, k);
+    stage_fill(sp, out, v, k);
 }
 
-int stages_of(const struct run *r, const uint32_t *idx, size_t n, struct stage_stats *out)
+int stages_of(struct scratch_pool *sp, const struct run *r, const uint32_t *idx, size_t n, struct stage_stats *out)
 {
-    int64_t *v = scratch_alloc((n ? n : 1) * sizeof *v);
+    int64_t *v = scratch_alloc(sp, (n ? n : 1) * sizeof *v);
     if (!v)
         return -1;
     for (int s = 0; s < ST_N; s++)
-        stage_of(r, idx, n, s, v, &out[s]);
-    scratch_free(v);
+        stage_of(sp, r, idx, n, s, v, &out[s]);
+    scratch_free(sp, v);
     return 0;
 }
 
@@ -278,7 +272,7 @@ static double prep_host(const struct run *r, const uint32_t *ui, size_t cap, con
     size_t pn = 0, at = 0;
     for (size_t k = 0; k < cap; k++) {
         const struct unit *u = &r->units[ui[k]];
-        if (!has(u, EV_GPU_PICKUP) || !has(u, EV_GPU_START) || u->t[EV_GPU_START] < u->t[EV_GPU_PICKUP])
+        if (!unit_has(u, EV_GPU_PICKUP) || !unit_has(u, EV_GPU_START) || u->t[EV_GPU_START] < u->t[EV_GPU_PICKUP])
             continue;
         int64_t t = u->t[EV_GPU_PICKUP];
         at = first_end_after(busy, nb, t, at);
@@ -329,7 +323,7 @@ static int idle_gaps(struct device_result *d, const struct span *busy, size_t nb
 /* A device's first step: its workers, units and window, and its busy set
  * busy[0..*nb) merged (a scratch array the caller frees; NULL without
  * one).  The shared sets are then built with the gaps known. */
-static int device_busy(const struct run *r, int32_t dev, const uint32_t *ui, size_t cap,
+static int device_busy(struct scratch_pool *sp, const struct run *r, int32_t dev, const uint32_t *ui, size_t cap,
                        struct device_result *d, struct span **busy_out, size_t *nb_out)
 {
     memset(d, 0, sizeof *d);
@@ -337,10 +331,10 @@ static int device_busy(const struct run *r, int32_t dev, const uint32_t *ui, siz
     *busy_out = NULL;
     *nb_out = 0;
     size_t n = cap ? cap : 1;
-    struct span *busy = scratch_alloc(n * sizeof *busy);
+    struct span *busy = scratch_alloc(sp, n * sizeof *busy);
     int32_t *workers = malloc(n * sizeof *workers); /* kept in the result */
     if (!busy || !workers) {
-        scratch_free(busy);
+        scratch_free(sp, busy);
         free(workers);
         return -1;
     }
@@ -373,11 +367,11 @@ static int device_busy(const struct run *r, int32_t dev, const uint32_t *ui, siz
     d->workers = shrunk ? shrunk : workers;
     d->nworkers = nwu;
     if (nb == 0) {
-        scratch_free(busy);
+        scratch_free(sp, busy);
         return 0;
     }
-    if (sort_spans(busy, nb)) {
-        scratch_free(busy);
+    if (sort_spans(sp, busy, nb)) {
+        scratch_free(sp, busy);
         return -1;
     }
     d->window_start = busy[0].start;
@@ -388,12 +382,14 @@ static int device_busy(const struct run *r, int32_t dev, const uint32_t *ui, siz
     return 0;
 }
 
-int analyze_device(const struct run *r, const uint32_t *ui, size_t cap, const struct span *busy, size_t nb,
-                   const struct shared_sets *sh, unsigned keep, struct device_result *d)
+/* One device: the scheduler's (struct sched_fns). */
+static int analyze_device(struct scratch_pool *sp, const struct run *r, const uint32_t *ui, size_t cap,
+                          const struct span *busy, size_t nb, const struct shared_sets *sh, unsigned keep,
+                          struct device_result *d)
 {
     if (nb == 0)
         return 0;
-    struct span *prep = scratch_alloc((cap ? cap : 1) * sizeof *prep);
+    struct span *prep = scratch_alloc(sp, (cap ? cap : 1) * sizeof *prep);
     if (!prep)
         return -1;
     /* Only the prep spans that reach into an idle gap: the set is asked
@@ -404,8 +400,8 @@ int analyze_device(const struct run *r, const uint32_t *ui, size_t cap, const st
         if (unit_prep_span(&r->units[ui[k]], &prep[np]) && abandon_cut(sh->ab, ui[k], &prep[np]) &&
             in_gaps(busy, nb, prep[np], &at))
             np++;
-    if (build_union(&prep, &np)) {
-        scratch_free(prep);
+    if (build_union(sp, &prep, &np)) {
+        scratch_free(sp, prep);
         return -1;
     }
     for (size_t i = 0; i < nb; i++)
@@ -413,7 +409,7 @@ int analyze_device(const struct run *r, const uint32_t *ui, size_t cap, const st
     d->gpu_per_unit = (double)d->busy / (double)d->units;
     d->prep_host = prep_host(r, ui, cap, busy, nb);
     if (idle_gaps(d, busy, nb, prep, np, sh, keep)) {
-        scratch_free(prep);
+        scratch_free(sp, prep);
         return -1;
     }
     /* 0/0 is no figure: a device whose GPU phases all have zero length
@@ -421,7 +417,7 @@ int analyze_device(const struct run *r, const uint32_t *ui, size_t cap, const st
     d->utilization = d->window_end > d->window_start
                          ? (double)d->busy / (double)(d->window_end - d->window_start)
                          : NAN;
-    scratch_free(prep);
+    scratch_free(sp, prep);
     return 0;
 }
 
@@ -432,7 +428,7 @@ int unit_consistent(const struct unit *u)
 
 int unit_busy_span(const struct unit *u, struct span *s)
 {
-    if (!has(u, EV_GPU_START) || !has(u, EV_GPU_END))
+    if (!unit_has(u, EV_GPU_START) || !unit_has(u, EV_GPU_END))
         return 0;
     *s = (struct span){u->t[EV_GPU_START], u->t[EV_GPU_END]};
     return 1;
@@ -453,7 +449,7 @@ int unit_queue_span(const struct unit *u, struct span *s)
 int unit_synth_cause_span(const struct unit *u, struct span *s)
 {
     /* from SYNTH_START until ready (or the next event) */
-    if (!has(u, EV_SYNTH_START))
+    if (!unit_has(u, EV_SYNTH_START))
         return 0;
     int64_t ready = ready_of(u);
     s->start = u->t[EV_SYNTH_START];
@@ -465,7 +461,7 @@ int unit_stage(const struct unit *u, int stage, int64_t *v)
 {
     static const int from[ST_N] = {EV_SYNTH_START, EV_SYNTH_END, -1, EV_GPU_PICKUP, EV_GPU_START};
     static const int to[ST_N] = {EV_SYNTH_END, EV_CHAN_SEND, EV_GPU_PICKUP, EV_GPU_START, EV_GPU_END};
-    if (!consistent(u) || !has(u, to[stage]))
+    if (!consistent(u) || !unit_has(u, to[stage]))
         return 0;
     int64_t a = from[stage] >= 0 ? u->t[from[stage]] : ready_of(u);
     if (a == T_NONE)
@@ -542,12 +538,12 @@ static int cmp_devent(const void *a, const void *b)
  * is the integral of the count over the window divided by its length; each
  * span adds clamp(end) - clamp(start), so the sums of clamped ends and
  * starts give it without pairing them. */
-static int analyze_synth_sweep(int64_t *st, int64_t *en, size_t n, struct run_result *res)
+static int analyze_synth_sweep(struct scratch_pool *sp, int64_t *st, int64_t *en, size_t n, struct run_result *res)
 {
     res->synth_max = 0;
     if (!n)
         return 0;
-    if (sort_times(st, n) || sort_times(en, n))
+    if (sort_times(sp, st, n) || sort_times(sp, en, n))
         return -1;
     /* [start, end): at equal times the ends go first. */
     size_t i = 0, j = 0;
@@ -582,14 +578,14 @@ static void synth_mean(const int64_t *st, const int64_t *en, size_t n, int64_t w
     res->synth_mean_active = (double)area / (double)(w1 - w0);
 }
 
-static int throughput(const struct run *r, struct run_result *res)
+static int throughput(struct scratch_pool *sp, const struct run *r, struct run_result *res)
 {
     /* A job completes when all its units have GPU_END, at the last one. */
-    int64_t *done = scratch_alloc((r->njobs ? r->njobs : 1) * sizeof *done);
-    uint32_t *left = scratch_alloc((r->njobs ? r->njobs : 1) * sizeof *left);
+    int64_t *done = scratch_alloc(sp, (r->njobs ? r->njobs : 1) * sizeof *done);
+    uint32_t *left = scratch_alloc(sp, (r->njobs ? r->njobs : 1) * sizeof *left);
     if (!done || !left) {
-        scratch_free(done);
-        scratch_free(left);
+        scratch_free(sp, done);
+        scratch_free(sp, left);
         return -1;
     }
     for (size_t j = 0; j < r->njobs; j++) {
@@ -599,7 +595,7 @@ static int throughput(const struct run *r, struct run_result *res)
     int64_t last_end = INT64_MIN;
     for (size_t i = 0; i < r->nunits; i++) {
         const struct unit *u = &r->units[i];
-        if (!has(u, EV_GPU_END) || !consistent(u))
+        if (!unit_has(u, EV_GPU_END) || !consistent(u))
             continue; /* an inconsistent unit keeps its job from completing */
         left[u->job]--;
         if (u->t[EV_GPU_END] > done[u->job])
@@ -621,14 +617,14 @@ static int throughput(const struct run *r, struct run_result *res)
      * drain left out), over the time they took.  Not a median of the
      * intervals: jobs that finish in pairs 17 and 23 ms apart run at 20 ms
      * per job, where the median says 17 or 23. */
-    if (nd >= 2 && sort_times(done, nd) == 0) {
+    if (nd >= 2 && sort_times(sp, done, nd) == 0) {
         size_t k = nd / 10;
         if (nd - 1 < 2 * k + 1)
             k = 0;
         res->steady_s_per_job = (double)(done[nd - 1 - k] - done[k]) / (double)(nd - 1 - 2 * k);
     }
-    scratch_free(done);
-    scratch_free(left);
+    scratch_free(sp, done);
+    scratch_free(sp, left);
     return 0;
 }
 
@@ -730,22 +726,28 @@ static void decide(struct run_result *res)
     }
 }
 
-int analyze_task(const struct run *r, struct run_result *res, int task, int64_t w0, int64_t w1)
+static int analyze_synth(struct scratch_pool *sp, const struct run *r, struct run_result *res, int64_t w0,
+                         int64_t w1);
+
+/* One task (TASK_*): the scheduler's (struct sched_fns). */
+static int analyze_task(struct scratch_pool *sp, const struct run *r, struct run_result *res, int task, int64_t w0,
+                        int64_t w1)
 {
     if (task == TASK_SYNTH)
-        return analyze_synth(r, res, w0, w1);
+        return analyze_synth(sp, r, res, w0, w1);
     if (task == TASK_THROUGHPUT)
-        return throughput(r, res);
-    int64_t *v = scratch_alloc((r->nunits ? r->nunits : 1) * sizeof *v);
+        return throughput(sp, r, res);
+    int64_t *v = scratch_alloc(sp, (r->nunits ? r->nunits : 1) * sizeof *v);
     if (!v)
         return -1;
-    stage_of(r, NULL, r->nunits, task - TASK_STAGE, v, &res->stage[task - TASK_STAGE]);
-    scratch_free(v);
+    stage_of(sp, r, NULL, r->nunits, task - TASK_STAGE, v, &res->stage[task - TASK_STAGE]);
+    scratch_free(sp, v);
     return 0;
 }
 
 /* What analyze_run builds on its way (its own, freed at its end). */
 struct run_work {
+    struct scratch_pool *sp; /* the analysis's */
     struct devtab dt;
     struct shared_sets sh;
     int32_t *devs;                        /* the devices of units that reached a GPU worker */
@@ -775,10 +777,10 @@ static void run_begin(const struct run *r, struct run_result *res, int64_t *w0, 
         const struct unit *u = &r->units[i];
         if (!consistent(u))
             continue; /* left out of every figure */
-        if (has(u, EV_SYNTH_START) && u->t[EV_SYNTH_START] < res->start)
+        if (unit_has(u, EV_SYNTH_START) && u->t[EV_SYNTH_START] < res->start)
             res->start = u->t[EV_SYNTH_START];
         for (int e = 0; e < EV_N; e++)
-            if (has(u, e) && u->t[e] < any_min)
+            if (unit_has(u, e) && u->t[e] < any_min)
                 any_min = u->t[e];
         struct span b;
         if (unit_busy_span(u, &b)) {
@@ -804,9 +806,9 @@ static int unit_pass(const struct run *r, struct run_result *res, struct run_wor
             res->inconsistent++;
             continue;
         }
-        if (!has(u, EV_GPU_END))
+        if (!unit_has(u, EV_GPU_END))
             res->in_flight++;
-        int gpu = has(u, EV_GPU_PICKUP) || has(u, EV_GPU_START) || has(u, EV_GPU_END);
+        int gpu = unit_has(u, EV_GPU_PICKUP) || unit_has(u, EV_GPU_START) || unit_has(u, EV_GPU_END);
         if (devtab_add(&w->dt, u->device, gpu))
             return -1;
     }
@@ -848,7 +850,7 @@ static int device_units(const struct run *r, struct run_work *w)
         w->dfirst[k] = w->dfill[k] = total;
         total += w->dcount[k];
     }
-    w->dunits = scratch_alloc((total ? total : 1) * sizeof *w->dunits);
+    w->dunits = scratch_alloc(w->sp, (total ? total : 1) * sizeof *w->dunits);
     if (!w->dunits)
         return -1;
     for (size_t i = 0; i < r->nunits; i++) {
@@ -876,10 +878,11 @@ static int device_units(const struct run *r, struct run_work *w)
  * spans' starts and ends go to st and en (sorted apart by the sweep), for
  * the peak (synth_max), the CPU section and the mean over the devices'
  * window [w0, w1) (synth_mean); then they are freed. */
-int analyze_synth(const struct run *r, struct run_result *res, int64_t w0, int64_t w1)
+static int analyze_synth(struct scratch_pool *sp, const struct run *r, struct run_result *res, int64_t w0,
+                         int64_t w1)
 {
     size_t cap = r->nunits ? r->nunits : 1, n = 0;
-    int64_t *st = scratch_alloc(cap * sizeof *st), *en = scratch_alloc(cap * sizeof *en);
+    int64_t *st = scratch_alloc(sp, cap * sizeof *st), *en = scratch_alloc(sp, cap * sizeof *en);
     int rc = -1;
     if (!st || !en)
         goto out;
@@ -890,13 +893,13 @@ int analyze_synth(const struct run *r, struct run_result *res, int64_t w0, int64
             en[n++] = s.end;
         }
     }
-    if (analyze_synth_sweep(st, en, n, res) || analyze_cpu(r, res, st, en, n)) /* sorted by the sweep */
+    if (analyze_synth_sweep(sp, st, en, n, res) || analyze_cpu(sp, r, res, st, en, n)) /* sorted by the sweep */
         goto out;
     synth_mean(st, en, n, w0, w1 > w0 ? w1 : w0, res);
     rc = 0;
 out:
-    scratch_free(st);
-    scratch_free(en);
+    scratch_free(sp, st);
+    scratch_free(sp, en);
     return rc;
 }
 
@@ -922,7 +925,7 @@ static int in_any_gaps(const struct run_work *w, struct span s, size_t *at)
 static int shared_set(const struct run *r, const struct run_work *w, int (*span_of)(const struct unit *, struct span *),
                       struct span **set, size_t *n)
 {
-    *set = scratch_alloc((r->nunits ? r->nunits : 1) * sizeof **set);
+    *set = scratch_alloc(w->sp, (r->nunits ? r->nunits : 1) * sizeof **set);
     size_t *at = calloc(w->ndu ? w->ndu : 1, sizeof *at);
     if (!*set || !at) {
         free(at);
@@ -934,14 +937,14 @@ static int shared_set(const struct run *r, const struct run_work *w, int (*span_
             abandon_cut(&w->ab, (uint32_t)i, &(*set)[*n]) && in_any_gaps(w, (*set)[*n], at))
             (*n)++;
     free(at);
-    return build_union(set, n);
+    return build_union(w->sp, set, n);
 }
 
 /* The units left in a state (abandon_find), and those of them the run
  * went on without, for the report. */
 static int run_abandoned(const struct run *r, struct run_result *res, struct run_work *w, int64_t w1)
 {
-    if (abandon_find(r, w1, &w->ab))
+    if (abandon_find(w->sp, r, w1, &w->ab))
         return -1;
     w->sh.ab = &w->ab;
     res->abandoned = w->ab.count;
@@ -961,7 +964,7 @@ static int run_prepare(const struct run *r, struct run_result *res, struct run_w
     if (!w->busy || !w->nbusy)
         return -1;
     for (size_t k = 0; k < w->ndu; k++)
-        if (device_busy(r, w->devs[k], w->dunits + w->dfirst[k], w->dcount[k], &res->dev[k], &w->busy[k],
+        if (device_busy(w->sp, r, w->devs[k], w->dunits + w->dfirst[k], w->dcount[k], &res->dev[k], &w->busy[k],
                         &w->nbusy[k]))
             return -1;
     if (shared_set(r, w, unit_queue_span, &w->sh.queue, &w->sh.nqueue) ||
@@ -991,13 +994,13 @@ static void run_work_free(struct run_work *w)
     free(w->dcount);
     free(w->dfirst);
     free(w->dfill);
-    scratch_free(w->dunits);
+    scratch_free(w->sp, w->dunits);
     free(w->dt.e);
     free(w->dt.idx);
-    scratch_free(w->sh.queue);
-    scratch_free(w->sh.synth);
+    scratch_free(w->sp, w->sh.queue);
+    scratch_free(w->sp, w->sh.synth);
     for (size_t k = 0; w->busy && k < w->ndu; k++)
-        scratch_free(w->busy[k]);
+        scratch_free(w->sp, w->busy[k]);
     free(w->busy);
     free(w->nbusy);
     abandon_free(&w->ab);
@@ -1005,17 +1008,30 @@ static void run_work_free(struct run_work *w)
 
 int analyze_run(const struct run *r, struct run_result *res)
 {
-    return analyze_run_keep(r, res, KEEP_ALL);
+    return analyze_run_opts(r, NULL, res);
 }
 
-int analyze_run_keep(const struct run *r, struct run_result *res, unsigned keep)
+/* A duration line's gpu_total spans the kernels of its call (durations.h):
+ * where the log has them and the user named no phase, it is the kernel. */
+static const char *kernel_phase_of(const struct run *r, const char *named)
 {
+    if (named)
+        return named;
+    return r->dur.placed ? "gpu_total" : "KERNEL";
+}
+
+int analyze_run_opts(const struct run *r, const struct analyze_opts *o, struct run_result *res)
+{
+    unsigned keep = o ? o->keep : KEEP_ALL;
     int64_t w0, w1;
     run_begin(r, res, &w0, &w1);
-    scratch_keep_begin(); /* the analysis's arrays, one after another: pages reused */
+    res->kernel_phase = kernel_phase_of(r, o ? o->kernel_phase : NULL);
+    struct scratch_pool sp; /* the analysis's arrays, one after another: pages reused */
+    scratch_pool_init(&sp);
     struct side_work side;
-    sched_start(&side, r, res, keep, w0, w1); /* the run's start first: the second thread needs it */
-    struct run_work w = {0};
+    static const struct sched_fns fns = {analyze_task, analyze_device};
+    sched_start(&side, &fns, &sp, r, res, keep, w0, w1); /* the run's start first: the second thread needs it */
+    struct run_work w = {.sp = &sp};
     int rc = -1;
     if (run_prepare(r, res, &w, w1))
         goto out;
@@ -1024,7 +1040,7 @@ int analyze_run_keep(const struct run *r, struct run_result *res, unsigned keep)
     if (sched_devices(&side, &dl, &w.sh))
         goto out;
     device_fill(res);
-    if (analyze_phase(r, res))
+    if (analyze_phase(&sp, r, res))
         goto out;
     analyze_gpu(r, res);
     decide(res);
@@ -1032,7 +1048,7 @@ int analyze_run_keep(const struct run *r, struct run_result *res, unsigned keep)
 out:
     sched_end(&side);
     run_work_free(&w);
-    scratch_keep_end();
+    scratch_pool_free(&sp);
     return rc;
 }
 

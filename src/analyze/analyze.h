@@ -126,15 +126,6 @@ struct phase_result {
     struct crit_path crit;
 };
 
-/* The name of the kernel phase (default KERNEL; `--kernel-phase`). */
-extern const char *analyze_kernel_phase;
-/* The kernel phase of run r: analyze_kernel_phase, or by default
- * gpu_total where r has duration lines placed (durations.h). */
-const char *analyze_kernel_name(const struct run *r);
-/* Is p, a phase of a unit of r, the kernel (in the GPU phase)? */
-struct uphase;
-int phase_is_kernel(const struct run *r, const struct uphase *p);
-
 /* Stage time by concurrency: the units whose span saw k syntheses at once
  * (the mean count over the span, rounded; for a synthesis itself included,
  * for a GPU phase the syntheses beside it plus one). */
@@ -236,6 +227,7 @@ struct advice {
 
 struct run_result {
     const struct run *run;
+    const char *kernel_phase; /* the kernel phase's name in this run (analyze_opts) */
     uint64_t jobs, jobs_completed, units, in_flight, inconsistent;
     struct device_result *dev;
     size_t ndev;
@@ -263,22 +255,51 @@ struct run_result {
     uint32_t abandoned_first; /* the first of them (r->units) */
 };
 
-/* Analyse one run; 0, or -1 when out of memory. */
-int analyze_run(const struct run *r, struct run_result *out);
-/* The same, keeping of each device's gaps (the list; ngaps counts them
- * all the same) and idle stretches by cause only what keep asks: only
- * --gaps and the views show them, and on a big run they are some 20 MB
- * that a report without them need not touch.  analyze_run keeps both. */
+/* What the caller chooses of an analysis: passed to each one, never kept
+ * by it, so that nothing of one run's options is left for the next. */
 enum { KEEP_GAPS = 1, KEEP_SEGS = 2, KEEP_ALL = KEEP_GAPS | KEEP_SEGS };
-int analyze_run_keep(const struct run *r, struct run_result *out, unsigned keep);
+struct analyze_opts {
+    /* the kernel phase (`--kernel-phase`), kept as a pointer: the string
+     * must outlive the results.  NULL: KERNEL, or gpu_total where the run
+     * has duration lines placed (durations.h) */
+    const char *kernel_phase;
+    /* what of each device's gaps (the list; ngaps counts them all the
+     * same) and idle stretches by cause to keep (KEEP_*): only --gaps and
+     * the views show them, and on a big run they are some 20 MB that a
+     * report without them need not touch */
+    unsigned keep;
+};
+
+/* Can v be a phase's NAME (of NAME_START/NAME_END), as --kernel-phase
+ * takes it: 1 to 64 letters, digits, '_', '.', '-' or ':'. */
+int phase_name_ok(const char *v);
+
+/* Analyse one run with the options o (NULL: the defaults, keeping
+ * everything); 0, or -1 when out of memory. */
+int analyze_run_opts(const struct run *r, const struct analyze_opts *o, struct run_result *out);
+/* The same with the defaults. */
+int analyze_run(const struct run *r, struct run_result *out);
 void run_result_free(struct run_result *res);
 
-/* The definitions, one unit at a time (DESIGN.md), shared by the analysis
- * and by watch (src/live/), so that both count every instant alike.  Each
- * returns 1 and sets *s when the unit has the span (end OPEN: to the end
- * of the log), 0 when not.  A unit that is not consistent (U_CONTRA) is
- * left out of everything: callers check unit_consistent first. */
+/* Is p, a phase of a unit of res's run, the kernel (res->kernel_phase, in
+ * the GPU phase)? */
+struct uphase;
+int phase_is_kernel(const struct run_result *res, const struct uphase *p);
+/* Is a row of res->phase the kernel phase's (the same rule)? */
+int phase_row_is_kernel(const struct run_result *res, const struct phase_row *row);
+
+/* The definitions, one unit at a time (README.md, "How to read it";
+ * docs/json.md), shared by the analysis and by watch (src/live/), so that
+ * both count every instant alike.  Each returns 1 and sets *s when the
+ * unit has the span (end OPEN: to the end of the log), 0 when not.  A unit
+ * that is not consistent (U_CONTRA) is left out of everything: callers
+ * check unit_consistent first. */
 int unit_consistent(const struct unit *u);
+/* Does unit u have event e (EV_*)? */
+static inline int unit_has(const struct unit *u, int e)
+{
+    return u->t[e] != T_NONE;
+}
 int unit_busy_span(const struct unit *u, struct span *s);        /* [GPU_START, GPU_END] */
 int unit_prep_span(const struct unit *u, struct span *s);        /* the cause prep on its device */
 int unit_queue_span(const struct unit *u, struct span *s);       /* the cause queue */
@@ -312,12 +333,14 @@ int synth_span(const struct unit *u, struct span *s);
  * native trace, stage time by concurrency from the timing; sets
  * res->cpu.  st and en: the synth_span()s of the consistent units, their
  * starts and ends each sorted (analyze_run's, for the concurrency).  0, or
- * -1 when out of memory. */
-int analyze_cpu(const struct run *r, struct run_result *res, int64_t *st, int64_t *en, size_t nspans);
+ * -1 when out of memory.  Here and below, sp: the analysis's scratch pool
+ * (mem.h; NULL: none). */
+int analyze_cpu(struct scratch_pool *sp, const struct run *r, struct run_result *res, int64_t *st, int64_t *en,
+                size_t nspans);
 /* Fill st from the n values v (reordered). */
-void stage_fill(struct stage_stats *st, int64_t *v, size_t n);
+void stage_fill(struct scratch_pool *sp, struct stage_stats *st, int64_t *v, size_t n);
 /* The stage statistics of the units idx[0..n) (idx NULL: the first n). */
-int stages_of(const struct run *r, const uint32_t *idx, size_t n, struct stage_stats *out);
+int stages_of(struct scratch_pool *sp, const struct run *r, const uint32_t *idx, size_t n, struct stage_stats *out);
 
 /* The driver's utilization (NVML's readings of a native trace) over each
  * device's window (analyze_gpu.c): sets the devices' and res's driver
@@ -327,7 +350,7 @@ void analyze_gpu(const struct run *r, struct run_result *res);
 /* Phases, marks, kernel utilization, kinds and reported durations of an
  * analysed run (analyze_phase.c): sets res->phase and the devices' kernel
  * figures.  0, or -1 when out of memory. */
-int analyze_phase(const struct run *r, struct run_result *res);
+int analyze_phase(struct scratch_pool *sp, const struct run *r, struct run_result *res);
 void phase_result_free(struct phase_result *p);
 
 /* The synthesis concurrency measured fastest: the k whose syntheses
@@ -341,10 +364,11 @@ void advise_cpu(struct run_result *res, double cores);
 /* OPEN: a span that lasts to the end of the log. */
 #define OPEN INT64_MAX
 
-/* Units that never finish a stage (analyze_abandon.c; DESIGN.md): a unit
- * with nothing after its last event stops holding its idle cause once it
- * has lasted as long as the longest of its stage completed by then, and a
- * prep also at its worker's next pickup or start. */
+/* Units that never finish a stage (analyze_abandon.c; docs/json.md, "Units
+ * that never finish a stage"): a unit with nothing after its last event
+ * stops holding its idle cause once it has lasted as long as the longest
+ * of its stage completed by then, and a prep also at its worker's next
+ * pickup or start. */
 /* The state a unit was left in with nothing after it: CAUSE_PREP (picked
  * up), CAUSE_QUEUE (ready), CAUSE_SYNTHESIS (started); *from: when it
  * began.  -1: none (it reached the GPU, or is inconsistent). */
@@ -396,7 +420,7 @@ struct abandon_set {
     uint32_t first; /* the first of them */
 };
 /* last_end: the run's last GPU_END.  0, or -1 out of memory. */
-int abandon_find(const struct run *r, int64_t last_end, struct abandon_set *ab);
+int abandon_find(struct scratch_pool *sp, const struct run *r, int64_t last_end, struct abandon_set *ab);
 /* Cut unit's span s (when open) where its state stops holding its cause;
  * 1 when something is left of it. */
 int abandon_cut(const struct abandon_set *ab, uint32_t unit, struct span *s);

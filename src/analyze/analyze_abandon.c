@@ -1,6 +1,6 @@
 /*
- * analyze_abandon.c -- units that never finish a stage (DESIGN.md, "Units
- * that never finish a stage").
+ * analyze_abandon.c -- units that never finish a stage (docs/json.md,
+ * "Units that never finish a stage").
  *
  * A unit with nothing after its last event is in a state until the log
  * ends: picked up and never started (cuzk skips the GPU proving of a
@@ -33,17 +33,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int has(const struct unit *u, int e)
-{
-    return u->t[e] != T_NONE;
-}
-
 /* The last event present at or after e, or -1. */
 static int last_from(const struct unit *u, int e)
 {
     int last = -1;
     for (; e < EV_N; e++)
-        if (has(u, e))
+        if (unit_has(u, e))
             last = e;
     return last;
 }
@@ -52,15 +47,15 @@ int unit_open_state(const struct unit *u, int64_t *from)
 {
     if (!unit_consistent(u) || last_from(u, EV_GPU_START) >= 0)
         return -1; /* started on the GPU: busy, or in flight on it */
-    if (has(u, EV_GPU_PICKUP)) {
+    if (unit_has(u, EV_GPU_PICKUP)) {
         *from = u->t[EV_GPU_PICKUP];
         return CAUSE_PREP;
     }
-    if (has(u, EV_CHAN_SEND) || has(u, EV_SYNTH_END)) {
-        *from = has(u, EV_CHAN_SEND) ? u->t[EV_CHAN_SEND] : u->t[EV_SYNTH_END];
+    if (unit_has(u, EV_CHAN_SEND) || unit_has(u, EV_SYNTH_END)) {
+        *from = unit_has(u, EV_CHAN_SEND) ? u->t[EV_CHAN_SEND] : u->t[EV_SYNTH_END];
         return CAUSE_QUEUE;
     }
-    if (has(u, EV_SYNTH_START)) {
+    if (unit_has(u, EV_SYNTH_START)) {
         *from = u->t[EV_SYNTH_START];
         return CAUSE_SYNTHESIS;
     }
@@ -150,9 +145,9 @@ static int stair_push(struct stair *s, int64_t at, int64_t len)
 
 /* The completions pushed, sorted by time, then only the points where the
  * longest so far grows. */
-static int stair_sort(struct stair *s)
+static int stair_sort(struct scratch_pool *sp, struct stair *s)
 {
-    if (sort_spans(s->p, s->n))
+    if (sort_spans(sp, s->p, s->n))
         return -1;
     size_t o = 0;
     for (size_t i = 0; i < s->n; i++) {
@@ -173,9 +168,9 @@ static int stair_sort(struct stair *s)
  * ones are kept and sorted.  In a log cut while it ran, its open units
  * are near its end, and the stairs hold a few points, not one per unit
  * (three arrays of 16 bytes a unit, fresh memory, and their sorts: most
- * of analyze_run_keep's own time on a 1 GB log). */
-static int stairs_build(const struct run *r, const size_t nopen[CAUSE_N], const int64_t min_from[CAUSE_N],
-                        struct stair stairs[CAUSE_N])
+ * of analyze_run_opts's own time on a 1 GB log). */
+static int stairs_build(struct scratch_pool *sp, const struct run *r, const size_t nopen[CAUSE_N],
+                        const int64_t min_from[CAUSE_N], struct stair stairs[CAUSE_N])
 {
     int64_t before[CAUSE_N];       /* the longest completed at or before min_from, */
     int has_before[CAUSE_N] = {0}; /* if any */
@@ -193,7 +188,7 @@ static int stairs_build(const struct run *r, const size_t nopen[CAUSE_N], const 
             }
         }
     for (int c = 0; c < CAUSE_NO_WORK; c++)
-        if ((has_before[c] && stair_push(&stairs[c], min_from[c], before[c])) || stair_sort(&stairs[c]))
+        if ((has_before[c] && stair_push(&stairs[c], min_from[c], before[c])) || stair_sort(sp, &stairs[c]))
             return -1;
     return 0;
 }
@@ -215,9 +210,9 @@ size_t worker_moves_of(const struct unit *u, struct worker_move *m)
     size_t k = 0;
     if (!unit_consistent(u) || u->worker < 0)
         return 0;
-    if (has(u, EV_GPU_PICKUP))
+    if (unit_has(u, EV_GPU_PICKUP))
         m[k++] = (struct worker_move){u->device, u->worker, u->t[EV_GPU_PICKUP]};
-    if (has(u, EV_GPU_START))
+    if (unit_has(u, EV_GPU_START))
         m[k++] = (struct worker_move){u->device, u->worker, u->t[EV_GPU_START]};
     return k;
 }
@@ -300,7 +295,7 @@ static int open_units(const struct run *r, struct abandon_set *ab, size_t nopen[
     return 0;
 }
 
-int abandon_find(const struct run *r, int64_t last_end, struct abandon_set *ab)
+int abandon_find(struct scratch_pool *sp, const struct run *r, int64_t last_end, struct abandon_set *ab)
 {
     memset(ab, 0, sizeof *ab);
     size_t nopen[CAUSE_N];
@@ -315,7 +310,7 @@ int abandon_find(const struct run *r, int64_t last_end, struct abandon_set *ab)
         rc = 0;
         goto out;
     }
-    if (stairs_build(r, nopen, min_from, stairs) ||
+    if (stairs_build(sp, r, nopen, min_from, stairs) ||
         (nopen[CAUSE_PREP] && moves_build(r, min_from[CAUSE_PREP], &moves, &nmoves)))
         goto out;
     for (size_t k = 0; k < ab->n; k++) {

@@ -54,6 +54,7 @@ struct counter {
     int64_t *st, *en; /* en[i] == INT64_MAX: never ended, counts as 0 in the sums */
     __int128 *sst, *sen; /* sst[k]: sum of st[0..k * PREFIX_STEP) */
     size_t n;
+    struct scratch_pool *sp; /* where sst and sen come from */
 };
 
 /* The sum of a[0..i), from the kept sums s. */
@@ -106,14 +107,15 @@ static double mean_count(const struct counter *c, int64_t a, int64_t b, struct f
 /* The counter over st and en (sorted, n each; synth_span leaves out a
  * synthesis that never ended, and an INT64_MAX end would count as never
  * reached all the same). */
-static int counter_build(struct counter *c, int64_t *st, int64_t *en, size_t n)
+static int counter_build(struct counter *c, struct scratch_pool *sp, int64_t *st, int64_t *en, size_t n)
 {
+    c->sp = sp;
     c->st = st;
     c->en = en;
     c->n = n;
     size_t nk = n / PREFIX_STEP + 1;
-    c->sst = scratch_alloc(nk * sizeof *c->sst);
-    c->sen = scratch_alloc(nk * sizeof *c->sen);
+    c->sst = scratch_alloc(sp, nk * sizeof *c->sst);
+    c->sen = scratch_alloc(sp, nk * sizeof *c->sen);
     if (!c->sst || !c->sen)
         return -1;
     __int128 a = 0, b = 0;
@@ -134,8 +136,8 @@ static int counter_build(struct counter *c, int64_t *st, int64_t *en, size_t n)
 
 static void counter_free(struct counter *c)
 {
-    scratch_free(c->sst);
-    scratch_free(c->sen);
+    scratch_free(c->sp, c->sst);
+    scratch_free(c->sp, c->sen);
 }
 
 /* Stage times summed by k, grown as k grows. */
@@ -451,7 +453,8 @@ static void role_from(struct cpu_role *ro, double cpu_s, double want_s, double w
     }
 }
 
-int analyze_cpu(const struct run *r, struct run_result *res, int64_t *st, int64_t *en, size_t nspans)
+int analyze_cpu(struct scratch_pool *sp, const struct run *r, struct run_result *res, int64_t *st, int64_t *en,
+                size_t nspans)
 {
     struct cpu_result *c = &res->cpu;
     memset(c, 0, sizeof *c);
@@ -464,7 +467,7 @@ int analyze_cpu(const struct run *r, struct run_result *res, int64_t *st, int64_
     struct by_k bs[CPU_MAX_KINDS] = {{0}}, bg[CPU_MAX_KINDS] = {{0}};
     struct kinds ks;
     int rc = -1;
-    if (kinds_of(r, &ks) || counter_build(&cn, st, en, nspans))
+    if (kinds_of(r, &ks) || counter_build(&cn, sp, st, en, nspans))
         goto out;
     int nk = ks.n >= 2 ? ks.n : 1; /* groups of units compared among themselves */
     /* each unit's k for its synthesis and its GPU phase */

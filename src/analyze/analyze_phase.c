@@ -21,25 +21,28 @@
 #include <string.h>
 #include <strings.h>
 
-static const char kernel_default[] = "KERNEL";
-const char *analyze_kernel_phase = kernel_default;
-
-/* A duration line's gpu_total spans the kernels of its call (durations.h):
- * where the log has them and the user named no phase, it is the kernel. */
-const char *analyze_kernel_name(const struct run *r)
+/* The device computes in the GPU phase: a phase of the kernel's name
+ * outside it (in synthesis, say) is not the device's. */
+static int is_kernel_name(const struct run_result *res, const char *s, size_t n)
 {
-    if (analyze_kernel_phase == kernel_default && r && r->dur.placed)
-        return "gpu_total";
-    return analyze_kernel_phase;
+    return strlen(res->kernel_phase) == n && strncasecmp(s, res->kernel_phase, n) == 0;
 }
 
-int phase_is_kernel(const struct run *r, const struct uphase *p)
+int phase_is_kernel(const struct run_result *res, const struct uphase *p)
 {
     size_t n;
-    const char *s = uphase_name(r, p, &n), *k = analyze_kernel_name(r);
-    /* the device computes in the GPU phase: a KERNEL phase outside it (in
-     * synthesis, say) is not the device's */
-    return !p->mark && p->within == WITHIN_GPU && strlen(k) == n && strncasecmp(s, k, n) == 0;
+    if (p->mark || p->within != WITHIN_GPU)
+        return 0;
+    const char *s = uphase_name(res->run, p, &n);
+    return is_kernel_name(res, s, n);
+}
+
+int phase_row_is_kernel(const struct run_result *res, const struct phase_row *row)
+{
+    if (row->name == PHASE_UNACCOUNTED)
+        return 0;
+    struct uphase p = {row->name, 0, row->within, 0, 0, 0};
+    return phase_is_kernel(res, &p);
 }
 
 struct occ { /* one phase occurrence */
@@ -164,7 +167,7 @@ static int cmp_kunit(const void *a, const void *b)
     return (x->unit > y->unit) - (x->unit < y->unit);
 }
 
-static int by_kind(const struct run *r, struct phase_result *ph)
+static int by_kind(struct scratch_pool *sp, const struct run *r, struct phase_result *ph)
 {
     struct kunit *ku = malloc((r->nunits ? r->nunits : 1) * sizeof *ku);
     uint32_t *idx = malloc((r->nunits ? r->nunits : 1) * sizeof *idx);
@@ -202,7 +205,7 @@ static int by_kind(const struct run *r, struct phase_result *ph)
                 k->completed += r->units[ku[m].unit].t[EV_GPU_END] != T_NONE;
             }
             k->units = j - i;
-            if (stages_of(r, idx, j - i, k->stage))
+            if (stages_of(sp, r, idx, j - i, k->stage))
                 rc = -1;
             i = j;
         }
@@ -214,6 +217,7 @@ static int by_kind(const struct run *r, struct phase_result *ph)
 
 /* What the walk over the units gathers. */
 struct acc {
+    struct scratch_pool *sp; /* the analysis's */
     struct uphase *up; /* the unit's phases and marks */
     size_t upcap;
     struct occ *occ;   /* every phase occurrence, and each GPU phase's unaccounted part */
@@ -303,7 +307,7 @@ static int walk_unit(const struct run *r, struct run_result *res, uint32_t u, st
             a->gsub[ng++] = (struct span){p->start, p->end};
             a->any_gpu_sub = 1;
         }
-        if (d && phase_is_kernel(r, p)) {
+        if (d && phase_is_kernel(res, p)) {
             size_t di = (size_t)(d - res->dev);
             if (grow_heap((void **)&a->kspans[di], &a->kc[di], a->nk[di], sizeof **a->kspans, 256))
                 return -1;
@@ -323,7 +327,7 @@ static int make_rows(struct acc *a, struct phase_result *ph)
 {
     if (a->nocc)
         qsort(a->occ, a->nocc, sizeof *a->occ, cmp_occ);
-    int64_t *v = scratch_alloc((a->nocc ? a->nocc : 1) * sizeof *v);
+    int64_t *v = scratch_alloc(a->sp, (a->nocc ? a->nocc : 1) * sizeof *v);
     if (!v)
         return -1;
     for (size_t i = 0, j; i < a->nocc; i = j) {
@@ -332,7 +336,7 @@ static int make_rows(struct acc *a, struct phase_result *ph)
         if (a->occ[i].name == PHASE_UNACCOUNTED && !a->any_gpu_sub)
             continue;
         if (grow_heap((void **)&ph->rows, &a->rowcap, ph->nrows, sizeof *ph->rows, 8)) {
-            scratch_free(v);
+            scratch_free(a->sp, v);
             return -1;
         }
         struct phase_row *row = &ph->rows[ph->nrows++];
@@ -343,10 +347,10 @@ static int make_rows(struct acc *a, struct phase_result *ph)
             v[m - i] = a->occ[m].d;
             row->total += (double)a->occ[m].d;
         }
-        stage_fill(&row->st, v, j - i);
+        stage_fill(a->sp, &row->st, v, j - i);
         row->share = a->encl[row->within] > 0 ? row->total / (double)a->encl[row->within] : NAN;
     }
-    scratch_free(v);
+    scratch_free(a->sp, v);
     if (ph->nrows)
         qsort(ph->rows, ph->nrows, sizeof *ph->rows, cmp_row);
     return 0;
@@ -440,7 +444,7 @@ static void kernel_figures(struct acc *a, struct run_result *res)
         ph->kernel_utilization = (double)ph->kernel_busy / (double)ph->kernel_window;
 }
 
-int analyze_phase(const struct run *r, struct run_result *res)
+int analyze_phase(struct scratch_pool *sp, const struct run *r, struct run_result *res)
 {
     struct phase_result *ph = &res->phase;
     memset(ph, 0, sizeof *ph);
@@ -449,7 +453,7 @@ int analyze_phase(const struct run *r, struct run_result *res)
         res->dev[i].kernel_utilization = NAN;
     if (!r->nxev && !r->nxattr)
         return 0;
-    struct acc a = {0};
+    struct acc a = {.sp = sp};
     size_t nd = res->ndev ? res->ndev : 1;
     a.kspans = calloc(nd, sizeof *a.kspans);
     a.nk = calloc(nd, sizeof *a.nk);
@@ -465,7 +469,7 @@ int analyze_phase(const struct run *r, struct run_result *res)
         critical_path(r, ph);
         kernel_figures(&a, res);
         if (r->nxattr)
-            rc = by_kind(r, ph);
+            rc = by_kind(sp, r, ph);
     }
     for (size_t i = 0; a.kspans && i < res->ndev; i++)
         free(a.kspans[i]);
@@ -484,4 +488,14 @@ void phase_result_free(struct phase_result *p)
     free(p->marks);
     free(p->kinds);
     memset(p, 0, sizeof *p);
+}
+
+int phase_name_ok(const char *v)
+{
+    size_t n = strlen(v);
+    int ok = n > 0 && n <= 64;
+    for (size_t i = 0; ok && i < n; i++)
+        ok = (v[i] >= 'A' && v[i] <= 'Z') || (v[i] >= 'a' && v[i] <= 'z') || (v[i] >= '0' && v[i] <= '9') ||
+             v[i] == '_' || v[i] == '.' || v[i] == '-' || v[i] == ':';
+    return ok;
 }

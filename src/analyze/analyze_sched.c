@@ -2,7 +2,7 @@
  * analyze_sched.c -- the scheduling of analyze_run: a second thread for
  * the tasks that need only the units, then both threads on what is left
  * of the tasks and the devices (analyze_sched.h).  What each step
- * computes is in analyze.c.
+ * computes is in analyze.c, which hands it over (struct sched_fns).
  */
 #include "analyze_sched.h"
 
@@ -18,8 +18,8 @@ static void analyze_devices(struct side_work *w)
         if (i >= w->dl.ndev || atomic_load(&w->dev_failed))
             return;
         const struct dev_lists *dl = &w->dl;
-        if (analyze_device(w->r, dl->dunits + dl->dfirst[i], dl->dcount[i], dl->busy[i], dl->nbusy[i], w->shu,
-                           w->keep, &w->res->dev[i]))
+        if (w->fn->device(w->sp, w->r, dl->dunits + dl->dfirst[i], dl->dcount[i], dl->busy[i], dl->nbusy[i],
+                          w->shu, w->keep, &w->res->dev[i]))
             atomic_store(&w->dev_failed, 1);
     }
 }
@@ -31,7 +31,7 @@ static void analyze_tasks(struct side_work *w)
         int t = atomic_fetch_add(&w->next_task, 1);
         if (t >= TASK_N || atomic_load(&w->task_failed))
             return;
-        if (analyze_task(w->r, w->res, t, w->w0, w->w1))
+        if (w->fn->task(w->sp, w->r, w->res, t, w->w0, w->w1))
             atomic_store(&w->task_failed, 1);
     }
 }
@@ -63,10 +63,12 @@ static void devices_ready(struct side_work *w, const struct dev_lists *dl, const
     pthread_mutex_unlock(&w->mu);
 }
 
-void sched_start(struct side_work *w, const struct run *r, struct run_result *res, unsigned keep,
-                 int64_t w0, int64_t w1)
+void sched_start(struct side_work *w, const struct sched_fns *fn, struct scratch_pool *sp, const struct run *r,
+                 struct run_result *res, unsigned keep, int64_t w0, int64_t w1)
 {
     memset(w, 0, sizeof *w);
+    w->fn = fn;
+    w->sp = sp;
     w->r = r;
     w->res = res;
     w->keep = keep;

@@ -36,26 +36,32 @@ struct dev_lists {
     size_t ndev;
 };
 
-/* The definitions the scheduler runs (analyze.c). */
 /* The tasks that need only the units and the run's start, the longest
- * first: each fills its own fields of the result. */
-enum { TASK_SYNTH, TASK_STAGE, TASK_THROUGHPUT = TASK_STAGE + ST_N, TASK_N };
-/* Task `task` (TASK_SYNTH: analyze_synth, with the devices' window [w0,
+ * first: each fills its own fields of the result.  TASK_SYNTH: the
+ * synthesis concurrency and the CPU section, over the devices' window [w0,
  * w1); TASK_STAGE + s: stage s's statistics; TASK_THROUGHPUT: the jobs
- * completed and their rate); 0, or -1 when out of memory. */
-int analyze_task(const struct run *r, struct run_result *res, int task, int64_t w0, int64_t w1);
-/* From the synthesis spans: the most units in synthesis at once
- * (res->synth_max), the mean number over the devices' window [w0, w1)
- * (res->synth_mean_active) and the CPU section (res->cpu); 0, or -1 when
- * out of memory. */
-int analyze_synth(const struct run *r, struct run_result *res, int64_t w0, int64_t w1);
-/* One device, its busy set busy[0..nb) and the figures of its first step
- * in d: its units are r->units[ui[0..cap)], in order; keep: KEEP_*. */
-int analyze_device(const struct run *r, const uint32_t *ui, size_t cap, const struct span *busy, size_t nb,
-                   const struct shared_sets *sh, unsigned keep, struct device_result *d);
+ * completed and their rate. */
+enum { TASK_SYNTH, TASK_STAGE, TASK_THROUGHPUT = TASK_STAGE + ST_N, TASK_N };
+
+/* What the scheduler runs, given by the analysis (analyze.c, which calls
+ * the scheduler): the scheduler shares out the work, it does not know
+ * what the work computes, so no call points back.  Each takes its scratch
+ * arrays from sp (mem.h), and returns 0, or -1 when out of memory. */
+struct sched_fns {
+    /* task `task` (TASK_*) */
+    int (*task)(struct scratch_pool *sp, const struct run *r, struct run_result *res, int task, int64_t w0,
+                int64_t w1);
+    /* one device, its busy set busy[0..nb) and the figures of its first
+     * step in d: its units are r->units[ui[0..cap)], in order; keep: KEEP_* */
+    int (*device)(struct scratch_pool *sp, const struct run *r, const uint32_t *ui, size_t cap,
+                  const struct span *busy, size_t nb, const struct shared_sets *sh, unsigned keep,
+                  struct device_result *d);
+};
 
 /* The work the two threads share. */
 struct side_work {
+    const struct sched_fns *fn;
+    struct scratch_pool *sp;
     const struct run *r;
     struct run_result *res;
     unsigned keep; /* KEEP_*, for the devices */
@@ -75,9 +81,9 @@ struct side_work {
 };
 
 /* Begin: on a big run (r->units), the second thread starts on the tasks
- * (res->start must be set). */
-void sched_start(struct side_work *w, const struct run *r, struct run_result *res, unsigned keep,
-                 int64_t w0, int64_t w1);
+ * (res->start must be set), fn's, with the scratch pool sp. */
+void sched_start(struct side_work *w, const struct sched_fns *fn, struct scratch_pool *sp, const struct run *r,
+                 struct run_result *res, unsigned keep, int64_t w0, int64_t w1);
 /* The devices and their shared sets are ready: both threads analyse the
  * devices (res->dev[i] from dl's device i) and do the tasks, and this one
  * waits for the other (or, without it, does everything here).  0, or -1

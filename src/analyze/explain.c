@@ -10,7 +10,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 /* Why the cores limit throughput, in a clause. */
 static void cpu_evidence(char *buf, size_t n, const struct run_result *res)
@@ -58,13 +57,6 @@ static int encloses(const struct phase_result *ph, int i, int k)
     return 0;
 }
 
-static int is_kernel_row(const struct run *r, const struct phase_row *row)
-{
-    size_t len;
-    const char *name = phase_label(r, row, &len), *k = analyze_kernel_name(r);
-    return row->name != PHASE_UNACCOUNTED && len == strlen(k) && !strncasecmp(name, k, len);
-}
-
 /* What fills the GPU phase besides the kernels: its sub-phases' shares.
  * Nested duration phases (analyze.h) are named at the level where they
  * stop holding the kernels (mutex_wait and pre_lock_cpu, not their
@@ -76,7 +68,7 @@ const char *report_phase_fill(char *buf, size_t n, const struct run_result *res)
     int ki = -1;
     buf[0] = 0;
     for (size_t i = 0; i < ph->nrows; i++)
-        if (ph->rows[i].within == WITHIN_GPU && is_kernel_row(res->run, &ph->rows[i]))
+        if (phase_row_is_kernel(res, &ph->rows[i]))
             ki = (int)i;
     for (size_t i = 0; i < ph->nrows && k < n; i++) {
         const struct phase_row *row = &ph->rows[i];
@@ -371,7 +363,7 @@ int report_advice_lines(const struct run_result *res, char *l1, size_t n1, char 
             const struct phase_row *row = &res->phase.rows[i];
             size_t ln;
             const char *nm = phase_label(res->run, row, &ln);
-            if (row->within == WITHIN_GPU && !is_kernel_row(res->run, row) && row->parent < 0 &&
+            if (row->within == WITHIN_GPU && !phase_row_is_kernel(res, row) && row->parent < 0 &&
                 (!big || row->total > big->total))
                 big = row, name = nm, len = ln;
         }

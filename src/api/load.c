@@ -24,9 +24,7 @@ static double now_s(void)
 
 static void phase(const char *what, double *t0)
 {
-    static int on = -1;
-    if (on < 0)
-        on = getenv("WATERFALL_TIMING") != NULL;
+    int on = getenv("WATERFALL_TIMING") != NULL; /* read each time: nothing kept between runs */
     double t = now_s();
     if (on) {
         struct rusage ru;
@@ -88,7 +86,7 @@ static void load_one(struct loaded *l, const char *path, int fd, const char *nam
 
 /* The inputs read, then analysed. */
 static int load_all(struct loaded *l, char **paths, int fd, const char *name, int n, int progress,
-                    const char *cmd, unsigned keep, FILE *msgs)
+                    const char *cmd, const struct analyze_opts *o, FILE *msgs)
 {
     memset(l, 0, sizeof *l);
     l->msgs = msgs;
@@ -98,29 +96,31 @@ static int load_all(struct loaded *l, char **paths, int fd, const char *name, in
     double t0 = now_s();
     for (int i = 0; i < n; i++)
         load_one(l, paths ? paths[i] : NULL, fd, name, progress, cmd, &t0);
-    int rc = loaded_analyze(l, cmd, keep);
+    int rc = loaded_analyze(l, cmd, o);
     if (l->nres && l->nres == l->model.nruns)
         phase("analyze", &t0);
     return rc;
 }
 
-int load_inputs(struct loaded *l, char **paths, int npaths, int progress, const char *cmd, unsigned keep)
+int load_inputs(struct loaded *l, char **paths, int npaths, int progress, const char *cmd,
+                const struct analyze_opts *o)
 {
-    return load_inputs_to(l, paths, npaths, progress, cmd, keep, stderr);
+    return load_inputs_to(l, paths, npaths, progress, cmd, o, stderr);
 }
 
-int load_inputs_to(struct loaded *l, char **paths, int npaths, int progress, const char *cmd, unsigned keep,
-                   FILE *msgs)
+int load_inputs_to(struct loaded *l, char **paths, int npaths, int progress, const char *cmd,
+                   const struct analyze_opts *o, FILE *msgs)
 {
-    return load_all(l, paths, -1, NULL, npaths, progress, cmd, keep, msgs);
+    return load_all(l, paths, -1, NULL, npaths, progress, cmd, o, msgs);
 }
 
-int load_fd_to(struct loaded *l, int fd, const char *name, const char *cmd, unsigned keep, FILE *msgs)
+int load_fd_to(struct loaded *l, int fd, const char *name, const char *cmd, const struct analyze_opts *o,
+               FILE *msgs)
 {
-    return load_all(l, NULL, fd, name, 1, 0, cmd, keep, msgs);
+    return load_all(l, NULL, fd, name, 1, 0, cmd, o, msgs);
 }
 
-int loaded_analyze(struct loaded *l, const char *cmd, unsigned keep)
+int loaded_analyze(struct loaded *l, const char *cmd, const struct analyze_opts *o)
 {
     if (l->model.nruns == 0)
         return WF_EXIT_INPUT;
@@ -131,7 +131,7 @@ int loaded_analyze(struct loaded *l, const char *cmd, unsigned keep)
     if (!l->res)
         return WF_EXIT_FAIL;
     for (size_t i = 0; i < l->model.nruns; i++, l->nres++)
-        if (analyze_run_keep(&l->model.runs[i], &l->res[i], keep)) {
+        if (analyze_run_opts(&l->model.runs[i], o, &l->res[i])) {
             fprintf(l->msgs, "%s: out of memory in the analysis\n", cmd);
             return WF_EXIT_FAIL;
         }
@@ -186,39 +186,6 @@ void loaded_advise(struct loaded *l, int mode, double trace_cores, const char *c
             fprintf(l->msgs, "%s: %s run %d: the simulation could not run; the advice is the formula's\n", cmd,
                     res->run->source, res->run->index);
     }
-}
-
-int advise_arg(const char *v, const char *cmd, int *mode)
-{
-    if (!strcmp(v, "sim") || !strcmp(v, "simulation"))
-        *mode = 1;
-    else if (!strcmp(v, "auto"))
-        *mode = -1;
-    else if (!strcmp(v, "formula"))
-        *mode = 0;
-    else {
-        fprintf(stderr, "waterfall %s: --advise takes auto, formula or sim, not '%s'\n", cmd, v);
-        return -1;
-    }
-    return 0;
-}
-
-int kernel_phase_arg(const char *v, const char *cmd)
-{
-    static char name[65];
-    size_t n = strlen(v);
-    int ok = n > 0 && n < sizeof name;
-    for (size_t i = 0; ok && i < n; i++)
-        ok = (v[i] >= 'A' && v[i] <= 'Z') || (v[i] >= 'a' && v[i] <= 'z') || (v[i] >= '0' && v[i] <= '9') ||
-             v[i] == '_' || v[i] == '.' || v[i] == '-' || v[i] == ':';
-    if (!ok) {
-        fprintf(stderr, "waterfall %s: --kernel-phase takes a phase name (NAME of NAME_START/NAME_END), not '%s'\n",
-                cmd, v);
-        return -1;
-    }
-    memcpy(name, v, n + 1);
-    analyze_kernel_phase = name;
-    return 0;
 }
 
 int loaded_status(const struct loaded *l, int rc, int write_failed, const char *cmd, const char *what)

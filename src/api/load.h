@@ -25,17 +25,19 @@ struct loaded {
 /* Returns a WF_EXIT_* status; messages (naming the input) go to stderr,
  * prefixed with cmd.  An input that cannot be read is reported and left
  * out: the others are still analysed (l->nres > 0) and the status is
- * WF_EXIT_INPUT.  keep: what the analysis keeps of each device's gaps and
- * idle stretches (KEEP_*: what the command shows). */
-int load_inputs(struct loaded *l, char **paths, int npaths, int progress, const char *cmd, unsigned keep);
+ * WF_EXIT_INPUT.  o: the analysis's options (NULL: the defaults), its
+ * keep what the command shows of each device's gaps and idle stretches. */
+int load_inputs(struct loaded *l, char **paths, int npaths, int progress, const char *cmd,
+                const struct analyze_opts *o);
 /* Analyse the runs of l->model (built by the caller: l->msgs set, the
  * rest zero or as load_inputs leaves it): a WF_EXIT_* status. */
-int loaded_analyze(struct loaded *l, const char *cmd, unsigned keep);
+int loaded_analyze(struct loaded *l, const char *cmd, const struct analyze_opts *o);
 /* load_inputs, its messages to msgs. */
-int load_inputs_to(struct loaded *l, char **paths, int npaths, int progress, const char *cmd, unsigned keep,
-                   FILE *msgs);
+int load_inputs_to(struct loaded *l, char **paths, int npaths, int progress, const char *cmd,
+                   const struct analyze_opts *o, FILE *msgs);
 /* One open file or pipe (fd, not closed), named name in messages. */
-int load_fd_to(struct loaded *l, int fd, const char *name, const char *cmd, unsigned keep, FILE *msgs);
+int load_fd_to(struct loaded *l, int fd, const char *name, const char *cmd, const struct analyze_opts *o,
+               FILE *msgs);
 void loaded_free(struct loaded *l);
 /* The one line on stderr that says why a command exits 4 (partial). */
 void loaded_partial_note(const struct loaded *l, const char *cmd);
@@ -54,12 +56,4 @@ int loaded_status(const struct loaded *l, int rc, int write_failed, const char *
  * machine's).  A run the simulation cannot run for keeps the formula's,
  * said on stderr with cmd. */
 void loaded_advise(struct loaded *l, int mode, double trace_cores, const char *cmd);
-/* --advise MODEL: auto, formula or sim; 0, or -1 with the reason on
- * stderr. */
-int advise_arg(const char *v, const char *cmd, int *mode);
-
-/* --kernel-phase NAME for the analysis (analyze_kernel_phase): 0, or -1
- * with the reason on stderr when NAME is not an event name's stem. */
-int kernel_phase_arg(const char *v, const char *cmd);
-
 #endif /* LOAD_H */

@@ -22,7 +22,8 @@
 
 struct wfa_result {
     struct loaded l;
-    char *names[2]; /* a builder's source and kind, which its runs point at */
+    char *names[2];    /* a builder's source and kind, which its runs point at */
+    char *kernel_phase; /* the options', which the findings point at */
     int status;
     char *json;
     size_t json_len;
@@ -65,8 +66,9 @@ static int options_ok(const wfa_options *o, FILE *msgs)
         fprintf(msgs, WFA_WHO ": trace_cores is 0 (the trace's) or 0.01 to 1e6\n");
         return 0;
     }
-    if (o->kernel_phase) { /* the analysis reads it from the options (analyze.h) */
-        fprintf(msgs, WFA_WHO ": kernel_phase is not supported yet\n");
+    if (o->kernel_phase && !phase_name_ok(o->kernel_phase)) {
+        fprintf(msgs, WFA_WHO ": kernel_phase is a phase name (NAME of NAME_START/NAME_END), not '%s'\n",
+                o->kernel_phase);
         return 0;
     }
     return 1;
@@ -106,9 +108,15 @@ static wfa_result *result_new(FILE **msgs)
     return r;
 }
 
-static unsigned keep_of(const wfa_options *o)
+/* The analysis's options: the kernel phase's name is copied into the
+ * result, which the findings point at until it is freed. */
+static int analyze_opts_of(wfa_result *r, const wfa_options *o, struct analyze_opts *ao)
 {
-    return o->gaps ? KEEP_GAPS : 0;
+    ao->keep = o->gaps ? KEEP_GAPS : 0;
+    ao->kernel_phase = NULL;
+    if (o->kernel_phase && !(ao->kernel_phase = r->kernel_phase = strdup(o->kernel_phase)))
+        return -1;
+    return 0;
 }
 
 int wfa_analyze_file(const char *path, const wfa_options *in, wfa_result **out)
@@ -118,10 +126,13 @@ int wfa_analyze_file(const char *path, const wfa_options *in, wfa_result **out)
     options_of(in, &o);
     if (!(*out = result_new(&msgs)))
         return WFA_FAIL;
+    struct analyze_opts ao;
     if (!options_ok(&o, msgs))
         return finish(*out, msgs, &o, WF_EXIT_USAGE);
+    if (analyze_opts_of(*out, &o, &ao))
+        return finish(*out, msgs, &o, WF_EXIT_FAIL);
     char *paths[1] = {(char *)path};
-    int rc = load_inputs_to(&(*out)->l, paths, 1, 0, WFA_WHO, keep_of(&o), msgs);
+    int rc = load_inputs_to(&(*out)->l, paths, 1, 0, WFA_WHO, &ao, msgs);
     return finish(*out, msgs, &o, rc);
 }
 
@@ -152,11 +163,13 @@ int wfa_analyze_buffer(const void *data, size_t len, const char *name, const wfa
             close(fd);
         return finish(*out, msgs, &o, WF_EXIT_FAIL);
     }
-    if (!options_ok(&o, msgs)) {
+    struct analyze_opts ao;
+    int bad = !options_ok(&o, msgs) ? WF_EXIT_USAGE : analyze_opts_of(*out, &o, &ao) ? WF_EXIT_FAIL : 0;
+    if (bad) {
         close(fd);
-        return finish(*out, msgs, &o, WF_EXIT_USAGE);
+        return finish(*out, msgs, &o, bad);
     }
-    int rc = load_fd_to(&(*out)->l, fd, name, WFA_WHO, keep_of(&o), msgs);
+    int rc = load_fd_to(&(*out)->l, fd, name, WFA_WHO, &ao, msgs);
     close(fd);
     return finish(*out, msgs, &o, rc);
 }
@@ -227,6 +240,7 @@ void wfa_result_free(wfa_result *r)
     free(r->msgs);
     free(r->names[0]);
     free(r->names[1]);
+    free(r->kernel_phase);
     free(r);
 }
 
@@ -307,8 +321,11 @@ int wfa_builder_analyze(wfa_builder *b, const wfa_options *in, wfa_result **out)
     b->spent = 1;
     struct loaded *l = &(*out)->l;
     l->msgs = msgs;
+    struct analyze_opts ao;
     if (!options_ok(&o, msgs))
         return finish(*out, msgs, &o, WF_EXIT_USAGE);
+    if (analyze_opts_of(*out, &o, &ao))
+        return finish(*out, msgs, &o, WF_EXIT_FAIL);
     if (b->oom || mb_finish(&b->b)) {
         fprintf(msgs, WFA_WHO ": %s: out of memory building the model\n", b->source);
         return finish(*out, msgs, &o, WF_EXIT_FAIL);
@@ -320,7 +337,7 @@ int wfa_builder_analyze(wfa_builder *b, const wfa_options *in, wfa_result **out)
     b->source = b->kind = NULL;
     if (l->model.nruns == 0)
         fprintf(msgs, WFA_WHO ": %s: no pipeline events were given\n", (*out)->names[0]);
-    int rc = loaded_analyze(l, WFA_WHO, keep_of(&o));
+    int rc = loaded_analyze(l, WFA_WHO, &ao);
     return finish(*out, msgs, &o, rc);
 }
 

@@ -3,6 +3,8 @@
  */
 #include "args.h"
 
+#include "analyze.h"
+
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -90,4 +92,30 @@ void arg_suggest(const char *cmd, char **argv, const struct option *longopts)
     const char *best = arg_closest(given, len, names, n);
     if (best)
         fprintf(stderr, "%s: did you mean --%s?\n", cmd, best);
+}
+
+int advise_arg(const char *v, const char *cmd, int *mode)
+{
+    if (!strcmp(v, "sim") || !strcmp(v, "simulation"))
+        *mode = 1;
+    else if (!strcmp(v, "auto"))
+        *mode = -1;
+    else if (!strcmp(v, "formula"))
+        *mode = 0;
+    else {
+        fprintf(stderr, "waterfall %s: --advise takes auto, formula or sim, not '%s'\n", cmd, v);
+        return -1;
+    }
+    return 0;
+}
+
+int kernel_phase_arg(const char *v, const char *cmd, const char **name)
+{
+    if (!phase_name_ok(v)) {
+        fprintf(stderr, "waterfall %s: --kernel-phase takes a phase name (NAME of NAME_START/NAME_END), not '%s'\n",
+                cmd, v);
+        return -1;
+    }
+    *name = v;
+    return 0;
 }

@@ -26,4 +26,13 @@ const char *arg_closest(const char *s, size_t len, const char *const *names, siz
 struct option;
 void arg_suggest(const char *cmd, char **argv, const struct option *longopts);
 
+/* --advise MODEL: auto, formula or sim; 0, or -1 with the reason on
+ * stderr. */
+int advise_arg(const char *v, const char *cmd, int *mode);
+
+/* --kernel-phase NAME: *name = v (an argument: it outlives the results),
+ * 0; or -1 with the reason on stderr when NAME is not an event name's stem
+ * (phase_name_ok). */
+int kernel_phase_arg(const char *v, const char *cmd, const char **name);
+
 #endif /* ARGS_H */

@@ -60,6 +60,7 @@ struct analyze_cli {
     int advise_sim;     /* -1 auto, 0 formula, 1 sim */
     double trace_cores; /* 0: the trace's, else this machine's (sim_calibrate) */
     struct report_opts ro;
+    struct analyze_opts ao;
 };
 
 /* WF_GO_ON to go ahead (argv[optind..] are the inputs), else the exit status. */
@@ -118,7 +119,7 @@ static int analyze_parse(int argc, char **argv, struct analyze_cli *o)
             o->progress = 0;
             break;
         case O_KPHASE:
-            if (kernel_phase_arg(optarg, "analyze"))
+            if (kernel_phase_arg(optarg, "analyze", &o->ao.kernel_phase))
                 return WF_EXIT_USAGE;
             break;
         case O_TCORES:
@@ -160,8 +161,8 @@ int cmd_analyze(int argc, char **argv)
     struct loaded l;
     /* the gap list for --gaps, the idle stretches for the text report's
      * chart: a JSON or CSV report without --gaps needs neither */
-    unsigned keep = (o.ro.gaps && !o.csv ? KEEP_GAPS : 0) | (!o.json && !o.csv ? KEEP_SEGS : 0);
-    rc = load_inputs(&l, argv + optind, argc - optind, o.progress, "waterfall analyze", keep);
+    o.ao.keep = (o.ro.gaps && !o.csv ? KEEP_GAPS : 0) | (!o.json && !o.csv ? KEEP_SEGS : 0);
+    rc = load_inputs(&l, argv + optind, argc - optind, o.progress, "waterfall analyze", &o.ao);
     if (l.nres > 0 && (rc == WF_EXIT_OK || rc == WF_EXIT_INPUT)) {
         loaded_advise(&l, o.advise_sim, o.trace_cores, "waterfall analyze");
         if (o.json)

@@ -51,6 +51,7 @@ int cmd_diff(int argc, char **argv)
                                              {0, 0, 0, 0}};
     int json = 0, ra = 0, rb = 0, c;
     struct report_opts ro = {.color = isatty(1) && getenv("NO_COLOR") == NULL};
+    struct analyze_opts ao = {.keep = KEEP_ALL};
     optind = 0; /* 0: a full reset of getopt (glibc), also when called again */
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
@@ -64,7 +65,7 @@ int cmd_diff(int argc, char **argv)
             }
             break;
         case O_KPHASE:
-            if (kernel_phase_arg(optarg, "diff"))
+            if (kernel_phase_arg(optarg, "diff", &ao.kernel_phase))
                 return WF_EXIT_USAGE;
             break;
         case O_RA:
@@ -91,7 +92,7 @@ int cmd_diff(int argc, char **argv)
         return WF_EXIT_USAGE;
     }
     struct loaded l;
-    int rc = load_inputs(&l, argv + optind, n, isatty(2), "waterfall diff", KEEP_ALL);
+    int rc = load_inputs(&l, argv + optind, n, isatty(2), "waterfall diff", &ao);
     if (rc != WF_EXIT_OK || l.nsrc != (size_t)n) {
         loaded_free(&l);
         return rc == WF_EXIT_OK ? WF_EXIT_INPUT : rc;

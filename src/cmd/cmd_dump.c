@@ -116,7 +116,7 @@ static void print_rings(FILE *f, const struct wft_trace *t)
 static void print_stats(FILE *f, const struct wft_trace *t)
 {
     const struct wft_header *h = &t->hdr;
-    static const char *clocks[] = {"?", "tsc", "monotonic", "cntvct"};
+    static const char *const clocks[] = {"?", "tsc", "monotonic", "cntvct"};
     char when[64] = "?";
     time_t secs = (time_t)(h->epoch_real_ns / 1000000000);
     struct tm tm;
@@ -233,7 +233,7 @@ static void print_damage(FILE *f, const struct wft_trace *t)
 
 static int print_events(const struct wft_trace *t, int precision)
 {
-    static char out[1 << 16];
+    char out[1 << 16]; /* the lines batched per write; on the stack, a call's own */
     size_t n = 0;
     char evbuf[24], jobbuf[32];
     for (size_t i = 0; i < t->nev; i++) {

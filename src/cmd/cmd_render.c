@@ -58,6 +58,7 @@ int cmd_render(int argc, char **argv)
     const char *out = NULL, *fmt = NULL;
     int c, advise = -1;
     double trace_cores = 0;
+    struct analyze_opts ao = {.keep = KEEP_ALL};
     optind = 0; /* 0: a full reset of getopt (glibc), also when called again */
     while ((c = getopt_long(argc, argv, "o:f:h", longopts, NULL)) != -1) {
         switch (c) {
@@ -68,7 +69,7 @@ int cmd_render(int argc, char **argv)
             fmt = optarg;
             break;
         case 'k': /* long option only */
-            if (kernel_phase_arg(optarg, "render"))
+            if (kernel_phase_arg(optarg, "render", &ao.kernel_phase))
                 return WF_EXIT_USAGE;
             break;
         case 'a': /* long option only */
@@ -110,7 +111,7 @@ int cmd_render(int argc, char **argv)
         return WF_EXIT_USAGE;
     }
     struct loaded l;
-    int rc = load_inputs(&l, argv + optind, argc - optind, isatty(2), "waterfall render", KEEP_ALL);
+    int rc = load_inputs(&l, argv + optind, argc - optind, isatty(2), "waterfall render", &ao);
     if (l.nres > 0 && (rc == WF_EXIT_OK || rc == WF_EXIT_INPUT)) {
         /* the HTML summary's advice is analyze's: the same computation */
         if (kind == FMT_HTML)

@@ -305,7 +305,7 @@ static int sim_parse(int argc, char **argv, struct sim_cli *o)
 static int sim_from_trace(const struct sim_cli *o, struct loaded *l, struct sim_params *p, struct sim_fit *fit)
 {
     char *paths[1] = {(char *)o->from};
-    int rc = load_inputs(l, paths, 1, isatty(2), "waterfall simulate", KEEP_ALL);
+    int rc = load_inputs(l, paths, 1, isatty(2), "waterfall simulate", NULL);
     if (l->nres == 0)
         return rc == WF_EXIT_OK ? WF_EXIT_INPUT : rc;
     if ((size_t)o->run_no > l->nres) {

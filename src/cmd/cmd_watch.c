@@ -126,7 +126,7 @@ static int watch_parse(int argc, char **argv, struct watch_cli *o)
                 return WF_EXIT_USAGE;
             }
         } else if (c == O_KPHASE) {
-            if (kernel_phase_arg(optarg, "watch"))
+            if (kernel_phase_arg(optarg, "watch", &o->lo.kernel_phase))
                 return WF_EXIT_USAGE;
         } else {
             if (c != 'h')
@@ -232,11 +232,12 @@ static int analyse_now(struct watch *w, struct run *chart_run, struct run_result
 {
     struct run r;
     struct run_result res;
+    struct analyze_opts ao = {.kernel_phase = w->o.lo.kernel_phase, .keep = KEEP_ALL};
     w->bottleneck = BN_NONE;
     if (live_snapshot(&w->l, 0, &r))
         return -1;
     if (r.nunits) {
-        if (analyze_run(&r, &res)) {
+        if (analyze_run_opts(&r, &ao, &res)) {
             live_snapshot_free(&r);
             return -1;
         }
@@ -248,7 +249,7 @@ static int analyse_now(struct watch *w, struct run *chart_run, struct run_result
         return 0;
     if (live_snapshot(&w->l, (size_t)rows, chart_run))
         return -1;
-    if (analyze_run(chart_run, chart)) {
+    if (analyze_run_opts(chart_run, &ao, chart)) {
         live_snapshot_free(chart_run);
         return -1;
     }

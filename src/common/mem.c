@@ -114,87 +114,72 @@ void big_free(void *p, size_t n)
 }
 
 /* Scratch arrays: big ones on huge pages, small ones from malloc; the
- * size rides in a header so scratch_free needs only the pointer. */
+ * size rides in a header so scratch_free needs only the pointer (and the
+ * pool it may go back to). */
 
 #define SCRATCH_BIG (1u << 20)
 #define SCRATCH_HDR 16
 
-/* Freed big arrays kept while some analysis runs (scratch_keep_begin):
- * each one's size is in its header. */
-#define SCRATCH_KEEP 4
-#define SCRATCH_KEEP_BYTES (48u << 20)
-static struct {
-    pthread_mutex_t lock;
-    int users; /* scratch_keep_begin minus scratch_keep_end */
-    char *kept[SCRATCH_KEEP];
-    int n;
-    size_t bytes;
-} spare = {PTHREAD_MUTEX_INITIALIZER, 0, {0}, 0, 0};
-
 /* The smallest kept array of total bytes or more, taken out; NULL: none. */
-static char *keep_take(size_t total)
+static char *keep_take(struct scratch_pool *sp, size_t total)
 {
-    pthread_mutex_lock(&spare.lock);
+    if (!sp)
+        return NULL;
+    pthread_mutex_lock(&sp->lock);
     int best = -1;
-    for (int i = 0; i < spare.n; i++) {
-        size_t t = *(size_t *)spare.kept[i];
-        if (t >= total && (best < 0 || t < *(size_t *)spare.kept[best]))
+    for (int i = 0; i < sp->n; i++) {
+        size_t t = *(size_t *)sp->kept[i];
+        if (t >= total && (best < 0 || t < *(size_t *)sp->kept[best]))
             best = i;
     }
     char *p = NULL;
     if (best >= 0) {
-        p = spare.kept[best];
-        spare.kept[best] = spare.kept[--spare.n];
-        spare.bytes -= *(size_t *)p;
+        p = sp->kept[best];
+        sp->kept[best] = sp->kept[--sp->n];
+        sp->bytes -= *(size_t *)p;
     }
-    pthread_mutex_unlock(&spare.lock);
+    pthread_mutex_unlock(&sp->lock);
     return p;
 }
 
-/* Keep the big array p (its header says its size) if some analysis runs
- * and there is room; 1 when kept. */
-static int keep_put(char *p)
+/* Keep the big array p (its header says its size) if there is room; 1
+ * when kept. */
+static int keep_put(struct scratch_pool *sp, char *p)
 {
+    if (!sp)
+        return 0;
     size_t total = *(size_t *)p;
     int kept = 0;
-    pthread_mutex_lock(&spare.lock);
-    if (spare.users > 0 && spare.n < SCRATCH_KEEP && spare.bytes + total <= SCRATCH_KEEP_BYTES) {
-        spare.kept[spare.n++] = p;
-        spare.bytes += total;
+    pthread_mutex_lock(&sp->lock);
+    if (sp->n < SCRATCH_KEEP && sp->bytes + total <= SCRATCH_KEEP_BYTES) {
+        sp->kept[sp->n++] = p;
+        sp->bytes += total;
         kept = 1;
     }
-    pthread_mutex_unlock(&spare.lock);
+    pthread_mutex_unlock(&sp->lock);
     return kept;
 }
 
-void scratch_keep_begin(void)
+void scratch_pool_init(struct scratch_pool *sp)
 {
-    pthread_mutex_lock(&spare.lock);
-    spare.users++;
-    pthread_mutex_unlock(&spare.lock);
+    memset(sp, 0, sizeof *sp);
+    pthread_mutex_init(&sp->lock, NULL);
 }
 
-void scratch_keep_end(void)
+void scratch_pool_free(struct scratch_pool *sp)
 {
-    char *drop[SCRATCH_KEEP];
-    int n = 0;
-    pthread_mutex_lock(&spare.lock);
-    if (--spare.users == 0) {
-        n = spare.n;
-        memcpy(drop, spare.kept, sizeof drop);
-        spare.n = 0;
-        spare.bytes = 0;
-    }
-    pthread_mutex_unlock(&spare.lock);
-    for (int i = 0; i < n; i++)
-        big_free(drop[i], *(size_t *)drop[i]);
+    for (int i = 0; i < sp->n; i++)
+        big_free(sp->kept[i], *(size_t *)sp->kept[i]);
+    sp->n = 0;
+    sp->bytes = 0;
+    pthread_mutex_destroy(&sp->lock);
 }
 
-void *scratch_alloc(size_t n)
+void *scratch_alloc(struct scratch_pool *sp, size_t n)
 {
     size_t total = n + SCRATCH_HDR;
     if (total >= SCRATCH_BIG) {
-        char *p = keep_take(total);
+        char *p = keep_take(sp, total);
         if (p)
             return p + SCRATCH_HDR; /* its header keeps its own size */
     }
@@ -229,14 +214,14 @@ void *scratch_shrink(void *q, size_t n)
     return q;
 }
 
-void scratch_free(void *q)
+void scratch_free(struct scratch_pool *sp, void *q)
 {
     if (!q)
         return;
     char *p = (char *)q - SCRATCH_HDR;
     size_t total = *(size_t *)p;
     if (total >= SCRATCH_BIG) {
-        if (!keep_put(p))
+        if (!keep_put(sp, p))
             big_free(p, total);
     } else {
         free(p);

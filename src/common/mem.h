@@ -10,6 +10,7 @@
 #ifndef MEM_H
 #define MEM_H
 
+#include <pthread.h>
 #include <stddef.h>
 
 void *big_alloc(size_t n);
@@ -29,21 +30,32 @@ int grow_heap(void **p, size_t *cap, size_t n, size_t elem, size_t first);
  * *cap (doubling, from 1024).  0, or -1 when out of memory. */
 int grow_array(void **p, size_t *cap, size_t need, size_t elem);
 
-/* Temporary arrays of any size (big ones on huge pages), not zeroed. */
-void *scratch_alloc(size_t n);
+/* Freed big scratch arrays kept for the next one that fits (a few, up to
+ * SCRATCH_KEEP_BYTES in all) instead of given back: an analysis makes a
+ * dozen arrays of a few bytes a unit one after another, and in this VM
+ * fresh memory's first touch costs more than the work on it.  One pool per
+ * analysis, shared by its threads (it locks), so nothing is kept past it;
+ * NULL where nothing is to be kept. */
+#define SCRATCH_KEEP 4
+#define SCRATCH_KEEP_BYTES (48u << 20)
+struct scratch_pool {
+    pthread_mutex_t lock;
+    char *kept[SCRATCH_KEEP];
+    int n;
+    size_t bytes;
+};
+void scratch_pool_init(struct scratch_pool *sp);
+/* Gives back what it kept. */
+void scratch_pool_free(struct scratch_pool *sp);
+
+/* Temporary arrays of any size (big ones on huge pages), not zeroed; a big
+ * one comes from the pool sp where it holds one that fits, and goes back to
+ * it when freed. */
+void *scratch_alloc(struct scratch_pool *sp, size_t n);
 /* Keep the first n bytes of a scratch array and give back the rest of its
  * memory (an array that a merge made smaller); returns it (a small one may
  * move). */
 void *scratch_shrink(void *p, size_t n);
-void scratch_free(void *p);
-
-/* Between scratch_keep_begin and scratch_keep_end (nested, from any
- * thread), a big scratch array freed is kept for the next one that fits
- * (a few, up to SCRATCH_KEEP_BYTES in all) instead of given back: an
- * analysis makes a dozen arrays of a few bytes a unit one after another,
- * and in this VM fresh memory's first touch costs more than the work on
- * it.  The last end gives back what is kept. */
-void scratch_keep_begin(void);
-void scratch_keep_end(void);
+void scratch_free(struct scratch_pool *sp, void *p);
 
 #endif /* MEM_H */

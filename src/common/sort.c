@@ -24,7 +24,7 @@ static inline uint64_t key_of(int64_t v)
  * and a radix sort (11-bit digits: 2048 buckets stay in cache) does the
  * rest. */
 #define RADIX_SORT(NAME, T, KEY)                                                      \
-    int NAME(T *a, size_t n)                                                          \
+    int NAME(struct scratch_pool *sp, T *a, size_t n)                                 \
     {                                                                                 \
         size_t i, moves = 0;                                                          \
         for (i = 1; i < n; i++) {                                                     \
@@ -43,10 +43,10 @@ static inline uint64_t key_of(int64_t v)
         }                                                                             \
         if (i >= n)                                                                   \
             return 0;                                                                 \
-        T *tmp = scratch_alloc(n * sizeof *tmp);                                      \
+        T *tmp = scratch_alloc(sp, n * sizeof *tmp);                                  \
         size_t *count = malloc(2048 * sizeof *count);                                 \
         if (!tmp || !count) {                                                         \
-            scratch_free(tmp);                                                        \
+            scratch_free(sp, tmp);                                                    \
             free(count);                                                              \
             return -1;                                                                \
         }                                                                             \
@@ -74,7 +74,7 @@ static inline uint64_t key_of(int64_t v)
         }                                                                             \
         if (src != a)                                                                 \
             memcpy(a, src, n * sizeof *a);                                            \
-        scratch_free(tmp);                                                            \
+        scratch_free(sp, tmp);                                                        \
         free(count);                                                                  \
         return 0;                                                                     \
     }

@@ -13,9 +13,11 @@ struct span {
     int64_t start, end; /* [start, end) in ns; end may be INT64_MAX (open) */
 };
 
-/* Sort by start.  Returns 0, or -1 when out of memory (then unsorted). */
-int sort_spans(struct span *a, size_t n);
-int sort_times(int64_t *a, size_t n);
+/* Sort by start, the temporary array from the pool sp (mem.h; NULL: none).
+ * Returns 0, or -1 when out of memory (then unsorted). */
+struct scratch_pool;
+int sort_spans(struct scratch_pool *sp, struct span *a, size_t n);
+int sort_times(struct scratch_pool *sp, int64_t *a, size_t n);
 
 /* Merge overlapping or touching spans of a start-sorted array in place;
  * returns the new count. */

@@ -35,17 +35,14 @@ static uint64_t key_hash(const char *job, size_t len, int32_t partition)
     return unit_hash(hash_bytes(job, len, 0), partition);
 }
 
-static int has(const struct unit *u, int e)
-{
-    return u->t[e] != T_NONE;
-}
-
 int live_init(struct live *l, const struct live_opts *o)
 {
     memset(l, 0, sizeof *l);
     l->o = *o;
     if (l->o.slack_ns < 0)
         l->o.slack_ns = 0;
+    if (!l->o.kernel_phase)
+        l->o.kernel_phase = "KERNEL";
     if (l->o.recent_ns <= 0)
         l->o.recent_ns = 60 * NS;
     if (l->o.recent_ns > (LIVE_BINS - 2) * NS)
@@ -292,7 +289,7 @@ static struct live_dev *dev_get(struct live *l, int32_t device)
 static int64_t first_time(const struct unit *u)
 {
     for (int e = 0; e < EV_N; e++)
-        if (has(u, e))
+        if (unit_has(u, e))
             return u->t[e];
     return T_NONE;
 }
@@ -301,7 +298,7 @@ static int64_t first_time(const struct unit *u)
 static int contradicts(const struct unit *u, int ev, int64_t t)
 {
     for (int e = 0; e < EV_N; e++)
-        if (has(u, e) && ((e < ev && u->t[e] > t) || (e > ev && u->t[e] < t)))
+        if (unit_has(u, e) && ((e < ev && u->t[e] > t) || (e > ev && u->t[e] < t)))
             return 1;
     return 0;
 }
@@ -335,7 +332,7 @@ static int apply(struct live *l, const struct live_rec *r, int64_t t)
     struct unit *u = &x->u;
     if (r->queue && ev == EV_CHAN_SEND)
         u->flags |= U_QUEUE;
-    if (has(u, ev)) {
+    if (unit_has(u, ev)) {
         u->flags |= U_DUP;
         l->duplicates++;
         return 0;
@@ -467,12 +464,13 @@ static int place(struct live *l, const struct live_rec *r, int64_t t)
     return apply(l, r, t);
 }
 
-/* NAME_START or NAME_END of the kernel phase (analyze_kernel_phase, any
- * case): 1 start, 2 end, 0 neither. */
-static int kernel_edge(const struct live_rec *r)
+/* NAME_START or NAME_END of the kernel phase (the options', any case):
+ * 1 start, 2 end, 0 neither. */
+static int kernel_edge(const struct live *l, const struct live_rec *r)
 {
-    size_t k = strlen(analyze_kernel_phase);
-    if (r->name_len < k + 4 || strncasecmp(r->name, analyze_kernel_phase, k) != 0 || r->name[k] != '_')
+    const char *kp = l->o.kernel_phase;
+    size_t k = strlen(kp);
+    if (r->name_len < k + 4 || strncasecmp(r->name, kp, k) != 0 || r->name[k] != '_')
         return 0;
     const char *rest = r->name + k + 1;
     size_t n = r->name_len - k - 1;
@@ -719,7 +717,7 @@ static int record_in(struct live *l, const struct live_rec *r)
     if (r->ev == LIVE_EV_DUR)
         return dur_in(l, r);
     int other = r->ev < 0 || r->ev >= EV_N;
-    int edge = other ? kernel_edge(r) : 0;
+    int edge = other ? kernel_edge(l, r) : 0;
     if (other && (!edge || !l->run)) {
         l->others++; /* other phases and marks: the live figures do not use them */
         /* ... but, as in analyze's reader, the record after one held as a
@@ -816,7 +814,7 @@ static int spans_add(struct live_spans *v, struct span s)
 
 static int spans_merge(struct live_spans *v)
 {
-    if (sort_spans(v->s, v->n))
+    if (sort_spans(NULL, v->s, v->n))
         return -1;
     v->n = merge_spans(v->s, v->n);
     return 0;
@@ -901,7 +899,7 @@ static int open_scan(struct live *l)
                 x->stair_in |= (uint8_t)(1u << st);
             }
         }
-        if (has(&x->u, EV_GPU_END))
+        if (unit_has(&x->u, EV_GPU_END))
             x->stair_in |= STAIR_FINAL;
         int64_t from;
         int state = unit_open_state(&x->u, &from);
@@ -1072,13 +1070,14 @@ static int64_t horizon_of(struct live *l, int quiet, int end)
     int64_t h = quiet ? l->run_max : l->run_max - (lag > slack ? lag : slack);
     for (size_t i = 0; i <= l->mask; i++) {
         const struct unit *u = l->tab[i] ? &l->tab[i]->u : NULL;
-        if (!u || !unit_consistent(u) || has(u, EV_GPU_START) || has(u, EV_GPU_END))
+        if (!u || !unit_consistent(u) || unit_has(u, EV_GPU_START) || unit_has(u, EV_GPU_END))
             continue;
         /* the ready time is open: synthesis (handoff) or queue */
-        if (has(u, EV_SYNTH_END) && !has(u, EV_CHAN_SEND) && !has(u, EV_GPU_PICKUP) && u->t[EV_SYNTH_END] < h)
+        if (unit_has(u, EV_SYNTH_END) && !unit_has(u, EV_CHAN_SEND) && !unit_has(u, EV_GPU_PICKUP) &&
+            u->t[EV_SYNTH_END] < h)
             h = u->t[EV_SYNTH_END];
         /* in prep on a device it may not have named yet */
-        if (l->devices_named && has(u, EV_GPU_PICKUP) && !(u->flags & U_DEVSET) && u->t[EV_GPU_PICKUP] < h)
+        if (l->devices_named && unit_has(u, EV_GPU_PICKUP) && !(u->flags & U_DEVSET) && u->t[EV_GPU_PICKUP] < h)
             h = u->t[EV_GPU_PICKUP];
     }
     return open_hold(l, h);
@@ -1090,7 +1089,7 @@ static int64_t on_gpu_since(const struct live *l, int32_t device)
     int64_t m = OPEN;
     for (size_t i = 0; i <= l->mask; i++) {
         const struct unit *u = l->tab[i] ? &l->tab[i]->u : NULL;
-        if (u && u->device == device && unit_consistent(u) && has(u, EV_GPU_START) && !has(u, EV_GPU_END) &&
+        if (u && u->device == device && unit_consistent(u) && unit_has(u, EV_GPU_START) && !unit_has(u, EV_GPU_END) &&
             u->t[EV_GPU_START] < m)
             m = u->t[EV_GPU_START];
     }
@@ -1106,7 +1105,7 @@ static void unit_count(struct live *l, struct live_unit *x)
         return;
     x->counted = 1;
     if (unit_consistent(&x->u)) {
-        if (has(&x->u, EV_GPU_END))
+        if (unit_has(&x->u, EV_GPU_END))
             l->units_completed++;
         for (int s = 0; s < ST_N; s++) {
             int64_t v;
@@ -1153,19 +1152,19 @@ static int retire(struct live *l, int64_t h)
             bound = l->dev[i].settled;
     for (size_t i = 0; i <= l->mask; i++) {
         const struct unit *u = l->tab[i] ? &l->tab[i]->u : NULL;
-        if (u && has(u, EV_GPU_START) && !has(u, EV_GPU_END) && u->t[EV_GPU_START] < bound)
+        if (u && unit_has(u, EV_GPU_START) && !unit_has(u, EV_GPU_END) && u->t[EV_GPU_START] < bound)
             bound = u->t[EV_GPU_START];
     }
     /* the gone set's slots of the units that leave, asked for first (a
      * miss to memory each, otherwise) */
     for (size_t i = 0; i <= l->mask; i++) {
         const struct live_unit *x = l->tab[i];
-        if (x && has(&x->u, EV_GPU_END) && x->u.t[EV_GPU_END] <= bound)
+        if (x && unit_has(&x->u, EV_GPU_END) && x->u.t[EV_GPU_END] <= bound)
             gone_prefetch(l, x->hash);
     }
     for (size_t i = 0; i <= l->mask;) {
         struct live_unit *x = l->tab[i];
-        if (x && has(&x->u, EV_GPU_END) && x->u.t[EV_GPU_END] <= bound) {
+        if (x && unit_has(&x->u, EV_GPU_END) && x->u.t[EV_GPU_END] <= bound) {
             tab_remove(l, i);
             if (unit_gone(l, x, 1))
                 return -1;
@@ -1231,7 +1230,7 @@ int live_settle(struct live *l, int quiet, int end)
         flush_units(l);
     else {
         for (size_t i = 0; i <= l->mask; i++)
-            if (l->tab[i] && has(&l->tab[i]->u, EV_GPU_END) && l->tab[i]->u.t[EV_GPU_END] <= h)
+            if (l->tab[i] && unit_has(&l->tab[i]->u, EV_GPU_END) && l->tab[i]->u.t[EV_GPU_END] <= h)
                 unit_count(l, l->tab[i]);
         if (retire(l, h))
             goto out;
@@ -1278,12 +1277,12 @@ static void flush_units(struct live *l)
  * (completed, or left out as inconsistent). */
 static int in_flight_stage(const struct unit *u)
 {
-    if (!unit_consistent(u) || has(u, EV_GPU_END))
+    if (!unit_consistent(u) || unit_has(u, EV_GPU_END))
         return -1;
-    return has(u, EV_GPU_START)    ? ST_GPU
-           : has(u, EV_GPU_PICKUP) ? ST_PREP
-           : has(u, EV_CHAN_SEND)  ? ST_QUEUE
-           : has(u, EV_SYNTH_END)  ? ST_HANDOFF
+    return unit_has(u, EV_GPU_START)    ? ST_GPU
+           : unit_has(u, EV_GPU_PICKUP) ? ST_PREP
+           : unit_has(u, EV_CHAN_SEND)  ? ST_QUEUE
+           : unit_has(u, EV_SYNTH_END)  ? ST_HANDOFF
                                    : ST_SYNTHESIS;
 }
 

@@ -62,6 +62,7 @@ struct live_opts {
     int64_t recent_ns; /* the "last minute" of the view and of the bottleneck (default 60 s) */
     size_t keep;       /* completed units kept for the view (default 200) */
     int one_run;       /* the input's clock never restarts (a recording): one run */
+    const char *kernel_phase; /* the kernel phase's name (`--kernel-phase`; NULL: KERNEL) */
 };
 
 /* A record as the live state reads it: what of a scan_rec it uses, and
@@ -98,7 +99,7 @@ struct live_unit {
     uint8_t dur_call;  /* a duration lines' section was given to it: its kernel is dk */
     int64_t dka, dkb;  /* that kernel (gpu_total), clamped into the GPU phase when counted */
     uint16_t nkern, kern_cap, nkopen;
-    struct span *kern; /* its kernel phases (analyze_kernel_phase), paired */
+    struct span *kern; /* its kernel phases (live_opts.kernel_phase), paired */
     int64_t kopen[4];  /* kernel phases started and not yet ended, oldest first */
     char job[];
 };

@@ -170,7 +170,6 @@ struct metrics_server {
     pthread_mutex_t lock;
     char *text;
     size_t len;
-    int port;
 };
 
 static MHD_Result_t answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
@@ -273,8 +272,6 @@ struct metrics_server *metrics_serve(const char *addr, char *err, size_t errlen)
         free(s);
         return NULL;
     }
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
-    s->port = info ? info->port : 0;
     return s;
 }
 
@@ -296,11 +293,6 @@ void metrics_stop(struct metrics_server *s)
     pthread_mutex_destroy(&s->lock);
     free(s->text);
     free(s);
-}
-
-int metrics_port(const struct metrics_server *s)
-{
-    return s->port;
 }
 
 #else /* built without libmicrohttpd */
@@ -325,11 +317,5 @@ void metrics_publish(struct metrics_server *s, char *text, size_t len)
 void metrics_stop(struct metrics_server *s)
 {
     (void)s;
-}
-
-int metrics_port(const struct metrics_server *s)
-{
-    (void)s;
-    return 0;
 }
 #endif

@@ -34,7 +34,5 @@ struct metrics_server *metrics_serve(const char *addr, char *err, size_t errlen)
 /* Hand the server the text to serve from now on (it takes the buffer). */
 void metrics_publish(struct metrics_server *s, char *text, size_t len);
 void metrics_stop(struct metrics_server *s);
-/* The port it listens on (when the address said 0: the one given). */
-int metrics_port(const struct metrics_server *s);
 
 #endif /* METRICS_H */

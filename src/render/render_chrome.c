@@ -57,12 +57,17 @@ static int lane_pick(struct lane **lanes, size_t *n, int64_t start, int64_t end)
     return (int)(*n)++;
 }
 
-static int64_t time_origin; /* the run's first event, ns */
+/* The run being written, as one process: its id, and its origin (the
+ * run's first event, ns), each run's own. */
+struct proc {
+    int pid;
+    int64_t origin;
+};
 
 /* ns since the run's origin in 1/1024 us (rounded to nearest). */
-static int64_t q1024(int64_t ns)
+static int64_t q1024(const struct proc *pr, int64_t ns)
 {
-    __int128 v = ((__int128)ns - time_origin) * 1024;
+    __int128 v = ((__int128)ns - pr->origin) * 1024;
     return (int64_t)(v >= 0 ? (v + 500) / 1000 : -((-v + 500) / 1000));
 }
 
@@ -82,15 +87,15 @@ static void dyadic(FILE *f, int64_t q)
     }
 }
 
-static void us(FILE *f, int64_t ns)
+static void us(FILE *f, const struct proc *pr, int64_t ns)
 {
-    dyadic(f, q1024(ns));
+    dyadic(f, q1024(pr, ns));
 }
 
-static void meta(FILE *f, int pid, int tid, const char *what, const char *name, int *first)
+static void meta(FILE *f, const struct proc *pr, int tid, const char *what, const char *name, int *first)
 {
     fprintf(f, "%s\n{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"%s\",\"args\":{\"name\":", *first ? "" : ",",
-            pid, tid, what);
+            pr->pid, tid, what);
     json_str(f, name, strlen(name));
     fputs("}}", f);
     *first = 0;
@@ -114,14 +119,14 @@ static void unit_args(FILE *f, const struct run *r, const struct unit *u, const 
     fputc('}', f);
 }
 
-static void slice(FILE *f, int pid, int tid, const char *name, int64_t a, int64_t b, const struct run *r,
+static void slice(FILE *f, const struct proc *pr, int tid, const char *name, int64_t a, int64_t b, const struct run *r,
                   const struct unit *u, int *first)
 {
-    fprintf(f, "%s\n{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"name\":\"%s\",\"ts\":", *first ? "" : ",", pid, tid,
+    fprintf(f, "%s\n{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"name\":\"%s\",\"ts\":", *first ? "" : ",", pr->pid, tid,
             name);
-    us(f, a);
+    us(f, pr, a);
     fputs(",\"dur\":", f);
-    dyadic(f, q1024(b) - q1024(a)); /* so that ts + dur is the next ts exactly */
+    dyadic(f, q1024(pr, b) - q1024(pr, a)); /* so that ts + dur is the next ts exactly */
     if (u)
         unit_args(f, r, u, NULL);
     fputc('}', f);
@@ -154,8 +159,8 @@ static int qph_cmp(const void *x, const void *y)
  * top, in the q1024 times the viewer sees (so that a child ends exactly
  * where its parent does); one that would end past the slice on top (it
  * overlaps a sibling without holding it) becomes an async slice. */
-static int nested(FILE *f, int pid, int tid, const struct run *r, const struct unit *u, const struct uphase *up,
-                  size_t np, int within, int64_t pa, int64_t pb, size_t *async_id, int *first)
+static int nested(FILE *f, const struct proc *pr, int tid, const struct run *r, const struct unit *u,
+                  const struct uphase *up, size_t np, int within, int64_t pa, int64_t pb, size_t *async_id, int *first)
 {
     size_t n = 0;
     for (size_t j = 0; j < np; j++)
@@ -172,10 +177,10 @@ static int nested(FILE *f, int pid, int tid, const struct run *r, const struct u
     n = 0;
     for (size_t j = 0; j < np; j++)
         if (!up[j].mark && up[j].within == within)
-            q[n++] = (struct qph){q1024(up[j].start), q1024(up[j].end), j};
+            q[n++] = (struct qph){q1024(pr, up[j].start), q1024(pr, up[j].end), j};
     qsort(q, n, sizeof *q, qph_cmp);
     size_t depth = 1;
-    stack[0] = q1024(pb);
+    stack[0] = q1024(pr, pb);
     (void)pa; /* within: the phase lies inside [pa, pb] (phase.h) */
     for (size_t k = 0; k < n; k++) {
         while (depth > 1 && stack[depth - 1] <= q[k].qa && stack[depth - 1] < q[k].qb)
@@ -184,7 +189,7 @@ static int nested(FILE *f, int pid, int tid, const struct run *r, const struct u
         const char *nm = uphase_name(r, &up[q[k].j], &nl);
         if (q[k].qb <= stack[depth - 1]) {
             fprintf(f, "%s\n{\"ph\":\"X\",\"cat\":\"phase\",\"pid\":%d,\"tid\":%d,\"name\":", *first ? "" : ",",
-                    pid, tid);
+                    pr->pid, tid);
             json_str(f, nm, nl);
             fputs(",\"ts\":", f);
             dyadic(f, q[k].qa);
@@ -197,7 +202,7 @@ static int nested(FILE *f, int pid, int tid, const struct run *r, const struct u
             for (int e = 0; e < 2; e++) {
                 fprintf(f, "%s\n{\"ph\":\"%c\",\"cat\":\"phase\",\"id2\":{\"local\":\"0x%zx\"},\"pid\":%d,"
                            "\"tid\":%d,\"name\":",
-                        *first && !e ? "" : ",", e ? 'e' : 'b', *async_id, pid, tid);
+                        *first && !e ? "" : ",", e ? 'e' : 'b', *async_id, pr->pid, tid);
                 json_str(f, nm, nl);
                 fputs(",\"ts\":", f);
                 dyadic(f, e ? q[k].qb : q[k].qa);
@@ -216,7 +221,7 @@ static int nested(FILE *f, int pid, int tid, const struct run *r, const struct u
 
 /* A unit's phases and marks: nested in its GPU and synthesis slices, the
  * marks on the track of the slice they fall in, else on the process. */
-static int unit_phases_chrome(FILE *f, int pid, const struct run *r, uint32_t ui, const struct placed *pl,
+static int unit_phases_chrome(FILE *f, const struct proc *pr, const struct run *r, uint32_t ui, const struct placed *pl,
                               struct uphase **up, size_t *upcap, size_t *async_id, int *first)
 {
     const struct unit *u = &r->units[ui];
@@ -225,10 +230,10 @@ static int unit_phases_chrome(FILE *f, int pid, const struct run *r, uint32_t ui
         return -1;
     if (!np)
         return 0;
-    if (pl->wtid && nested(f, pid, pl->wtid, r, u, *up, np, WITHIN_GPU, u->t[EV_GPU_START], u->t[EV_GPU_END],
+    if (pl->wtid && nested(f, pr, pl->wtid, r, u, *up, np, WITHIN_GPU, u->t[EV_GPU_START], u->t[EV_GPU_END],
                            async_id, first))
         return -1;
-    if (pl->stid && nested(f, pid, pl->stid, r, u, *up, np, WITHIN_SYNTHESIS, u->t[EV_SYNTH_START],
+    if (pl->stid && nested(f, pr, pl->stid, r, u, *up, np, WITHIN_SYNTHESIS, u->t[EV_SYNTH_START],
                            u->t[EV_SYNTH_END], async_id, first))
         return -1;
     for (size_t j = 0; j < np; j++) {
@@ -244,10 +249,10 @@ static int unit_phases_chrome(FILE *f, int pid, const struct run *r, uint32_t ui
         size_t nl;
         const char *nm = uphase_name(r, p, &nl);
         fprintf(f, "%s\n{\"ph\":\"i\",\"cat\":\"mark\",\"s\":\"%c\",\"pid\":%d,\"tid\":%d,\"name\":",
-                *first ? "" : ",", tid ? 't' : 'p', pid, tid ? tid : TID_IDLE);
+                *first ? "" : ",", tid ? 't' : 'p', pr->pid, tid ? tid : TID_IDLE);
         json_str(f, nm, nl);
         fputs(",\"ts\":", f);
-        us(f, p->start);
+        us(f, pr, p->start);
         unit_args(f, r, u, NULL);
         fputc('}', f);
         *first = 0;
@@ -282,25 +287,26 @@ static int by_synth_start(const void *a, const void *b)
 }
 
 /* The idle stretches: one track per device, each slice named by its cause. */
-static void chrome_idle_tracks(FILE *f, const struct run_result *res, int pid, int *first)
+static void chrome_idle_tracks(FILE *f, const struct run_result *res, const struct proc *pr, int *first)
 {
     char name[64];
     for (size_t d = 0; d < res->ndev; d++) {
         const struct device_result *dv = &res->dev[d];
         snprintf(name, sizeof name, "GPU %d idle (by cause)", dv->device);
-        meta(f, pid, TID_IDLE + (int)d, "thread_name", name, first);
+        meta(f, pr, TID_IDLE + (int)d, "thread_name", name, first);
         for (size_t i = 0; i < dv->nsegs; i++) {
             const struct idle_seg *s = &dv->segs[i];
             char nm[32];
             snprintf(nm, sizeof nm, "idle: %s", cause_names[s->cause]);
-            slice(f, pid, TID_IDLE + (int)d, nm, s->start, s->end, res->run, NULL, first);
+            slice(f, pr, TID_IDLE + (int)d, nm, s->start, s->end, res->run, NULL, first);
         }
     }
 }
 
 /* The synthesis slots: each unit's synthesis slice, on the first slot free
  * at its start (interval partitioning by start). */
-static void chrome_synth_slots(FILE *f, const struct run *r, int pid, int64_t last, struct placed *pl, int *first)
+static void chrome_synth_slots(FILE *f, const struct run *r, const struct proc *pr, int64_t last, struct placed *pl,
+                               int *first)
 {
     const struct unit **order = malloc((r->nunits ? r->nunits : 1) * sizeof *order);
     size_t n = 0;
@@ -328,9 +334,9 @@ static void chrome_synth_slots(FILE *f, const struct run *r, int pid, int64_t la
         if (nslots != before) {
             char name[32];
             snprintf(name, sizeof name, "synthesis slot %d", s);
-            meta(f, pid, TID_SYNTH + s, "thread_name", name, first);
+            meta(f, pr, TID_SYNTH + s, "thread_name", name, first);
         }
-        slice(f, pid, TID_SYNTH + s,
+        slice(f, pr, TID_SYNTH + s,
               open ? "synthesis (unfinished: no SYNTH_END)"
               : u->t[EV_SYNTH_END] == T_NONE ? "synthesis (no SYNTH_END)"
                                               : "synthesis",
@@ -344,15 +350,15 @@ static void chrome_synth_slots(FILE *f, const struct run *r, int pid, int64_t la
 
 /* Unit i's queue wait, from ready to pick, as an async pair ("b"/"e") on
  * the process's first track, its id the unit's index. */
-static void chrome_queue_wait(FILE *f, const struct run *r, size_t i, int64_t ready, int64_t pick, int pid,
-                              int *first)
+static void chrome_queue_wait(FILE *f, const struct run *r, size_t i, int64_t ready, int64_t pick,
+                              const struct proc *pr, int *first)
 {
     const struct unit *u = &r->units[i];
     fprintf(f,
             "%s\n{\"ph\":\"b\",\"cat\":\"queue\",\"name\":\"queue\",\"id2\":{\"local\":\"0x%zx\"},\"pid\":%d,"
             "\"tid\":%d,\"ts\":",
-            *first ? "" : ",", i, pid, TID_IDLE);
-    us(f, ready);
+            *first ? "" : ",", i, pr->pid, TID_IDLE);
+    us(f, pr, ready);
     /* the event the wait began at, as the log wrote it */
     unit_args(f, r, u,
               u->t[EV_CHAN_SEND] == T_NONE ? ev_names[EV_SYNTH_END]
@@ -361,8 +367,8 @@ static void chrome_queue_wait(FILE *f, const struct run *r, size_t i, int64_t re
     fprintf(f,
             "},\n{\"ph\":\"e\",\"cat\":\"queue\",\"name\":\"queue\",\"id2\":{\"local\":\"0x%zx\"},\"pid\":%d,"
             "\"tid\":%d,\"ts\":",
-            i, pid, TID_IDLE);
-    us(f, pick);
+            i, pr->pid, TID_IDLE);
+    us(f, pr, pick);
     fputc('}', f);
     *first = 0;
 }
@@ -370,7 +376,7 @@ static void chrome_queue_wait(FILE *f, const struct run *r, size_t i, int64_t re
 /* The track of a unit's worker slices from a to b: its worker's first lane
  * free at a (named when new), or -1 when out of memory. */
 static int chrome_worker_tid(FILE *f, const struct unit *u, int64_t a, int64_t b, struct wtrack **wt, size_t *nwt,
-                             int pid, int *first)
+                             const struct proc *pr, int *first)
 {
     struct wtrack *w = wtrack_of(wt, nwt, u->device, u->worker);
     if (!w)
@@ -386,14 +392,15 @@ static int chrome_worker_tid(FILE *f, const struct unit *u, int64_t a, int64_t b
             snprintf(name, sizeof name, "GPU %d %s", u->device, wn);
         else
             snprintf(name, sizeof name, "GPU %d %s (overlapping units %d)", u->device, wn, lane);
-        meta(f, pid, tid, "thread_name", name, first);
+        meta(f, pr, tid, "thread_name", name, first);
     }
     return tid;
 }
 
 /* The worker tracks: each unit's queue wait, then its prep and gpu slices
  * on its worker's track (an overflow lane of it where they would overlap). */
-static void chrome_worker_tracks(FILE *f, const struct run *r, int pid, int64_t last, struct placed *pl, int *first)
+static void chrome_worker_tracks(FILE *f, const struct run *r, const struct proc *pr, int64_t last, struct placed *pl,
+                                 int *first)
 {
     struct wtrack *wt = NULL;
     size_t nwt = 0;
@@ -404,7 +411,7 @@ static void chrome_worker_tracks(FILE *f, const struct run *r, int pid, int64_t 
         int64_t ready = u->t[EV_CHAN_SEND] != T_NONE ? u->t[EV_CHAN_SEND] : u->t[EV_SYNTH_END];
         int64_t pick = u->t[EV_GPU_PICKUP] != T_NONE ? u->t[EV_GPU_PICKUP] : u->t[EV_GPU_START];
         if (ready != T_NONE && pick != T_NONE && pick > ready)
-            chrome_queue_wait(f, r, i, ready, pick, pid, first);
+            chrome_queue_wait(f, r, i, ready, pick, pr, first);
         int64_t a = pick, b = u->t[EV_GPU_END];
         if (a == T_NONE)
             continue;
@@ -413,16 +420,16 @@ static void chrome_worker_tracks(FILE *f, const struct run *r, int pid, int64_t 
             b = last;
         if (b <= a && open)
             continue;
-        int tid = chrome_worker_tid(f, u, a, b, &wt, &nwt, pid, first);
+        int tid = chrome_worker_tid(f, u, a, b, &wt, &nwt, pr, first);
         if (tid < 0)
             break;
         int64_t gs = u->t[EV_GPU_START];
         if (gs == T_NONE)
-            slice(f, pid, tid, open ? "prep (unfinished: no GPU_START)" : "prep (no GPU_START)", a, b, r, u, first);
+            slice(f, pr, tid, open ? "prep (unfinished: no GPU_START)" : "prep (no GPU_START)", a, b, r, u, first);
         else if (gs > a)
-            slice(f, pid, tid, "prep", a, gs, r, u, first);
+            slice(f, pr, tid, "prep", a, gs, r, u, first);
         if (gs != T_NONE)
-            slice(f, pid, tid, open ? "gpu (unfinished: no GPU_END)" : "gpu", gs, b, r, u, first);
+            slice(f, pr, tid, open ? "gpu (unfinished: no GPU_END)" : "gpu", gs, b, r, u, first);
         if (pl && gs != T_NONE && !open)
             pl[i].wtid = tid;
     }
@@ -432,7 +439,7 @@ static void chrome_worker_tracks(FILE *f, const struct run *r, int pid, int64_t 
 }
 
 /* The units' phases, nested in the slices placed for them, and their marks. */
-static void chrome_phases(FILE *f, const struct run *r, int pid, const struct placed *pl, int *first)
+static void chrome_phases(FILE *f, const struct run *r, const struct proc *pr, const struct placed *pl, int *first)
 {
     struct uphase *up = NULL;
     size_t upcap = 0, async_id = r->nunits; /* past the queue waits' ids */
@@ -440,7 +447,7 @@ static void chrome_phases(FILE *f, const struct run *r, int pid, const struct pl
         size_t x;
         if ((r->units[i].flags & U_CONTRA) || !unit_xev(r, (uint32_t)i, &x))
             continue;
-        if (unit_phases_chrome(f, pid, r, (uint32_t)i, &pl[i], &up, &upcap, &async_id, first))
+        if (unit_phases_chrome(f, pr, r, (uint32_t)i, &pl[i], &up, &upcap, &async_id, first))
             break;
     }
     free(up);
@@ -450,18 +457,19 @@ static void chrome_phases(FILE *f, const struct run *r, int pid, const struct pl
 static void run_chrome(FILE *f, const struct run_result *res, int pid, int *first)
 {
     const struct run *r = res->run;
+    struct proc pr = {pid, 0};
     int64_t last;
-    run_bounds(r, &time_origin, &last);
+    run_bounds(r, &pr.origin, &last);
     char name[512];
     snprintf(name, sizeof name, "%s run %d%s%s%s", r->source, r->index, r->prov.label ? " (" : "",
              r->prov.label ? r->prov.label : "", r->prov.label ? ")" : "");
-    meta(f, pid, TID_IDLE, "process_name", name, first);
-    chrome_idle_tracks(f, res, pid, first);
+    meta(f, &pr, TID_IDLE, "process_name", name, first);
+    chrome_idle_tracks(f, res, &pr, first);
     /* Where each unit's slices went, for its phases and marks. */
     struct placed *pl = r->nxev ? calloc(r->nunits, sizeof *pl) : NULL;
-    chrome_synth_slots(f, r, pid, last, pl, first);
-    chrome_worker_tracks(f, r, pid, last, pl, first);
-    chrome_phases(f, r, pid, pl, first);
+    chrome_synth_slots(f, r, &pr, last, pl, first);
+    chrome_worker_tracks(f, r, &pr, last, pl, first);
+    chrome_phases(f, r, &pr, pl, first);
     free(pl);
 }
 

@@ -318,7 +318,7 @@ static void summary_util(FILE *f, const struct run_result *res)
         return;
     char fillb[256];
     jkey_num(f, "kutil", res->phase.kernel_utilization);
-    const char *kn = analyze_kernel_name(res->run);
+    const char *kn = res->kernel_phase;
     size_t kl = strlen(kn);
     snprintf(line, sizeof line, "%.*s phases busy %s of the same window", (int)(kl < 64 ? kl : 64), kn,
              fmt_dur(b1, sizeof b1, (double)res->phase.kernel_busy));
@@ -907,14 +907,14 @@ int render_html(FILE *f, const struct run_result *res, size_t nres)
     fputs("],\"kernels\":[", f);
     for (size_t i = 0; i < nm.n; i++) {
         struct uphase p = {nm.id[i], nm.mark[i], 0, 0, 0, 0};
-        if (phase_is_kernel(res[0].run, &p)) {
+        if (phase_is_kernel(&res[0], &p)) {
             fprintf(f, "%s%zu", any_kernel ? "," : "", i);
             any_kernel = 1;
         }
     }
     names_free(&nm);
     fputs("],\"kernel_phase\":", f);
-    jstr0(f, analyze_kernel_name(nres ? res[0].run : NULL));
+    jstr0(f, nres ? res[0].kernel_phase : "KERNEL");
     fputs(",\"subphases\":[", f);
     uint32_t *subn = NULL;
     size_t nsub = render_subphase_names(res, nres, &subn);

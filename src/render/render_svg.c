@@ -102,7 +102,7 @@ int render_kernels(const struct run_result *res, struct render_kernels *k)
         if (np == (size_t)-1)
             goto out;
         for (size_t j = 0; j < np; j++) {
-            if (!phase_is_kernel(r, &up[j]))
+            if (!phase_is_kernel(res, &up[j]))
                 continue;
             int64_t a = up[j].start < dv->window_start ? dv->window_start : up[j].start;
             int64_t b = up[j].end > dv->window_end ? dv->window_end : up[j].end;
@@ -172,8 +172,7 @@ size_t render_subphase_names(const struct run_result *res, size_t nres, uint32_t
             const struct phase_row *row = &res[i].phase.rows[k];
             if (row->within != WITHIN_GPU || row->name == PHASE_UNACCOUNTED)
                 continue;
-            struct uphase p = {row->name, 0, WITHIN_GPU, 0, 0, 0};
-            if (phase_is_kernel(r, &p))
+            if (phase_row_is_kernel(&res[i], row))
                 continue;
             size_t j = 0;
             while (j < n && v[j] != row->name)
@@ -489,9 +488,10 @@ static void svg_row_phases(FILE *f, const struct unit *const *u, size_t n, const
 
 /* Unit ui's sub-phases of the GPU phase, added to rb->subs[0..*nsubs) by
  * colour class (the kernel's last).  -1 when its phases could not be read. */
-static int svg_unit_subs(const struct run *r, uint32_t ui, const struct scale *sc, const uint32_t *subn,
+static int svg_unit_subs(const struct run_result *res, uint32_t ui, const struct scale *sc, const uint32_t *subn,
                          size_t nsub, struct rowbuf *rb, size_t *nsubs)
 {
+    const struct run *r = res->run;
     size_t np = unit_phases(r, ui, &rb->up, &rb->upcap);
     if (np == (size_t)-1)
         return -1;
@@ -500,7 +500,7 @@ static int svg_unit_subs(const struct run *r, uint32_t ui, const struct scale *s
         if (p->mark || p->within != WITHIN_GPU)
             continue;
         int cls = -1;
-        if (phase_is_kernel(r, p))
+        if (phase_is_kernel(res, p))
             cls = (int)nsub + 1;
         else
             for (size_t m = 0; m < nsub; m++)
@@ -526,12 +526,12 @@ static int svg_unit_subs(const struct run *r, uint32_t ui, const struct scale *s
 
 /* A row's sub-phases of the GPU phase, inside its bar: each colour's spans
  * over the row's units u[0..n) merged, the kernel's last (on top). */
-static void svg_row_subphases(FILE *f, const struct run *r, const struct unit *const *u, size_t n,
+static void svg_row_subphases(FILE *f, const struct run_result *res, const struct unit *const *u, size_t n,
                               const struct scale *sc, const uint32_t *subn, size_t nsub, struct rowbuf *rb, double y)
 {
     size_t nsubs = 0;
     for (size_t k = 0; k < n; k++)
-        if (svg_unit_subs(r, (uint32_t)(u[k] - r->units), sc, subn, nsub, rb, &nsubs))
+        if (svg_unit_subs(res, (uint32_t)(u[k] - res->run->units), sc, subn, nsub, rb, &nsubs))
             break;
     if (!nsubs)
         return;
@@ -571,9 +571,10 @@ static void svg_row_title(FILE *f, const struct run *r, uint32_t ui, const struc
 /* The unit rows, in SYNTH_START order: at most MAX_ROWS, a row standing
  * for consecutive units past that; each its phases' bars, its GPU phase's
  * sub-phases, and with a row per unit its tooltip. */
-static double svg_unit_rows(FILE *f, const struct run *r, double y, const struct scale *sc, const uint32_t *subn,
-                            size_t nsub)
+static double svg_unit_rows(FILE *f, const struct run_result *res, double y, const struct scale *sc,
+                            const uint32_t *subn, size_t nsub)
 {
+    const struct run *r = res->run;
     const struct unit **order = malloc((r->nunits ? r->nunits : 1) * sizeof *order);
     struct rowbuf rb = {malloc((r->nunits ? r->nunits : 1) * sizeof *rb.spans), NULL, 0, NULL, NULL, 0};
     if (!order || !rb.spans) {
@@ -593,7 +594,7 @@ static double svg_unit_rows(FILE *f, const struct run *r, double y, const struct
         size_t lo = row * per_row, hi = lo + per_row < n ? lo + per_row : n;
         svg_row_phases(f, order + lo, hi - lo, sc, rb.spans, y);
         if (r->nxev)
-            svg_row_subphases(f, r, order + lo, hi - lo, sc, subn, nsub, &rb, y);
+            svg_row_subphases(f, res, order + lo, hi - lo, sc, subn, nsub, &rb, y);
         if (per_row == 1)
             svg_row_title(f, r, (uint32_t)(order[lo] - r->units), sc, &rb, y);
         y += ROW_H + 1;
@@ -613,7 +614,7 @@ static double run_svg(FILE *f, const struct run_result *res, double y, const str
     y = svg_heading(f, res, y);
     if (svg_device_lanes(f, res, sc, &y))
         return y;
-    return svg_unit_rows(f, res->run, y + 6, sc, subn, nsub);
+    return svg_unit_rows(f, res, y + 6, sc, subn, nsub);
 }
 
 /* A legend's colour swatch at (x, y) and the start of its label (the
@@ -641,7 +642,7 @@ static double svg_legend_inside_gpu(FILE *f, const struct run_result *res, const
             markup_text(f, nm, nl - 6); /* _START */
         } else {
             swatch(f, x, y, KERNEL_COLOR);
-            const char *kn = analyze_kernel_name(res[0].run);
+            const char *kn = res[0].kernel_phase;
             markup_text(f, kn, strlen(kn));
             fputs(" (kernel)", f);
         }

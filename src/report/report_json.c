@@ -145,7 +145,7 @@ static void device_json(FILE *f, const struct device_result *d, const struct rep
 
 static void issues_json(FILE *f, const struct run *r)
 {
-    static const char *kinds[3] = {"skipped", "duplicate", "contradiction"};
+    static const char *const kinds[3] = {"skipped", "duplicate", "contradiction"};
     fputc('[', f);
     int first = 1;
     for (int k = 0; k < 3; k++)

@@ -41,7 +41,7 @@ static double pct(double part, double whole)
 
 static void issues_text(FILE *f, const struct run *r, const struct paint *p)
 {
-    static const char *what[3] = {"skipped line", "duplicate event",
+    static const char *const what[3] = {"skipped line", "duplicate event",
                                   "inconsistent unit (first seen here): this event is earlier than one before it"};
     for (int k = 0; k < 3; k++)
         for (int i = 0; i < r->nissues[k]; i++) {
@@ -169,7 +169,7 @@ static void reported_text(FILE *f, const char *key, const struct reported_check 
  * so that a reader knows the idle causes were not held to the log's end. */
 static void abandoned_text(FILE *f, const struct run_result *res, const struct paint *p)
 {
-    static const char *left[CAUSE_N] = {"picked up and never started", "ready and never picked up",
+    static const char *const left[CAUSE_N] = {"picked up and never started", "ready and never picked up",
                                         "in synthesis and never ended", NULL};
     if (!res->abandoned)
         return;
@@ -370,7 +370,7 @@ static void run_text(FILE *f, const struct run_result *res, size_t nruns_in_sour
         const char *kc = ph->kernel_utilization >= 0.95 ? p.green : ph->kernel_utilization >= 0.8 ? p.yellow : p.red;
         char fillb[256];
         fprintf(f, "  %-14s %s%s%.1f%%%s  %s phases busy %s of the same window; the GPU phase's rest: %s\n",
-                "kernel util.", p.bold, kc, 100 * ph->kernel_utilization, p.off, analyze_kernel_name(res->run),
+                "kernel util.", p.bold, kc, 100 * ph->kernel_utilization, p.off, res->kernel_phase,
                 fmt_dur(b1, sizeof b1, (double)ph->kernel_busy), report_phase_fill(fillb, sizeof fillb, res));
     }
     if (res->has_driver)
@@ -489,7 +489,7 @@ static void share_cell(char *b, size_t n, const struct cpu_role *ro, int wanted)
  * time alone and beside others, the verdict. */
 static void diff_cpu(FILE *f, const struct run_result *a, const struct run_result *b)
 {
-    static const char *rows[4] = {"cpu: synthesis used", "cpu: synthesis wanted", "cpu: GPU workers used",
+    static const char *const rows[4] = {"cpu: synthesis used", "cpu: synthesis wanted", "cpu: GPU workers used",
                                   "cpu: GPU workers wanted"};
     char x[32], y[32], c[32];
     for (int i = 0; i < 4; i++) {

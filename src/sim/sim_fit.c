@@ -35,15 +35,10 @@
 #define FIT_UNITS 5000 /* the fit looks at the first this many complete units */
 #define FIT_MIN_VAR 1e-12 /* log-variance of stage times below which there is nothing to fit */
 
-static int has(const struct unit *u, int e)
-{
-    return u->t[e] != T_NONE;
-}
-
 static int complete(const struct unit *u)
 {
-    return !(u->flags & U_CONTRA) && has(u, EV_SYNTH_START) && has(u, EV_SYNTH_END) &&
-           has(u, EV_GPU_START) && has(u, EV_GPU_END) &&
+    return !(u->flags & U_CONTRA) && unit_has(u, EV_SYNTH_START) && unit_has(u, EV_SYNTH_END) &&
+           unit_has(u, EV_GPU_START) && unit_has(u, EV_GPU_END) &&
            u->t[EV_SYNTH_END] >= u->t[EV_SYNTH_START] && u->t[EV_GPU_END] >= u->t[EV_GPU_START];
 }
 
@@ -479,7 +474,7 @@ static double arrival_rate(const struct run *r, const struct run_result *res, in
         first[j] = INT64_MAX;
     for (size_t i = 0; i < r->nunits; i++) {
         const struct unit *u = &r->units[i];
-        if (has(u, EV_SYNTH_START) && u->t[EV_SYNTH_START] < first[u->job])
+        if (unit_has(u, EV_SYNTH_START) && u->t[EV_SYNTH_START] < first[u->job])
             first[u->job] = u->t[EV_SYNTH_START];
     }
     size_t n = 0;
@@ -487,7 +482,7 @@ static double arrival_rate(const struct run *r, const struct run_result *res, in
         if (first[j] != INT64_MAX)
             first[n++] = first[j];
     double rate = 0;
-    if (n >= 2 && sort_times(first, n) == 0 && first[n - 1] > first[0])
+    if (n >= 2 && sort_times(NULL, first, n) == 0 && first[n - 1] > first[0])
         rate = (double)(n - 1) / ((double)(first[n - 1] - first[0]) * 1e-9);
     free(first);
     return rate;
@@ -530,7 +525,7 @@ static int trace_jobs(const struct run *r, struct sim_params *p, struct sim_fit 
             at = u->t[e]; /* its first event: SYNTH_START where it has one */
         if (at != T_NONE && at < t[u->job].first)
             t[u->job].first = at;
-        if (unit_consistent(u) && has(u, EV_GPU_END))
+        if (unit_consistent(u) && unit_has(u, EV_GPU_END))
             done[u->job]++;
     }
     size_t k = 0;
@@ -588,10 +583,10 @@ static void collect_units(const struct run *r, const struct run_result *res, str
         x->se = ((double)u->t[EV_SYNTH_END] - t0) * 1e-9;
         x->gs = ((double)u->t[EV_GPU_START] - t0) * 1e-9;
         x->ge = ((double)u->t[EV_GPU_END] - t0) * 1e-9;
-        x->rd = has(u, EV_CHAN_SEND) && u->t[EV_CHAN_SEND] >= u->t[EV_SYNTH_END]
+        x->rd = unit_has(u, EV_CHAN_SEND) && u->t[EV_CHAN_SEND] >= u->t[EV_SYNTH_END]
                     ? ((double)u->t[EV_CHAN_SEND] - t0) * 1e-9
                     : x->se;
-        x->ps = has(u, EV_GPU_PICKUP) ? ((double)u->t[EV_GPU_PICKUP] - t0) * 1e-9 : x->gs;
+        x->ps = unit_has(u, EV_GPU_PICKUP) ? ((double)u->t[EV_GPU_PICKUP] - t0) * 1e-9 : x->gs;
         x->pk = x->ps;
         if (x->ps > x->gs)
             x->ps = x->gs;

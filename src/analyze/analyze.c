@@ -33,46 +33,6 @@ const char *const cause_names[CAUSE_N] = {"prep", "queue", "synthesis", "no_work
 const char *const bottleneck_names[] = {NULL, "gpu", "synthesis", "dispatch", "input",
                                         "cpu", "gpu_phase", "memory", "waiting"};
 
-/* The first present event at or after e, or OPEN. */
-static int64_t next_present(const struct unit *u, int e)
-{
-    for (; e < EV_N; e++)
-        if (unit_has(u, e))
-            return u->t[e];
-    return OPEN;
-}
-
-static int64_t ready_of(const struct unit *u)
-{
-    return unit_has(u, EV_CHAN_SEND) ? u->t[EV_CHAN_SEND] : u->t[EV_SYNTH_END];
-}
-
-/* A unit's span in a state that starts with event `from`:
- * [t[from], first present event after it). */
-static int state_span(const struct unit *u, int64_t from_t, int after, struct span *s)
-{
-    if (from_t == T_NONE)
-        return 0;
-    s->start = from_t;
-    s->end = next_present(u, after);
-    return s->end > s->start;
-}
-
-int synth_span(const struct unit *u, struct span *s)
-{
-    /* A synthesis that never ended (no SYNTH_END, no later event: failed,
-     * or dropped by the daemon) is left out of the concurrency: when its
-     * permit came back is unknown, and counting it to the log's end made
-     * the mean 8.44 where the run had 7.87.  It is still in flight, and
-     * still a cause of idle time (synthesis, to the log's end). */
-    return unit_has(u, EV_SYNTH_START) && state_span(u, u->t[EV_SYNTH_START], EV_SYNTH_END, s) && s->end != OPEN;
-}
-
-static int consistent(const struct unit *u)
-{
-    return !(u->flags & U_CONTRA);
-}
-
 /* Sorted, merged spans of one kind (a scratch array); *n in/out.  What
  * the merge freed goes back at once: the next array of the analysis takes
  * those pages instead of fresh ones. */
@@ -141,55 +101,6 @@ int idle_attribute(struct idle_sets *c, int64_t a, int64_t b, int64_t by_cause[C
             return -1;
         t = next;
     }
-    return 0;
-}
-
-void stage_fill(struct scratch_pool *sp, struct stage_stats *st, int64_t *v, size_t n)
-{
-    memset(st, 0, sizeof *st);
-    st->count = n;
-    if (!n)
-        return;
-    double sum = 0;
-    int64_t mx = v[0];
-    for (size_t i = 0; i < n; i++) {
-        sum += (double)v[i];
-        if (v[i] > mx)
-            mx = v[i];
-    }
-    st->mean = sum / (double)n;
-    st->max = (double)mx;
-    if (sort_times(sp, v, n) == 0) { /* then quantile() finds each at once */
-        st->p50 = sorted_quantile(v, n, 0.50);
-        st->p90 = sorted_quantile(v, n, 0.90);
-        st->p99 = sorted_quantile(v, n, 0.99);
-    } else {
-        st->p50 = quantile(v, n, 0.50);
-        st->p90 = quantile(v, n, 0.90);
-        st->p99 = quantile(v, n, 0.99);
-    }
-}
-
-/* Stage s of the units r->units[idx[0..n)] (idx NULL: the first n), in v
- * (room for n). */
-static void stage_of(struct scratch_pool *sp, const struct run *r, const uint32_t *idx, size_t n, int s, int64_t *v,
-                     struct stage_stats *out)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (unit_stage(&r->units[idx ? idx[i] : i], s, &v[k]))
-            k++;
-    stage_fill(sp, out, v, k);
-}
-
-int stages_of(struct scratch_pool *sp, const struct run *r, const uint32_t *idx, size_t n, struct stage_stats *out)
-{
-    int64_t *v = scratch_alloc(sp, (n ? n : 1) * sizeof *v);
-    if (!v)
-        return -1;
-    for (int s = 0; s < ST_N; s++)
-        stage_of(sp, r, idx, n, s, v, &out[s]);
-    scratch_free(sp, v);
     return 0;
 }
 
@@ -421,54 +332,6 @@ static int analyze_device(struct scratch_pool *sp, const struct run *r, const ui
     return 0;
 }
 
-int unit_consistent(const struct unit *u)
-{
-    return consistent(u);
-}
-
-int unit_busy_span(const struct unit *u, struct span *s)
-{
-    if (!unit_has(u, EV_GPU_START) || !unit_has(u, EV_GPU_END))
-        return 0;
-    *s = (struct span){u->t[EV_GPU_START], u->t[EV_GPU_END]};
-    return 1;
-}
-
-int unit_prep_span(const struct unit *u, struct span *s)
-{
-    return state_span(u, u->t[EV_GPU_PICKUP], EV_GPU_START, s);
-}
-
-int unit_queue_span(const struct unit *u, struct span *s)
-{
-    /* ready, not yet picked up (pickup = GPU_PICKUP, else the next event
-     * present) */
-    return state_span(u, ready_of(u), EV_GPU_PICKUP, s);
-}
-
-int unit_synth_cause_span(const struct unit *u, struct span *s)
-{
-    /* from SYNTH_START until ready (or the next event) */
-    if (!unit_has(u, EV_SYNTH_START))
-        return 0;
-    int64_t ready = ready_of(u);
-    s->start = u->t[EV_SYNTH_START];
-    s->end = ready != T_NONE ? ready : next_present(u, EV_GPU_PICKUP);
-    return s->end > s->start;
-}
-
-int unit_stage(const struct unit *u, int stage, int64_t *v)
-{
-    static const int from[ST_N] = {EV_SYNTH_START, EV_SYNTH_END, -1, EV_GPU_PICKUP, EV_GPU_START};
-    static const int to[ST_N] = {EV_SYNTH_END, EV_CHAN_SEND, EV_GPU_PICKUP, EV_GPU_START, EV_GPU_END};
-    if (!consistent(u) || !unit_has(u, to[stage]))
-        return 0;
-    int64_t a = from[stage] >= 0 ? u->t[from[stage]] : ready_of(u);
-    if (a == T_NONE)
-        return 0;
-    *v = u->t[to[stage]] - a;
-    return 1;
-}
 
 
 /* The device ids units name: few, but a hostile input may name many, so
@@ -595,7 +458,7 @@ static int throughput(struct scratch_pool *sp, const struct run *r, struct run_r
     int64_t last_end = INT64_MIN;
     for (size_t i = 0; i < r->nunits; i++) {
         const struct unit *u = &r->units[i];
-        if (!unit_has(u, EV_GPU_END) || !consistent(u))
+        if (!unit_has(u, EV_GPU_END) || !unit_consistent(u))
             continue; /* an inconsistent unit keeps its job from completing */
         left[u->job]--;
         if (u->t[EV_GPU_END] > done[u->job])
@@ -775,7 +638,7 @@ static void run_begin(const struct run *r, struct run_result *res, int64_t *w0, 
     *w1 = INT64_MIN;
     for (size_t i = 0; i < r->nunits; i++) {
         const struct unit *u = &r->units[i];
-        if (!consistent(u))
+        if (!unit_consistent(u))
             continue; /* left out of every figure */
         if (unit_has(u, EV_SYNTH_START) && u->t[EV_SYNTH_START] < res->start)
             res->start = u->t[EV_SYNTH_START];
@@ -802,7 +665,7 @@ static int unit_pass(const struct run *r, struct run_result *res, struct run_wor
 {
     for (size_t i = 0; i < r->nunits; i++) {
         const struct unit *u = &r->units[i];
-        if (!consistent(u)) {
+        if (!unit_consistent(u)) {
             res->inconsistent++;
             continue;
         }
@@ -855,7 +718,7 @@ static int device_units(const struct run *r, struct run_work *w)
         return -1;
     for (size_t i = 0; i < r->nunits; i++) {
         const struct unit *u = &r->units[i];
-        if (!consistent(u))
+        if (!unit_consistent(u))
             continue;
         size_t lo = 0, hi = ndu;
         while (lo < hi) {
@@ -888,7 +751,7 @@ static int analyze_synth(struct scratch_pool *sp, const struct run *r, struct ru
         goto out;
     for (size_t i = 0; i < r->nunits; i++) {
         struct span s;
-        if (consistent(&r->units[i]) && synth_span(&r->units[i], &s)) {
+        if (unit_consistent(&r->units[i]) && synth_span(&r->units[i], &s)) {
             st[n] = s.start;
             en[n++] = s.end;
         }
@@ -933,7 +796,7 @@ static int shared_set(const struct run *r, const struct run_work *w, int (*span_
     }
     *n = 0;
     for (size_t i = 0; i < r->nunits; i++)
-        if (consistent(&r->units[i]) && span_of(&r->units[i], &(*set)[*n]) &&
+        if (unit_consistent(&r->units[i]) && span_of(&r->units[i], &(*set)[*n]) &&
             abandon_cut(&w->ab, (uint32_t)i, &(*set)[*n]) && in_any_gaps(w, (*set)[*n], at))
             (*n)++;
     free(at);

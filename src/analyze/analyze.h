@@ -285,6 +285,8 @@ void run_result_free(struct run_result *res);
  * the GPU phase)? */
 struct uphase;
 int phase_is_kernel(const struct run_result *res, const struct uphase *p);
+/* A phase row's name ("unaccounted" for the GPU phase's uncovered part). */
+const char *phase_label(const struct run *r, const struct phase_row *row, size_t *len);
 /* Is a row of res->phase the kernel phase's (the same rule)? */
 int phase_row_is_kernel(const struct run_result *res, const struct phase_row *row);
 
@@ -294,11 +296,20 @@ int phase_row_is_kernel(const struct run_result *res, const struct phase_row *ro
  * unit has the span (end OPEN: to the end of the log), 0 when not.  A unit
  * that is not consistent (U_CONTRA) is left out of everything: callers
  * check unit_consistent first. */
-int unit_consistent(const struct unit *u);
+static inline int unit_consistent(const struct unit *u)
+{
+    return !(u->flags & U_CONTRA);
+}
 /* Does unit u have event e (EV_*)? */
 static inline int unit_has(const struct unit *u, int e)
 {
     return u->t[e] != T_NONE;
+}
+/* When the unit was ready for the GPU: CHAN_SEND, else SYNTH_END (T_NONE:
+ * neither). */
+static inline int64_t unit_ready(const struct unit *u)
+{
+    return unit_has(u, EV_CHAN_SEND) ? u->t[EV_CHAN_SEND] : u->t[EV_SYNTH_END];
 }
 int unit_busy_span(const struct unit *u, struct span *s);        /* [GPU_START, GPU_END] */
 int unit_prep_span(const struct unit *u, struct span *s);        /* the cause prep on its device */
@@ -341,6 +352,10 @@ int analyze_cpu(struct scratch_pool *sp, const struct run *r, struct run_result 
 void stage_fill(struct scratch_pool *sp, struct stage_stats *st, int64_t *v, size_t n);
 /* The stage statistics of the units idx[0..n) (idx NULL: the first n). */
 int stages_of(struct scratch_pool *sp, const struct run *r, const uint32_t *idx, size_t n, struct stage_stats *out);
+/* Stage s (ST_*) of the units r->units[idx[0..n)] (idx NULL: the first
+ * n), using v (room for n) as scratch. */
+void stage_of(struct scratch_pool *sp, const struct run *r, const uint32_t *idx, size_t n, int s, int64_t *v,
+              struct stage_stats *out);
 
 /* The driver's utilization (NVML's readings of a native trace) over each
  * device's window (analyze_gpu.c): sets the devices' and res's driver

@@ -499,3 +499,15 @@ int phase_name_ok(const char *v)
              v[i] == '_' || v[i] == '.' || v[i] == '-' || v[i] == ':';
     return ok;
 }
+
+const char *phase_label(const struct run *r, const struct phase_row *row, size_t *len)
+{
+    if (row->name == PHASE_UNACCOUNTED) {
+        *len = 11;
+        return "unaccounted";
+    }
+    size_t n;
+    const char *s = strtab_get(r->strs, row->name, &n);
+    *len = n - 6; /* _START */
+    return s;
+}

@@ -36,18 +36,6 @@ static void cpu_evidence(char *buf, size_t n, const struct run_result *res)
         snprintf(buf + k, n - k, " (timing)");
 }
 
-const char *phase_label(const struct run *r, const struct phase_row *row, size_t *len)
-{
-    if (row->name == PHASE_UNACCOUNTED) {
-        *len = 11;
-        return "unaccounted";
-    }
-    size_t n;
-    const char *s = strtab_get(r->strs, row->name, &n);
-    *len = n - 6; /* _START */
-    return s;
-}
-
 /* Is row i an enclosing row of row k (duration lines' nesting)? */
 static int encloses(const struct phase_result *ph, int i, int k)
 {

@@ -9,8 +9,6 @@
 
 #include <stddef.h>
 
-/* A phase row's name ("unaccounted" for the GPU phase's uncovered part). */
-const char *phase_label(const struct run *r, const struct phase_row *row, size_t *len);
 /* What fills the GPU phase besides its kernels, by sub-phase, with each
  * one's share of the phase ("HOST_MSM 30.1%, unaccounted 4.0% of ..."). */
 const char *report_phase_fill(char *buf, size_t n, const struct run_result *res);

@@ -227,30 +227,33 @@ static int chunk_in(struct watch *w, const struct lines_chunk *c)
     return lines_read(w, c->lines - counted);
 }
 
-/* The bottleneck now, and the chart's analysis (into *chart, when asked). */
-static int analyse_now(struct watch *w, struct run *chart_run, struct run_result *chart, int rows)
+/* The bottleneck now, and the chart's analysis (into *chart, when asked;
+ * its run in *chart_m). */
+static int analyse_now(struct watch *w, struct model *chart_m, struct run_result *chart, int rows)
 {
-    struct run r;
+    struct model m;
     struct run_result res;
     struct analyze_opts ao = {.kernel_phase = w->o.lo.kernel_phase, .keep = KEEP_ALL};
     w->bottleneck = BN_NONE;
-    if (live_snapshot(&w->l, 0, &r))
+    if (live_snapshot(&w->l, 0, &m))
         return -1;
-    if (r.nunits) {
-        if (analyze_run_opts(&r, &ao, &res)) {
-            live_snapshot_free(&r);
+    if (m.nruns && m.runs[0].nunits) {
+        if (analyze_run_opts(&m.runs[0], &ao, &res)) {
+            live_snapshot_free(&m);
             return -1;
         }
         w->bottleneck = res.bottleneck;
         run_result_free(&res);
     }
-    live_snapshot_free(&r);
+    live_snapshot_free(&m);
     if (!chart)
         return 0;
-    if (live_snapshot(&w->l, (size_t)rows, chart_run))
+    if (live_snapshot(&w->l, (size_t)rows, chart_m))
         return -1;
-    if (analyze_run_opts(chart_run, &ao, chart)) {
-        live_snapshot_free(chart_run);
+    static const struct strtab no_strs;
+    static const struct run none = {.source = "watch", .prov = {"watch", "unit", NULL}, .strs = &no_strs}; /* no unit yet */
+    if (analyze_run_opts(chart_m->nruns ? &chart_m->runs[0] : &none, &ao, chart)) {
+        live_snapshot_free(chart_m);
         return -1;
     }
     return 0;
@@ -269,7 +272,7 @@ static void term_size(int *cols, int *rows)
 static int emit(struct watch *w, const char *state, int final)
 {
     int want_chart = w->screen;
-    struct run cr = {0};
+    struct model cr = {0};
     struct run_result chart = {0};
     int cols, rows;
     term_size(&cols, &rows);

@@ -13,6 +13,7 @@
  */
 #include "live.h"
 
+#include "build.h"
 #include "durations.h"
 #include "events.h"
 #include "hindex.h"
@@ -1315,59 +1316,52 @@ void live_now(const struct live *l, struct live_now *o)
     }
 }
 
-static int snap_add(struct run *r, const struct live_unit *x)
+static int cmp_seq(const void *a, const void *b)
 {
-    if (grow_heap((void **)&r->units, &r->units_cap, r->nunits, sizeof *r->units, 64) ||
-        grow_heap((void **)&r->jobs, &r->jobs_cap, r->njobs, sizeof *r->jobs, 64))
-        return -1;
-    /* one job per unit: partitions of a job stay apart, which the chart
-     * and the bottleneck do not need joined */
-    r->jobs[r->njobs] = (struct job){x->job, x->job_len, 1, x->hash};
-    struct unit u = x->u;
-    u.job = (uint32_t)r->njobs++;
-    u.line = x->seq;
-    r->units[r->nunits++] = u;
-    return 0;
-}
-
-static int cmp_line(const void *a, const void *b)
-{
-    uint64_t x = ((const struct unit *)a)->line, y = ((const struct unit *)b)->line;
+    uint64_t x = (*(const struct live_unit *const *)a)->seq, y = (*(const struct live_unit *const *)b)->seq;
     return (x > y) - (x < y);
 }
 
-int live_snapshot(const struct live *l, size_t last, struct run *r)
+int live_snapshot(const struct live *l, size_t last, struct model *m)
 {
-    static const struct strtab empty;
-    memset(r, 0, sizeof *r);
-    r->source = "watch";
-    r->index = l->run;
-    r->strs = &empty;
+    memset(m, 0, sizeof *m);
+    /* the units in flight and the completed ones the ring keeps (it may
+     * still hold units of the run before), in order of arrival */
+    size_t cap = l->o.keep ? l->o.keep : 1, n = 0;
+    const struct live_unit **v = malloc((l->mask + 1 + l->ndone) * sizeof *v);
+    if (!v)
+        return -1;
     for (size_t i = 0; i <= l->mask; i++)
-        if (l->tab[i] && snap_add(r, l->tab[i]))
-            goto oom;
-    size_t cap = l->o.keep ? l->o.keep : 1;
+        if (l->tab[i])
+            v[n++] = l->tab[i];
     for (size_t i = 0; i < l->ndone; i++) {
         const struct live_unit *x = l->done[(l->done_head + i) % cap];
-        /* the ring may still hold units of the run before */
-        if (x->seq >= l->run_first_seq && snap_add(r, x))
-            goto oom;
+        if (x->seq >= l->run_first_seq)
+            v[n++] = x;
     }
-    if (r->nunits > 1) /* qsort's base may not be NULL, and nothing yet is NULL */
-        qsort(r->units, r->nunits, sizeof *r->units, cmp_line); /* in order of arrival */
-    if (last && r->nunits > last) {
-        memmove(r->units, r->units + (r->nunits - last), last * sizeof *r->units);
-        r->nunits = last;
+    if (n > 1)
+        qsort(v, n, sizeof *v, cmp_seq);
+    size_t from = last && n > last ? n - last : 0;
+    /* a run of whole units, through the model's run primitives (build.h):
+     * their positions are their numbers of arrival */
+    static const struct provenance prov = {"watch", "unit", NULL};
+    struct run *r = n ? model_run_new(m, "watch", &prov, l->run) : NULL;
+    int rc = n && !r ? -1 : 0;
+    for (size_t i = from; i < n && rc == 0; i++) {
+        const struct live_unit *x = v[i];
+        uint32_t job;
+        rc = run_job(r, x->job, x->job_len, hash_bytes(x->job, x->job_len, 0), &job) ||
+                     run_add_unit(r, job, &x->u, x->seq)
+                 ? -1
+                 : 0;
     }
-    return 0;
-oom:
-    live_snapshot_free(r);
-    return -1;
+    free(v);
+    if (rc)
+        model_free(m);
+    return rc;
 }
 
-void live_snapshot_free(struct run *r)
+void live_snapshot_free(struct model *m)
 {
-    free(r->units);
-    free(r->jobs);
-    memset(r, 0, sizeof *r);
+    model_free(m);
 }

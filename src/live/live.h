@@ -252,7 +252,7 @@ void live_now(const struct live *l, struct live_now *out);
  * ones) as a run for analyze_run: the bottleneck now, the view's chart.
  * last: only the last so many, in order of arrival (0: all).  Its jobs
  * point into l: free it with live_snapshot_free before l changes. */
-int live_snapshot(const struct live *l, size_t last, struct run *r);
-void live_snapshot_free(struct run *r);
+int live_snapshot(const struct live *l, size_t last, struct model *m);
+void live_snapshot_free(struct model *m);
 
 #endif /* LIVE_H */

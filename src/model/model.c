@@ -70,6 +70,18 @@ int run_job(struct run *r, const char *id, size_t len, uint64_t h, uint32_t *out
     return 0;
 }
 
+int run_add_unit(struct run *r, uint32_t job, const struct unit *u, uint64_t line)
+{
+    if (r->nunits >= UINT32_MAX - 1 || grow_array((void **)&r->units, &r->units_cap, r->nunits + 1, sizeof *r->units))
+        return -1;
+    struct unit *x = &r->units[r->nunits++];
+    *x = *u;
+    x->job = job;
+    x->line = line;
+    r->jobs[job].units++;
+    return 0;
+}
+
 void run_issue(struct run *r, int kind, uint64_t line, int detail)
 {
     if (r->nissues[kind] < MAX_ISSUES) {

@@ -250,9 +250,11 @@ static int open_path(struct follow *f, int at_end, char *err, size_t errlen)
 }
 
 /* Read at off, checking the tail_len bytes before it: the count of new
- * bytes (0: none), -1 (errno), or -2: the file was truncated or rewritten. */
-static ssize_t read_at(struct follow *f, char *buf, size_t cap)
+ * bytes (0: none), or -1 (errno).  *rewritten: 1 when the file was
+ * truncated or rewritten before off (then nothing is read: 0). */
+static ssize_t read_at(struct follow *f, char *buf, size_t cap, int *rewritten)
 {
+    *rewritten = 0;
     unsigned char chk[FOLLOW_TAIL];
     size_t k = f->tail_len;
     struct iovec iov[2] = {{chk, k}, {buf, cap}};
@@ -262,8 +264,10 @@ static ssize_t read_at(struct follow *f, char *buf, size_t cap)
     while (n < 0 && errno == EINTR);
     if (n < 0)
         return -1;
-    if ((size_t)n < k || memcmp(chk, f->tail, k) != 0)
-        return -2;
+    if ((size_t)n < k || memcmp(chk, f->tail, k) != 0) {
+        *rewritten = 1;
+        return 0;
+    }
     n -= (ssize_t)k;
     if (n > 0) {
         tail_add(f, buf, (size_t)n);
@@ -374,8 +378,9 @@ ssize_t follow_read(struct follow *f, char *buf, size_t cap, char *err, size_t e
         }
         if (f->stream)
             return read_stream(f, buf, cap, err, errlen);
-        n = read_at(f, buf, cap);
-        if (n == -2) {
+        int rewritten;
+        n = read_at(f, buf, cap, &rewritten);
+        if (rewritten) {
             restart(f);
             moved = 0; /* asked again at the new end */
             continue;

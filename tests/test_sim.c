@@ -469,12 +469,12 @@ static void bad_params(void)
     char small[8];
     p.gpu_workers = 0;
     CHECK(sim_check(&p, small, sizeof small) == -1 && !strcmp(small, "--gpu-w"));
-#define REJECTS(field, value, what)                                                                \
-    do {                                                                                           \
-        struct sim_params q = base(1, 1);                                                          \
-        q.field = value;                                                                           \
-        err[0] = 0;                                                                                \
-        CHECK(sim_check(&q, err, sizeof err) == -1 && strstr(err, what));                          \
+#define REJECTS(field, value, what)                                       \
+    do {                                                                  \
+        struct sim_params q = base(1, 1);                                 \
+        q.field = value;                                                  \
+        err[0] = 0;                                                       \
+        CHECK(sim_check(&q, err, sizeof err) == -1 && strstr(err, what)); \
     } while (0)
     REJECTS(devices, 0, "--devices");
     REJECTS(synth_concurrency, 0, "--synth-concurrency");

@@ -27,6 +27,29 @@ static struct sim_params base(double synth, double gpu)
     return p;
 }
 
+/* sim_run and sim_calibrate where they must succeed: 0, or -1 with the
+ * reason printed. */
+static int run(const struct sim_params *p, struct sim_out *o)
+{
+    char err[256] = "";
+    int rc = sim_run(p, o, err, sizeof err);
+    if (rc)
+        printf("sim_run: %s\n", err);
+    CHECK(rc == 0 || rc == -1);
+    return rc;
+}
+
+static int calibrate(const struct run *r, const struct run_result *res, double trace_cores, int fit,
+                     const struct sim_params *given, struct sim_params *p, struct sim_fit *f)
+{
+    char err[256] = "";
+    int rc = sim_calibrate(r, res, trace_cores, fit, given, p, f, err, sizeof err);
+    if (rc)
+        printf("sim_calibrate: %s\n", err);
+    CHECK(rc == 0 || rc == -1);
+    return rc;
+}
+
 static int near(double a, double b, double tol)
 {
     return fabs(a - b) <= tol;
@@ -55,8 +78,11 @@ static void by_hand(void)
      * busy 270 s; s per job = 417 s / 10. */
     struct sim_params p = base(39, 27);
     struct sim_out o;
-    CHECK(sim_check(&p) == NULL);
-    CHECK(sim_run(&p, &o) == 0);
+    char err[256] = "untouched";
+    CHECK(sim_check(&p, err, sizeof err) == 0);
+    CHECK(!strcmp(err, "untouched")); /* no message where nothing failed */
+    CHECK(run(&p, &o) == 0);
+    CHECK(o.too_long == 0);
     CHECK(near(o.res.utilization, 270.0 / 378.0, 1e-9));
     CHECK(near(o.res.s_per_job * 1e-9, 41.7, 1e-6));
     CHECK(near(o.res.steady_s_per_job * 1e-9, 39, 1e-6));
@@ -69,7 +95,7 @@ static void by_hand(void)
      * from 39 s on, back to back. */
     p.synth_concurrency = 2;
     p.channel = 2;
-    CHECK(sim_run(&p, &o) == 0);
+    CHECK(run(&p, &o) == 0);
     CHECK(near(o.res.utilization, 1.0, 1e-9));
     CHECK(o.res.bottleneck == BN_GPU);
     CHECK(near(o.res.s_per_job * 1e-9, (39 + 270) / 10.0, 1e-6));
@@ -81,7 +107,7 @@ static void by_hand(void)
     p.synth_concurrency = 4;
     p.devices = 2;
     p.channel = 4;
-    CHECK(sim_run(&p, &o) == 0);
+    CHECK(run(&p, &o) == 0);
     CHECK(o.res.ndev == 2);
     CHECK(near(o.res.utilization, 1.0, 1e-9));
     CHECK(near(o.res.s_per_job * 1e-9, (1 + 50) / 10.0, 1e-6));
@@ -90,7 +116,7 @@ static void by_hand(void)
     /* Arrivals slower than the pipeline: the GPU waits for input. */
     p = base(1, 1);
     p.rate = 0.25; /* a job every 4 s */
-    CHECK(sim_run(&p, &o) == 0);
+    CHECK(run(&p, &o) == 0);
     CHECK(o.res.bottleneck == BN_INPUT);
     CHECK(near(o.res.utilization, 10.0 / (9 * 4 + 1), 1e-9));
     sim_out_free(&o);
@@ -100,7 +126,7 @@ static void by_hand(void)
     p.synth_concurrency = 2;
     p.channel = 2;
     p.prep = (struct sim_dist){.mean = 0.5};
-    CHECK(sim_run(&p, &o) == 0);
+    CHECK(run(&p, &o) == 0);
     CHECK(o.res.by_cause[CAUSE_PREP] > 0);
     CHECK(near(o.res.utilization, 10.0 / (10 + 9 * 0.5), 1e-9));
     sim_out_free(&o);
@@ -119,7 +145,7 @@ static void invariants(void)
         p.channel = k;
         p.synth.cv = p.gpu.cv = 0.3;
         struct sim_out o;
-        CHECK(sim_run(&p, &o) == 0);
+        CHECK(run(&p, &o) == 0);
         CHECK(most_at_once(&o.run, EV_CHAN_SEND, EV_GPU_PICKUP) <= (k ? k : 1));
         CHECK(most_at_once(&o.run, EV_SYNTH_START, EV_SYNTH_END) <= 3);
         CHECK(most_at_once(&o.run, EV_SYNTH_START, EV_CHAN_SEND) <= 3);
@@ -143,9 +169,9 @@ static void invariants(void)
     p.jobs = 200;
     p.synth.cv = p.gpu.cv = 0.5;
     struct sim_out a, b, c;
-    CHECK(sim_run(&p, &a) == 0 && sim_run(&p, &b) == 0);
+    CHECK(run(&p, &a) == 0 && run(&p, &b) == 0);
     p.seed = 2;
-    CHECK(sim_run(&p, &c) == 0);
+    CHECK(run(&p, &c) == 0);
     CHECK(memcmp(a.run.units, b.run.units, a.run.nunits * sizeof *a.run.units) == 0);
     CHECK(a.res.s_per_job != c.res.s_per_job);
     sim_out_free(&a);
@@ -158,7 +184,7 @@ static void invariants(void)
     p.partitions = 10;
     p.calib_partitions = 1;
     struct sim_out o;
-    CHECK(sim_run(&p, &o) == 0);
+    CHECK(run(&p, &o) == 0);
     CHECK_EQ_U(o.run.nunits, 200);
     CHECK_EQ_U(o.res.jobs_completed, 20);
     CHECK(near(o.res.steady_s_per_job * 1e-9, 10, 1e-6));
@@ -209,7 +235,7 @@ static void contention(void)
     p.channel = 4;
     p.cores = 2;
     struct sim_out o;
-    CHECK(sim_run(&p, &o) == 0);
+    CHECK(run(&p, &o) == 0);
     CHECK(near(o.res.stage[ST_SYNTHESIS].mean * 1e-9, 2, 1e-6));
     sim_out_free(&o);
     /* More concurrency than the cores can take makes things worse when
@@ -221,7 +247,7 @@ static void contention(void)
     double spj[5];
     for (int c = 1; c <= 4; c++) {
         p.synth_concurrency = p.channel = c;
-        CHECK(sim_run(&p, &o) == 0);
+        CHECK(run(&p, &o) == 0);
         spj[c] = o.res.s_per_job;
         sim_out_free(&o);
     }
@@ -238,7 +264,7 @@ static void predicts(const char *label, struct sim_params *truth, struct sim_par
     truth->synth_concurrency = truth->channel = c;
     p->synth_concurrency = p->channel = c;
     p->seed = 7;
-    CHECK(sim_run(truth, &t) == 0 && sim_run(p, &q) == 0);
+    CHECK(run(truth, &t) == 0 && run(p, &q) == 0);
     printf("%s c=%d truth %.1f%% %.3f s/job, predicted %.1f%% %.3f s/job\n", label, c, 100 * t.res.utilization,
            t.res.s_per_job * 1e-9, 100 * q.res.utilization, q.res.s_per_job * 1e-9);
     CHECK(near(q.res.utilization, t.res.utilization, 0.05));
@@ -262,10 +288,10 @@ static void fit_known(void)
     truth.host_share = 1;
     truth.synth.cv = truth.gpu.cv = 0.1;
     struct sim_out o;
-    CHECK(sim_run(&truth, &o) == 0);
+    CHECK(run(&truth, &o) == 0);
     struct sim_params p = {0};
     struct sim_fit fit;
-    CHECK(sim_calibrate(&o.run, &o.res, 2, 1, NULL, &p, &fit) == NULL);
+    CHECK(calibrate(&o.run, &o.res, 2, 1, NULL, &p, &fit) == 0);
     CHECK(fit.fitted);
     CHECK(fit.r2_synth > 0.3);
     printf("fit: synth_threads %.2f host_threads %.2f host_share %.2f r2 %.2f %.2f\n", fit.synth_threads,
@@ -283,11 +309,17 @@ static void fit_known(void)
     struct sim_params quiet = base(1, 0.5);
     quiet.jobs = 50;
     quiet.synth.cv = 0.1;
-    CHECK(sim_run(&quiet, &o) == 0);
-    CHECK(sim_calibrate(&o.run, &o.res, 8, 1, NULL, &p, &fit) == NULL);
+    CHECK(run(&quiet, &o) == 0);
+    CHECK(calibrate(&o.run, &o.res, 8, 1, NULL, &p, &fit) == 0);
     CHECK(!fit.fitted && fit.why != NULL);
     /* the simulator's advice for it: 2 syntheses of 1 s feed a 0.5 s GPU
      * on average; with the 10% spread a third takes the last idle out */
+    /* asked only where a contention model is known: none is, so it is not
+     * an error, and the advice stays the formula's */
+    o.res.advice.valid = 1;
+    o.res.advice.model = "formula";
+    CHECK(sim_advise(&o.run, &o.res, 8, 1) == 0);
+    CHECK(!strcmp(o.res.advice.model, "formula"));
     CHECK(sim_advise(&o.run, &o.res, 8, 0) == 0);
     CHECK(!strcmp(o.res.advice.model, "simulation"));
     CHECK(o.res.advice.needed == 2 || o.res.advice.needed == 3);
@@ -319,10 +351,10 @@ static void given_known(void)
 {
     struct sim_params truth = contended();
     struct sim_out o;
-    CHECK(sim_run(&truth, &o) == 0);
+    CHECK(run(&truth, &o) == 0);
     struct sim_params p = {0}, given = {.synth_threads = 1, .host_threads = 1, .host_share = 1, .host_weight = 1};
     struct sim_fit fit;
-    CHECK(sim_calibrate(&o.run, &o.res, 1.5, 1, &given, &p, &fit) == NULL);
+    CHECK(calibrate(&o.run, &o.res, 1.5, 1, &given, &p, &fit) == 0);
     CHECK(fit.given && !fit.fitted && !fit.measured);
     CHECK(fit.max_slowdown > 1.3 && fit.max_slowdown < 1.4); /* 2 threads on 1.5 cores: 1.33 */
     sim_trace_defaults(&p, &fit);
@@ -343,7 +375,7 @@ static void measured_known(void)
 {
     struct sim_params truth = contended();
     struct sim_out o;
-    CHECK(sim_run(&truth, &o) == 0);
+    CHECK(run(&truth, &o) == 0);
     /* what the recorder would have measured: wanted = wall for both (used
      * is less where they waited for a core) */
     o.run.cpu = (struct cpu_use){.sampled = 1, .wait_known = 1, .synth_cpu_s = 150, .synth_want_s = 198,
@@ -351,7 +383,7 @@ static void measured_known(void)
                                      .gpu_want_s = 176, .gpu_wall_s = 180, .gpu_units = 200};
     struct sim_params p = {0};
     struct sim_fit fit;
-    CHECK(sim_calibrate(&o.run, &o.res, 1.5, 1, NULL, &p, &fit) == NULL);
+    CHECK(calibrate(&o.run, &o.res, 1.5, 1, NULL, &p, &fit) == 0);
     CHECK(fit.measured && !fit.fitted && !fit.given);
     CHECK(near(fit.synth_cpu_share, 0.99, 1e-9) && near(fit.host_cpu_share, 176.0 / 180, 1e-9));
     sim_trace_defaults(&p, &fit);
@@ -361,11 +393,11 @@ static void measured_known(void)
     sim_params_free(&p);
     /* --no-fit leaves it out; a synthesis thread that mostly sleeps (its
      * work in a pool the trace does not see) is not measured: the fit */
-    CHECK(sim_calibrate(&o.run, &o.res, 1.5, 0, NULL, &p, &fit) == NULL);
+    CHECK(calibrate(&o.run, &o.res, 1.5, 0, NULL, &p, &fit) == 0);
     CHECK(!fit.measured);
     sim_params_free(&p);
     o.run.cpu.synth_want_s = 20;
-    CHECK(sim_calibrate(&o.run, &o.res, 1.5, 1, NULL, &p, &fit) == NULL);
+    CHECK(calibrate(&o.run, &o.res, 1.5, 1, NULL, &p, &fit) == 0);
     CHECK(!fit.measured && near(fit.synth_cpu_share, 0.1, 1e-9));
     sim_params_free(&p);
     sim_out_free(&o);
@@ -382,19 +414,19 @@ static void arrivals(void)
     struct sim_out o;
     struct sim_params p = {0};
     struct sim_fit fit;
-    CHECK(sim_run(&t, &o) == 0); /* a backlog: permits always taken */
-    CHECK(sim_calibrate(&o.run, &o.res, 4, 0, NULL, &p, &fit) == NULL);
+    CHECK(run(&t, &o) == 0); /* a backlog: permits always taken */
+    CHECK(calibrate(&o.run, &o.res, 4, 0, NULL, &p, &fit) == 0);
     CHECK(fit.rate == 0);
     CHECK(fit.synth_max == 2);
     sim_out_free(&o);
     t.rate = 0.8; /* a job every 1.25 s: the permits are mostly free */
-    CHECK(sim_run(&t, &o) == 0);
-    CHECK(sim_calibrate(&o.run, &o.res, 4, 0, NULL, &p, &fit) == NULL);
+    CHECK(run(&t, &o) == 0);
+    CHECK(calibrate(&o.run, &o.res, 4, 0, NULL, &p, &fit) == 0);
     CHECK(near(fit.rate, 0.8, 0.01));
     /* and the simulation from that calibration gives the trace back */
     sim_trace_defaults(&p, &fit);
     struct sim_out q;
-    CHECK(sim_run(&p, &q) == 0);
+    CHECK(run(&p, &q) == 0);
     CHECK(near(q.res.utilization, o.res.utilization, 0.03));
     CHECK(fabs(q.res.s_per_job / o.res.s_per_job - 1) < 0.03);
     sim_out_free(&q);
@@ -410,12 +442,12 @@ static void cuzk(void)
     struct sim_params p = base(39, 27);
     p.jobs = 20;
     struct sim_out o;
-    CHECK(sim_run(&p, &o) == 0);
+    CHECK(run(&p, &o) == 0);
     printf("cuzk c=1: %.1f%% (measured 70.9%%)\n", 100 * o.res.utilization);
     CHECK(near(o.res.utilization, 0.709, 0.05));
     sim_out_free(&o);
     p.synth_concurrency = p.channel = 2;
-    CHECK(sim_run(&p, &o) == 0);
+    CHECK(run(&p, &o) == 0);
     printf("cuzk c=2: %.1f%% (measured 99.3%%)\n", 100 * o.res.utilization);
     CHECK(near(o.res.utilization, 0.993, 0.05));
     sim_out_free(&o);
@@ -424,22 +456,30 @@ static void cuzk(void)
 static void bad_params(void)
 {
     struct sim_params p = base(1, 1);
+    char err[256];
     p.gpu_workers = 0;
-    CHECK(sim_check(&p) && strstr(sim_check(&p), "gpu-workers"));
+    CHECK(sim_check(&p, err, sizeof err) == -1);
+    CHECK(!strcmp(err, "--gpu-workers must be at least 1 (a device with no worker never proves)"));
     p = base(-1, 1);
-    CHECK(sim_check(&p) && strstr(sim_check(&p), "synthesis"));
+    CHECK(sim_check(&p, err, sizeof err) == -1 && strstr(err, "synthesis time must be positive"));
     p = base(1, NAN);
-    CHECK(sim_check(&p) != NULL);
-#define REJECTS(field, value)                                                                      \
-    do {                                                                                           \
-        struct sim_params q = base(1, 1);                                                          \
-        q.field = value;                                                                           \
-        CHECK(sim_check(&q) != NULL);                                                              \
+    err[0] = 0;
+    CHECK(sim_check(&p, err, sizeof err) == -1 && strstr(err, "GPU time"));
+    /* a short buffer holds the message's start, terminated */
+    char small[8];
+    p.gpu_workers = 0;
+    CHECK(sim_check(&p, small, sizeof small) == -1 && !strcmp(small, "--gpu-w"));
+#define REJECTS(field, value, what)                                       \
+    do {                                                                  \
+        struct sim_params q = base(1, 1);                                 \
+        q.field = value;                                                  \
+        err[0] = 0;                                                       \
+        CHECK(sim_check(&q, err, sizeof err) == -1 && strstr(err, what)); \
     } while (0)
-    REJECTS(devices, 0);
-    REJECTS(synth_concurrency, 0);
-    REJECTS(host_share, 1.5);
-    REJECTS(jobs, 1000000000);
+    REJECTS(devices, 0, "--devices");
+    REJECTS(synth_concurrency, 0, "--synth-concurrency");
+    REJECTS(host_share, 1.5, "--host-share");
+    REJECTS(jobs, 1000000000, "50 million");
 #undef REJECTS
     /* a run with no complete unit */
     struct run r = {0};
@@ -453,9 +493,27 @@ static void bad_params(void)
     CHECK(analyze_run(&r, &res) == 0);
     struct sim_fit fit;
     p = (struct sim_params){0};
-    const char *err = sim_calibrate(&r, &res, 2, 1, NULL, &p, &fit);
-    CHECK(err && strstr(err, "no complete unit"));
+    err[0] = 0;
+    CHECK(sim_calibrate(&r, &res, 2, 1, NULL, &p, &fit, err, sizeof err) == -1);
+    CHECK(!strcmp(err, "the trace has no complete unit (SYNTH_START, SYNTH_END, GPU_START and GPU_END, "
+                       "consistent): nothing to calibrate from"));
+    /* the advice cannot be simulated from it either: -1, the formula stays */
+    res.advice.valid = 1;
+    res.advice.model = "formula";
+    CHECK(sim_advise(&r, &res, 2, 0) == -1);
+    CHECK(!strcmp(res.advice.model, "formula"));
     run_result_free(&res);
+    /* a setting that passes the check but whose run would pass SIM_MAX_S:
+     * -1, the setting's fault (too_long), with the message simulate prints */
+    p = base(1e9, 1); /* ten syntheses of 1e9 s one after another */
+    CHECK(sim_check(&p, err, sizeof err) == 0);
+    struct sim_out o;
+    err[0] = 0;
+    CHECK(sim_run(&p, &o, err, sizeof err) == -1);
+    CHECK(o.too_long == 1 && o.run.units == NULL && o.run.nunits == 0);
+    CHECK(!strcmp(err, "the simulated run would last past 9e+09 s (the nanosecond timestamps would overflow): "
+                       "give shorter times, fewer jobs or a faster --rate"));
+    sim_out_free(&o); /* harmless after a failure */
 }
 
 /* ---- work that grows with the syntheses at once (sim_growth.c) ---- */
@@ -555,7 +613,7 @@ static void doubling_trace(struct sim_out *o, double w2)
     t.synth_concurrency = t.channel = 2;
     struct cpu_row rows[] = {row(1, 6, 1.0, 1.0, 1.0), row(2, 34, w2, w2, w2)};
     sim_growth_from_rows(rows, 2, KIND_MEMORY, &t.synth_growth);
-    CHECK(sim_run(&t, o) == 0);
+    CHECK(run(&t, o) == 0);
     struct cpu_result *c = &o->res.cpu;
     c->source = CPU_SRC_SAMPLES;
     c->synth_cpu_by = malloc(sizeof rows);
@@ -580,12 +638,12 @@ static void growth_sim(void)
      * trace's own concurrency reproduces the trace. */
     struct sim_params p = {0};
     struct sim_fit fit;
-    CHECK(sim_calibrate(&o.run, &o.res, 64, 1, NULL, &p, &fit) == NULL);
+    CHECK(calibrate(&o.run, &o.res, 64, 1, NULL, &p, &fit) == 0);
     CHECK(p.synth_growth.n == 2 && near(p.synth_growth.w[1], 2, 1e-12) && p.gpu_growth.n == 0);
     CHECK(near(sim_dist_mean(&p.synth), 1.0, 1e-6));
     sim_trace_defaults(&p, &fit);
     CHECK(p.synth_concurrency == 2);
-    CHECK(sim_run(&p, &q) == 0);
+    CHECK(run(&p, &q) == 0);
     CHECK(near(q.res.s_per_job / o.res.s_per_job, 1, 0.01));
     sim_out_free(&q);
     /* At 1: 1 s a unit, s per job (40 + 0.3) / 40 = 1.0075 s; at 3, w(3) =
@@ -593,7 +651,7 @@ static void growth_sim(void)
      * 1.0075.  Every concurrency makes a unit a second at best; the least
      * within 2% of the best is 1. */
     p.synth_concurrency = p.channel = 1;
-    CHECK(sim_run(&p, &q) == 0);
+    CHECK(run(&p, &q) == 0);
     CHECK(near(q.res.s_per_job * 1e-9, 1.0075, 1e-6));
     sim_out_free(&q);
     sim_params_free(&p);

@@ -87,9 +87,11 @@ static const struct int_opt int_opts[] = {
     INT_OPT(O_CORRUPT, "--corrupt-unit", 0, 100000000, corrupt_unit),
 };
 
-/* Option ch when it is a whole number: 1 taken, 0 not one of them, -1 bad. */
-static int take_int(int ch, const char *arg, struct engine_config *c)
+/* Option ch when it is a whole number (*taken: 1; 0: not one of them):
+ * 0, or -1 bad (said on stderr). */
+static int take_int(int ch, const char *arg, struct engine_config *c, int *taken)
 {
+    *taken = 0;
     for (size_t i = 0; i < sizeof int_opts / sizeof int_opts[0]; i++) {
         const struct int_opt *o = &int_opts[i];
         if (o->id != ch)
@@ -102,7 +104,8 @@ static int take_int(int ch, const char *arg, struct engine_config *c)
             *(long *)field = v;
         else if (o->size == sizeof(int))
             *(int *)field = (int)v; /* int or unsigned: v is in range for both */
-        return 1;
+        *taken = 1;
+        return 0;
     }
     return 0;
 }
@@ -198,8 +201,8 @@ int run_parse(int argc, char **argv, struct engine_config *c_out)
             run_usage(stderr);
             return WF_EXIT_USAGE;
         }
-        int t = take_int(ch, optarg, &c);
-        if (t < 0 || (t == 0 && take_other(ch, optarg, &c)))
+        int taken;
+        if (take_int(ch, optarg, &c, &taken) != 0 || (!taken && take_other(ch, optarg, &c)))
             return WF_EXIT_USAGE;
     }
     if (optind < argc) {

@@ -323,12 +323,14 @@ static int sim_from_trace(const struct sim_cli *o, struct loaded *l, struct sim_
                                .host_share = isnan(o->k_hsh) ? 0 : o->k_hsh,
                                .host_weight = isnan(o->k_hw) ? 1 : o->k_hw};
     int have_given = !isnan(o->k_sth) || !isnan(o->k_hth) || !isnan(o->k_hsh) || !isnan(o->k_hw);
-    const char *err = sim_calibrate(res->run, res, o->tcores, !o->nofit, have_given ? &given : NULL, p, fit);
+    char err[512];
+    int bad = sim_calibrate(res->run, res, o->tcores, !o->nofit, have_given ? &given : NULL, p, fit, err,
+                            sizeof err);
     clock_gettime(CLOCK_MONOTONIC, &c1);
     if (getenv("WATERFALL_TIMING"))
         fprintf(stderr, "timing: calibration and contention fit %.3f s\n",
                 (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) * 1e-9);
-    if (err) {
+    if (bad) {
         fprintf(stderr, "waterfall simulate: %s: %s\n", o->from, err);
         return WF_EXIT_INPUT;
     }
@@ -427,8 +429,8 @@ static int sim_points(const struct sim_cli *o, const struct sim_params *p, struc
             pp[i].calib_partitions = pp[i].partitions;
         if (o->k_k < 0 && !(o->have_sweep && o->sw.knob == KN_CHANNEL))
             pp[i].channel = pp[i].channel > pp[i].synth_concurrency ? pp[i].channel : pp[i].synth_concurrency;
-        const char *bad = sim_check(&pp[i]);
-        if (bad) {
+        char bad[256];
+        if (sim_check(&pp[i], bad, sizeof bad)) {
             fprintf(stderr, "waterfall simulate: %s%s%s%s\n", bad, o->have_sweep ? " (in the sweep of " : "",
                     o->have_sweep ? knob_names[o->sw.knob] : "", o->have_sweep ? ")" : "");
             return WF_EXIT_USAGE;
@@ -459,7 +461,8 @@ static const struct sim_out *measured_point(const struct sim_params *meas, const
     for (size_t i = 0; i < npts; i++)
         if (is_measured(&pp[i], meas))
             return &outs[i];
-    if (sim_check(meas) || sim_run(meas, extra)) {
+    char err[256];
+    if (sim_check(meas, err, sizeof err) || sim_run(meas, extra, err, sizeof err)) {
         fprintf(stderr, "waterfall simulate: the measured setting could not be simulated: no check against the "
                         "measured run\n");
         return NULL;
@@ -474,16 +477,10 @@ static const struct sim_out *measured_point(const struct sim_params *meas, const
 static int sim_runs(const struct sim_params *pp, struct sim_out *outs, double *spj, size_t npts)
 {
     for (size_t i = 0; i < npts; i++) {
-        int st = sim_run(&pp[i], &outs[i]);
-        if (st == -2) {
-            fprintf(stderr, "waterfall simulate: the simulated run would last past %.0e s (the nanosecond "
-                            "timestamps would overflow): give shorter times, fewer jobs or a faster --rate\n",
-                    SIM_MAX_S);
-            return WF_EXIT_USAGE;
-        }
-        if (st) {
-            fprintf(stderr, "waterfall simulate: out of memory\n");
-            return WF_EXIT_FAIL;
+        char err[256];
+        if (sim_run(&pp[i], &outs[i], err, sizeof err)) {
+            fprintf(stderr, "waterfall simulate: %s\n", err);
+            return outs[i].too_long ? WF_EXIT_USAGE : WF_EXIT_FAIL; /* the setting's fault, or memory's */
         }
         if (getenv("WATERFALL_TIMING"))
             fprintf(stderr, "timing: %zu units, %llu events: simulation %.3f s (%.2fM units/s), analysis %.3f s\n",

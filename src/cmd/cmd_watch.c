@@ -363,13 +363,13 @@ static int chunk_next(struct watch *w)
     return rc;
 }
 
-/* Read until there is nothing new; 1 when something was read, -1 error.
- * Each chunk read is parsed on the pipe's thread while the next is read
- * and the ones before are applied here (lines.h); all that was read is
- * in the live state when it returns. */
-static int drain(struct watch *w)
+/* Read until there is nothing new (*got: 1 when something was read): 0,
+ * or -1, said on stderr.  Each chunk read is parsed on the pipe's thread
+ * while the next is read and the ones before are applied here (lines.h);
+ * all that was read is in the live state when it returns. */
+static int drain(struct watch *w, int *got)
 {
-    int any = 0;
+    *got = 0;
     char err[512];
     for (;;) {
         struct lines_chunk *c = lines_pipe_idle(w->pipe);
@@ -385,7 +385,7 @@ static int drain(struct watch *w)
         }
         if (n == 0)
             break;
-        any = 1;
+        *got = 1;
         lines_pipe_submit(w->pipe, c, (size_t)n, 0);
         if (stop_flag || (!w->o.once && now_s(0) - w->last_emit >= w->o.interval))
             break; /* the view stays fresh while a big log is caught up */
@@ -393,15 +393,15 @@ static int drain(struct watch *w)
     while (lines_pipe_next(w->pipe))
         if (chunk_next(w))
             return -1;
-    return any;
+    return 0;
 }
 
 static int follow_loop(struct watch *w)
 {
     int rc = WF_EXIT_OK, ended = 0;
     while (!stop_flag && !quit_key(w)) {
-        int got = drain(w);
-        if (got < 0) {
+        int got;
+        if (drain(w, &got) != 0) {
             rc = WF_EXIT_INPUT;
             break;
         }
@@ -441,8 +441,8 @@ static int trace_loop(struct watch *w)
     char err[512];
     int rc = WF_EXIT_OK, ended = 0;
     while (!stop_flag && !quit_key(w)) {
-        int got = wft_follow_step(&tf, &w->l, err, sizeof err);
-        if (got < 0) {
+        int got;
+        if (wft_follow_step(&tf, &w->l, &got, err, sizeof err) != 0) {
             fprintf(stderr, "waterfall watch: %s\n", err);
             rc = WF_EXIT_INPUT;
             break;

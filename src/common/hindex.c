@@ -31,18 +31,19 @@ int hindex_rebuild(struct hindex *x, size_t size, size_t n, hindex_hash_fn hash_
 }
 
 /* x's entries into a table of size slots, if it holds exactly things
- * 0..n-1 (numbers are distinct and below n: n entries are all of them);
- * 1 when it does not (a run's index may hold only some of its units:
- * the caller puts them in by their hashes), -1 out of memory.  Taken in
- * slot order, each entry goes near where it was or one old size on, so
- * both tables are read and written nearly in order. */
-static int hindex_rehome(struct hindex *x, size_t size, size_t n)
+ * 0..n-1 (numbers are distinct and below n: n entries are all of them):
+ * *done is 0 when it does not (a run's index may hold only some of its
+ * units: the caller puts them in by their hashes).  0, or -1 out of
+ * memory.  Taken in slot order, each entry goes near where it was or one
+ * old size on, so both tables are read and written nearly in order. */
+static int hindex_rehome(struct hindex *x, size_t size, size_t n, int *done)
 {
+    *done = 0;
     size_t have = 0;
     for (size_t i = 0; i <= x->mask; i++)
         have += x->slot[i] != 0;
     if (have != n)
-        return 1;
+        return 0;
     uint64_t *ni = big_alloc_full(size * sizeof *ni); /* zeroed */
     if (!ni)
         return -1;
@@ -58,6 +59,7 @@ static int hindex_rehome(struct hindex *x, size_t size, size_t n)
     hindex_free(x);
     x->slot = ni;
     x->mask = size - 1;
+    *done = 1;
     return 0;
 }
 
@@ -70,9 +72,11 @@ int hindex_grow(struct hindex *x, size_t n, size_t want, size_t min_size, hindex
     if (size > ((size_t)1 << 32))
         return -1;
     if (x->slot) {
-        int rc = hindex_rehome(x, size, n);
-        if (rc <= 0)
-            return rc;
+        int done;
+        if (hindex_rehome(x, size, n, &done) != 0)
+            return -1;
+        if (done)
+            return 0;
     }
     return hindex_rebuild(x, size, n, hash_of, ctx);
 }

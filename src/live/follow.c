@@ -209,13 +209,14 @@ static int path_error(struct follow *f, const char *what, char *err, size_t errl
     return -1;
 }
 
-/* Open the path into *fd: 1, or path_error's 0 or -1. */
+/* Open the path into *fd (-1: the path names no file): 0, or -1 with err
+ * set. */
 static int open_fd(struct follow *f, int *fd, char *err, size_t errlen)
 {
     do
         *fd = open(f->path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC); /* a FIFO: no wait for a writer */
     while (*fd < 0 && errno == EINTR);
-    return *fd >= 0 ? 1 : path_error(f, "open", err, errlen);
+    return *fd >= 0 ? 0 : path_error(f, "open", err, errlen);
 }
 
 /* fstat fd, a file to be followed: 0, or -1 with err set for a directory
@@ -234,25 +235,30 @@ static int stat_followable(const struct follow *f, int fd, struct stat *st, cons
     return 0;
 }
 
-/* Open the path: 1, 0 when it names no file, -1 with err set. */
+/* Open the path as the file followed (f->fd stays -1 when it names no
+ * file): 0, or -1 with err set. */
 static int open_path(struct follow *f, int at_end, char *err, size_t errlen)
 {
-    int fd, rc = open_fd(f, &fd, err, errlen);
-    if (rc <= 0)
-        return rc;
+    int fd;
+    if (open_fd(f, &fd, err, errlen) != 0)
+        return -1;
+    if (fd < 0)
+        return 0;
     struct stat st;
     if (stat_followable(f, fd, &st, "stat", err, errlen) != 0) {
         close(fd);
         return -1;
     }
     adopt(f, fd, &st, at_end);
-    return 1;
+    return 0;
 }
 
 /* Read at off, checking the tail_len bytes before it: the count of new
- * bytes (0: none), -1 (errno), or -2: the file was truncated or rewritten. */
-static ssize_t read_at(struct follow *f, char *buf, size_t cap)
+ * bytes (0: none), or -1 (errno).  *rewritten: 1 when the file was
+ * truncated or rewritten before off (then nothing is read: 0). */
+static ssize_t read_at(struct follow *f, char *buf, size_t cap, int *rewritten)
 {
+    *rewritten = 0;
     unsigned char chk[FOLLOW_TAIL];
     size_t k = f->tail_len;
     struct iovec iov[2] = {{chk, k}, {buf, cap}};
@@ -262,8 +268,10 @@ static ssize_t read_at(struct follow *f, char *buf, size_t cap)
     while (n < 0 && errno == EINTR);
     if (n < 0)
         return -1;
-    if ((size_t)n < k || memcmp(chk, f->tail, k) != 0)
-        return -2;
+    if ((size_t)n < k || memcmp(chk, f->tail, k) != 0) {
+        *rewritten = 1;
+        return 0;
+    }
     n -= (ssize_t)k;
     if (n > 0) {
         tail_add(f, buf, (size_t)n);
@@ -287,26 +295,31 @@ static void restart(struct follow *f)
     }
 }
 
-/* At the end of the open file: 1 when the path names another regular file
- * with content (time to move to it), 0 when not, -1 with err set. */
-static int path_moved(struct follow *f, char *err, size_t errlen)
+/* At the end of the open file: *moved is 1 when the path names another
+ * regular file with content (time to move to it).  0, or -1 with err set. */
+static int path_moved(struct follow *f, int *moved, char *err, size_t errlen)
 {
+    *moved = 0;
     struct stat st;
     if (stat(f->path, &st) != 0)
         return path_error(f, "stat", err, errlen);
     f->st.missing = 0;
-    if (st.st_dev == f->dev && st.st_ino == f->ino)
-        return 0;
-    return S_ISREG(st.st_mode) && st.st_size > 0;
+    if (st.st_dev != f->dev || st.st_ino != f->ino)
+        *moved = S_ISREG(st.st_mode) && st.st_size > 0;
+    return 0;
 }
 
-/* Leave the old file for the one the path names now, read from its start:
- * 1, 0 when there is none to move to after all, -1 with err set. */
-static int rotate(struct follow *f, char *err, size_t errlen)
+/* Leave the old file for the one the path names now, read from its start
+ * (*rotated: 1; 0 when there is none to move to after all).  0, or -1 with
+ * err set. */
+static int rotate(struct follow *f, int *rotated, char *err, size_t errlen)
 {
-    int fd, rc = open_fd(f, &fd, err, errlen);
-    if (rc <= 0)
-        return rc;
+    *rotated = 0;
+    int fd;
+    if (open_fd(f, &fd, err, errlen) != 0)
+        return -1;
+    if (fd < 0)
+        return 0;
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (st.st_dev == f->dev && st.st_ino == f->ino)) {
         close(fd); /* renamed back, or not a file to read: stay */
@@ -316,7 +329,8 @@ static int rotate(struct follow *f, char *err, size_t errlen)
         close(f->fd);
     f->st.rotations++;
     adopt(f, fd, &st, 0);
-    return 1;
+    *rotated = 1;
+    return 0;
 }
 
 static ssize_t read_stream(struct follow *f, char *buf, size_t cap, char *err, size_t errlen)
@@ -365,17 +379,19 @@ ssize_t follow_read(struct follow *f, char *buf, size_t cap, char *err, size_t e
     if (f->ifd >= 0)
         drain_events(f); /* what they announce is read now; the wait waits for later ones */
     ssize_t n;
-    int moved = 0; /* path_moved said 1: the old file is read once more, then rotate */
+    int moved = 0; /* path_moved said so: the old file is read once more, then rotate */
     for (;;) {
         if (f->fd < 0) {
-            int rc = open_path(f, 0, err, errlen); /* appeared after follow_open: from its start */
-            if (rc <= 0)
-                return rc;
+            if (open_path(f, 0, err, errlen) != 0) /* appeared after follow_open: from its start */
+                return -1;
+            if (f->fd < 0)
+                return 0; /* not there yet */
         }
         if (f->stream)
             return read_stream(f, buf, cap, err, errlen);
-        n = read_at(f, buf, cap);
-        if (n == -2) {
+        int rewritten;
+        n = read_at(f, buf, cap, &rewritten);
+        if (rewritten) {
             restart(f);
             moved = 0; /* asked again at the new end */
             continue;
@@ -384,9 +400,12 @@ ssize_t follow_read(struct follow *f, char *buf, size_t cap, char *err, size_t e
             break;
         if (!f->path)
             return 0; /* a file on stdin has no name to be rotated under */
-        int rc = moved ? rotate(f, err, errlen) : path_moved(f, err, errlen);
-        if (rc <= 0)
-            return rc;
+        /* path_moved: the path names a new file; rotate: moved to it */
+        int next;
+        if ((moved ? rotate(f, &next, err, errlen) : path_moved(f, &next, err, errlen)) != 0)
+            return -1;
+        if (!next)
+            return 0;
         /* after path_moved (the path names a new file with content): what
          * the writer wrote to the old one before, it wrote before that
          * content, so the next turn reads the old file once more, and only
@@ -503,7 +522,7 @@ struct follow *follow_open(const char *path, int from_start, char *err, size_t e
     f->name = f->path;
     f->base = f->path + (slash ? slash - path + 1 : 0);
     watch_dir(f);
-    if (open_path(f, !from_start, err, errlen) < 0)
+    if (open_path(f, !from_start, err, errlen) != 0)
         goto fail;
     f->opened = 1; /* a file that appears later is a reopen */
     if (f->stream && f->ifd >= 0) {

@@ -67,8 +67,9 @@ static void as_record(const struct wft_trace *t, const struct wft_ev *e, struct 
     }
 }
 
-int wft_follow_step(struct wft_follow *w, struct live *l, char *err, size_t errlen)
+int wft_follow_step(struct wft_follow *w, struct live *l, int *fed, char *err, size_t errlen)
 {
+    *fed = 0;
     struct stat st;
     if (stat(w->path, &st) != 0 || (uint64_t)st.st_size == w->size)
         return 0; /* not there (yet), or nothing new */
@@ -119,7 +120,7 @@ int wft_follow_step(struct wft_follow *w, struct live *l, char *err, size_t errl
             break;
         }
         w->fed[e->thread]++;
-        rc = 1;
+        *fed = 1;
     }
     free(seen);
     /* the latest resident memory, for /metrics (sorted by time) */

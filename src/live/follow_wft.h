@@ -39,9 +39,9 @@ int wft_follow_sniff(const char *path);
  * name (*.wft) while its recorder has not written them yet; never stdin. */
 int follow_wft_claims(const char *path);
 
-/* Read the trace again if it grew; 1 when new events were fed, 0 when
- * nothing was new, -1 on an error. */
-int wft_follow_step(struct wft_follow *w, struct live *l, char *err, size_t errlen);
+/* Read the trace again if it grew (*fed: 1 when new events were fed, 0
+ * when nothing was new): 0, or -1 with a message naming the file in err. */
+int wft_follow_step(struct wft_follow *w, struct live *l, int *fed, char *err, size_t errlen);
 
 void wft_follow_free(struct wft_follow *w);
 

@@ -1022,14 +1022,15 @@ static enum scan_err seed_finish(const struct seed *s, const struct where *w, st
 {
     const char *en = s->has_ev ? s->evv : s->msg;
     size_t enn = s->has_ev ? s->evn : s->msgn;
-    int ev = en && enn ? event_id(en, enn, r) : -2;
+    int named = en && enn; /* an event field, or a message to take the event from */
+    int ev = named ? event_id(en, enn, r) : -1;
     if (!(ev >= 0 && ev < EV_N) && !s->shape)
         return SCAN_NOT_RECORD;
-    if (ev == -1)
+    if (named && ev < 0)
         return SCAN_UNKNOWN_EVENT;
     if (s->err)
         return s->err;
-    if (ev == -2)
+    if (!named)
         return SCAN_BAD_EVENT;
     r->ev = ev;
     if (!r->job)

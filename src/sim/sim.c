@@ -130,7 +130,8 @@ static int dist_ok(const struct sim_dist *d, int may_be_zero)
            (may_be_zero ? d->mean >= 0 : d->mean > 0);
 }
 
-const char *sim_check(const struct sim_params *p)
+/* Why the parameters cannot be simulated; NULL: they can. */
+static const char *check_reason(const struct sim_params *p)
 {
     if (p->jobs < 1)
         return "--jobs must be at least 1";
@@ -176,6 +177,15 @@ const char *sim_check(const struct sim_params *p)
     if (!p->job_units && p->rate > 0 && (double)(p->jobs - 1) / p->rate > SIM_MAX_S)
         return "--rate is too slow for --jobs: the last job would arrive after 9e9 s";
     return NULL;
+}
+
+int sim_check(const struct sim_params *p, char *err, size_t errlen)
+{
+    const char *why = check_reason(p);
+    if (!why)
+        return 0;
+    snprintf(err, errlen, "%s", why);
+    return -1;
 }
 
 /* ---- a binary min-heap of (virtual finish time, unit, kind) ---- */
@@ -281,6 +291,7 @@ struct sim {
     struct fifo *devq; /* per device: picked-up units waiting for it */
     char *dev_busy;
     uint64_t events;
+    int too_long; /* the simulated time passed SIM_MAX_S (step failed for it, not for memory) */
 };
 
 /* The processor sharing of the cores alone. */
@@ -457,7 +468,8 @@ static int finish(struct sim *s, int cl, uint32_t id)
     }
 }
 
-/* One event: the next arrival or the earliest finish of any kind. */
+/* One event: the next arrival or the earliest finish of any kind.  0, or
+ * -1: out of memory, or s->too_long. */
 static int step(struct sim *s)
 {
     double arrival = INFINITY;
@@ -484,8 +496,10 @@ static int step(struct sim *s)
         for (int k = 0; k < CL_N; k++)
             s->v[k] += dt / f[k];
     }
-    if (s->t > SIM_MAX_S)
-        return -2;
+    if (s->t > SIM_MAX_S) {
+        s->too_long = 1;
+        return -1;
+    }
     if (next < 0) {
         s->avail += job_units(s->p, s->arrived++);
         return start_synth(s);
@@ -523,7 +537,7 @@ static int build_jobs(const struct sim_params *p, struct sim_out *o)
     return 0;
 }
 
-int sim_run(const struct sim_params *p, struct sim_out *o)
+int sim_run(const struct sim_params *p, struct sim_out *o, char *err, size_t errlen)
 {
     memset(o, 0, sizeof *o);
     double t0 = now_s();
@@ -532,7 +546,7 @@ int sim_run(const struct sim_params *p, struct sim_out *o)
     /* the trace's own jobs take its per-unit times as they are */
     s.scale = p->job_units ? 1 : (double)p->calib_partitions / p->partitions;
     size_t nw = (size_t)p->gpu_workers * (size_t)p->devices;
-    int rc = -1;
+    int rc = -1, unfinished = 0;
     s.u = big_alloc(s.nunits * sizeof *s.u);
     s.devq = calloc((size_t)p->devices, sizeof *s.devq);
     s.dev_busy = calloc((size_t)p->devices, 1);
@@ -559,12 +573,12 @@ int sim_run(const struct sim_params *p, struct sim_out *o)
     for (uint32_t w = 0; w < nw; w++)
         fifo_push(&s.idle, w); /* device-major round robin: w % devices is the device */
     while (s.h[CL_SYNTH].n || s.h[CL_PREP].n || s.h[CL_GPU].n || s.h[CL_PICK].n || s.arrived < p->jobs)
-        if ((rc = step(&s)) != 0)
+        if (step(&s))
             goto out;
-    rc = -1;
     for (size_t i = 0; i < s.nunits; i++)
         if (s.u[i].t[EV_GPU_END] == T_NONE) { /* cannot happen: every unit is proved */
-            fprintf(stderr, "waterfall simulate: internal error: unit %zu never finished\n", i);
+            snprintf(err, errlen, "internal error: unit %zu never finished", i);
+            unfinished = 1;
             goto out;
         }
     o->events = s.events;
@@ -595,8 +609,17 @@ out:
             free(s.devq[d].a);
     free(s.devq);
     free(s.dev_busy);
-    if (rc)
+    if (rc) {
         sim_out_free(o);
+        o->too_long = s.too_long;
+        if (s.too_long)
+            snprintf(err, errlen,
+                     "the simulated run would last past %.0e s (the nanosecond timestamps would overflow): give "
+                     "shorter times, fewer jobs or a faster --rate",
+                     SIM_MAX_S);
+        else if (!unfinished)
+            snprintf(err, errlen, "out of memory");
+    }
     return rc;
 }
 

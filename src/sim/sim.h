@@ -122,6 +122,8 @@ struct sim_out {
     char *ids; /* the job ids' bytes */
     uint64_t events; /* simulation events processed */
     double sim_s, analyze_s; /* seconds spent simulating, and analysing */
+    int too_long; /* sim_run failed: the simulated time would pass SIM_MAX_S
+                   * (the setting's fault; 0: out of memory) */
 };
 
 /* The slowdown of each kind of task (synthesis, prep, proof: >= 1) when
@@ -142,13 +144,15 @@ double sim_growth_factor(const struct sim_growth *g, double k);
 /* Does p hold a growth model (of either role)? */
 int sim_has_growth(const struct sim_params *p);
 
-/* Check the parameters; NULL if fine, else a message for the user. */
-const char *sim_check(const struct sim_params *p);
+/* Check the parameters: 0, or -1 with the message for the user in err
+ * (it names the option). */
+int sim_check(const struct sim_params *p, char *err, size_t errlen);
 
-/* Simulate and analyse; 0, -1 when out of memory, -2 when the simulated
- * time would pass SIM_MAX_S (the nanosecond timestamps would overflow). */
+/* Simulate and analyse: 0, or -1 with the reason in err: out of memory,
+ * or the simulated time would pass SIM_MAX_S (the nanosecond timestamps
+ * would overflow; out->too_long says it was this, the setting's fault). */
 #define SIM_MAX_S 9.0e9
-int sim_run(const struct sim_params *p, struct sim_out *out);
+int sim_run(const struct sim_params *p, struct sim_out *out, char *err, size_t errlen);
 void sim_out_free(struct sim_out *out);
 /* Free the simulated units, keep the figures (out->res; out->run's counts). */
 void sim_out_drop_run(struct sim_out *out);
@@ -197,10 +201,11 @@ struct sim_fit {
  * machine's).  given: NULL, or the contention model to use
  * instead of a fit (its synth_threads, host_threads, host_share,
  * host_weight): the trace's times are divided by the slowdown it sees in
- * the trace.  Returns NULL, or a message (no complete unit). */
-const char *sim_calibrate(const struct run *r, const struct run_result *res, double trace_cores,
-                          int fit_contention, const struct sim_params *given, struct sim_params *p,
-                          struct sim_fit *f);
+ * the trace.  Returns 0, or -1 with the reason in err: the trace has no
+ * complete unit, or out of memory. */
+int sim_calibrate(const struct run *r, const struct run_result *res, double trace_cores, int fit_contention,
+                  const struct sim_params *given, struct sim_params *p, struct sim_fit *f, char *err,
+                  size_t errlen);
 
 /* The knobs a trace implies (its jobs, partitions, concurrency, workers,
  * devices, channel occupancy, arrival rate, fitted contention). */
@@ -209,8 +214,10 @@ void sim_trace_defaults(struct sim_params *p, const struct sim_fit *f);
 /* The concurrency the simulator advises for an analysed run: fills
  * res->advice with model "simulation" (with the cpu bottleneck, its
  * figures at the current concurrency and one lower).  need_model: only
- * where a contention model is measured or fitted, else 1 and the advice
- * is left as it was.  0, or -1 when it could not. */
+ * where a contention model is measured or fitted, else the advice is
+ * left as it was (res->advice.model says which it is).  0, or -1 when the
+ * simulation could not run (out of memory, no complete unit: the caller
+ * says the advice is the formula's). */
 int sim_advise(const struct run *r, struct run_result *res, double trace_cores, int need_model);
 
 #endif /* SIM_H */

@@ -817,9 +817,9 @@ static void device_time(const struct run_result *res, double gpu_sum, double *wg
     f->devices = ndev > 0 ? ndev : 1;
 }
 
-const char *sim_calibrate(const struct run *r, const struct run_result *res, double trace_cores,
-                          int fit_contention, const struct sim_params *given, struct sim_params *p,
-                          struct sim_fit *f)
+int sim_calibrate(const struct run *r, const struct run_result *res, double trace_cores, int fit_contention,
+                  const struct sim_params *given, struct sim_params *p, struct sim_fit *f, char *err,
+                  size_t errlen)
 {
     memset(f, 0, sizeof *f);
     if (trace_cores <= 0) /* the trace's, else this machine's */
@@ -829,16 +829,19 @@ const char *sim_calibrate(const struct run *r, const struct run_result *res, dou
     size_t n = 0;
     for (size_t i = 0; i < r->nunits; i++)
         n += complete(&r->units[i]);
-    if (n == 0)
-        return "the trace has no complete unit (SYNTH_START, SYNTH_END, GPU_START and GPU_END, "
-               "consistent): nothing to calibrate from";
+    if (n == 0) {
+        snprintf(err, errlen, "the trace has no complete unit (SYNTH_START, SYNTH_END, GPU_START and GPU_END, "
+                              "consistent): nothing to calibrate from");
+        return -1;
+    }
     struct cu *c = malloc(n * sizeof *c);
     double *ws = malloc(n * sizeof *ws), *wg = malloc(n * sizeof *wg), *wp = malloc(n * sizeof *wp);
     double *wd = malloc(n * sizeof *wd);
     struct cu **byw = malloc(n * sizeof *byw);
     if (!c || !ws || !wg || !wp || !wd || !byw) {
         free(c), free(ws), free(wg), free(wp), free(wd), free(byw);
-        return "out of memory";
+        snprintf(err, errlen, "out of memory");
+        return -1;
     }
     collect_units(r, res, c);
     dispatch_latency(c, n, byw, wd);
@@ -867,10 +870,12 @@ const char *sim_calibrate(const struct run *r, const struct run_result *res, dou
     if (f->partitions < 1)
         f->partitions = 1;
     f->rate = arrival_rate(r, res, starved);
-    if (trace_jobs(r, p, f))
-        return "out of memory";
+    if (trace_jobs(r, p, f)) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     p->calib_partitions = f->partitions;
-    return NULL;
+    return 0;
 }
 
 void sim_trace_defaults(struct sim_params *p, const struct sim_fit *f)
@@ -943,11 +948,12 @@ int sim_advise(const struct run *r, struct run_result *res, double trace_cores, 
 {
     struct sim_params p = {0};
     struct sim_fit f;
-    if (sim_calibrate(r, res, trace_cores, 1, NULL, &p, &f))
+    char err[256]; /* the caller says the simulation could not run, not why */
+    if (sim_calibrate(r, res, trace_cores, 1, NULL, &p, &f, err, sizeof err))
         return -1;
     if (need_model && !f.measured && !f.fitted && !sim_has_growth(&p)) {
         sim_params_free(&p);
-        return 1; /* nothing known of the contention: the formula stays */
+        return 0; /* nothing known of the contention: the formula stays */
     }
     sim_trace_defaults(&p, &f);
     /* the trace's own jobs where they are enough for a steady state and
@@ -975,7 +981,7 @@ int sim_advise(const struct run *r, struct run_result *res, double trace_cores, 
         if (p.channel < c)
             p.channel = c;
         struct sim_out o;
-        if (sim_run(&p, &o))
+        if (sim_run(&p, &o, err, sizeof err))
             goto out;
         spj[c] = o.res.s_per_job;
         util[c] = o.res.utilization;

@@ -13,6 +13,8 @@ HERE="$SRC/tests"
 W="$B/waterfall"
 command -v pkg-config >/dev/null || { echo "libanalysis: skipped: pkg-config is not installed (apt-get install pkg-config)"; exit 77; }
 CC=${CC:-cc}
+# a sanitizer build's library needs its runtime in the client too
+SAN=${WF_SANITIZE:+-fsanitize=$WF_SANITIZE}
 
 cmake --install "$B" --prefix "$T/prefix" >/dev/null || { bad "cmake --install"; finish libanalysis; exit; }
 PC="$T/prefix/lib/pkgconfig"
@@ -21,13 +23,13 @@ export PKG_CONFIG_PATH="$PC"
 pkg-config --exists waterfall-analysis && ok || bad "pkg-config does not find waterfall-analysis"
 LIBDIR=$(pkg-config --variable=libdir waterfall-analysis)
 # shared: only what pkg-config says
-$CC -Wall -Werror -o "$T/client" "$HERE/libanalysis/client.c" $(pkg-config --cflags --libs waterfall-analysis) &&
+$CC $SAN -Wall -Werror -o "$T/client" "$HERE/libanalysis/client.c" $(pkg-config --cflags --libs waterfall-analysis) &&
     ok || bad "the client does not build against the shared library"
 # static: the archive, and the private libraries pkg-config --static names
-$CC -Wall -Werror -o "$T/client-static" "$HERE/libanalysis/client.c" $(pkg-config --cflags waterfall-analysis) \
+$CC $SAN -Wall -Werror -o "$T/client-static" "$HERE/libanalysis/client.c" $(pkg-config --cflags waterfall-analysis) \
     "$LIBDIR/libwaterfall-analysis.a" $(pkg-config --static --libs waterfall-analysis | sed 's/-lwaterfall-analysis//') &&
     ok || bad "the client does not build against the static library"
-$CC -Wall -Werror -o "$T/csv_reader" "$HERE/libanalysis/csv_reader.c" $(pkg-config --cflags --libs waterfall-analysis) &&
+$CC $SAN -Wall -Werror -o "$T/csv_reader" "$HERE/libanalysis/csv_reader.c" $(pkg-config --cflags --libs waterfall-analysis) &&
     ok || bad "the CSV reader does not build"
 # the shared client depends on the library, and on nothing of the recorder
 ldd "$T/client" 2>/dev/null | grep -q 'libwaterfall-analysis.so.0' && ok || bad "the client is not linked to libwaterfall-analysis.so.0"

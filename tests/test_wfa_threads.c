@@ -8,6 +8,7 @@
 
 #include <waterfall_analysis.h>
 
+#include <locale.h>
 #include <math.h>
 #include <pthread.h>
 #include <string.h>
@@ -101,11 +102,16 @@ static void test_builder(void)
         for (int e = 0; e < 6; e++)
             CHECK(wfa_builder_event(b, (j * 100 + e * 10) * ms, j ? "b" : "a", -1, evs[e], 0, 0,
                                     (uint64_t)(j * 6 + e + 1)) == WFA_OK);
-    CHECK(wfa_builder_event(b, 5 * ms, "a", -1, "SYNTH_START", -1, -1, 13) == WFA_OK); /* a duplicate */
+    CHECK(wfa_builder_event(b, 5 * ms, "a", -1, "synth_start", -1, -1, 13) == WFA_OK); /* a duplicate, any case */
     CHECK(wfa_builder_event(b, 5 * ms, "", -1, "SYNTH_START", -1, -1, 14) == WFA_USAGE);
     CHECK(wfa_builder_detail(b, "a", -1, "kind", "winning", 1) == WFA_OK);
     CHECK(wfa_builder_detail(b, "b", -1, "kind", "wdpost", 7) == WFA_OK);
     wfa_result *r = NULL;
+    wfa_options bad;
+    wfa_options_init(&bad);
+    bad.advise = 9; /* refused, and the events stay for another try */
+    CHECK(wfa_builder_analyze(b, &bad, &r) == WFA_USAGE);
+    wfa_result_free(r);
     CHECK(wfa_builder_analyze(b, NULL, &r) == WFA_OK);
     CHECK(r && wfa_result_runs(r) == 1);
     CHECK(wfa_run_units(r, 0) == 2);
@@ -133,8 +139,38 @@ static void test_builder(void)
     wfa_builder_free(b);
 }
 
+/* Bytes in memory, unnamed; and a host program whose locale writes a
+ * comma for the point: the JSON still has "0.5". */
+static void test_buffer_locale(void)
+{
+    static const char log[] = "TIMELINE,0,SYNTH_START,a,\nTIMELINE,5,SYNTH_END,a,\nTIMELINE,6,GPU_START,a,\n"
+                              "TIMELINE,8,GPU_END,a,\nTIMELINE,9,GPU_START,b,\nTIMELINE,11,GPU_END,b,\n";
+    wfa_result *r = NULL;
+    CHECK(wfa_analyze_buffer(log, sizeof log - 1, NULL, NULL, &r) == WFA_OK);
+    CHECK(r && strstr(wfa_result_json(r, NULL), "\"source\": \"\\u003cbuffer\\u003e\"") != NULL);
+    char *plain = r ? strdup(wfa_result_json(r, NULL)) : NULL;
+    wfa_result_free(r);
+    const char *comma[] = {"de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8", "fr_FR.utf8"};
+    const char *got = NULL;
+    for (size_t i = 0; i < 4 && !got; i++)
+        got = setlocale(LC_NUMERIC, comma[i]);
+    if (!got) {
+        printf("wfa_threads: no locale with a decimal comma here (locales): the JSON's numbers under one not checked\n");
+    } else {
+        char probe[16];
+        snprintf(probe, sizeof probe, "%.1f", 0.5);
+        CHECK(strcmp(probe, "0,5") == 0);
+        CHECK(wfa_analyze_buffer(log, sizeof log - 1, NULL, NULL, &r) == WFA_OK);
+        CHECK(r && plain && strcmp(wfa_result_json(r, NULL), plain) == 0);
+        wfa_result_free(r);
+        setlocale(LC_NUMERIC, "C");
+    }
+    free(plain);
+}
+
 int main(void)
 {
+    test_buffer_locale();
     test_options();
     test_builder();
     test_threads();

@@ -103,17 +103,29 @@ static int64_t union_len(struct span *s, size_t n, int64_t lo, int64_t hi)
     return total;
 }
 
-/* A reported duration in ms ("36512", "3711.5"), in ns; -1 if not a number. */
+/* A reported duration in ms ("36512", "3711.5"), in ns; -1 if not a
+ * number.  Digits and one '.', read by hand: strtod would follow the
+ * locale of a program that links the library (a comma for the point). */
 static double reported_ns(const char *s, size_t n)
 {
-    char b[32];
-    if (n == 0 || n >= sizeof b)
+    double v = 0, scale = 1;
+    int digits = 0, dot = 0;
+    if (n == 0 || n >= 32)
         return -1;
-    memcpy(b, s, n);
-    b[n] = 0;
-    char *end;
-    double v = strtod(b, &end);
-    return *end == 0 && v >= 0 && isfinite(v) ? v * 1e6 : -1;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '.' && !dot) {
+            dot = 1;
+            continue;
+        }
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        digits++;
+        if (dot)
+            v += (s[i] - '0') * (scale /= 10);
+        else
+            v = v * 10 + (s[i] - '0');
+    }
+    return digits ? v * 1e6 : -1;
 }
 
 static void check_reported(const struct run *r, uint32_t ui, const char *key, int from, int to,

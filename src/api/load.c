@@ -52,6 +52,8 @@ static void load_one(struct loaded *l, const char *path, int fd, const char *nam
     char err[512];
     struct source *s = &l->src[l->nsrc];
     size_t before = l->model.nruns;
+    /* what an input that fails midway added to the model's counts is taken back */
+    struct model counts = l->model;
     int failed = path ? ingest(s, path, &l->model, progress, err, sizeof err)
                       : ingest_fd(s, fd, name, &l->model, progress, err, sizeof err);
     phase("read", t0);
@@ -64,6 +66,11 @@ static void load_one(struct loaded *l, const char *path, int fd, const char *nam
         /* The other inputs are still analysed; the status says one failed. */
         fprintf(l->msgs, "%s: %s\n", cmd, err);
         model_drop_runs(&l->model, before); /* they point into the source */
+        memcpy(l->model.skipped_by, counts.skipped_by, sizeof counts.skipped_by);
+        l->model.timeline_lines = counts.timeline_lines;
+        l->model.bytes = counts.bytes;
+        l->model.xorphans = counts.xorphans;
+        l->oom |= s->oom;
         source_free(s);
         l->failed_inputs++;
         return;
@@ -96,6 +103,8 @@ static int load_all(struct loaded *l, char **paths, int fd, const char *name, in
     double t0 = now_s();
     for (int i = 0; i < n; i++)
         load_one(l, paths ? paths[i] : NULL, fd, name, progress, cmd, &t0);
+    if (l->oom)
+        return WF_EXIT_FAIL; /* said, with the input, by load_one */
     int rc = loaded_analyze(l, cmd, o);
     if (l->nres && l->nres == l->model.nruns)
         phase("analyze", &t0);

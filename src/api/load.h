@@ -19,6 +19,7 @@ struct loaded {
     size_t nres;
     int partial; /* some input was damaged, lost events or had lines skipped */
     int failed_inputs; /* inputs that could not be read or held nothing usable */
+    int oom;           /* an input could not be read for want of memory */
     FILE *msgs;        /* where the messages go (the command's stderr, or the library's buffer) */
 };
 

@@ -10,12 +10,36 @@
 #include "report.h"
 #include "wf_exit.h"
 
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+/* Numbers are written as JSON has them ("0.5"), whatever locale the
+ * program that links the library set: the C locale on the calling thread
+ * (where the reports are written) while a call works, then the caller's
+ * again.  The analysis parses no number through the locale. */
+struct c_locale {
+    locale_t c, old;
+};
+
+static void c_locale_on(struct c_locale *x)
+{
+    x->c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+    x->old = x->c ? uselocale(x->c) : (locale_t)0;
+}
+
+static void c_locale_off(struct c_locale *x)
+{
+    if (x->c) {
+        uselocale(x->old);
+        freelocale(x->c);
+    }
+}
 
 /* How the library's messages begin, where the command's say "waterfall analyze". */
 #define WFA_WHO "waterfall-analysis"
@@ -119,7 +143,7 @@ static int analyze_opts_of(wfa_result *r, const wfa_options *o, struct analyze_o
     return 0;
 }
 
-int wfa_analyze_file(const char *path, const wfa_options *in, wfa_result **out)
+static int analyze_file(const char *path, const wfa_options *in, wfa_result **out)
 {
     FILE *msgs;
     wfa_options o;
@@ -136,8 +160,10 @@ int wfa_analyze_file(const char *path, const wfa_options *in, wfa_result **out)
     return finish(*out, msgs, &o, rc);
 }
 
-int wfa_analyze_buffer(const void *data, size_t len, const char *name, const wfa_options *in, wfa_result **out)
+static int analyze_buffer(const void *data, size_t len, const char *name, const wfa_options *in, wfa_result **out)
 {
+    if (!name)
+        name = "<buffer>";
     /* The readers read files: the bytes become one in memory (memfd), so
      * that a native trace is mapped and a log read in parallel ranges as
      * from disk. */
@@ -172,6 +198,24 @@ int wfa_analyze_buffer(const void *data, size_t len, const char *name, const wfa
     int rc = load_fd_to(&(*out)->l, fd, name, WFA_WHO, &ao, msgs);
     close(fd);
     return finish(*out, msgs, &o, rc);
+}
+
+int wfa_analyze_file(const char *path, const wfa_options *o, wfa_result **out)
+{
+    struct c_locale l;
+    c_locale_on(&l);
+    int rc = analyze_file(path, o, out);
+    c_locale_off(&l);
+    return rc;
+}
+
+int wfa_analyze_buffer(const void *data, size_t len, const char *name, const wfa_options *o, wfa_result **out)
+{
+    struct c_locale l;
+    c_locale_on(&l);
+    int rc = analyze_buffer(data, len, name, o, out);
+    c_locale_off(&l);
+    return rc;
 }
 
 const char *wfa_result_json(const wfa_result *r, size_t *len)
@@ -264,12 +308,12 @@ wfa_builder *wfa_builder_new(const char *source, const char *kind)
 static int event_of(const char *name, uint32_t *flags)
 {
     *flags = 0;
-    if (!strcmp(name, "GPU_QUEUE")) {
+    if (!strcasecmp(name, "GPU_QUEUE")) {
         *flags = U_QUEUE;
         return EV_CHAN_SEND;
     }
-    for (int e = 0; e < EV_N; e++)
-        if (!strcmp(name, ev_names[e]))
+    for (int e = 0; e < EV_N; e++) /* any case, as the text reader reads them */
+        if (!strcasecmp(name, ev_names[e]))
             return e;
     return -1;
 }
@@ -307,7 +351,7 @@ void wfa_builder_run_break(wfa_builder *b)
         mb_break(&b->b);
 }
 
-int wfa_builder_analyze(wfa_builder *b, const wfa_options *in, wfa_result **out)
+static int builder_analyze(wfa_builder *b, const wfa_options *in, wfa_result **out)
 {
     FILE *msgs;
     wfa_options o;
@@ -318,14 +362,14 @@ int wfa_builder_analyze(wfa_builder *b, const wfa_options *in, wfa_result **out)
     }
     if (!(*out = result_new(&msgs)))
         return WFA_FAIL;
-    b->spent = 1;
     struct loaded *l = &(*out)->l;
     l->msgs = msgs;
     struct analyze_opts ao;
-    if (!options_ok(&o, msgs))
+    if (!options_ok(&o, msgs)) /* the events stay: the caller may try again */
         return finish(*out, msgs, &o, WF_EXIT_USAGE);
     if (analyze_opts_of(*out, &o, &ao))
         return finish(*out, msgs, &o, WF_EXIT_FAIL);
+    b->spent = 1;
     if (b->oom || mb_finish(&b->b)) {
         fprintf(msgs, WFA_WHO ": %s: out of memory building the model\n", b->source);
         return finish(*out, msgs, &o, WF_EXIT_FAIL);
@@ -339,6 +383,15 @@ int wfa_builder_analyze(wfa_builder *b, const wfa_options *in, wfa_result **out)
         fprintf(msgs, WFA_WHO ": %s: no pipeline events were given\n", (*out)->names[0]);
     int rc = loaded_analyze(l, WFA_WHO, &ao);
     return finish(*out, msgs, &o, rc);
+}
+
+int wfa_builder_analyze(wfa_builder *b, const wfa_options *o, wfa_result **out)
+{
+    struct c_locale l;
+    c_locale_on(&l);
+    int rc = builder_analyze(b, o, out);
+    c_locale_off(&l);
+    return rc;
 }
 
 void wfa_builder_free(wfa_builder *b)

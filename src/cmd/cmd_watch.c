@@ -251,8 +251,8 @@ static int analyse_now(struct watch *w, struct model *chart_m, struct run_result
     if (live_snapshot(&w->l, (size_t)rows, chart_m))
         return -1;
     static const struct strtab no_strs;
-    static const struct run none = {.source = "watch", .prov = {"watch", "unit", NULL}, .strs = &no_strs}; /* no unit yet */
-    if (analyze_run_opts(chart_m->nruns ? &chart_m->runs[0] : &none, &ao, chart)) {
+    struct run none = {.source = "watch", .prov = {"watch", "unit", NULL}, .strs = &no_strs, .index = w->l.run};
+    if (analyze_run_opts(chart_m->nruns ? &chart_m->runs[0] : &none, &ao, chart)) { /* none: no unit yet */
         live_snapshot_free(chart_m);
         return -1;
     }

@@ -249,9 +249,11 @@ struct live_now {
 void live_now(const struct live *l, struct live_now *out);
 
 /* The current run's kept units (in flight, and the last `keep` completed
- * ones) as a run for analyze_run: the bottleneck now, the view's chart.
- * last: only the last so many, in order of arrival (0: all).  Its jobs
- * point into l: free it with live_snapshot_free before l changes. */
+ * ones) as a model of one run (none when no unit is kept), built through
+ * the model's run primitives, for analyze_run_opts: the bottleneck now,
+ * the view's chart.  last: only the last so many, in order of arrival (0:
+ * all).  A job's partitions are one job, as in the model of a log.  Its
+ * jobs point into l: free it with live_snapshot_free before l changes. */
 int live_snapshot(const struct live *l, size_t last, struct model *m);
 void live_snapshot_free(struct model *m);
 

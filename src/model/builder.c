@@ -154,12 +154,47 @@ static void drop_unitless(struct mbuild *b)
     m->nruns = k;
 }
 
+/* Jobs numbered by their first unit, as a reader that builds its units
+ * first numbers them (here a job first named by a phase or a detail would
+ * come earlier); jobs of no unit after them (run_finish drops them). */
+static int jobs_by_first_unit(struct run *r)
+{
+    uint32_t *map = malloc((r->njobs ? r->njobs : 1) * sizeof *map);
+    struct job *tmp = malloc((r->njobs ? r->njobs : 1) * sizeof *tmp);
+    if (!map || !tmp) {
+        free(map);
+        free(tmp);
+        return -1;
+    }
+    memset(map, 0xff, r->njobs * sizeof *map);
+    uint32_t n = 0;
+    for (size_t i = 0; i < r->nunits; i++)
+        if (map[r->units[i].job] == UINT32_MAX)
+            map[r->units[i].job] = n++;
+    for (size_t j = 0; j < r->njobs; j++) {
+        if (map[j] == UINT32_MAX)
+            map[j] = n++;
+        tmp[map[j]] = r->jobs[j];
+    }
+    memcpy(r->jobs, tmp, r->njobs * sizeof *tmp);
+    for (size_t i = 0; i < r->nunits; i++)
+        r->units[i].job = map[r->units[i].job];
+    for (size_t i = 0; i < r->nxev; i++)
+        r->xev[i].job = map[r->xev[i].job];
+    for (size_t i = 0; i < r->nxattr; i++)
+        r->xattr[i].job = map[r->xattr[i].job];
+    free(map);
+    free(tmp);
+    hindex_free(&r->jindex); /* by the old numbers; run_finish rebuilds what it needs */
+    return 0;
+}
+
 int mb_finish(struct mbuild *b)
 {
     drop_unitless(b);
     int rc = 0;
     for (size_t i = b->first; i < b->m->nruns; i++)
-        if (run_finish(&b->m->runs[i]))
+        if (jobs_by_first_unit(&b->m->runs[i]) || run_finish(&b->m->runs[i]))
             rc = -1;
     return rc;
 }

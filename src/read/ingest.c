@@ -36,13 +36,12 @@ static int from_native(struct source *src, struct model *m, const struct input *
     wft_sort(&t);
     src->native = 1;
     src->bytes = in->len;
-    src->cpus = t.hdr.version_minor >= 1 && t.hdr.cpus <= 1u << 20 ? t.hdr.cpus : 0;
     src->lost_events = t.lost;
     src->damaged_bytes = t.corrupt_bytes + (t.bad_records ? 1 : 0);
-    src->torn = t.torn_at != 0;
-    src->unclosed = !t.closed;
-    src->rings = t.rings;
-    src->rings_events = t.rings_events;
+    src->trace.torn = t.torn_at != 0;
+    src->trace.unclosed = !t.closed;
+    src->trace.rings = t.rings;
+    src->trace.rings_events = t.rings_events;
     struct mbuild b;
     mb_init(&b, m, src->name, &prov_native);
     int rc = 0;
@@ -89,11 +88,10 @@ static int from_native(struct source *src, struct model *m, const struct input *
     m->bytes += in->len;
     if (!rc && mb_holds(&b)) { /* what the recording sampled beside its events */
         struct run *r = mb_run(&b);
-        wft_cpu_use(&t, &src->cpu);
-        wft_mem_use(&t, &src->mem);
-        r->cpu = src->cpu; /* the source owns the spans; the run borrows them */
-        r->mem = src->mem;
-        r->cpus = src->cpus;
+        wft_cpu_use(&t, &src->trace.cpu);
+        wft_mem_use(&t, &r->mem);
+        r->cpu = src->trace.cpu; /* the source owns the spans; the run borrows them */
+        r->cpus = t.hdr.version_minor >= 1 && t.hdr.cpus <= 1u << 20 ? t.hdr.cpus : 0;
         r->lost_events = src->lost_events;
         r->damaged_bytes = src->damaged_bytes;
         rc = wft_gpu_obs(&t, &r->gpu);
@@ -101,8 +99,10 @@ static int from_native(struct source *src, struct model *m, const struct input *
     if (mb_finish(&b))
         rc = -1;
     wft_free(&t);
-    if (rc)
+    if (rc) {
+        src->oom = 1;
         snprintf(err, errlen, "%s: out of memory", src->name);
+    }
     return rc;
 }
 
@@ -113,6 +113,7 @@ static int text_to_model(struct source *src, struct model *m, char *err, size_t 
     src->nparts = src->text.nparts;
     src->bytes = src->text.bytes;
     if (stitch_add(m, src->name, &prov_text, src->parts, src->nparts, 0)) {
+        src->oom = 1;
         snprintf(err, errlen, "%s: out of memory building the model", src->name);
         return -1;
     }
@@ -198,9 +199,12 @@ static const struct reader {
 
 static int read_stream(struct source *src, struct model *m, const struct stream *s, char *err, size_t errlen)
 {
-    for (size_t i = 0; i < sizeof readers / sizeof *readers; i++)
-        if (readers[i].sniff(s->head, s->hn))
+    for (size_t i = 0; i < sizeof readers / sizeof *readers; i++) {
+        if (readers[i].sniff(s->head, s->hn)) {
+            src->reader = readers[i].name;
             return readers[i].read(src, m, s, err, errlen);
+        }
+    }
     return -1; /* not reached: text claims everything */
 }
 
@@ -309,8 +313,7 @@ void source_drop_events(struct source *src)
 
 void source_free(struct source *src)
 {
-    free(src->gpu.pts);
-    free(src->cpu.spans);
+    free(src->trace.cpu.spans);
     text_input_free(&src->text);
     memset(src, 0, sizeof *src);
 }

@@ -15,25 +15,30 @@
 
 #include <stdio.h>
 
+/* What a native trace says beside its events, for the messages (its runs
+ * have what the analysis reads: lost events, damage, samples). */
+struct trace_notes {
+    int torn, unclosed;    /* cut off / never closed */
+    int rings;             /* what came of its rings file (enum wft_rings_state) */
+    uint64_t rings_events; /* ... events read from it */
+    struct cpu_use cpu;    /* the threads' CPU use (its spans owned here; the run borrows them) */
+};
+
 struct source {
     const char *name;
-    const char *path; /* where it can be opened again (NULL: a pipe, stdin, or an fd given) */
-    int native;
+    const char *path;   /* where it can be opened again (NULL: a pipe, stdin, or an fd given) */
+    const char *reader; /* which read it (ingest.c's table; NULL: none did) */
+    uint64_t bytes;
+    int compressed; /* DZ_*: it was read through gzip or zstd */
+    int oom;        /* ingest failed for want of memory (not the input's fault) */
+    uint64_t lost_events, damaged_bytes; /* what a recording lost, and skipped as damaged */
+    /* a text log's parts (read_text), which the model was built from */
+    struct text_input text;
     struct evpart *parts;
     int nparts;
-    uint64_t lost_events;   /* native: dropped while recording */
-    uint64_t damaged_bytes; /* native: skipped as damaged */
-    int torn, unclosed;     /* native: cut off / never closed */
-    int rings;              /* native: what came of its rings file (enum wft_rings_state) */
-    uint64_t rings_events;  /* ... events read from it */
-    struct cpu_use cpu; /* native: the threads' CPU use, when sampled */
-    struct mem_use mem; /* native: the process's memory, when sampled (format 1.4) */
-    unsigned cpus;          /* native: the recording machine's CPUs (0: unknown) */
-    struct gpu_obs gpu;     /* native: the driver's view of the GPUs (the model takes pts) */
-    uint64_t bytes;
-    int compressed;         /* DZ_*: it was read through gzip or zstd */
-    /* storage */
-    struct text_input text;
+    /* a native trace's */
+    int native;
+    struct trace_notes trace;
 };
 
 /* Read the input and put its events into m (runs after those m has).

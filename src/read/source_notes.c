@@ -17,20 +17,20 @@ void source_warn(const struct source *s, FILE *out, const char *cmd)
     if (s->native) {
         if (s->damaged_bytes)
             fprintf(out, "%s: %s: warning: damaged records were skipped\n", cmd, s->name);
-        if (s->torn || s->unclosed)
+        if (s->trace.torn || s->trace.unclosed)
             fprintf(out, "%s: %s: note: the recording did not finish (cut off); read to its last whole record\n",
                     cmd, s->name);
         if (s->lost_events)
             fprintf(out, "%s: %s: warning: %llu events were lost while recording; figures may be off\n", cmd,
                     s->name, (unsigned long long)s->lost_events);
-        if (s->rings == WFT_RINGS_READ && s->rings_events)
+        if (s->trace.rings == WFT_RINGS_READ && s->trace.rings_events)
             fprintf(out, "%s: %s: note: %llu events its writer had not yet written were read from %s.rings\n",
-                    cmd, s->name, (unsigned long long)s->rings_events, s->name);
-        else if (s->rings >= WFT_RINGS_MISSING && s->rings != WFT_RINGS_RUNNING)
+                    cmd, s->name, (unsigned long long)s->trace.rings_events, s->name);
+        else if (s->trace.rings >= WFT_RINGS_MISSING && s->trace.rings != WFT_RINGS_RUNNING)
             fprintf(out, "%s: %s: warning: %s.rings %s: the marks not yet written when the recording stopped are lost\n",
                     cmd, s->name, s->name,
-                    s->rings == WFT_RINGS_MISSING ? "is missing"
-                    : s->rings == WFT_RINGS_OTHER ? "is another recording's" : "is damaged");
+                    s->trace.rings == WFT_RINGS_MISSING ? "is missing"
+                    : s->trace.rings == WFT_RINGS_OTHER ? "is another recording's" : "is damaged");
     }
 }
 

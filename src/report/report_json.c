@@ -514,9 +514,10 @@ static void run_json(FILE *f, const struct run_result *res, const struct report_
     const struct run *r = res->run;
     fputs("{\"source\": ", f);
     json_str(f, r->source, strlen(r->source));
-    fprintf(f, ", \"run\": %d, \"format\": \"%s\", \"first_%s\": %llu, \"last_%s\": %llu", r->index,
-            r->prov.kind, r->prov.at, (unsigned long long)r->first_line, r->prov.at,
-            (unsigned long long)r->last_line);
+    fprintf(f, ", \"run\": %d, \"format\": ", r->index);
+    json_str(f, r->prov.kind, strlen(r->prov.kind)); /* a library's caller names it */
+    fprintf(f, ", \"first_%s\": %llu, \"last_%s\": %llu", r->prov.at, (unsigned long long)r->first_line,
+            r->prov.at, (unsigned long long)r->last_line);
     fprintf(f,
             ", \"jobs\": %llu, \"jobs_completed\": %llu, \"units\": %llu, \"in_flight\": %llu, "
             "\"events\": %llu, \"skipped_lines\": %llu, \"duplicate_events\": %llu, "

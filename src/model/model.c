@@ -178,47 +178,6 @@ static int64_t only_unit(struct run *r, uint32_t **only, uint32_t job)
     return (int64_t)(*only)[job] - 1;
 }
 
-/* Sort items whose first key is their unit: a counting sort by unit
- * (stable), then each unit's few items by cmp, in place (stable too).
- * A run's duration lines make millions of items over as many units, which
- * a comparison sort of the whole array took 11% of the analysis to order;
- * without the memory for it, qsort. */
-static void sort_by_unit(struct xitem *x, size_t n, size_t nunits, int (*cmp)(const void *, const void *))
-{
-    if (n < 2)
-        return;
-    size_t *at = calloc(nunits + 1, sizeof *at);
-    struct xitem *tmp = malloc(n * sizeof *tmp);
-    if (!at || !tmp) {
-        free(at);
-        free(tmp);
-        qsort(x, n, sizeof *x, cmp);
-        return;
-    }
-    for (size_t i = 0; i < n; i++)
-        at[x[i].unit + 1]++;
-    for (size_t u = 0; u < nunits; u++)
-        at[u + 1] += at[u];
-    for (size_t i = 0; i < n; i++)
-        tmp[at[x[i].unit]++] = x[i]; /* at[u]: now the end of unit u's items */
-    memcpy(x, tmp, n * sizeof *x);
-    for (size_t u = 0, b = 0; u < nunits; b = at[u++]) {
-        if (at[u] - b > 32) { /* a unit of many items (a hostile log's marks): glibc's merge sort */
-            qsort(x + b, at[u] - b, sizeof *x, cmp);
-            continue;
-        }
-        for (size_t i = b + 1; i < at[u]; i++) { /* insertion: few items, stable */
-            struct xitem v = x[i];
-            size_t j = i;
-            for (; j > b && cmp(&x[j - 1], &v) > 0; j--)
-                x[j] = x[j - 1];
-            x[j] = v;
-        }
-    }
-    free(at);
-    free(tmp);
-}
-
 /* Give each item its unit (by job and partition), leave out those of no
  * unit (counted), and sort them; returns the count kept. */
 static size_t attach(struct run *r, struct xitem *x, size_t n, uint32_t **only,
@@ -236,7 +195,8 @@ static size_t attach(struct run *r, struct xitem *x, size_t n, uint32_t **only,
         x[k] = x[i];
         x[k++].unit = (uint32_t)u;
     }
-    sort_by_unit(x, k, r->nunits, cmp);
+    if (k)
+        qsort(x, k, sizeof *x, cmp);
     return k;
 }
 

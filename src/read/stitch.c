@@ -383,30 +383,17 @@ static int dur_take(struct model *m, struct dur_acc *a, const struct evpart *p, 
             return -1;
         a->v = nv, a->cap = nc;
     }
-    /* the part's names in the model's strings, each interned once (a few
-     * names, millions of entries) */
-    uint32_t *smap = d->n ? calloc(p->extra.strs.n ? p->extra.strs.n : 1, sizeof *smap) : NULL;
-    if (d->n && !smap)
-        return -1;
     for (size_t i = 0; i < d->n; i++) {
         struct dline x = d->list[i];
-        if (!smap[x.key]) {
-            size_t len;
-            const char *k = strtab_get(&p->extra.strs, x.key, &len);
-            uint32_t id;
-            if (strtab_intern(&m->strs, k, len, &id)) {
-                free(smap);
-                return -1;
-            }
-            smap[x.key] = id + 1;
-        }
-        x.key = smap[x.key] - 1;
+        size_t len;
+        const char *k = strtab_get(&p->extra.strs, x.key, &len);
+        if (strtab_intern(&m->strs, k, len, &x.key))
+            return -1;
         x.line += base + 1;
         if (x.t_prev == T_NONE && a->seen) /* the last record is in a part before */
             x.t_prev = a->last_t, x.wall = a->last_wall;
         a->v[a->n++] = x;
     }
-    free(smap);
     if (d->seen)
         a->last_t = d->last_t, a->last_wall = d->last_wall, a->seen = 1;
     return 0;

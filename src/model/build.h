@@ -87,6 +87,8 @@ int64_t run_unit(struct run *r, uint32_t job, int32_t partition, size_t *slot);
 /* A whole unit, its events already set, onto the end of the run (not
  * indexed: for a run built of units, not looked up; live's snapshot). */
 int run_add_unit(struct run *r, uint32_t job, const struct unit *u, uint64_t line);
+/* Job j of the run's units, other events and details becomes map[j]. */
+void run_remap_jobs(struct run *r, const uint32_t *map);
 /* A data problem worth pointing at (the first MAX_ISSUES of each kind). */
 void run_issue(struct run *r, int kind, uint64_t line, int detail);
 /* Attach the other events and details to their units, drop jobs with no

@@ -177,12 +177,7 @@ static int jobs_by_first_unit(struct run *r)
         tmp[map[j]] = r->jobs[j];
     }
     memcpy(r->jobs, tmp, r->njobs * sizeof *tmp);
-    for (size_t i = 0; i < r->nunits; i++)
-        r->units[i].job = map[r->units[i].job];
-    for (size_t i = 0; i < r->nxev; i++)
-        r->xev[i].job = map[r->xev[i].job];
-    for (size_t i = 0; i < r->nxattr; i++)
-        r->xattr[i].job = map[r->xattr[i].job];
+    run_remap_jobs(r, map);
     free(map);
     free(tmp);
     hindex_free(&r->jindex); /* by the old numbers; run_finish rebuilds what it needs */

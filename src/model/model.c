@@ -245,6 +245,16 @@ static void wall_shift(struct run *r)
         r->xev[i].t -= t0;
 }
 
+void run_remap_jobs(struct run *r, const uint32_t *map)
+{
+    for (size_t i = 0; i < r->nunits; i++)
+        r->units[i].job = map[r->units[i].job];
+    for (size_t i = 0; i < r->nxev; i++)
+        r->xev[i].job = map[r->xev[i].job];
+    for (size_t i = 0; i < r->nxattr; i++)
+        r->xattr[i].job = map[r->xattr[i].job];
+}
+
 /* Jobs that only other events named (no unit: no event of the six in the
  * run) are not jobs of the run: dropped, their events and details left
  * without a unit (counted as such by attach). */
@@ -265,12 +275,7 @@ static int drop_empty_jobs(struct run *r)
             r->jobs[n++] = r->jobs[j];
     }
     r->njobs = n;
-    for (size_t i = 0; i < r->nunits; i++)
-        r->units[i].job = map[r->units[i].job];
-    for (size_t i = 0; i < r->nxev; i++)
-        r->xev[i].job = map[r->xev[i].job];
-    for (size_t i = 0; i < r->nxattr; i++)
-        r->xattr[i].job = map[r->xattr[i].job];
+    run_remap_jobs(r, map);
     free(map);
     hindex_free(&r->jindex);
     return 0;

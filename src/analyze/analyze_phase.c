@@ -463,7 +463,7 @@ int analyze_phase(struct scratch_pool *sp, const struct run *r, struct run_resul
     ph->kernel_utilization = NAN;
     for (size_t i = 0; i < res->ndev; i++)
         res->dev[i].kernel_utilization = NAN;
-    if (!r->nxev && !r->nxattr)
+    if (!run_has_phases(r) && !r->nxattr)
         return 0;
     struct acc a = {.sp = sp};
     size_t nd = res->ndev ? res->ndev : 1;

@@ -70,7 +70,8 @@ struct call {
 };
 
 struct place {
-    const struct run *r;
+    struct run *r;
+    struct strtab *strs;
     const struct dline *dl;
     size_t n;
     int *kid;         /* per entry: its key (K_*) */
@@ -80,6 +81,12 @@ struct place {
     uint32_t *ucall;  /* per unit: its call + 1 (0: none) */
     uint32_t *byS;    /* units with a GPU_START, by it */
     size_t nbyS;
+    uint32_t *pname;  /* per key (the model's strings): its phase's START name + 1, on gpu_tid 0 or none */
+    struct {
+        uint32_t key, name;
+        int32_t tid;
+    } tname[64];      /* the same for gpu_tid >= 1, the first 64 */
+    int ntname;
 };
 
 static int key_of(const struct strtab *strs, uint32_t id)
@@ -88,6 +95,25 @@ static int key_of(const struct strtab *strs, uint32_t id)
         if (strtab_is(strs, id, key_table[k].name))
             return k;
     return K_OTHER;
+}
+
+/* Each entry's key, classified once per name (a log has a few names and
+ * millions of entries). */
+static int classify(struct place *P)
+{
+    int *by = malloc((P->strs->n + 1) * sizeof *by); /* name -> K_* + 1 (0: not yet) */
+    if (!by)
+        return -1;
+    memset(by, 0, (P->strs->n + 1) * sizeof *by);
+    for (size_t i = 0; i < P->n; i++) {
+        uint32_t id = P->dl[i].key;
+        if (!by[id])
+            by[id] = key_of(P->strs, id) + 1;
+        P->kid[i] = by[id] - 1;
+        P->own[i] = E_FLOAT;
+    }
+    free(by);
+    return 0;
 }
 
 static int role_of(const struct place *P, size_t i)
@@ -499,35 +525,51 @@ static int around(struct place *P)
 
 /* ---- the phases ---- */
 
-static int add_phase(struct run *r, struct strtab *strs, const struct place *P, size_t e, int64_t a, int64_t b)
+/* The START name of entry e's phase: KEY_START, or KEY.gpuK_START for
+ * gpu_tid k >= 1 (a call over several GPUs), interned once per name. */
+static int phase_name(struct place *P, size_t e, uint32_t *id)
 {
+    uint32_t key = P->dl[e].key;
+    int tid = P->dl[e].tid;
+    if (tid <= 0 && P->pname[key]) {
+        *id = P->pname[key] - 1;
+        return 0;
+    }
+    for (int i = 0; tid > 0 && i < P->ntname; i++)
+        if (P->tname[i].key == key && P->tname[i].tid == tid) {
+            *id = P->tname[i].name;
+            return 0;
+        }
+    size_t kn;
+    const char *k = strtab_get(P->strs, key, &kn);
+    char name[DUR_NAME_MAX + 24];
+    int len = tid > 0 ? snprintf(name, sizeof name, "%.*s.gpu%d_START", (int)kn, k, tid)
+                      : snprintf(name, sizeof name, "%.*s_START", (int)kn, k);
+    if (strtab_intern(P->strs, name, (size_t)len, id))
+        return -1;
+    if (tid <= 0)
+        P->pname[key] = *id + 1;
+    else if (P->ntname < (int)(sizeof P->tname / sizeof *P->tname))
+        P->tname[P->ntname].key = key, P->tname[P->ntname].tid = tid, P->tname[P->ntname++].name = *id;
+    return 0;
+}
+
+static int add_phase(struct place *P, size_t e, int64_t a, int64_t b)
+{
+    struct run *r = P->r;
     const struct call *c = &P->c[P->own[e]];
     const struct unit *u = &r->units[c->unit];
-    int64_t lo = u->t[EV_GPU_START], hi = u->t[EV_GPU_END];
-    dur_clamp(&a, &b, lo, hi);
-    size_t kn;
-    const char *k = strtab_get(strs, P->dl[e].key, &kn);
-    char name[DUR_NAME_MAX + 24];
-    int tid = P->dl[e].tid;
-    uint32_t id[2];
-    for (int end = 0; end < 2; end++) {
-        int len = tid > 0 ? snprintf(name, sizeof name, "%.*s.gpu%d_%s", (int)kn, k, tid, end ? "END" : "START")
-                          : snprintf(name, sizeof name, "%.*s_%s", (int)kn, k, end ? "END" : "START");
-        if (strtab_intern(strs, name, (size_t)len, &id[end]))
-            return -1;
-    }
-    for (int end = 0; end < 2; end++) {
-        if (grow_heap((void **)&r->xev, &r->xev_cap, r->nxev, sizeof *r->xev, 64))
-            return -1;
-        r->xev[r->nxev++] = (struct xitem){end ? b : a, P->dl[e].line, 0, id[end], 0, u->job, u->partition};
-    }
+    dur_clamp(&a, &b, u->t[EV_GPU_START], u->t[EV_GPU_END]);
+    uint32_t id;
+    if (phase_name(P, e, &id))
+        return -1;
+    r->dur.ph[r->dur.nph++] = (struct dphase){a, b, P->dl[e].line, id};
     return 0;
 }
 
 /* The calling thread's durations and gpu_tid lines as the source orders
  * them, from the call's entry t0. */
-static int call_phases(struct run *r, struct strtab *strs, const struct place *P, size_t ci, const size_t *ent,
-                       size_t m)
+static int call_phases(struct place *P, size_t ci, const size_t *ent, size_t m)
 {
     const struct call *c = &P->c[ci];
     int64_t t0 = c->t0, pre = val(c, K_PRE_LOCK), L = t0 + pre + val(c, K_MUTEX_WAIT);
@@ -568,7 +610,7 @@ static int call_phases(struct run *r, struct strtab *strs, const struct place *P
             default: a = t0, b = t0 + ms; break; /* a name the table does not know */
             }
         }
-        if (add_phase(r, strs, P, e, a, b))
+        if (add_phase(P, e, a, b))
             return -1;
     }
     return 0;
@@ -591,8 +633,9 @@ static int mark_outside(struct run *r, const struct dline *x)
     return 0;
 }
 
-static int tally(struct run *r, struct strtab *strs, struct place *P)
+static int tally(struct place *P)
 {
+    struct run *r = P->r;
     struct dur_use *d = &r->dur;
     uint64_t prev_line = 0;
     for (size_t e = 0; e < P->n; e++) {
@@ -631,11 +674,27 @@ static int tally(struct run *r, struct strtab *strs, struct place *P)
         at[ci] = at[ci - 1];
     if (at)
         at[0] = 0;
+    /* the phases, by unit: a unit has one call at most */
+    size_t nph = 0;
     for (size_t ci = 0; rc == 0 && ci < P->nc; ci++) {
         d->calls++;
         if (P->c[ci].unit != UINT32_MAX) {
             d->units++;
-            rc = call_phases(r, strs, P, ci, ent + at[ci], at[ci + 1] - at[ci]);
+            nph += at[ci + 1] - at[ci];
+        }
+    }
+    if (rc == 0 && nph) {
+        d->ph = big_alloc(nph * sizeof *d->ph);
+        d->ph_cap = d->ph ? nph : 0;
+        d->ph_at = malloc((r->nunits + 1) * sizeof *d->ph_at);
+        if (!d->ph || !d->ph_at)
+            rc = -1;
+    }
+    for (size_t u = 0; rc == 0 && nph && u <= r->nunits; u++) {
+        d->ph_at[u] = d->nph;
+        if (u < r->nunits && P->ucall[u]) {
+            size_t ci = P->ucall[u] - 1;
+            rc = call_phases(P, ci, ent + at[ci], at[ci + 1] - at[ci]);
         }
     }
     free(at);
@@ -645,19 +704,16 @@ static int tally(struct run *r, struct strtab *strs, struct place *P)
 
 int dur_place(struct run *r, struct strtab *strs, const struct dline *dl, size_t n)
 {
-    struct place P = {r, dl, n, NULL, NULL, NULL, 0, NULL, NULL, 0};
+    struct place P = {.r = r, .strs = strs, .dl = dl, .n = n};
     int rc = -1;
     P.kid = malloc(n * sizeof *P.kid);
     P.own = malloc(n * sizeof *P.own);
     P.c = malloc(n * sizeof *P.c); /* at most a call per entry */
     P.ucall = calloc(r->nunits + 1, sizeof *P.ucall);
     P.byS = malloc((r->nunits + 1) * sizeof *P.byS);
-    if (!P.kid || !P.own || !P.c || !P.ucall || !P.byS)
+    P.pname = calloc(strs->n + 1, sizeof *P.pname);
+    if (!P.kid || !P.own || !P.c || !P.ucall || !P.byS || !P.pname || classify(&P))
         goto out;
-    for (size_t i = 0; i < n; i++) {
-        P.kid[i] = key_of(strs, dl[i].key);
-        P.own[i] = E_FLOAT;
-    }
     struct by_start *bs = malloc((r->nunits + 1) * sizeof *bs);
     if (!bs)
         goto out;
@@ -670,13 +726,14 @@ int dur_place(struct run *r, struct strtab *strs, const struct dline *dl, size_t
     free(bs);
     if (sections(&P) || sections_to_units(&P) || around(&P))
         goto out;
-    rc = tally(r, strs, &P);
+    rc = tally(&P);
 out:
     free(P.kid);
     free(P.own);
     free(P.c);
     free(P.ucall);
     free(P.byS);
+    free(P.pname);
     return rc;
 }
 

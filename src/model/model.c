@@ -234,6 +234,9 @@ static void wall_shift(struct run *r)
     for (size_t i = 0; i < r->nxev; i++)
         if (r->xev[i].t < t0)
             t0 = r->xev[i].t;
+    for (size_t i = 0; i < r->dur.nph; i++)
+        if (r->dur.ph[i].a < t0)
+            t0 = r->dur.ph[i].a;
     if (t0 == INT64_MAX)
         return;
     r->wall_origin = t0;
@@ -243,6 +246,8 @@ static void wall_shift(struct run *r)
                 r->units[i].t[e] -= t0;
     for (size_t i = 0; i < r->nxev; i++)
         r->xev[i].t -= t0;
+    for (size_t i = 0; i < r->dur.nph; i++)
+        r->dur.ph[i].a -= t0, r->dur.ph[i].b -= t0;
 }
 
 void run_remap_jobs(struct run *r, const uint32_t *map)
@@ -366,6 +371,8 @@ void run_free(struct run *r)
     free(r->xattr);
     free(r->gpu.pts);
     free(r->dur.marks);
+    big_free(r->dur.ph, r->dur.ph_cap * sizeof *r->dur.ph);
+    free(r->dur.ph_at);
 }
 
 void model_drop_runs(struct model *m, size_t from)

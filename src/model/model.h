@@ -57,6 +57,14 @@ struct dur_mark { /* durations outside any unit's call, by name (run marks) */
     uint64_t count;
     int64_t total_ms;
 };
+/* A duration placed as a phase of its unit (durations.c), kept as one
+ * record instead of two other events: millions of them are read, and
+ * none needs the sort and lookup that attach other events to units. */
+struct dphase {
+    int64_t a, b;  /* its start and end */
+    uint64_t line; /* the line that gave it */
+    uint32_t name; /* its START event's name (NAME_START: the model's strings) */
+};
 struct dur_use {
     uint64_t lines, info, bad; /* duration lines; messages with no duration; unreadable */
     uint64_t bad_first;        /* the first unreadable line */
@@ -69,6 +77,9 @@ struct dur_use {
     uint64_t calls, units;     /* calls read; units given one */
     struct dur_mark *marks;    /* the outside ones by name (owned) */
     size_t nmarks;
+    struct dphase *ph;         /* the placed ones, by unit (owned: big_alloc'd, ph_cap of them) */
+    size_t nph, ph_cap;
+    size_t *ph_at;             /* unit u's are ph[ph_at[u], ph_at[u + 1]) (NULL: none placed) */
 };
 
 /* Where a run came from, as its reader says: the reports name it from

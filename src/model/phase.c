@@ -79,15 +79,31 @@ static int cmp_uphase(const void *a, const void *b)
     return (x->line > y->line) - (x->line < y->line);
 }
 
+size_t unit_dphases(const struct run *r, uint32_t u, size_t *first)
+{
+    if (!r->dur.ph_at || u >= r->nunits) {
+        *first = 0;
+        return 0;
+    }
+    *first = r->dur.ph_at[u];
+    return r->dur.ph_at[u + 1] - r->dur.ph_at[u];
+}
+
+int unit_has_phases(const struct run *r, uint32_t u)
+{
+    size_t first;
+    return unit_xev(r, u, &first) || unit_dphases(r, u, &first);
+}
+
 size_t unit_phases(const struct run *r, uint32_t u, struct uphase **buf, size_t *cap)
 {
-    size_t first, n = unit_xev(r, u, &first);
-    if (n > *cap) {
-        struct uphase *nb = realloc(*buf, n * sizeof *nb);
+    size_t first, dfirst, n = unit_xev(r, u, &first), dn = unit_dphases(r, u, &dfirst);
+    if (n + dn > *cap) {
+        struct uphase *nb = realloc(*buf, (n + dn) * sizeof *nb);
         if (!nb)
             return (size_t)-1;
         *buf = nb;
-        *cap = n;
+        *cap = n + dn;
     }
     struct uphase *out = *buf;
     size_t k = 0;
@@ -112,6 +128,10 @@ size_t unit_phases(const struct run *r, uint32_t u, struct uphase **buf, size_t 
             }
         }
         out[k++] = (struct uphase){x->name, sfx == 1 ? 2 : 1, 0, x->t, x->t, x->line};
+    }
+    for (size_t i = dfirst; i < dfirst + dn; i++) { /* duration lines' phases, whole */
+        const struct dphase *d = &r->dur.ph[i];
+        out[k++] = (struct uphase){d->name, 0, 0, d->a, d->b, d->line};
     }
     const struct unit *un = &r->units[u];
     for (size_t j = 0; j < k; j++) {

@@ -29,6 +29,15 @@ struct uphase {
 /* The run's other events of unit u: *first and the count (sorted by time). */
 size_t unit_xev(const struct run *r, uint32_t u, size_t *first);
 
+/* The phases duration lines gave unit u (r->dur.ph): *first and the count. */
+size_t unit_dphases(const struct run *r, uint32_t u, size_t *first);
+
+/* Has unit u a phase or a mark of either kind? */
+int unit_has_phases(const struct run *r, uint32_t u);
+
+/* Does the run hold other events or duration lines' phases? */
+#define run_has_phases(r) ((r)->nxev || (r)->dur.nph)
+
 /* Unit u's phases and marks, in time order, into *buf (grown as needed,
  * free() it).  Returns the count, or (size_t)-1 when out of memory. */
 size_t unit_phases(const struct run *r, uint32_t u, struct uphase **buf, size_t *cap);

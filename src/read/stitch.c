@@ -383,17 +383,28 @@ static int dur_take(struct model *m, struct dur_acc *a, const struct evpart *p, 
             return -1;
         a->v = nv, a->cap = nc;
     }
+    uint32_t *ids = d->n ? calloc(p->extra.strs.n + 1, sizeof *ids) : NULL; /* the part's name + 1 -> the model's */
+    if (d->n && !ids)
+        return -1;
     for (size_t i = 0; i < d->n; i++) {
         struct dline x = d->list[i];
-        size_t len;
-        const char *k = strtab_get(&p->extra.strs, x.key, &len);
-        if (strtab_intern(&m->strs, k, len, &x.key))
-            return -1;
+        if (!ids[x.key]) {
+            size_t len;
+            const char *k = strtab_get(&p->extra.strs, x.key, &len);
+            uint32_t id;
+            if (strtab_intern(&m->strs, k, len, &id)) {
+                free(ids);
+                return -1;
+            }
+            ids[x.key] = id + 1;
+        }
+        x.key = ids[x.key] - 1;
         x.line += base + 1;
         if (x.t_prev == T_NONE && a->seen) /* the last record is in a part before */
             x.t_prev = a->last_t, x.wall = a->last_wall;
         a->v[a->n++] = x;
     }
+    free(ids);
     if (d->seen)
         a->last_t = d->last_t, a->last_wall = d->last_wall, a->seen = 1;
     return 0;

@@ -444,8 +444,7 @@ static void chrome_phases(FILE *f, const struct run *r, const struct proc *pr, c
     struct uphase *up = NULL;
     size_t upcap = 0, async_id = r->nunits; /* past the queue waits' ids */
     for (size_t i = 0; pl && i < r->nunits; i++) {
-        size_t x;
-        if ((r->units[i].flags & U_CONTRA) || !unit_xev(r, (uint32_t)i, &x))
+        if ((r->units[i].flags & U_CONTRA) || !unit_has_phases(r, (uint32_t)i))
             continue;
         if (unit_phases_chrome(f, pr, r, (uint32_t)i, &pl[i], &up, &upcap, &async_id, first))
             break;
@@ -466,7 +465,7 @@ static void run_chrome(FILE *f, const struct run_result *res, int pid, int *firs
     meta(f, &pr, TID_IDLE, "process_name", name, first);
     chrome_idle_tracks(f, res, &pr, first);
     /* Where each unit's slices went, for its phases and marks. */
-    struct placed *pl = r->nxev ? calloc(r->nunits, sizeof *pl) : NULL;
+    struct placed *pl = run_has_phases(r) ? calloc(r->nunits, sizeof *pl) : NULL;
     chrome_synth_slots(f, r, &pr, last, pl, first);
     chrome_worker_tracks(f, r, &pr, last, pl, first);
     chrome_phases(f, r, &pr, pl, first);

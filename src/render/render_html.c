@@ -218,6 +218,13 @@ static struct tenc time_encoding(const struct run_result *res, const struct row 
     for (size_t x = 0; x < r->nxev; x++) /* phases and marks (kernel spans are theirs, clipped to windows) */
         if (!(r->units[r->xev[x].unit].flags & U_CONTRA))
             SEE(r->xev[x].t);
+    for (size_t u = 0; u < r->nunits; u++) { /* duration lines' phases */
+        size_t first, k = unit_dphases(r, (uint32_t)u, &first);
+        for (size_t x = first; x < first + k && !(r->units[u].flags & U_CONTRA); x++) {
+            SEE(r->dur.ph[x].a);
+            SEE(r->dur.ph[x].b);
+        }
+    }
 #undef SEE
     struct tenc e = {lo == INT64_MAX ? 0 : lo, 1, 0};
     if (lo == INT64_MAX)
@@ -237,6 +244,11 @@ static struct tenc time_encoding(const struct run_result *res, const struct row 
     for (size_t x = 0; x < r->nxev && g != 1; x++)
         if (!(r->units[r->xev[x].unit].flags & U_CONTRA))
             g = gcd64(r->xev[x].t - lo, g);
+    for (size_t u = 0; u < r->nunits && g != 1; u++) {
+        size_t first, k = unit_dphases(r, (uint32_t)u, &first);
+        for (size_t x = first; x < first + k && !(r->units[u].flags & U_CONTRA); x++)
+            g = gcd64(gcd64(r->dur.ph[x].a - lo, g), r->dur.ph[x].b - lo);
+    }
     e.q = g > 0 ? g : 1;
     return e;
 }
@@ -626,8 +638,7 @@ static int wide_times(FILE *f, const struct run *r, const struct row *rows, size
     fputs(",\"t\":", f);
     b64_begin(&b, f);
     for (size_t i = 0; i < n; i++) {
-        size_t first;
-        if (!unit_xev(r, (uint32_t)rows[i].unit, &first))
+        if (!unit_has_phases(r, (uint32_t)rows[i].unit))
             continue;
         size_t k = unit_phases(r, (uint32_t)rows[i].unit, up, upcap);
         if (k == (size_t)-1)
@@ -663,8 +674,7 @@ static int phases_json(FILE *f, const struct run *r, const struct row *rows, siz
     size_t upcap = 0;
     int rc = -1;
     for (size_t i = 0; i < n; i++) {
-        size_t first;
-        if (!unit_xev(r, (uint32_t)rows[i].unit, &first))
+        if (!unit_has_phases(r, (uint32_t)rows[i].unit))
             continue;
         size_t k = unit_phases(r, (uint32_t)rows[i].unit, &up, &upcap);
         if (k == (size_t)-1)
@@ -824,7 +834,7 @@ static int run_html(FILE *f, const struct run_result *res, struct names *nm)
         fputs(",\"queue\":", f);
         column(f, v, n);
     }
-    int rc = (r->nxattr ? kinds_json(f, r, rows, n) : 0) || (r->nxev ? phases_json(f, r, rows, n, &e, nm) : 0);
+    int rc = (r->nxattr ? kinds_json(f, r, rows, n) : 0) || (run_has_phases(r) ? phases_json(f, r, rows, n, &e, nm) : 0);
     free(v);
     free(rows);
     if (rc)

@@ -91,8 +91,7 @@ int render_kernels(const struct run_result *res, struct render_kernels *k)
         const struct unit *un = &r->units[u];
         if ((un->flags & U_CONTRA) || un->t[EV_GPU_START] == T_NONE || un->t[EV_GPU_END] == T_NONE)
             continue;
-        size_t first;
-        if (!unit_xev(r, u, &first))
+        if (!unit_has_phases(r, u))
             continue;
         struct dev_id key = {un->device, 0}, *d = bsearch(&key, ids, res->ndev, sizeof *ids, dev_id_cmp);
         if (!d || !res->dev[d->dev].has_kernel)
@@ -557,7 +556,7 @@ static void svg_row_subphases(FILE *f, const struct run_result *res, const struc
 static void svg_row_title(FILE *f, const struct run *r, uint32_t ui, const struct scale *sc, struct rowbuf *rb,
                           double y)
 {
-    size_t np = r->nxev ? unit_phases(r, ui, &rb->up, &rb->upcap) : 0;
+    size_t np = run_has_phases(r) ? unit_phases(r, ui, &rb->up, &rb->upcap) : 0;
     if (np == (size_t)-1)
         np = 0;
     fprintf(f,
@@ -593,7 +592,7 @@ static double svg_unit_rows(FILE *f, const struct run_result *res, double y, con
     for (size_t row = 0; row < rows; row++) {
         size_t lo = row * per_row, hi = lo + per_row < n ? lo + per_row : n;
         svg_row_phases(f, order + lo, hi - lo, sc, rb.spans, y);
-        if (r->nxev)
+        if (run_has_phases(r))
             svg_row_subphases(f, res, order + lo, hi - lo, sc, subn, nsub, &rb, y);
         if (per_row == 1)
             svg_row_title(f, r, (uint32_t)(order[lo] - r->units), sc, &rb, y);

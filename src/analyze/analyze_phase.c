@@ -46,19 +46,23 @@ int phase_row_is_kernel(const struct run_result *res, const struct phase_row *ro
 }
 
 struct occ { /* one phase occurrence */
-    uint32_t name;
-    int within;
+    uint32_t group; /* its (within, name): acc's groups */
     int64_t d;
 };
 
-static int cmp_occ(const void *a, const void *b)
+/* A row to be: phases of one name within one stage. */
+struct group {
+    uint32_t name;
+    int within;
+    size_t n;
+};
+
+static int cmp_group(const void *a, const void *b)
 {
-    const struct occ *x = a, *y = b;
+    const struct group *x = a, *y = b;
     if (x->within != y->within)
         return x->within - y->within;
-    if (x->name != y->name)
-        return x->name < y->name ? -1 : 1;
-    return (x->d > y->d) - (x->d < y->d);
+    return (x->name > y->name) - (x->name < y->name); /* PHASE_UNACCOUNTED last */
 }
 
 /* Rows by within, then the largest total first; unaccounted last. */
@@ -234,6 +238,10 @@ struct acc {
     size_t upcap;
     struct occ *occ;   /* every phase occurrence, and each GPU phase's unaccounted part */
     size_t nocc, occcap;
+    struct group *g;   /* the occurrences' groups, and their index by (within, name) */
+    size_t ng, gcap_;
+    uint32_t *gidx;    /* group + 1 by hash (0: empty); gmask + 1 slots */
+    size_t gmask;
     struct span *gsub; /* the unit's GPU sub-phases */
     size_t gcap;
     struct span **kspans; /* kernel phases by device */
@@ -243,11 +251,52 @@ struct acc {
     int any_gpu_sub;
 };
 
-static int add_occ(struct acc *a, struct occ o)
+static size_t group_home(const struct acc *a, uint32_t name, int within)
 {
-    if (grow_heap((void **)&a->occ, &a->occcap, a->nocc, sizeof *a->occ, 256))
+    uint64_t h = ((uint64_t)name << 2 | (uint64_t)within) * 0x9e3779b97f4a7c15ull;
+    return (size_t)(h >> 40) & a->gmask;
+}
+
+/* The group of (within, name), added if new: a few names, millions of
+ * occurrences, so each finds its group here, not by a sort. */
+static int64_t group_of(struct acc *a, uint32_t name, int within)
+{
+    size_t i = a->gidx ? group_home(a, name, within) : 0;
+    for (; a->gidx && a->gidx[i]; i = (i + 1) & a->gmask) {
+        const struct group *g = &a->g[a->gidx[i] - 1];
+        if (g->name == name && g->within == within)
+            return a->gidx[i] - 1;
+    }
+    if (!a->gidx || 2 * (a->ng + 1) > a->gmask + 1) { /* grow the index, at most half full */
+        size_t slots = a->gidx ? 2 * (a->gmask + 1) : 64;
+        uint32_t *nx = calloc(slots, sizeof *nx);
+        if (!nx)
+            return -1;
+        free(a->gidx);
+        a->gidx = nx, a->gmask = slots - 1;
+        for (size_t k = 0; k < a->ng; k++) {
+            size_t j = group_home(a, a->g[k].name, a->g[k].within);
+            while (a->gidx[j])
+                j = (j + 1) & a->gmask;
+            a->gidx[j] = (uint32_t)k + 1;
+        }
+        for (i = group_home(a, name, within); a->gidx[i];)
+            i = (i + 1) & a->gmask;
+    }
+    if (grow_heap((void **)&a->g, &a->gcap_, a->ng, sizeof *a->g, 16))
         return -1;
-    a->occ[a->nocc++] = o;
+    a->g[a->ng] = (struct group){name, within, 0};
+    a->gidx[i] = (uint32_t)++a->ng;
+    return (int64_t)a->ng - 1;
+}
+
+static int add_occ(struct acc *a, uint32_t name, int within, int64_t d)
+{
+    int64_t g = group_of(a, name, within);
+    if (g < 0 || grow_heap((void **)&a->occ, &a->occcap, a->nocc, sizeof *a->occ, 256))
+        return -1;
+    a->g[g].n++;
+    a->occ[a->nocc++] = (struct occ){(uint32_t)g, d};
     return 0;
 }
 
@@ -311,7 +360,7 @@ static int walk_unit(const struct run *r, struct run_result *res, uint32_t u, st
                 return -1;
             continue;
         }
-        if (add_occ(a, (struct occ){p->name, p->within, p->end - p->start}))
+        if (add_occ(a, p->name, p->within, p->end - p->start))
             return -1;
         if (p->within == WITHIN_GPU) {
             if (grow_heap((void **)&a->gsub, &a->gcap, ng, sizeof *a->gsub, 16))
@@ -331,41 +380,55 @@ static int walk_unit(const struct run *r, struct run_result *res, uint32_t u, st
     /* recorded for every GPU phase; a row only if some unit has a sub-phase */
     int64_t len = un->t[EV_GPU_END] - un->t[EV_GPU_START];
     int64_t cov = ng ? union_len(a->gsub, ng, un->t[EV_GPU_START], un->t[EV_GPU_END]) : 0;
-    return add_occ(a, (struct occ){PHASE_UNACCOUNTED, WITHIN_GPU, len - cov});
+    return add_occ(a, PHASE_UNACCOUNTED, WITHIN_GPU, len - cov);
 }
 
-/* The rows: occurrences grouped by (within, name), the largest first. */
+/* The rows: occurrences grouped by (within, name), the largest first.
+ * The groups in (within, name) order, each group's values gathered by
+ * counting and sorted for the quantiles before they are summed. */
 static int make_rows(struct acc *a, struct phase_result *ph)
 {
-    if (a->nocc)
-        qsort(a->occ, a->nocc, sizeof *a->occ, cmp_occ);
+    size_t *order = malloc((a->ng ? a->ng : 1) * sizeof *order), *at = calloc(a->ng + 1, sizeof *at);
+    struct group *sorted = malloc((a->ng ? a->ng : 1) * sizeof *sorted);
     int64_t *v = scratch_alloc(a->sp, (a->nocc ? a->nocc : 1) * sizeof *v);
-    if (!v)
-        return -1;
-    for (size_t i = 0, j; i < a->nocc; i = j) {
-        for (j = i; j < a->nocc && a->occ[j].within == a->occ[i].within && a->occ[j].name == a->occ[i].name;)
-            j++;
-        if (a->occ[i].name == PHASE_UNACCOUNTED && !a->any_gpu_sub)
+    int rc = order && at && sorted && v ? 0 : -1;
+    if (rc == 0) {
+        memcpy(sorted, a->g, a->ng * sizeof *sorted);
+        qsort(sorted, a->ng, sizeof *sorted, cmp_group);
+        for (size_t k = 0; k < a->ng; k++) /* group -> its place in (within, name) order */
+            order[group_of(a, sorted[k].name, sorted[k].within)] = k;
+        for (size_t k = 0; k < a->ng; k++)
+            at[k + 1] = at[k] + sorted[k].n;
+        for (size_t i = 0; i < a->nocc; i++)
+            v[at[order[a->occ[i].group]]++] = a->occ[i].d;
+    }
+    /* at[k] is now where group k (in order) ends, and k + 1 begins */
+    for (size_t k = 0, lo = 0; rc == 0 && k < a->ng; lo = at[k++]) {
+        size_t n = at[k] - lo;
+        if (sorted[k].name == PHASE_UNACCOUNTED && !a->any_gpu_sub)
             continue;
         if (grow_heap((void **)&ph->rows, &a->rowcap, ph->nrows, sizeof *ph->rows, 8)) {
-            scratch_free(a->sp, v);
-            return -1;
+            rc = -1;
+            break;
         }
         struct phase_row *row = &ph->rows[ph->nrows++];
-        row->name = a->occ[i].name;
-        row->within = a->occ[i].within;
+        row->name = sorted[k].name;
+        row->within = sorted[k].within;
         row->total = 0;
-        for (size_t m = i; m < j; m++) {
-            v[m - i] = a->occ[m].d;
-            row->total += (double)a->occ[m].d;
-        }
-        stage_fill(a->sp, &row->st, v, j - i);
+        int64_t *g = v + lo;
+        sort_times(a->sp, g, n); /* ascending, as stage_fill sums them (unsorted if out of memory) */
+        for (size_t m = 0; m < n; m++)
+            row->total += (double)g[m];
+        stage_fill(a->sp, &row->st, g, n);
         row->share = a->encl[row->within] > 0 ? row->total / (double)a->encl[row->within] : NAN;
     }
+    free(order);
+    free(sorted);
+    free(at);
     scratch_free(a->sp, v);
-    if (ph->nrows)
+    if (rc == 0 && ph->nrows)
         qsort(ph->rows, ph->nrows, sizeof *ph->rows, cmp_row);
-    return 0;
+    return rc;
 }
 
 /* The rows' nesting by the duration lines' source (dur_parent), and
@@ -490,6 +553,8 @@ int analyze_phase(struct scratch_pool *sp, const struct run *r, struct run_resul
     free(a.kc);
     free(a.up);
     free(a.occ);
+    free(a.g);
+    free(a.gidx);
     free(a.gsub);
     return rc;
 }

@@ -376,13 +376,8 @@ static int dur_take(struct model *m, struct dur_acc *a, const struct evpart *p, 
         a->bad_first = base + d->bad_first + 1;
     a->info += d->info;
     a->bad += d->bad;
-    if (a->n + d->n > a->cap) {
-        size_t nc = 2 * (a->n + d->n);
-        struct dline *nv = realloc(a->v, nc * sizeof *nv);
-        if (!nv)
-            return -1;
-        a->v = nv, a->cap = nc;
-    }
+    if (a->n + d->n > a->cap)
+        return -1; /* not reached: stitch_add made room for every part's */
     uint32_t *ids = d->n ? calloc(p->extra.strs.n + 1, sizeof *ids) : NULL; /* the part's name + 1 -> the model's */
     if (d->n && !ids)
         return -1;
@@ -448,6 +443,10 @@ int stitch_add(struct model *m, const char *source, const struct provenance *pro
     int nwait = 0;
     int rc = 0;
     struct dur_acc durs = {0};
+    for (int pi = 0; pi < nparts; pi++) /* room for all of them at once (millions, on huge pages) */
+        durs.cap += parts[pi].durs.n;
+    if (durs.cap && !(durs.v = big_alloc(durs.cap * sizeof *durs.v)))
+        return -1;
     for (int pi = 0; pi < nparts && rc == 0; pi++) {
         struct evpart *p = &parts[pi];
         if (dur_take(m, &durs, p, base))
@@ -559,7 +558,7 @@ int stitch_add(struct model *m, const char *source, const struct provenance *pro
     }
     if (rc == 0 && dur_give(m, &durs, first))
         rc = -1;
-    free(durs.v);
+    big_free(durs.v, durs.cap * sizeof *durs.v);
     for (size_t i = first; i < m->nruns; i++)
         if (run_finish(&m->runs[i]))
             rc = -1;

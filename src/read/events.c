@@ -845,7 +845,7 @@ void evpart_drop_events(struct evpart *p)
     free(p->extra.list);
     p->extra.list = NULL;
     p->extra.n = p->extra.cap = 0;
-    free(p->durs.list);
+    big_free(p->durs.list, p->durs.cap * sizeof *p->durs.list);
     p->durs.list = NULL;
     p->durs.n = p->durs.cap = 0;
 }
@@ -884,14 +884,9 @@ int evpart_dur(struct evpart *p, const struct scan_dur *d, int kind, uint64_t li
             p->diag.oom = 1;
             return -1;
         }
-        if (u->n == u->cap) {
-            size_t nc = u->cap ? 2 * u->cap : 256;
-            struct dline *nl = realloc(u->list, nc * sizeof *nl);
-            if (!nl) {
-                p->diag.oom = 1;
-                return -1;
-            }
-            u->list = nl, u->cap = nc;
+        if (grow_array((void **)&u->list, &u->cap, u->n + 1, sizeof *u->list)) { /* millions: huge pages */
+            p->diag.oom = 1;
+            return -1;
         }
         u->list[u->n++] = (struct dline){line, u->seen ? u->last_t : T_NONE, d->d[i].ms, key, d->tid,
                                          (uint16_t)i, u->last_wall};

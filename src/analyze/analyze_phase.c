@@ -293,7 +293,7 @@ static int64_t group_of(struct acc *a, uint32_t name, int within)
 static int add_occ(struct acc *a, uint32_t name, int within, int64_t d)
 {
     int64_t g = group_of(a, name, within);
-    if (g < 0 || grow_heap((void **)&a->occ, &a->occcap, a->nocc, sizeof *a->occ, 256))
+    if (g < 0 || grow_array((void **)&a->occ, &a->occcap, a->nocc + 1, sizeof *a->occ)) /* millions: huge pages */
         return -1;
     a->g[g].n++;
     a->occ[a->nocc++] = (struct occ){(uint32_t)g, d};
@@ -552,7 +552,7 @@ int analyze_phase(struct scratch_pool *sp, const struct run *r, struct run_resul
     free(a.nk);
     free(a.kc);
     free(a.up);
-    free(a.occ);
+    big_free(a.occ, a.occcap * sizeof *a.occ);
     free(a.g);
     free(a.gidx);
     free(a.gsub);

@@ -77,7 +77,7 @@ struct place {
     int *kid;         /* per entry: its key (K_*) */
     int32_t *own;     /* per entry: its call, or E_* */
     struct call *c;
-    size_t nc;
+    size_t nc, ccap;  /* ccap: the lines that open a section (each opens a call) */
     uint32_t *ucall;  /* per unit: its call + 1 (0: none) */
     uint32_t *byS;    /* units with a GPU_START, by it */
     size_t nbyS;
@@ -111,6 +111,8 @@ static int classify(struct place *P)
             by[id] = key_of(P->strs, id) + 1;
         P->kid[i] = by[id] - 1;
         P->own[i] = E_FLOAT;
+        if (P->kid[i] < K_N && key_table[P->kid[i]].role == R_OPEN && (i == 0 || P->dl[i - 1].line != P->dl[i].line))
+            P->ccap++;
     }
     free(by);
     return 0;
@@ -143,6 +145,8 @@ static int64_t ge(const struct place *P, uint32_t u)
 
 static int new_call(struct place *P, size_t i)
 {
+    if (P->nc == P->ccap)
+        return -1; /* not reached: dur_place counted the opening lines */
     struct call c;
     memset(&c, 0, sizeof c);
     for (int k = 0; k < K_N; k++)
@@ -200,8 +204,10 @@ static int sections(struct place *P)
         int role = role_of(P, i);
         if (role == R_OPEN) {
             int ci = new_call(P, i);
-            give(P, i, j, ci);
-            open[nopen++] = ci;
+            if (ci >= 0) {
+                give(P, i, j, ci);
+                open[nopen++] = ci;
+            }
         } else if (role == R_GPU || role == R_CLOSE) {
             int count, ci = oldest_open(P, open, nopen, role == R_GPU ? P->dl[i].tid : -1, &count);
             if (ci < 0) {
@@ -660,7 +666,7 @@ static int tally(struct place *P)
             d->outside++;
     }
     /* each call's entries, in line order (a counting sort by call) */
-    size_t *at = calloc(P->nc + 1, sizeof *at), *ent = malloc((P->n + 1) * sizeof *ent);
+    size_t *at = calloc(P->nc + 1, sizeof *at), *ent = big_alloc((P->n + 1) * sizeof *ent);
     int rc = at && ent ? 0 : -1;
     for (size_t e = 0; rc == 0 && e < P->n; e++)
         if (P->own[e] >= 0)
@@ -698,7 +704,7 @@ static int tally(struct place *P)
         }
     }
     free(at);
-    free(ent);
+    big_free(ent, (P->n + 1) * sizeof *ent);
     return rc;
 }
 
@@ -706,13 +712,16 @@ int dur_place(struct run *r, struct strtab *strs, const struct dline *dl, size_t
 {
     struct place P = {.r = r, .strs = strs, .dl = dl, .n = n};
     int rc = -1;
-    P.kid = malloc(n * sizeof *P.kid);
-    P.own = malloc(n * sizeof *P.own);
-    P.c = malloc(n * sizeof *P.c); /* at most a call per entry */
+    /* millions of entries: their arrays on huge pages (mem.h) */
+    P.kid = big_alloc(n * sizeof *P.kid);
+    P.own = big_alloc(n * sizeof *P.own);
     P.ucall = calloc(r->nunits + 1, sizeof *P.ucall);
     P.byS = malloc((r->nunits + 1) * sizeof *P.byS);
     P.pname = calloc(strs->n + 1, sizeof *P.pname);
-    if (!P.kid || !P.own || !P.c || !P.ucall || !P.byS || !P.pname || classify(&P))
+    if (!P.kid || !P.own || !P.ucall || !P.byS || !P.pname || classify(&P))
+        goto out;
+    P.c = big_alloc((P.ccap + 1) * sizeof *P.c); /* a call per opening line */
+    if (!P.c)
         goto out;
     struct by_start *bs = malloc((r->nunits + 1) * sizeof *bs);
     if (!bs)
@@ -728,9 +737,9 @@ int dur_place(struct run *r, struct strtab *strs, const struct dline *dl, size_t
         goto out;
     rc = tally(&P);
 out:
-    free(P.kid);
-    free(P.own);
-    free(P.c);
+    big_free(P.kid, n * sizeof *P.kid);
+    big_free(P.own, n * sizeof *P.own);
+    big_free(P.c, (P.ccap + 1) * sizeof *P.c);
     free(P.ucall);
     free(P.byS);
     free(P.pname);

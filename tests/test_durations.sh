@@ -72,6 +72,28 @@ keys = ['utilization', 'busy_s', 'window_s', 'idle_s', 'idle_by_cause', 'units',
 sys.exit(0 if all(a[k] == b[k] for k in keys) else 1)
 PY
 
+
+# --- a run timed by its lines' own clocks (no offsets): the same figures ----
+# (the placed phases move with the run's origin: model.c's wall_shift)
+python3 - "$T/one.log" "$T/wall.log" <<'PY' || bad "make the wall-clock log"
+import datetime, re, sys
+base = datetime.datetime(2026, 12, 5, 10, 0, 0)
+with open(sys.argv[2], 'w') as out:
+    for line in open(sys.argv[1]):
+        m = re.match(r'TIMELINE,(\d+),(\w+),([^,]*),(.*)', line.rstrip('\n'))
+        if not m:
+            out.write(line)
+            continue
+        ms, ev, job, det = m.groups()
+        t = base + datetime.timedelta(milliseconds=int(ms))
+        out.write('%sZ  INFO TIMELINE: %s job=%s %s\n' % (t.strftime('%Y-%m-%dT%H:%M:%S.%f'), ev.lower(), job,
+                                                         ' '.join(det.split(','))))
+PY
+"$W" analyze --no-progress "$T/one.log" | sed 1d | grep -v '^  clock ' >"$T/one.cmp.txt"
+"$W" analyze --no-progress "$T/wall.log" | sed 1d | grep -v '^  clock ' >"$T/wall.cmp.txt"
+grep -q "kernel" "$T/wall.cmp.txt" && cmp -s "$T/one.cmp.txt" "$T/wall.cmp.txt" && ok ||
+    bad "a wall-clock run's duration phases: $(diff "$T/one.cmp.txt" "$T/wall.cmp.txt" | head -5)"
+
 # --- two workers on one GPU: the mutex serializes their kernels ---------------
 python3 "$GEN" "$T/two.log" "$T/two.truth" --workers 2 --seed 2 || bad "gen two"
 against "$T/two.log" "$T/two.truth" two

@@ -140,7 +140,10 @@ size_t unit_phases(const struct run *r, uint32_t u, struct uphase **buf, size_t 
         else
             out[j].within = within(un, out[j].start, out[j].end);
     }
-    if (k)
+    size_t i = 1;
+    while (i < k && cmp_uphase(&out[i - 1], &out[i]) <= 0) /* duration lines' phases come in order */
+        i++;
+    if (i < k)
         qsort(out, k, sizeof *out, cmp_uphase);
     return k;
 }

@@ -168,8 +168,8 @@ struct dline {
                      * none before it in the part (the model looks in the part before) */
     int64_t ms;
     uint32_t key;   /* the name without _ms: the part's strings (extra.strs), then the model's */
-    int32_t tid;    /* gpu_tid=, or -1 */
-    uint16_t at;    /* its place among the line's durations */
+    int16_t tid;    /* gpu_tid=, or -1 (above INT16_MAX: INT16_MAX); 32 bytes an entry, millions of them */
+    uint8_t at;     /* its place among the line's durations */
     uint8_t wall;   /* t_prev is a line's own wall clock (EV_WALL_BIT) */
 };
 

@@ -888,8 +888,8 @@ int evpart_dur(struct evpart *p, const struct scan_dur *d, int kind, uint64_t li
             p->diag.oom = 1;
             return -1;
         }
-        u->list[u->n++] = (struct dline){line, u->seen ? u->last_t : T_NONE, d->d[i].ms, key, d->tid,
-                                         (uint16_t)i, u->last_wall};
+        u->list[u->n++] = (struct dline){line, u->seen ? u->last_t : T_NONE, d->d[i].ms, key,
+                                         (int16_t)(d->tid > INT16_MAX ? INT16_MAX : d->tid), (uint8_t)i, u->last_wall};
     }
     return 0;
 }

@@ -7,9 +7,12 @@
  * lines are printed (docs/cli.md, "Duration lines"; docs/sources/
  * cuzk-timing.md has the source's lines).  So a line belongs to a call,
  * a call to the unit whose GPU phase made it, and each duration becomes a
- * phase NAME_START/NAME_END at the time the source implies, anchored at
- * the unit's GPU_START.  What cannot be given to a unit without guessing
- * is counted, never dropped.
+ * phase NAME of that unit at the time the source implies, anchored at the
+ * unit's GPU_START: one record (struct dphase, r->dur.ph, by unit), which
+ * unit_phases (phase.h) gives with the log's own NAME_START/NAME_END
+ * phases.  A real daemon's log holds millions of them, so they are not
+ * made into other events to be looked up and sorted.  What cannot be
+ * given to a unit without guessing is counted, never dropped.
  */
 #ifndef DURATIONS_H
 #define DURATIONS_H
@@ -17,9 +20,10 @@
 #include "model.h"
 
 /* Place the run's duration entries (sorted by line, then place on the
- * line; lines 1-based, times on the run's raw clock) as phases (r->xev)
- * and count them (r->dur).  strs: the model's strings, where the phases'
- * names go.  0, or -1 when out of memory. */
+ * line; lines 1-based, times on the run's raw clock) as phases of their
+ * units (r->dur.ph, each unit's in start order) and count them (r->dur).
+ * strs: the model's strings, where the phases' names go (NAME_START, as a
+ * phase is named).  0, or -1 when out of memory. */
 int dur_place(struct run *r, struct strtab *strs, const struct dline *dl, size_t n);
 
 /* Each value is truncated to whole ms and a placement adds up to three of

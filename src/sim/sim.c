@@ -583,7 +583,7 @@ int sim_run(const struct sim_params *p, struct sim_out *o, char *err, size_t err
         }
     o->events = s.events;
     o->run.source = "simulation";
-    o->run.prov = (struct provenance){"native", "event", NULL}; /* numbered as a trace's events */
+    o->run.prov = (struct provenance){"simulated", "event", "simulated"}; /* numbered as a trace's events; never measured */
     o->run.index = 1;
     o->run.units = s.u;
     o->run.nunits = o->run.units_cap = s.nunits;

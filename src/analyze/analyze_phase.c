@@ -392,7 +392,7 @@ static int make_rows(struct acc *a, struct phase_result *ph)
     struct group *sorted = malloc((a->ng ? a->ng : 1) * sizeof *sorted);
     int64_t *v = scratch_alloc(a->sp, (a->nocc ? a->nocc : 1) * sizeof *v);
     int rc = order && at && sorted && v ? 0 : -1;
-    if (rc == 0) {
+    if (rc == 0 && a->ng) {
         memcpy(sorted, a->g, a->ng * sizeof *sorted);
         qsort(sorted, a->ng, sizeof *sorted, cmp_group);
         for (size_t k = 0; k < a->ng; k++) /* group -> its place in (within, name) order */

@@ -29,6 +29,11 @@ $CC $SAN -Wall -Werror -o "$T/client" "$HERE/libanalysis/client.c" $(pkg-config 
 $CC $SAN -Wall -Werror -o "$T/client-static" "$HERE/libanalysis/client.c" $(pkg-config --cflags waterfall-analysis) \
     "$LIBDIR/libwaterfall-analysis.a" $(pkg-config --static --libs waterfall-analysis | sed 's/-lwaterfall-analysis//') &&
     ok || bad "the client does not build against the static library"
+# the static library's inside is its own: a program with functions of the
+# same names builds against it and keeps them (clash.c)
+$CC $SAN -Wall -Werror -o "$T/clash" "$HERE/libanalysis/clash.c" $(pkg-config --cflags waterfall-analysis) \
+    "$LIBDIR/libwaterfall-analysis.a" $(pkg-config --static --libs waterfall-analysis | sed 's/-lwaterfall-analysis//') &&
+    ok || bad "a program with its own model_free, hash_bytes, ... does not build against the static library"
 $CC $SAN -Wall -Werror -o "$T/csv_reader" "$HERE/libanalysis/csv_reader.c" $(pkg-config --cflags --libs waterfall-analysis) &&
     ok || bad "the CSV reader does not build"
 # the shared client depends on the library, and on nothing of the recorder
@@ -63,6 +68,8 @@ for f in *; do
 done
 grep -q 'waterfall-analysis: exit status 4, the analysis is partial: 1 line skipped' "$T/lib.err" 2>/dev/null ||
     "$T/client" skipped.log 2>&1 >/dev/null | grep -q '1 line skipped' && ok || bad "a partial analysis is not said"
+"$T/clash" text-cuzk.log >"$T/clash.out" 2>&1
+grep -qx 'own 42 runs 1' "$T/clash.out" && ok || bad "the program's own functions, or the analysis beside them: $(cat "$T/clash.out")"
 "$T/client" --summary text-cuzk.log >"$T/sum" 2>/dev/null
 grep -q '^run 1: units 6 busy 5.523000 s window 6.382000 s utilization 0.8654 bottleneck ' "$T/sum" &&
     ok || bad "the headline figures: $(cat "$T/sum")"

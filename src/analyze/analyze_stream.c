@@ -17,9 +17,15 @@
  * Where the trace's times have sub-µs digits, HTA first rounds each start
  * up and each end down to the µs (its round_down_time_stamps); so does
  * this, for the breakdown only: busy time stays the nanosecond union.
+ * And where the trace has two ProfilerSteps or more, HTA (by default)
+ * takes the last iteration as incomplete and leaves out every operation
+ * not launched before the last step began (its launch not in the trace:
+ * out too); so does the breakdown here (streams_use.step_cut).
  */
 #include "analyze.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,16 +38,37 @@ struct sop {
     uint64_t line;
 };
 
-static int64_t floor_us(int64_t t)
+/* HTA's rounding, as Python does it: the input's µs read as a double
+ * (the nearest to the decimal), math.ceil of a start, math.floor of
+ * start + dur.
+ * At 1.7e15 µs (a Unix-epoch trace) a double holds a quarter µs, so this
+ * is not the ceiling of the exact time: it is what HTA computes.  t, d:
+ * ns in the run's time base; origin: its 0 in the input's; the result in
+ * the run's time base again. */
+static double us_double(int64_t ns)
 {
-    int64_t r = t % 1000;
-    return t - (r < 0 ? r + 1000 : r);
+    /* ns since 1970 pass 2^53: no double holds them, so the decimal the
+     * input wrote is rebuilt and read as Python reads it (strtod and
+     * Python's float() both round correctly) */
+    int64_t w = ns / 1000, f = ns % 1000;
+    if (f < 0) {
+        w -= 1;
+        f += 1000;
+    }
+    char b[48];
+    snprintf(b, sizeof b, "%lld.%03lld", (long long)w, (long long)f);
+    return strtod(b, NULL);
 }
 
-static int64_t ceil_us(int64_t t)
+static int64_t hta_ceil(int64_t t, int64_t origin)
 {
-    int64_t f = floor_us(t);
-    return f == t ? t : f + 1000;
+    return (int64_t)ceil(us_double(t + origin)) * 1000 - origin;
+}
+
+static int64_t hta_end(int64_t t, int64_t d, int64_t origin)
+{
+    /* d < 2^53: d / 1000.0 is the double nearest the decimal, as strtod's */
+    return (int64_t)floor(us_double(t + origin) + (double)d / 1000.0) * 1000 - origin;
 }
 
 /* By device, stream, HTA's start; ties (HTA's sort leaves them in no
@@ -95,6 +122,7 @@ int analyze_streams(const struct run *r, const struct analyze_opts *o, struct ru
         return 0;
     double delay_us = o && o->kernel_delay_set ? o->kernel_delay_us : HTA_KERNEL_DELAY_US;
     int round = r->streams.us_rounded;
+    int64_t origin = r->streams.origin;
     struct sop *v = malloc((r->nunits ? r->nunits : 1) * sizeof *v);
     if (!v)
         return -1;
@@ -110,11 +138,19 @@ int analyze_streams(const struct run *r, const struct analyze_opts *o, struct ru
         s->stream = u->worker;
         s->start = u->t[EV_GPU_START];
         s->end = u->t[EV_GPU_END];
-        s->hstart = round ? ceil_us(s->start) : s->start;
-        s->hend = round ? floor_us(s->end) : s->end;
+        s->hstart = round ? hta_ceil(s->start, origin) : s->start;
+        s->hend = round ? hta_end(s->start, s->end - s->start, origin) : s->end;
         int64_t l = u->t[EV_CHAN_SEND];
-        s->launch = l == T_NONE ? T_NONE : round ? ceil_us(l) : l;
+        s->launch = l == T_NONE ? T_NONE : round ? hta_ceil(l, origin) : l;
         s->line = u->line;
+    }
+    if (r->streams.step_cut != T_NONE) { /* HTA's incomplete last iteration, left out */
+        int64_t cut = round ? hta_ceil(r->streams.step_cut, origin) : r->streams.step_cut;
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (v[i].launch != T_NONE && v[i].launch < cut)
+                v[k++] = v[i];
+        n = k;
     }
     qsort(v, n, sizeof *v, sop_cmp);
     for (size_t d = 0; d < res->ndev; d++) {

@@ -89,12 +89,17 @@ struct streams_use {
     int us_rounded;       /* the input's times have sub-µs digits: HTA rounds each start up and
                            * each end down to the µs before its breakdown (analyze_stream.c) */
     int32_t rank;         /* the input's rank (distributedInfo.rank); -1: none */
+    int64_t origin;       /* the input's time of the run's 0, ns: HTA's rounding works on the
+                           * input's own µs as doubles, which this gives back exactly */
     uint64_t events;      /* the input's events */
     uint64_t ops;         /* device operations read: the units */
     uint64_t launches;    /* CPU events that name a correlation (the launching calls) */
     uint64_t unlaunched;  /* operations whose launch is not in the input */
     uint64_t late_launch; /* launches that begin after their operation: not taken as its CHAN_SEND */
     uint64_t ignored;     /* events of other kinds: CPU ranges, flows, metadata, counters */
+    int64_t step_cut;     /* where the trace has two ProfilerSteps or more, the last one's start
+                           * (the run's time base): HTA leaves out the operations launched from
+                           * then on, an iteration it takes as incomplete; T_NONE: none */
 };
 
 struct run {

@@ -87,7 +87,7 @@ struct lslot {
     int64_t ts;
 };
 
-enum { K_NONE, K_PH, K_CAT, K_TS, K_DUR, K_ARGS, K_DEVICE, K_STREAM, K_CORR, K_EVENTS, K_DIST, K_RANK };
+enum { K_NONE, K_PH, K_CAT, K_NAME, K_TS, K_DUR, K_ARGS, K_DEVICE, K_STREAM, K_CORR, K_EVENTS, K_DIST, K_RANK };
 
 struct kstate {
     int depth;       /* containers open */
@@ -97,11 +97,14 @@ struct kstate {
     int top_key, dist_key, ev_key, args_key;
     int in_event, in_args, in_dist;
     /* the event being read */
-    char ph[4], cat[24];
+    char ph[4], cat[24], name[24];
     int has_ts, has_dur, has_dev, has_stream, has_corr, bad_num;
     int64_t ts, dur, dev, stream, corr;
     /* the whole trace */
     int any_frac_ts, any_missing_ts;
+    /* ProfilerStep#N on the CPU: the steps seen (by number) and the last start */
+    int64_t step_lo, step_hi, step_last;
+    int steps;
     struct kop *ops;
     size_t nops, ops_cap;
     struct kop *skips; /* device operations not used (index, why in device) */
@@ -279,11 +282,27 @@ static int device_cat(const char *c)
     return 0;
 }
 
+/* Is name HTA's ProfilerStep#N (its pattern ^ProfilerStep#(\d+))? The
+ * name is kept to 23 bytes: longer step numbers are not steps here. */
+static int step_number(const char *name, int64_t *n)
+{
+    static const char pre[] = "ProfilerStep#";
+    if (strncmp(name, pre, sizeof pre - 1) != 0)
+        return 0;
+    const char *d = name + sizeof pre - 1;
+    if (*d < '0' || *d > '9')
+        return 0;
+    *n = 0;
+    for (; *d >= '0' && *d <= '9' && *n < INT64_MAX / 10 - 9; d++)
+        *n = *n * 10 + (*d - '0');
+    return 1;
+}
+
 static void event_begin(struct kstate *k)
 {
     k->in_event = 1;
     k->ev_key = K_NONE;
-    k->ph[0] = k->cat[0] = 0;
+    k->ph[0] = k->cat[0] = k->name[0] = 0;
     k->has_ts = k->has_dur = k->has_dev = k->has_stream = k->has_corr = k->bad_num = 0;
 }
 
@@ -315,10 +334,21 @@ static int event_end(struct kstate *k)
         k->ops[k->nops++] = op;
         return 0;
     }
-    /* HTA's CPU side of a correlation: any event that names one and is
-     * not a kernel on a stream; cuda_sync's Event/Context Sync are the
-     * device's */
-    if (k->has_corr && k->corr != -1 && !(stream >= 0 && k->corr >= 0) && strcmp(k->cat, "cuda_sync") != 0) {
+    /* HTA's CPU side: what is not a kernel on a stream (a correlation and
+     * a stream), nor the device's Event or Context Sync */
+    int cpu = !(stream >= 0 && k->has_corr && k->corr >= 0) && strcmp(k->name, "Event Sync") != 0 &&
+              strcmp(k->name, "Context Sync") != 0;
+    int64_t step;
+    if (cpu && k->has_ts && step_number(k->name, &step)) {
+        if (!k->steps || step < k->step_lo)
+            k->step_lo = step;
+        if (!k->steps || step > k->step_hi)
+            k->step_hi = step;
+        if (!k->steps || k->ts > k->step_last)
+            k->step_last = k->ts;
+        k->steps++;
+    }
+    if (cpu && k->has_corr && k->corr != -1) {
         k->use.launches++;
         if (k->has_ts && !k->bad_num)
             return launch_put(k, k->corr, k->ts);
@@ -350,9 +380,9 @@ static int cb_map_key(void *ctx, const unsigned char *s, size_t n)
         static const int id[] = {K_RANK};
         k->dist_key = key_id(s, n, nm, id, 1);
     } else if (k->in_event && k->depth == k->arr_depth + 1) {
-        static const char *const nm[] = {"ph", "cat", "ts", "dur", "args"};
-        static const int id[] = {K_PH, K_CAT, K_TS, K_DUR, K_ARGS};
-        k->ev_key = key_id(s, n, nm, id, 5);
+        static const char *const nm[] = {"ph", "cat", "name", "ts", "dur", "args"};
+        static const int id[] = {K_PH, K_CAT, K_NAME, K_TS, K_DUR, K_ARGS};
+        k->ev_key = key_id(s, n, nm, id, 6);
     } else if (k->in_args && k->depth == k->arr_depth + 2) {
         static const char *const nm[] = {"device", "stream", "correlation"};
         static const int id[] = {K_DEVICE, K_STREAM, K_CORR};
@@ -474,15 +504,15 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n)
     struct kstate *k = ctx;
     scalar_element(k);
     if (k->in_event && k->depth == k->arr_depth + 1) {
-        char *dst = k->ev_key == K_PH ? k->ph : k->ev_key == K_CAT ? k->cat : NULL;
-        size_t cap = k->ev_key == K_PH ? sizeof k->ph : sizeof k->cat;
+        char *dst = k->ev_key == K_PH ? k->ph : k->ev_key == K_CAT ? k->cat : k->ev_key == K_NAME ? k->name : NULL;
+        size_t cap = k->ev_key == K_PH ? sizeof k->ph : k->ev_key == K_CAT ? sizeof k->cat : sizeof k->name;
         if (dst) {
             if (n >= cap)
                 n = cap - 1; /* longer than any we look for: it matches none */
             memcpy(dst, s, n);
             dst[n] = 0;
-            if (n == cap - 1)
-                dst[0] = '\x01';
+            if (n == cap - 1 && k->ev_key != K_NAME)
+                dst[0] = '\x01'; /* a name keeps its start: ProfilerStep#N is told by it */
         }
     }
     return 1;
@@ -587,6 +617,9 @@ static int build(struct model *m, const char *name, struct kstate *k)
         k->use.streams = 1;
         k->use.ops = k->nops;
         k->use.us_rounded = k->any_frac_ts || k->any_missing_ts;
+        k->use.origin = origin;
+        /* two steps or more (by number: HTA counts the distinct names) */
+        k->use.step_cut = k->steps && k->step_lo != k->step_hi ? k->step_last - origin : T_NONE;
         r->streams = k->use;
     }
     if (mb_finish(&b))

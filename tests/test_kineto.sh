@@ -69,6 +69,14 @@ want('streams', sorted(st), [(0, 7), (0, 8), (1, 9)])
 PY
 done
 
+# from a pipe (the sniffed head handed on to the reader): the same devices
+"$W" analyze --json --no-progress - <"$T/obj.json" >"$T/pipe.out" 2>/dev/null
+python3 - "$T/pipe.out" "$T/truth-obj.json.out" <<'PY' && ok || bad "stdin: not the file's devices"
+import json, sys
+a, b = (json.load(open(p))['runs'][0]['devices'] for p in sys.argv[1:])
+sys.exit(a != b)
+PY
+
 # HTA's threshold as an option: under 1 µs, the 5 µs gaps are other
 check kdelay "$T/obj.json" --consecutive-kernel-delay=1 <<'PY'
 want('s7', [us(st[(0, 7)]['kernel_wait_s']), us(st[(0, 7)]['other_s'])], [0, 55])

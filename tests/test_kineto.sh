@@ -114,6 +114,11 @@ printf '{"schemaVersion": 1, "deviceProperties": []}\n' >"$T/noev.json"
 "$W" analyze --no-progress "$T/noev.json" >/dev/null 2>"$T/noev.err" && bad "a trace without traceEvents was accepted" ||
     { grep -q "noev.json: a JSON object with no \"traceEvents\" array" "$T/noev.err" && ok || bad "no events: $(cat "$T/noev.err")"; }
 
+# hostile values: no usable operation is said so, naming what was there
+printf '{"traceEvents": [1, "x", null, true, {"ph":"X","cat":"kernel","ts":1e400,"dur":1,"args":{"stream":7}}, {"ph":"X","cat":"kernel","ts":-5,"dur":-1,"args":{"stream":7}}]}' >"$T/odd.json"
+"$W" analyze --no-progress "$T/odd.json" >/dev/null 2>"$T/odd.err" && bad "a trace with no usable operation gave a run" ||
+    { grep -q "odd.json: a PyTorch trace with no device operation to analyse: 6 events, 2 device operations without usable times" "$T/odd.err" && ok || bad "odd: $(cat "$T/odd.err")"; }
+
 # existing inputs: devices[].streams is [] (a text log)
 printf 'TIMELINE,1000,SYNTH_START,j1\nTIMELINE,2000,SYNTH_END,j1\nTIMELINE,3000,CHAN_SEND,j1\nTIMELINE,4000,GPU_PICKUP,j1,w=0\nTIMELINE,5000,GPU_START,j1\nTIMELINE,9000,GPU_END,j1\n' >"$T/log.txt"
 check textlog "$T/log.txt" <<'PY'

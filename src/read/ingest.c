@@ -184,7 +184,9 @@ static int read_log(struct source *src, struct model *m, const struct stream *s,
 static int read_kineto_stream(struct source *src, struct model *m, const struct stream *s, char *err, size_t errlen)
 {
     uint64_t bytes = 0;
-    int rc = kineto_read(m, s->fd, src->name, s->head, s->is_reg ? 0 : s->hn, &bytes, err, errlen);
+    src->kineto = 1;
+    int rc = kineto_read(m, s->fd, src->name, s->head, s->is_reg ? 0 : s->hn, &bytes, &src->kin, &src->kin_skipped,
+                         err, errlen);
     src->bytes = bytes;
     m->bytes += bytes;
     return rc;

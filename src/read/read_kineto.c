@@ -628,7 +628,7 @@ static int build(struct model *m, const char *name, struct kstate *k)
 }
 
 int kineto_read(struct model *m, int fd, const char *name, const unsigned char *head, size_t hn, uint64_t *bytes,
-                char *err, size_t errlen)
+                struct streams_use *seen, uint64_t *skipped, char *err, size_t errlen)
 {
     struct kstate k;
     memset(&k, 0, sizeof k);
@@ -670,6 +670,9 @@ int kineto_read(struct model *m, int fd, const char *name, const unsigned char *
         rc = -1;
     }
     *bytes = off;
+    k.use.ops = k.nops;
+    *seen = k.use;
+    *skipped = k.nskips;
     if (h)
         yajl_free(h);
     free(buf);

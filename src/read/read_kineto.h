@@ -27,10 +27,11 @@ int kineto_sniff(const unsigned char *head, size_t n);
 /* Read the trace from fd (head: its first hn bytes, already read from a
  * pipe; 0 for a file read from its start) into m, as one run named name
  * (its struct streams_use says what else the trace held); *bytes: the
- * JSON's bytes read.
+ * JSON's bytes read; *seen, *skipped: what the trace held, run or not
+ * (an input that gave no run is explained by them).
  * 0, or -1 with err naming the input and, for bad JSON, the byte offset
  * and line where it stopped. */
 int kineto_read(struct model *m, int fd, const char *name, const unsigned char *head, size_t hn, uint64_t *bytes,
-                char *err, size_t errlen);
+                struct streams_use *seen, uint64_t *skipped, char *err, size_t errlen);
 
 #endif /* READ_KINETO_H */

@@ -32,9 +32,9 @@
 /* One operation of a stream, in HTA's times. */
 struct sop {
     int32_t device, stream;
-    int64_t start, end;     /* exact ns */
-    int64_t hstart, hend;   /* as HTA reads them */
-    int64_t launch;         /* HTA's launch time; T_NONE: none */
+    int64_t start, end;   /* exact ns */
+    int64_t hstart, hend; /* as HTA reads them */
+    int64_t launch;       /* HTA's launch time; T_NONE: none */
     uint64_t line;
 };
 
@@ -141,7 +141,9 @@ int analyze_streams(const struct run *r, const struct analyze_opts *o, struct ru
         s->hstart = round ? hta_ceil(s->start, origin) : s->start;
         s->hend = round ? hta_end(s->start, s->end - s->start, origin) : s->end;
         int64_t l = u->t[EV_CHAN_SEND];
-        s->launch = l == T_NONE ? T_NONE : round ? hta_ceil(l, origin) : l;
+        s->launch = l;
+        if (l != T_NONE && round)
+            s->launch = hta_ceil(l, origin);
         s->line = u->line;
     }
     if (r->streams.step_cut != T_NONE) { /* HTA's incomplete last iteration, left out */

@@ -68,7 +68,7 @@ struct analyze_cli {
 /* WF_GO_ON to go ahead (argv[optind..] are the inputs), else the exit status. */
 static int analyze_parse(int argc, char **argv, struct analyze_cli *o)
 {
-    enum { O_JSON = 256, O_CSV, O_GAPS, O_COLOR, O_NOPROG, O_CHART, O_ADVISE, O_TCORES, O_KPHASE, O_KDELAY };
+    enum { O_JSON = 256, O_CSV, O_GAPS, O_COLOR, O_NOPROG, O_CHART, O_ADVISE, O_TCORES, O_KPHASE };
     static const struct option longopts[] = {{"json", no_argument, 0, O_JSON},
                                              {"csv", no_argument, 0, O_CSV},
                                              {"gaps", optional_argument, 0, O_GAPS},
@@ -76,7 +76,7 @@ static int analyze_parse(int argc, char **argv, struct analyze_cli *o)
                                              {"advise", required_argument, 0, O_ADVISE},
                                              {"trace-cores", required_argument, 0, O_TCORES},
                                              {"kernel-phase", required_argument, 0, O_KPHASE},
-                                             {"consecutive-kernel-delay", required_argument, 0, O_KDELAY},
+                                             {"consecutive-kernel-delay", required_argument, 0, 'D'},
                                              {"color", required_argument, 0, O_COLOR},
                                              {"colour", required_argument, 0, O_COLOR},
                                              {"no-progress", no_argument, 0, O_NOPROG},
@@ -125,7 +125,7 @@ static int analyze_parse(int argc, char **argv, struct analyze_cli *o)
             if (kernel_phase_arg(optarg, "analyze", &o->ao.kernel_phase))
                 return WF_EXIT_USAGE;
             break;
-        case O_KDELAY: /* HTA's threshold, in the trace's µs as its code compares it */
+        case 'D': /* (long only) HTA's threshold, in the trace's µs as its code compares it */
             if (arg_double("analyze", "--consecutive-kernel-delay", optarg, 0, 1e12, &o->ao.kernel_delay_us))
                 return WF_EXIT_USAGE;
             o->ao.kernel_delay_set = 1;

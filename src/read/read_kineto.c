@@ -63,7 +63,7 @@ int kineto_sniff(const unsigned char *h, size_t n)
     i = skip_ws(h, i + 1, n);
     /* Kineto's first keys; a JSON-lines log's first object has others */
     static const char *const first[] = {"\"schemaVersion\"", "\"deviceProperties\"", "\"distributedInfo\"",
-                                        "\"traceEvents\"",   "\"displayTimeUnit\"",  "\"traceName\"",
+                                        "\"traceEvents\"", "\"displayTimeUnit\"", "\"traceName\"",
                                         "\"baseTimeNanoseconds\""};
     for (size_t k = 0; k < sizeof first / sizeof *first; k++)
         if (n - i >= strlen(first[k]) && memcmp(h + i, first[k], strlen(first[k])) == 0)
@@ -74,9 +74,9 @@ int kineto_sniff(const unsigned char *h, size_t n)
 /* ---- what is kept ---- */
 
 struct kop {
-    int64_t ts, dur;   /* ns */
-    int64_t corr;      /* -1: none */
-    uint64_t index;    /* the event's number in traceEvents, from 1 */
+    int64_t ts, dur; /* ns */
+    int64_t corr;    /* -1: none */
+    uint64_t index;  /* the event's number in traceEvents, from 1 */
     int32_t device, stream;
 };
 
@@ -87,7 +87,19 @@ struct lslot {
     int64_t ts;
 };
 
-enum { K_NONE, K_PH, K_CAT, K_NAME, K_TS, K_DUR, K_ARGS, K_DEVICE, K_STREAM, K_CORR, K_EVENTS, K_DIST, K_RANK };
+enum { K_NONE,
+       K_PH,
+       K_CAT,
+       K_NAME,
+       K_TS,
+       K_DUR,
+       K_ARGS,
+       K_DEVICE,
+       K_STREAM,
+       K_CORR,
+       K_EVENTS,
+       K_DIST,
+       K_RANK };
 
 struct kstate {
     int depth;       /* containers open */
@@ -316,8 +328,8 @@ static int event_end(struct kstate *k)
     int64_t stream = k->has_stream ? k->stream : -1;
     if (device_cat(k->cat)) {
         /* why a device operation cannot be a unit: mb_skip's reasons */
-        int why = strcmp(k->ph, "X") != 0 ? SCAN_BAD_EVENT
-                  : !k->has_ts || !k->has_dur || k->dur < 0 || k->bad_num ? SCAN_BAD_TIME
+        int why = strcmp(k->ph, "X") != 0                                                    ? SCAN_BAD_EVENT
+                  : !k->has_ts || !k->has_dur || k->dur < 0 || k->bad_num                    ? SCAN_BAD_TIME
                   : (k->has_dev && (k->dev < 0 || k->dev > INT32_MAX)) || stream > INT32_MAX ? SCAN_BAD_NUMBER
                                                                                              : SCAN_OK;
         struct kop op = {k->ts, k->dur, k->has_corr ? k->corr : -1, index,
@@ -504,8 +516,11 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n)
     struct kstate *k = ctx;
     scalar_element(k);
     if (k->in_event && k->depth == k->arr_depth + 1) {
-        char *dst = k->ev_key == K_PH ? k->ph : k->ev_key == K_CAT ? k->cat : k->ev_key == K_NAME ? k->name : NULL;
-        size_t cap = k->ev_key == K_PH ? sizeof k->ph : k->ev_key == K_CAT ? sizeof k->cat : sizeof k->name;
+        char *dst = k->ev_key == K_PH ? k->ph : k->ev_key == K_CAT ? k->cat
+                                            : k->ev_key == K_NAME  ? k->name
+                                                                   : NULL;
+        size_t cap = k->ev_key == K_PH ? sizeof k->ph : k->ev_key == K_CAT ? sizeof k->cat
+                                                                           : sizeof k->name;
         if (dst) {
             if (n >= cap)
                 n = cap - 1; /* longer than any we look for: it matches none */
@@ -532,8 +547,17 @@ static int cb_bool(void *ctx, int b)
 }
 
 static const yajl_callbacks callbacks = {
-    cb_null, cb_bool, NULL, NULL, cb_number, cb_string, cb_start_map, cb_map_key, cb_end_map,
-    cb_start_array, cb_end_array,
+    cb_null,
+    cb_bool,
+    NULL,
+    NULL,
+    cb_number,
+    cb_string,
+    cb_start_map,
+    cb_map_key,
+    cb_end_map,
+    cb_start_array,
+    cb_end_array,
 };
 
 /* ---- the whole ---- */

@@ -6,7 +6,8 @@
 # and HTA's own idle breakdown per stream of five real traces
 # (kineto/hta/expected.txt) equal to the nanosecond, to HTA's rounding.
 # With HTA_SRC set to a checkout of HTA (and its Python dependencies),
-# HTA is run on every trace of its tests/data and all are compared.
+# HTA is run on every trace of its tests/data and all are compared
+# (HTA_PYTHON: a python3 with them, where it is not the first in PATH).
 # Usage: test_kineto.sh WATERFALL
 W="$1"
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -132,7 +133,7 @@ echo "$out" | tail -1
 
 # and on every trace of an HTA checkout, where one is given
 if [ -n "$HTA_SRC" ]; then
-    if (cd "$HTA_SRC/tests/data" && python3 "$K/hta_expect.py" "$HTA_SRC" "$T/all.txt" $(find . -name '*.json*' | sed 's|^\./||' | sort)) >/dev/null 2>&1; then
+    if (cd "$HTA_SRC/tests/data" && ${HTA_PYTHON:-python3} "$K/hta_expect.py" "$HTA_SRC" "$T/all.txt" $(find . -name '*.json*' | sed 's|^\./||' | sort)) >/dev/null 2>&1; then
         out=$(python3 "$K/compare.py" "$W" "$T/all.txt" "$HTA_SRC/tests/data") && ok || bad "against HTA's tests/data: $out"
         echo "$out" | tail -1
     else

@@ -93,7 +93,7 @@ PY
 
 # the text report: the rank, what was read, each stream's categories
 "$W" analyze --no-progress --color=never "$T/obj.json" >"$T/obj.txt" 2>/dev/null
-grep -q "rank 3 · 22 events: 8 device operations, 7 launches (1 operations with none in the trace, 0 launched after they began), 6 other events ignored" "$T/obj.txt" &&
+grep -q "rank 3 · 22 events: 8 device operations, 7 launches (operations without one: 1; launched after they began: 0), 6 other events ignored" "$T/obj.txt" &&
     grep -q "stream 7 .*4 ops, busy 35.0 us, idle 135.0 us: host_wait 80.0 us · kernel_wait 5.0 us · other 50.0 us" "$T/obj.txt" &&
     ok || bad "text report: $(grep -A8 'trace ' "$T/obj.txt")"
 "$W" analyze --no-progress --color=never "$T/arr.json" 2>/dev/null | grep -q "  trace          22 events" && ok ||

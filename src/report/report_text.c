@@ -336,8 +336,8 @@ static void streams_text(FILE *f, const struct run_result *res, const struct pai
     fprintf(f, "  %-14s ", "trace");
     if (su->rank >= 0)
         fprintf(f, "rank %d · ", su->rank);
-    fprintf(f, "%llu events: %llu device operations, %llu launches (%llu operations with none in the trace, %llu "
-               "launched after they began), %llu other events ignored\n",
+    fprintf(f, "%llu events: %llu device operations, %llu launches (operations without one: %llu; launched "
+               "after they began: %llu), %llu other events ignored\n",
             (unsigned long long)su->events, (unsigned long long)su->ops, (unsigned long long)su->launches,
             (unsigned long long)su->unlaunched, (unsigned long long)su->late_launch,
             (unsigned long long)su->ignored);

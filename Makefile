@@ -39,7 +39,10 @@ bench: all
 # `make test`.  VALIDATE_FLAGS=--markdown prints the table of docs/simulate.md.
 validate: all
 	@rc=0; sh tests/sim_validate.sh $(BUILD)/waterfall $(VALIDATE_FLAGS) || rc=1; \
-	sh tests/cpu_validate.sh $(BUILD)/waterfall $(BUILD)/tests/contention_prog || rc=1; exit $$rc
+	sh tests/cpu_validate.sh $(BUILD)/waterfall $(BUILD)/tests/contention_prog || rc=1; \
+	if [ -n "$(HTA_SRC)" ]; then HTA_SRC="$(HTA_SRC)" HTA_PYTHON="$(or $(HTA_PYTHON),python3)" sh tests/test_kineto.sh $(BUILD)/waterfall || rc=1; \
+	else echo "validate: HTA_SRC=/path/to/HolisticTraceAnalysis also checks PyTorch traces against HTA's tests/data"; fi; \
+	exit $$rc
 
 # The main job: build quietly (the log is shown if the build fails), then
 # tell the story.

@@ -6,7 +6,7 @@
 # Every target, with its seeds in fuzz/corpus/<target> (the Makefile
 # builds this list).  Each prints its executions and coverage; a target
 # whose binary is missing is a failure.
-TARGETS="wft rings scan text opts live"
+TARGETS="wft rings scan text opts live kineto"
 SECS=${1:-30}
 for t in $TARGETS; do
     if [ ! -x build-fuzz/fuzz/fuzz_$t ]; then

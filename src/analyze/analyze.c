@@ -906,6 +906,8 @@ int analyze_run_opts(const struct run *r, const struct analyze_opts *o, struct r
     if (analyze_phase(&sp, r, res))
         goto out;
     analyze_gpu(r, res);
+    if (analyze_streams(r, o, res))
+        goto out;
     decide(res);
     rc = 0;
 out:
@@ -921,6 +923,7 @@ void run_result_free(struct run_result *res)
         free(res->dev[i].workers);
         free(res->dev[i].gaps);
         free(res->dev[i].segs);
+        free(res->dev[i].streams);
     }
     free(res->dev);
     free(res->cpu.synth_by);

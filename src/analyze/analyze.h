@@ -44,6 +44,18 @@ struct idle_seg {
     int cause;
 };
 
+/* One stream of a device (runs whose workers are streams: a PyTorch
+ * trace's), by HTA's idle-time breakdown (analyze_stream.c). */
+struct stream_result {
+    int32_t stream;
+    uint64_t ops;        /* its operations (units) */
+    int64_t busy;        /* the union of its operations, ns */
+    int64_t idle;        /* HTA's idle: the sum of its gaps = host_wait + kernel_wait + other */
+    int64_t host_wait;   /* gaps whose operation's launch began after the previous one ended */
+    int64_t kernel_wait; /* the other gaps under consecutive_kernel_delay */
+    int64_t other;       /* the rest */
+};
+
 struct device_result {
     int32_t device;
     int32_t *workers; /* sorted, distinct */
@@ -67,6 +79,8 @@ struct device_result {
     double driver_utilization; /* their time-weighted mean, 0-1 */
     double driver_coverage;    /* the share of the window they cover */
     uint64_t driver_readings;
+    struct stream_result *streams; /* by stream number (none unless the run's workers are streams) */
+    size_t nstreams;
 };
 
 /* Phases inside the stages (analyze_phase.c; phase.h defines them). */
@@ -268,6 +282,10 @@ struct analyze_opts {
      * the views show them, and on a big run they are some 20 MB that a
      * report without them need not touch */
     unsigned keep;
+    /* HTA's consecutive_kernel_delay (`--consecutive-kernel-delay`), in the
+     * trace's own unit, µs, as HTA's code compares it; unset: HTA's 30 */
+    int kernel_delay_set;
+    double kernel_delay_us;
 };
 
 /* Can v be a phase's NAME (of NAME_START/NAME_END), as --kernel-phase
@@ -361,6 +379,12 @@ void stage_of(struct scratch_pool *sp, const struct run *r, const uint32_t *idx,
  * device's window (analyze_gpu.c): sets the devices' and res's driver
  * figures, when there are readings. */
 void analyze_gpu(const struct run *r, struct run_result *res);
+
+/* HTA's idle-time breakdown per stream of each device, for a run whose
+ * workers are streams (analyze_stream.c): sets the devices' streams.  0,
+ * or -1 when out of memory. */
+#define HTA_KERNEL_DELAY_US 30.0
+int analyze_streams(const struct run *r, const struct analyze_opts *o, struct run_result *res);
 
 /* Phases, marks, kernel utilization, kinds and reported durations of an
  * analysed run (analyze_phase.c): sets res->phase and the devices' kernel

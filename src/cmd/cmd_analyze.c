@@ -45,6 +45,8 @@ static void analyze_usage(FILE *f)
             "                   trace says, else this machine's)\n"
             "  --kernel-phase=NAME  the sub-phase of the GPU phase in which the device computes\n"
             "                   (NAME_START/NAME_END; default KERNEL): kernel utilization\n"
+            "  --consecutive-kernel-delay=US  PyTorch traces: HTA's kernel_wait threshold, in\n"
+            "                   the trace's µs as HTA's code compares it (default 30)\n"
             "  --chart[=N]      draw the waterfall in the terminal: the devices, then the\n"
             "                   first N units (default 20), as wide as the terminal\n"
             "  --color=WHEN     auto (default: on a terminal), always, never\n"
@@ -74,6 +76,7 @@ static int analyze_parse(int argc, char **argv, struct analyze_cli *o)
                                              {"advise", required_argument, 0, O_ADVISE},
                                              {"trace-cores", required_argument, 0, O_TCORES},
                                              {"kernel-phase", required_argument, 0, O_KPHASE},
+                                             {"consecutive-kernel-delay", required_argument, 0, 'D'},
                                              {"color", required_argument, 0, O_COLOR},
                                              {"colour", required_argument, 0, O_COLOR},
                                              {"no-progress", no_argument, 0, O_NOPROG},
@@ -121,6 +124,11 @@ static int analyze_parse(int argc, char **argv, struct analyze_cli *o)
         case O_KPHASE:
             if (kernel_phase_arg(optarg, "analyze", &o->ao.kernel_phase))
                 return WF_EXIT_USAGE;
+            break;
+        case 'D': /* (long only) HTA's threshold, in the trace's µs as its code compares it */
+            if (arg_double("analyze", "--consecutive-kernel-delay", optarg, 0, 1e12, &o->ao.kernel_delay_us))
+                return WF_EXIT_USAGE;
+            o->ao.kernel_delay_set = 1;
             break;
         case O_TCORES:
             if (arg_double("analyze", "--trace-cores", optarg, 0.01, 1e6, &o->trace_cores))

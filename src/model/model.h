@@ -93,6 +93,26 @@ struct provenance {
 /* Do a run's positions count an input's lines (a text log's)? */
 #define run_counts_lines(r) (strcmp((r)->prov.at, "line") == 0)
 
+/* A run whose workers are a device's streams (a PyTorch trace's: the
+ * reader fills it in), and what its reader saw beside the units. */
+struct streams_use {
+    int streams;          /* the workers are streams: HTA's idle breakdown per stream applies */
+    int us_rounded;       /* the input's times have sub-µs digits: HTA rounds each start up and
+                           * each end down to the µs before its breakdown (analyze_stream.c) */
+    int32_t rank;         /* the input's rank (distributedInfo.rank); -1: none */
+    int64_t origin;       /* the input's time of the run's 0, ns: HTA's rounding works on the
+                           * input's own µs as doubles, which this gives back exactly */
+    uint64_t events;      /* the input's events */
+    uint64_t ops;         /* device operations read: the units */
+    uint64_t launches;    /* CPU events that name a correlation (the launching calls) */
+    uint64_t unlaunched;  /* operations whose launch is not in the input */
+    uint64_t late_launch; /* launches that begin after their operation: not taken as its CHAN_SEND */
+    uint64_t ignored;     /* events of other kinds: CPU ranges, flows, metadata, counters */
+    int64_t step_cut;     /* where the trace has two ProfilerSteps or more, the last one's start
+                           * (the run's time base): HTA leaves out the operations launched from
+                           * then on, an iteration it takes as incomplete; T_NONE: none */
+};
+
 struct run {
     const char *source; /* the input's name */
     struct provenance prov;
@@ -114,6 +134,7 @@ struct run {
     struct mem_use mem;     /* the process's memory, when sampled */
     unsigned cpus;          /* the recording machine's CPUs (0: unknown) */
     struct gpu_obs gpu;     /* the driver's view of the GPUs (pts owned) */
+    struct streams_use streams; /* a trace of streams (PyTorch's); zero otherwise */
     struct xitem *xev;      /* events other than the six, by unit */
     size_t nxev, xev_cap;
     struct xitem *xattr;    /* attributes, by unit */

@@ -9,6 +9,7 @@
 
 #include "build.h"
 #include "decompress.h"
+#include "read_kineto.h"
 #include "scan.h"
 #include "stitch.h"
 
@@ -19,6 +20,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* How many of an input's first bytes the readers are chosen by. */
+#define SNIFF_BYTES 512
 
 /* What a native trace is, as the reports name it. */
 static const struct provenance prov_native = {"native", "event", NULL};
@@ -175,6 +179,19 @@ static int read_log(struct source *src, struct model *m, const struct stream *s,
     return rc ? rc : text_to_model(src, m, err, errlen);
 }
 
+/* A PyTorch (Kineto) trace is streamed: a file from its start, a pipe
+ * after the head it was sniffed by. */
+static int read_kineto_stream(struct source *src, struct model *m, const struct stream *s, char *err, size_t errlen)
+{
+    uint64_t bytes = 0;
+    src->kineto = 1;
+    int rc = kineto_read(m, s->fd, src->name, s->head, s->is_reg ? 0 : s->hn, &bytes, &src->kin, &src->kin_skipped,
+                         err, errlen);
+    src->bytes = bytes;
+    m->bytes += bytes;
+    return rc;
+}
+
 static int sniff_native(const unsigned char *head, size_t n)
 {
     return wft_sniff(head, n);
@@ -194,6 +211,7 @@ static const struct reader {
     int (*read)(struct source *src, struct model *m, const struct stream *s, char *err, size_t errlen);
 } readers[] = {
     {"native trace", sniff_native, read_native},
+    {"PyTorch trace", kineto_sniff, read_kineto_stream},
     {"text log", sniff_any, read_log},
 };
 
@@ -242,7 +260,7 @@ static int ingest_compressed(struct source *src, struct model *m, int kind, int 
     src->compressed = kind;
     if (dz_start(&d.z, kind, fd, is_reg, head, is_reg ? 0 : hn, src->name, &d.pfd, err, errlen))
         return -1;
-    unsigned char h2[8];
+    unsigned char h2[SNIFF_BYTES];
     size_t n2 = read_head(d.pfd, h2, sizeof h2);
     struct text_again again = {dz_again, &d};
     struct stream st = {d.pfd, 0, 0, h2, n2, is_reg ? &again : NULL, show_progress};
@@ -287,8 +305,9 @@ int ingest_fd(struct source *src, int fd, const char *name, struct model *m, int
         snprintf(err, errlen, "%s: is a directory", src->name);
         return -1;
     }
-    /* Sniff: the first 8 bytes. */
-    unsigned char head[8];
+    /* Sniff: the first bytes (a JSON trace's first key may follow a few
+     * blanks; a pipe's are handed on to the reader). */
+    unsigned char head[SNIFF_BYTES];
     size_t hn = 0;
     if (S_ISREG(st.st_mode)) {
         ssize_t r = pread(fd, head, sizeof head, 0);

@@ -36,6 +36,10 @@ struct source {
     struct text_input text;
     struct evpart *parts;
     int nparts;
+    /* a PyTorch trace's: what it held (kineto: it was one) */
+    int kineto;
+    struct streams_use kin;
+    uint64_t kin_skipped; /* device operations without usable times */
     /* a native trace's */
     int native;
     struct trace_notes trace;

@@ -96,6 +96,14 @@ static void explain_no_timeline(FILE *out, const char *cmd, const struct source 
 void source_explain_empty(const struct source *s, FILE *out, const char *cmd)
 {
     uint64_t tl = 0, sk = 0, base = 0;
+    if (s->kineto) { /* a PyTorch trace without one usable device operation */
+        fprintf(out,
+                "%s: %s: a PyTorch trace with no device operation to analyse: %llu events, %llu device operations "
+                "without usable times (ph \"X\", ts and dur), %llu launches, %llu other events\n",
+                cmd, s->name, (unsigned long long)s->kin.events, (unsigned long long)s->kin_skipped,
+                (unsigned long long)s->kin.launches, (unsigned long long)s->kin.ignored);
+        return;
+    }
     for (int i = 0; i < s->nparts; i++) {
         tl += s->parts[i].diag.timeline_lines;
         sk += s->parts[i].diag.skipped;

@@ -72,6 +72,23 @@ static void gap_json(FILE *f, const struct gap *g)
     fputc('}', f);
 }
 
+/* A stream by HTA's idle-time breakdown (analyze_stream.c). */
+static void stream_json(FILE *f, const struct stream_result *s, int first)
+{
+    fprintf(f, "%s{\"stream\": %d, \"operations\": %llu, \"busy_s\": ", first ? "" : ", ", s->stream,
+            (unsigned long long)s->ops);
+    secs_i(f, s->busy);
+    fputs(", \"idle_s\": ", f);
+    secs_i(f, s->idle);
+    fputs(", \"host_wait_s\": ", f);
+    secs_i(f, s->host_wait);
+    fputs(", \"kernel_wait_s\": ", f);
+    secs_i(f, s->kernel_wait);
+    fputs(", \"other_s\": ", f);
+    secs_i(f, s->other);
+    fputc('}', f);
+}
+
 static void device_json(FILE *f, const struct device_result *d, const struct report_opts *o)
 {
     fprintf(f, "{\"device\": %d, \"workers\": [", d->device);
@@ -127,6 +144,10 @@ static void device_json(FILE *f, const struct device_result *d, const struct rep
         secs(f, d->gpu_per_unit);
     else
         fputs("null", f);
+    fputs(", \"streams\": [", f); /* [] but for a trace of streams (a PyTorch trace's) */
+    for (size_t i = 0; i < d->nstreams; i++)
+        stream_json(f, &d->streams[i], i == 0);
+    fputc(']', f);
     if (o && o->gaps) {
         fputs(", \"gap_list\": [", f);
         size_t n;

@@ -327,6 +327,39 @@ static void counts_text(FILE *f, const struct run_result *res, const struct pain
 
 }
 
+/* A trace of streams (a PyTorch trace's): what it held, each device's
+ * utilization, and each stream's idle time by HTA's three categories. */
+static void streams_text(FILE *f, const struct run_result *res, const struct paint *p)
+{
+    const struct streams_use *su = &res->run->streams;
+    char b1[32], b2[32], b3[32];
+    fprintf(f, "  %-14s ", "trace");
+    if (su->rank >= 0)
+        fprintf(f, "rank %d · ", su->rank);
+    fprintf(f, "%llu events: %llu device operations, %llu launches (operations without one: %llu; launched "
+               "after they began: %llu), %llu other events ignored\n",
+            (unsigned long long)su->events, (unsigned long long)su->ops, (unsigned long long)su->launches,
+            (unsigned long long)su->unlaunched, (unsigned long long)su->late_launch,
+            (unsigned long long)su->ignored);
+    for (size_t i = 0; i < res->ndev; i++) {
+        const struct device_result *d = &res->dev[i];
+        fprintf(f, "  device %-7d %s%.1f%%%s  busy %s of a %s window, idle %s\n", d->device, p->bold,
+                100 * d->utilization, p->off, fmt_dur(b1, sizeof b1, (double)d->busy),
+                fmt_dur(b2, sizeof b2, (double)(d->window_end - d->window_start)),
+                fmt_dur(b3, sizeof b3, (double)d->idle));
+        for (size_t k = 0; k < d->nstreams; k++) {
+            const struct stream_result *st = &d->streams[k];
+            fprintf(f, "    stream %-5d %llu ops, busy %s, idle %s: ", st->stream, (unsigned long long)st->ops,
+                    fmt_dur(b1, sizeof b1, (double)st->busy), fmt_dur(b2, sizeof b2, (double)st->idle));
+            fprintf(f, "host_wait %s · ", fmt_dur(b1, sizeof b1, (double)st->host_wait));
+            fprintf(f, "kernel_wait %s · ", fmt_dur(b1, sizeof b1, (double)st->kernel_wait));
+            fprintf(f, "other %s\n", fmt_dur(b1, sizeof b1, (double)st->other));
+        }
+    }
+    fprintf(f, "  %-14s per stream by HTA's rule%s\n", "",
+            su->us_rounded ? " (its times rounded to the µs, as HTA reads this trace)" : "");
+}
+
 static void run_text(FILE *f, const struct run_result *res, size_t nruns_in_source,
                      const struct report_opts *o)
 {
@@ -378,6 +411,8 @@ static void run_text(FILE *f, const struct run_result *res, size_t nruns_in_sour
     fprintf(f, "  %-14s %s: ", "idle", idle_sentence(b4, sizeof b4, res));
     report_causes_text(f, res->by_cause, res->idle);
     fputc('\n', f);
+    if (res->run->streams.streams)
+        streams_text(f, res, &p);
     abandoned_text(f, res, &p);
     fprintf(f, "  %-14s %s%s%s\n", "bottleneck", p.bold, bottleneck_sentence(b4, sizeof b4, res), p.off);
     advice_text(f, res, &p);

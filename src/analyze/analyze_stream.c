@@ -1,0 +1,184 @@
+/*
+ * analyze_stream.c -- HTA's idle-time breakdown, per stream of a device.
+ *
+ * For a run whose workers are streams (a PyTorch trace's), each stream's
+ * operations in order of start; each gap is an operation's start minus
+ * the previous operation's end on the stream (the previous in start
+ * order, not the latest end: negative where they overlap, and summed as
+ * it is), and goes, as in HTA's _analyze_idle_time_for_stream:
+ *
+ *   host_wait    the operation's launch (CHAN_SEND) began after the
+ *                previous operation ended: the host was late;
+ *   kernel_wait  else the gap is under consecutive_kernel_delay;
+ *   other        else.
+ *
+ * HTA's code compares the gap with the threshold in the trace's own unit
+ * (µs for Kineto), though its docs say ns: this does what the code does.
+ * Where the trace's times have sub-µs digits, HTA first rounds each start
+ * up and each end down to the µs (its round_down_time_stamps); so does
+ * this, for the breakdown only: busy time stays the nanosecond union.
+ * And where the trace has two ProfilerSteps or more, HTA (by default)
+ * takes the last iteration as incomplete and leaves out every operation
+ * not launched before the last step began (its launch not in the trace:
+ * out too); so does the breakdown here (streams_use.step_cut).
+ */
+#include "analyze.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One operation of a stream, in HTA's times. */
+struct sop {
+    int32_t device, stream;
+    int64_t start, end;   /* exact ns */
+    int64_t hstart, hend; /* as HTA reads them */
+    int64_t launch;       /* HTA's launch time; T_NONE: none */
+    uint64_t line;
+};
+
+/* HTA's rounding, as Python does it: the input's µs read as a double
+ * (the nearest to the decimal), math.ceil of a start, math.floor of
+ * start + dur.
+ * At 1.7e15 µs (a Unix-epoch trace) a double holds a quarter µs, so this
+ * is not the ceiling of the exact time: it is what HTA computes.  t, d:
+ * ns in the run's time base; origin: its 0 in the input's; the result in
+ * the run's time base again. */
+static double us_double(int64_t ns)
+{
+    /* ns since 1970 pass 2^53: no double holds them, so the decimal the
+     * input wrote is rebuilt and read as Python reads it (strtod and
+     * Python's float() both round correctly) */
+    int64_t w = ns / 1000, f = ns % 1000;
+    if (f < 0) {
+        w -= 1;
+        f += 1000;
+    }
+    char b[48];
+    snprintf(b, sizeof b, "%lld.%03lld", (long long)w, (long long)f);
+    return strtod(b, NULL);
+}
+
+static int64_t hta_ceil(int64_t t, int64_t origin)
+{
+    return (int64_t)ceil(us_double(t + origin)) * 1000 - origin;
+}
+
+static int64_t hta_end(int64_t t, int64_t d, int64_t origin)
+{
+    /* d < 2^53: d / 1000.0 is the double nearest the decimal, as strtod's */
+    return (int64_t)floor(us_double(t + origin) + (double)d / 1000.0) * 1000 - origin;
+}
+
+/* By device, stream, HTA's start; ties (HTA's sort leaves them in no
+ * promised order) by the exact start, then the input's order. */
+static int sop_cmp(const void *a, const void *b)
+{
+    const struct sop *x = a, *y = b;
+    if (x->device != y->device)
+        return x->device < y->device ? -1 : 1;
+    if (x->stream != y->stream)
+        return x->stream < y->stream ? -1 : 1;
+    if (x->hstart != y->hstart)
+        return x->hstart < y->hstart ? -1 : 1;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* One stream's figures from its operations s[0..n), in order. */
+static void one_stream(const struct sop *s, size_t n, double delay_ns, struct stream_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->stream = s[0].stream;
+    out->ops = n;
+    int64_t cur_a = s[0].start, cur_b = s[0].end; /* busy: the union, merged as it goes */
+    for (size_t i = 0; i < n; i++) {
+        if (i) {
+            if (s[i].start > cur_b) {
+                out->busy += cur_b - cur_a;
+                cur_a = s[i].start;
+                cur_b = s[i].end;
+            } else if (s[i].end > cur_b)
+                cur_b = s[i].end;
+            int64_t prev_end = s[i - 1].hend;
+            int64_t gap = s[i].hstart - prev_end;
+            if (s[i].launch != T_NONE && s[i].launch > prev_end)
+                out->host_wait += gap;
+            else if ((double)gap < delay_ns)
+                out->kernel_wait += gap;
+            else
+                out->other += gap;
+        }
+    }
+    out->busy += cur_b - cur_a;
+    out->idle = out->host_wait + out->kernel_wait + out->other;
+}
+
+int analyze_streams(const struct run *r, const struct analyze_opts *o, struct run_result *res)
+{
+    if (!r->streams.streams)
+        return 0;
+    double delay_us = o && o->kernel_delay_set ? o->kernel_delay_us : HTA_KERNEL_DELAY_US;
+    int round = r->streams.us_rounded;
+    int64_t origin = r->streams.origin;
+    struct sop *v = malloc((r->nunits ? r->nunits : 1) * sizeof *v);
+    if (!v)
+        return -1;
+    size_t n = 0;
+    for (size_t i = 0; i < r->nunits; i++) {
+        const struct unit *u = &r->units[i];
+        /* HTA takes every operation on a stream as it reads it, a
+         * contradicting one too: so does its breakdown here */
+        if (u->worker < 0 || u->t[EV_GPU_START] == T_NONE || u->t[EV_GPU_END] == T_NONE)
+            continue;
+        struct sop *s = &v[n++];
+        s->device = u->device;
+        s->stream = u->worker;
+        s->start = u->t[EV_GPU_START];
+        s->end = u->t[EV_GPU_END];
+        s->hstart = round ? hta_ceil(s->start, origin) : s->start;
+        s->hend = round ? hta_end(s->start, s->end - s->start, origin) : s->end;
+        int64_t l = u->t[EV_CHAN_SEND];
+        s->launch = l;
+        if (l != T_NONE && round)
+            s->launch = hta_ceil(l, origin);
+        s->line = u->line;
+    }
+    if (r->streams.step_cut != T_NONE) { /* HTA's incomplete last iteration, left out */
+        int64_t cut = round ? hta_ceil(r->streams.step_cut, origin) : r->streams.step_cut;
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (v[i].launch != T_NONE && v[i].launch < cut)
+                v[k++] = v[i];
+        n = k;
+    }
+    qsort(v, n, sizeof *v, sop_cmp);
+    for (size_t d = 0; d < res->ndev; d++) {
+        struct device_result *dr = &res->dev[d];
+        size_t a = 0;
+        while (a < n && v[a].device != dr->device)
+            a++;
+        size_t b = a, count = 0;
+        for (size_t i = a; i < n && v[i].device == dr->device; i++, b++)
+            if (i == a || v[i].stream != v[i - 1].stream)
+                count++;
+        if (!count)
+            continue;
+        dr->streams = calloc(count, sizeof *dr->streams);
+        if (!dr->streams) {
+            free(v);
+            return -1;
+        }
+        for (size_t i = a; i < b;) {
+            size_t j = i;
+            while (j < b && v[j].stream == v[i].stream)
+                j++;
+            one_stream(v + i, j - i, delay_us * 1000.0, &dr->streams[dr->nstreams++]);
+            i = j;
+        }
+    }
+    free(v);
+    return 0;
+}

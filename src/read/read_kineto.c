@@ -1,0 +1,707 @@
+/*
+ * read_kineto.c -- a PyTorch profiler trace (Kineto's Chrome-trace JSON)
+ * into the model, streamed.
+ *
+ * yajl hands over the JSON one token at a time; a small state machine
+ * keeps the fields of the event being read (ph, cat, ts, dur, and args'
+ * device, stream and correlation) and forgets the rest, so memory is what
+ * the analysis keeps: one record per device operation and one per launch,
+ * never the file.  Launches may come before or after their operations in
+ * the file, so the units are built at the end, when every correlation is
+ * known.  Times are kept to the nanosecond (ts and dur are µs with up to
+ * three decimals, parsed as decimals, not as doubles); HTA's rounding of
+ * such traces is the analysis's business (analyze_stream.c), told by
+ * streams_use.us_rounded.
+ */
+#include "read_kineto.h"
+
+#include "build.h"
+#include "vocab.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <yajl/yajl_parse.h>
+
+static const struct provenance prov_kineto = {"kineto", "event", "PyTorch trace"};
+
+/* ---- sniffing ---- */
+
+static size_t skip_ws(const unsigned char *h, size_t i, size_t n)
+{
+    while (i < n && (h[i] == ' ' || h[i] == '\t' || h[i] == '\n' || h[i] == '\r'))
+        i++;
+    return i;
+}
+
+static int has(const unsigned char *h, size_t n, const char *s)
+{
+    size_t k = strlen(s);
+    for (size_t i = 0; i + k <= n; i++)
+        if (h[i] == (unsigned char)s[0] && memcmp(h + i, s, k) == 0)
+            return 1;
+    return 0;
+}
+
+int kineto_sniff(const unsigned char *h, size_t n)
+{
+    size_t i = 0;
+    if (n >= 3 && h[0] == 0xef && h[1] == 0xbb && h[2] == 0xbf)
+        i = 3; /* a UTF-8 byte order mark */
+    i = skip_ws(h, i, n);
+    if (i >= n)
+        return 0;
+    if (h[i] == '[') { /* Chrome's array form: events with a phase */
+        i = skip_ws(h, i + 1, n);
+        return i < n && h[i] == '{' && has(h + i, n - i, "\"ph\"");
+    }
+    if (h[i] != '{')
+        return 0;
+    i = skip_ws(h, i + 1, n);
+    /* Kineto's first keys; a JSON-lines log's first object has others */
+    static const char *const first[] = {"\"schemaVersion\"", "\"deviceProperties\"", "\"distributedInfo\"",
+                                        "\"traceEvents\"", "\"displayTimeUnit\"", "\"traceName\"",
+                                        "\"baseTimeNanoseconds\""};
+    for (size_t k = 0; k < sizeof first / sizeof *first; k++)
+        if (n - i >= strlen(first[k]) && memcmp(h + i, first[k], strlen(first[k])) == 0)
+            return 1;
+    return has(h + i, n - i, "\"traceEvents\"");
+}
+
+/* ---- what is kept ---- */
+
+struct kop {
+    int64_t ts, dur; /* ns */
+    int64_t corr;    /* -1: none */
+    uint64_t index;  /* the event's number in traceEvents, from 1 */
+    int32_t device, stream;
+};
+
+/* A launch's start by its correlation: open addressing, the last in the
+ * file wins (as HTA's join keeps the last). */
+struct lslot {
+    int64_t corr; /* -1: empty */
+    int64_t ts;
+};
+
+enum { K_NONE,
+       K_PH,
+       K_CAT,
+       K_NAME,
+       K_TS,
+       K_DUR,
+       K_ARGS,
+       K_DEVICE,
+       K_STREAM,
+       K_CORR,
+       K_EVENTS,
+       K_DIST,
+       K_RANK };
+
+struct kstate {
+    int depth;       /* containers open */
+    int form;        /* 0: not known yet, 1: {"traceEvents": [...]}, 2: [...] */
+    int arr_depth;   /* the events array's depth while open, else 0 */
+    int seen_events; /* an events array was found */
+    int top_key, dist_key, ev_key, args_key;
+    int in_event, in_args, in_dist;
+    /* the event being read */
+    char ph[4], cat[24], name[24];
+    int has_ts, has_dur, has_dev, has_stream, has_corr, bad_num;
+    int64_t ts, dur, dev, stream, corr;
+    /* the whole trace */
+    int any_frac_ts, any_missing_ts;
+    /* ProfilerStep#N on the CPU: the steps seen (by number) and the last start */
+    int64_t step_lo, step_hi, step_last;
+    int steps;
+    struct kop *ops;
+    size_t nops, ops_cap;
+    struct kop *skips; /* device operations not used (index, why in device) */
+    size_t nskips, skips_cap;
+    struct lslot *ls;
+    size_t ls_cap, nls;
+    struct streams_use use;
+    int oom;
+};
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap * 2 : 1024;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(*p, c * size);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+static uint64_t mix(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return h;
+}
+
+static struct lslot *launch_find(const struct kstate *k, int64_t corr)
+{
+    if (!k->ls_cap)
+        return NULL;
+    size_t mask = k->ls_cap - 1;
+    for (size_t i = mix((uint64_t)corr) & mask;; i = (i + 1) & mask) {
+        if (k->ls[i].corr == corr)
+            return &k->ls[i];
+        if (k->ls[i].corr == -1)
+            return NULL;
+    }
+}
+
+static int launch_put(struct kstate *k, int64_t corr, int64_t ts)
+{
+    if ((k->nls + 1) * 2 > k->ls_cap) { /* at most half full */
+        size_t cap = k->ls_cap ? k->ls_cap * 2 : 4096;
+        struct lslot *old = k->ls;
+        size_t oldcap = k->ls_cap;
+        k->ls = malloc(cap * sizeof *k->ls);
+        if (!k->ls) {
+            k->ls = old;
+            return -1;
+        }
+        k->ls_cap = cap;
+        for (size_t i = 0; i < cap; i++)
+            k->ls[i].corr = -1;
+        k->nls = 0;
+        for (size_t i = 0; i < oldcap; i++)
+            if (old[i].corr != -1)
+                launch_put(k, old[i].corr, old[i].ts);
+        free(old);
+    }
+    struct lslot *s = launch_find(k, corr);
+    if (!s) {
+        size_t mask = k->ls_cap - 1;
+        size_t i = mix((uint64_t)corr) & mask;
+        while (k->ls[i].corr != -1)
+            i = (i + 1) & mask;
+        s = &k->ls[i];
+        s->corr = corr;
+        k->nls++;
+    }
+    s->ts = ts;
+    return 0;
+}
+
+/* ---- numbers ---- */
+
+/* A time in µs as JSON writes it, to ns, exactly for decimals (Kineto
+ * writes up to three decimals: ns).  *frac: written with a point or an
+ * exponent (Python reads it as a float: HTA then rounds the trace). */
+static int us_to_ns(const char *s, size_t n, int64_t *ns, int *frac)
+{
+    *frac = 0;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] == '.' || s[i] == 'e' || s[i] == 'E')
+            *frac = 1;
+    int exp = 0;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] == 'e' || s[i] == 'E')
+            exp = 1;
+    if (exp) { /* rare: through a double */
+        char buf[64];
+        if (n >= sizeof buf)
+            return -1;
+        memcpy(buf, s, n);
+        buf[n] = 0;
+        double v = strtod(buf, NULL) * 1000.0;
+        if (!isfinite(v) || fabs(v) > 9e18)
+            return -1;
+        *ns = llround(v);
+        return 0;
+    }
+    size_t i = 0;
+    int neg = 0;
+    if (i < n && s[i] == '-') {
+        neg = 1;
+        i++;
+    }
+    int64_t whole = 0;
+    for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+        if (whole > 9000000000000000LL / 10) /* over ~9e15 µs: not a time in ns */
+            return -1;
+        whole = whole * 10 + (s[i] - '0');
+    }
+    if (whole > 9000000000000000LL)
+        return -1;
+    int64_t frac_ns = 0;
+    if (i < n && s[i] == '.') {
+        i++;
+        int d = 0;
+        for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, d++) {
+            if (d < 3)
+                frac_ns = frac_ns * 10 + (s[i] - '0');
+            else if (d == 3 && s[i] >= '5') /* the fourth decimal rounds, half up */
+                frac_ns++;
+        }
+        for (; d < 3; d++)
+            frac_ns *= 10;
+    }
+    int64_t v = whole * 1000 + frac_ns;
+    *ns = neg ? -v : v;
+    return 0;
+}
+
+/* An integer (a device, a stream, a correlation, a rank); HTA takes 7.0
+ * as 7, so an integral decimal is one too. */
+static int int_of(const char *s, size_t n, int64_t *out)
+{
+    char buf[40];
+    if (n >= sizeof buf)
+        return -1;
+    memcpy(buf, s, n);
+    buf[n] = 0;
+    char *end;
+    errno = 0;
+    long long v = strtoll(buf, &end, 10);
+    if (*end == 0 && errno == 0) {
+        *out = v;
+        return 0;
+    }
+    double d = strtod(buf, &end);
+    if (*end || d != floor(d) || fabs(d) > 9e15)
+        return -1;
+    *out = (int64_t)d;
+    return 0;
+}
+
+/* ---- the event ---- */
+
+/* The categories HTA's idle-time breakdown takes as a stream's kernels
+ * (hta/analyzers/breakdown_analysis.py, get_idle_time_breakdown): memory
+ * copies and sets count, as on the device they do. */
+static int device_cat(const char *c)
+{
+    static const char *const cats[] = {"kernel", "Kernel", "gpu_memcpy", "Memcpy",
+                                       "gpu_memset", "Memset", "mtia_ccp_events"};
+    for (size_t i = 0; i < sizeof cats / sizeof *cats; i++)
+        if (strcmp(c, cats[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* Is name HTA's ProfilerStep#N (its pattern ^ProfilerStep#(\d+))? The
+ * name is kept to 23 bytes: longer step numbers are not steps here. */
+static int step_number(const char *name, int64_t *n)
+{
+    static const char pre[] = "ProfilerStep#";
+    if (strncmp(name, pre, sizeof pre - 1) != 0)
+        return 0;
+    const char *d = name + sizeof pre - 1;
+    if (*d < '0' || *d > '9')
+        return 0;
+    *n = 0;
+    for (; *d >= '0' && *d <= '9' && *n < INT64_MAX / 10 - 9; d++)
+        *n = *n * 10 + (*d - '0');
+    return 1;
+}
+
+static void event_begin(struct kstate *k)
+{
+    k->in_event = 1;
+    k->ev_key = K_NONE;
+    k->ph[0] = k->cat[0] = k->name[0] = 0;
+    k->has_ts = k->has_dur = k->has_dev = k->has_stream = k->has_corr = k->bad_num = 0;
+}
+
+/* One event read whole: an operation, a launch, or something else. */
+static int event_end(struct kstate *k)
+{
+    k->in_event = 0;
+    uint64_t index = ++k->use.events;
+    if (!k->has_ts)
+        k->any_missing_ts = 1; /* HTA's ts column is then a float one: it rounds */
+    int64_t stream = k->has_stream ? k->stream : -1;
+    if (device_cat(k->cat)) {
+        /* why a device operation cannot be a unit: mb_skip's reasons */
+        int why = strcmp(k->ph, "X") != 0                                                    ? SCAN_BAD_EVENT
+                  : !k->has_ts || !k->has_dur || k->dur < 0 || k->bad_num                    ? SCAN_BAD_TIME
+                  : (k->has_dev && (k->dev < 0 || k->dev > INT32_MAX)) || stream > INT32_MAX ? SCAN_BAD_NUMBER
+                                                                                             : SCAN_OK;
+        struct kop op = {k->ts, k->dur, k->has_corr ? k->corr : -1, index,
+                         k->has_dev ? (int32_t)k->dev : -1, (int32_t)(stream < -1 ? -1 : stream)};
+        if (why != SCAN_OK) {
+            if (grow((void **)&k->skips, &k->skips_cap, k->nskips + 1, sizeof *k->skips))
+                return -1;
+            op.device = why;
+            k->skips[k->nskips++] = op;
+            return 0;
+        }
+        if (grow((void **)&k->ops, &k->ops_cap, k->nops + 1, sizeof *k->ops))
+            return -1;
+        k->ops[k->nops++] = op;
+        return 0;
+    }
+    /* HTA's CPU side: what is not a kernel on a stream (a correlation and
+     * a stream), nor the device's Event or Context Sync */
+    int cpu = !(stream >= 0 && k->has_corr && k->corr >= 0) && strcmp(k->name, "Event Sync") != 0 &&
+              strcmp(k->name, "Context Sync") != 0;
+    int64_t step;
+    if (cpu && k->has_ts && step_number(k->name, &step)) {
+        if (!k->steps || step < k->step_lo)
+            k->step_lo = step;
+        if (!k->steps || step > k->step_hi)
+            k->step_hi = step;
+        if (!k->steps || k->ts > k->step_last)
+            k->step_last = k->ts;
+        k->steps++;
+    }
+    if (cpu && k->has_corr && k->corr != -1) {
+        k->use.launches++;
+        if (k->has_ts && !k->bad_num)
+            return launch_put(k, k->corr, k->ts);
+        return 0;
+    }
+    k->use.ignored++;
+    return 0;
+}
+
+/* ---- yajl's callbacks ---- */
+
+static int key_id(const unsigned char *s, size_t n, const char *const *names, const int *ids, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (strlen(names[i]) == n && memcmp(s, names[i], n) == 0)
+            return ids[i];
+    return K_NONE;
+}
+
+static int cb_map_key(void *ctx, const unsigned char *s, size_t n)
+{
+    struct kstate *k = ctx;
+    if (k->form == 1 && k->depth == 1) {
+        static const char *const nm[] = {"traceEvents", "distributedInfo"};
+        static const int id[] = {K_EVENTS, K_DIST};
+        k->top_key = key_id(s, n, nm, id, 2);
+    } else if (k->in_dist && k->depth == 2) {
+        static const char *const nm[] = {"rank"};
+        static const int id[] = {K_RANK};
+        k->dist_key = key_id(s, n, nm, id, 1);
+    } else if (k->in_event && k->depth == k->arr_depth + 1) {
+        static const char *const nm[] = {"ph", "cat", "name", "ts", "dur", "args"};
+        static const int id[] = {K_PH, K_CAT, K_NAME, K_TS, K_DUR, K_ARGS};
+        k->ev_key = key_id(s, n, nm, id, 6);
+    } else if (k->in_args && k->depth == k->arr_depth + 2) {
+        static const char *const nm[] = {"device", "stream", "correlation"};
+        static const int id[] = {K_DEVICE, K_STREAM, K_CORR};
+        k->args_key = key_id(s, n, nm, id, 3);
+    }
+    return 1;
+}
+
+static int cb_start_map(void *ctx)
+{
+    struct kstate *k = ctx;
+    k->depth++;
+    if (k->depth == 1)
+        k->form = 1;
+    else if (k->arr_depth && k->depth == k->arr_depth + 1)
+        event_begin(k);
+    else if (k->in_event && k->depth == k->arr_depth + 2 && k->ev_key == K_ARGS) {
+        k->in_args = 1;
+        k->args_key = K_NONE;
+    } else if (k->form == 1 && k->depth == 2 && k->top_key == K_DIST) {
+        k->in_dist = 1;
+        k->dist_key = K_NONE;
+    }
+    return 1;
+}
+
+static int cb_end_map(void *ctx)
+{
+    struct kstate *k = ctx;
+    if (k->in_event && k->depth == k->arr_depth + 1) {
+        if (event_end(k)) {
+            k->oom = 1;
+            return 0;
+        }
+    } else if (k->in_args && k->depth == k->arr_depth + 2)
+        k->in_args = 0;
+    else if (k->in_dist && k->depth == 2)
+        k->in_dist = 0;
+    k->depth--;
+    return 1;
+}
+
+static int cb_start_array(void *ctx)
+{
+    struct kstate *k = ctx;
+    k->depth++;
+    if (k->depth == 1) {
+        k->form = 2;
+        k->arr_depth = 1;
+        k->seen_events = 1;
+    } else if (k->form == 1 && k->depth == 2 && k->top_key == K_EVENTS && !k->seen_events) {
+        k->arr_depth = 2;
+        k->seen_events = 1;
+    }
+    return 1;
+}
+
+static int cb_end_array(void *ctx)
+{
+    struct kstate *k = ctx;
+    if (k->depth == k->arr_depth)
+        k->arr_depth = 0;
+    k->depth--;
+    return 1;
+}
+
+/* A scalar: in an events array, an element that is not an event. */
+static void scalar_element(struct kstate *k)
+{
+    if (k->arr_depth && k->depth == k->arr_depth) {
+        k->use.events++;
+        k->use.ignored++;
+    }
+}
+
+static int cb_number(void *ctx, const char *s, size_t n)
+{
+    struct kstate *k = ctx;
+    scalar_element(k);
+    if (k->in_event && k->depth == k->arr_depth + 1 && (k->ev_key == K_TS || k->ev_key == K_DUR)) {
+        int64_t v;
+        int frac;
+        if (us_to_ns(s, n, &v, &frac)) {
+            k->bad_num = 1;
+            return 1;
+        }
+        if (k->ev_key == K_TS) {
+            k->ts = v;
+            k->has_ts = 1;
+            k->any_frac_ts |= frac;
+        } else {
+            k->dur = v;
+            k->has_dur = 1;
+        }
+    } else if (k->in_args && k->depth == k->arr_depth + 2 && k->args_key != K_NONE) {
+        int64_t v;
+        if (int_of(s, n, &v))
+            return 1; /* HTA's to_numeric makes it -1 / absent: so do we */
+        if (k->args_key == K_DEVICE) {
+            k->dev = v;
+            k->has_dev = 1;
+        } else if (k->args_key == K_STREAM) {
+            k->stream = v;
+            k->has_stream = 1;
+        } else {
+            k->corr = v;
+            k->has_corr = 1;
+        }
+    } else if (k->in_dist && k->depth == 2 && k->dist_key == K_RANK) {
+        int64_t v;
+        if (!int_of(s, n, &v) && v >= 0 && v <= INT32_MAX)
+            k->use.rank = (int32_t)v;
+    }
+    return 1;
+}
+
+static int cb_string(void *ctx, const unsigned char *s, size_t n)
+{
+    struct kstate *k = ctx;
+    scalar_element(k);
+    if (k->in_event && k->depth == k->arr_depth + 1) {
+        char *dst = k->ev_key == K_PH ? k->ph : k->ev_key == K_CAT ? k->cat
+                                            : k->ev_key == K_NAME  ? k->name
+                                                                   : NULL;
+        size_t cap = k->ev_key == K_PH ? sizeof k->ph : k->ev_key == K_CAT ? sizeof k->cat
+                                                                           : sizeof k->name;
+        if (dst) {
+            if (n >= cap)
+                n = cap - 1; /* longer than any we look for: it matches none */
+            memcpy(dst, s, n);
+            dst[n] = 0;
+            if (n == cap - 1 && k->ev_key != K_NAME)
+                dst[0] = '\x01'; /* a name keeps its start: ProfilerStep#N is told by it */
+        }
+    }
+    return 1;
+}
+
+static int cb_null(void *ctx)
+{
+    scalar_element(ctx);
+    return 1;
+}
+
+static int cb_bool(void *ctx, int b)
+{
+    (void)b;
+    scalar_element(ctx);
+    return 1;
+}
+
+static const yajl_callbacks callbacks = {
+    cb_null,
+    cb_bool,
+    NULL,
+    NULL,
+    cb_number,
+    cb_string,
+    cb_start_map,
+    cb_map_key,
+    cb_end_map,
+    cb_start_array,
+    cb_end_array,
+};
+
+/* ---- the whole ---- */
+
+static uint64_t count_lines(const unsigned char *p, size_t n)
+{
+    uint64_t c = 0;
+    for (const unsigned char *e = p + n; (p = memchr(p, '\n', (size_t)(e - p))) != NULL; p++)
+        c++;
+    return c;
+}
+
+/* yajl's message, on one line, after where it stopped. */
+static void json_error(yajl_handle h, const char *name, uint64_t off, uint64_t line, char *err, size_t errlen)
+{
+    unsigned char *msg = yajl_get_error(h, 0, NULL, 0);
+    char *m = (char *)msg;
+    size_t ml = m ? strcspn(m, "\n") : 0;
+    snprintf(err, errlen, "%s: not valid JSON at byte %llu (line %llu): %.*s", name, (unsigned long long)off,
+             (unsigned long long)line, (int)ml, m ? m : "parse error");
+    if (msg)
+        yajl_free_error(h, msg);
+}
+
+/* Feed one chunk; 0, or -1 with err set. */
+static int feed(yajl_handle h, struct kstate *k, const unsigned char *p, size_t n, uint64_t *off, uint64_t *lines,
+                const char *name, char *err, size_t errlen)
+{
+    yajl_status st = yajl_parse(h, p, n);
+    if (st == yajl_status_ok) {
+        *off += n;
+        *lines += count_lines(p, n);
+        return 0;
+    }
+    if (k->oom) {
+        snprintf(err, errlen, "%s: out of memory", name);
+        return -1;
+    }
+    size_t c = yajl_get_bytes_consumed(h);
+    if (c > n)
+        c = n;
+    json_error(h, name, *off + c, *lines + count_lines(p, c) + 1, err, errlen);
+    return -1;
+}
+
+/* The kept operations and launches, as units, through the builder. */
+static int build(struct model *m, const char *name, struct kstate *k)
+{
+    struct mbuild b;
+    mb_init(&b, m, name, &prov_kineto);
+    /* times count from the earliest kept, on a whole µs, so that HTA's
+     * rounding to the µs (analyze_stream.c) sees the same boundaries */
+    int64_t lo = INT64_MAX;
+    for (size_t i = 0; i < k->nops; i++)
+        if (k->ops[i].ts < lo)
+            lo = k->ops[i].ts;
+    for (size_t i = 0; i < k->ls_cap; i++)
+        if (k->ls[i].corr != -1 && k->ls[i].ts < lo)
+            lo = k->ls[i].ts;
+    int64_t origin = lo == INT64_MAX ? 0 : lo - ((lo % 1000) + 1000) % 1000;
+    int rc = 0;
+    for (size_t i = 0; i < k->nops && !rc; i++) {
+        const struct kop *o = &k->ops[i];
+        char job[24];
+        size_t jl = (size_t)snprintf(job, sizeof job, "%llu", (unsigned long long)o->index);
+        int64_t t0 = o->ts - origin;
+        rc = mb_event(&b, t0, job, jl, -1, EV_GPU_START, o->stream, o->device, o->index, 0) ||
+             mb_event(&b, t0 + o->dur, job, jl, -1, EV_GPU_END, o->stream, o->device, o->index, 0);
+        const struct lslot *l = o->corr != -1 ? launch_find(k, o->corr) : NULL;
+        if (!l)
+            k->use.unlaunched++;
+        else if (l->ts > o->ts)
+            k->use.late_launch++; /* the clocks disagree: a CHAN_SEND after GPU_START would contradict */
+        else if (!rc)
+            rc = mb_event(&b, l->ts - origin, job, jl, -1, EV_CHAN_SEND, o->stream, o->device, o->index, 0);
+    }
+    for (size_t i = 0; i < k->nskips && !rc; i++)
+        rc = mb_skip(&b, k->skips[i].index, k->skips[i].device);
+    if (!rc && mb_holds(&b)) {
+        struct run *r = mb_run(&b);
+        k->use.streams = 1;
+        k->use.ops = k->nops;
+        k->use.us_rounded = k->any_frac_ts || k->any_missing_ts;
+        k->use.origin = origin;
+        /* two steps or more (by number: HTA counts the distinct names) */
+        k->use.step_cut = k->steps && k->step_lo != k->step_hi ? k->step_last - origin : T_NONE;
+        r->streams = k->use;
+    }
+    if (mb_finish(&b))
+        rc = -1;
+    return rc;
+}
+
+int kineto_read(struct model *m, int fd, const char *name, const unsigned char *head, size_t hn, uint64_t *bytes,
+                struct streams_use *seen, uint64_t *skipped, char *err, size_t errlen)
+{
+    struct kstate k;
+    memset(&k, 0, sizeof k);
+    k.use.rank = -1;
+    yajl_handle h = yajl_alloc(&callbacks, NULL, &k);
+    size_t cap = 1 << 18;
+    unsigned char *buf = malloc(cap);
+    int rc = 0;
+    uint64_t off = 0, lines = 0;
+    if (!h || !buf) {
+        snprintf(err, errlen, "%s: out of memory", name);
+        rc = -1;
+    }
+    if (!rc && hn)
+        rc = feed(h, &k, head, hn, &off, &lines, name, err, errlen);
+    while (!rc) {
+        ssize_t r = read(fd, buf, cap);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            snprintf(err, errlen, "%s: %s", name, strerror(errno));
+            rc = -1;
+            break;
+        }
+        if (r == 0)
+            break;
+        rc = feed(h, &k, buf, (size_t)r, &off, &lines, name, err, errlen);
+    }
+    if (!rc && yajl_complete_parse(h) != yajl_status_ok) {
+        json_error(h, name, off, lines + 1, err, errlen); /* cut short: where it ends */
+        rc = -1;
+    }
+    if (!rc && !k.seen_events) {
+        snprintf(err, errlen, "%s: a JSON object with no \"traceEvents\" array: not a trace", name);
+        rc = -1;
+    }
+    if (!rc && build(m, name, &k)) {
+        snprintf(err, errlen, "%s: out of memory", name);
+        rc = -1;
+    }
+    *bytes = off;
+    k.use.ops = k.nops;
+    *seen = k.use;
+    *skipped = k.nskips;
+    if (h)
+        yajl_free(h);
+    free(buf);
+    free(k.ops);
+    free(k.skips);
+    free(k.ls);
+    return rc;
+}

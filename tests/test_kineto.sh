@@ -1,0 +1,143 @@
+#!/bin/sh
+# test_kineto.sh -- PyTorch (Kineto) traces: small traces built with a
+# truth worked out by hand (kineto/gen_small.py: object and array forms,
+# .gz, a rank, two devices, memcpy and memset, a late host, sub-µs times,
+# unknown events counted), bad JSON refused with the file and the byte,
+# and HTA's own idle breakdown per stream of five real traces
+# (kineto/hta/expected.txt) equal to the nanosecond, to HTA's rounding.
+# With HTA_SRC set to a checkout of HTA (and its Python dependencies),
+# HTA is run on every trace of its tests/data and all are compared
+# (HTA_PYTHON: a python3 with them, where it is not the first in PATH).
+# Usage: test_kineto.sh WATERFALL
+W="$1"
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib.sh"
+K="$HERE/kineto"
+
+python3 "$K/gen_small.py" "$T" || { bad "gen_small.py failed"; finish test_kineto; exit; }
+gzip -c "$T/obj.json" >"$T/obj.json.gz"
+
+# check NAME FILE [OPTIONS...] <<PY ... : analyze --json FILE, then the
+# Python on stdin judges it (r: the run; dev: devices by number; st:
+# streams by (device, stream)); it prints what is wrong, nothing if right
+check() {
+    name=$1 file=$2
+    shift 2
+    "$W" analyze --json --no-progress "$@" "$file" >"$T/$name.out" 2>"$T/$name.err"
+    rc=$?
+    # a skipped event makes the analysis partial (exit 4): expected here
+    [ $rc = 0 ] || [ $rc = 4 ] || { bad "$name: analyze exit $rc: $(cat "$T/$name.err")"; cat >/dev/null; return; }
+    cat >"$T/$name.py"
+    msg=$(python3 - "$T/$name.out" "$T/$name.py" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d['runs'][0]
+dev = {x['device']: x for x in r['devices']}
+st = {(x['device'], s['stream']): s for x in r['devices'] for s in x['streams']}
+def us(v): return round(v * 1e6, 6)
+errs = []
+def want(what, got, exp):
+    if got != exp:
+        errs.append('%s: %r, want %r' % (what, got, exp))
+exec(open(sys.argv[2]).read())
+print('; '.join(errs))
+PY
+)
+    [ -z "$msg" ] && ok || bad "$name: $msg"
+}
+
+# the hand-built truth (gen_small.py's docstring), in each form
+for f in obj.json arr.json obj.json.gz; do
+    check "truth-$f" "$T/$f" <<'PY'
+want('format', r['format'], 'kineto')
+want('units', r['units'], 8)
+want('skipped', r['skipped_lines'], 1)
+want('d0 busy', us(dev[0]['busy_s']), 80)
+want('d0 window', us(dev[0]['window_s']), 170)
+want('d0 idle', us(dev[0]['idle_s']), 90)
+want('d0 util', round(dev[0]['utilization'], 6), round(80 / 170, 6))
+want('d1 busy', us(dev[1]['busy_s']), 45)
+want('d1 window', us(dev[1]['window_s']), 50)
+s = st[(0, 7)]
+want('s7', [s['operations'], us(s['busy_s']), us(s['host_wait_s']), us(s['kernel_wait_s']), us(s['other_s']),
+            us(s['idle_s'])], [4, 35, 80, 5, 50, 135])
+s = st[(0, 8)]
+want('s8', [s['operations'], us(s['busy_s']), us(s['host_wait_s']), us(s['kernel_wait_s']), us(s['other_s'])],
+     [2, 60, 10, 0, 0])
+s = st[(1, 9)]
+want('s9', [us(s['host_wait_s']), us(s['kernel_wait_s']), us(s['other_s'])], [0, 5, 0])
+want('streams', sorted(st), [(0, 7), (0, 8), (1, 9)])
+PY
+done
+
+# from a pipe (the sniffed head handed on to the reader): the same devices
+"$W" analyze --json --no-progress - <"$T/obj.json" >"$T/pipe.out" 2>/dev/null
+python3 - "$T/pipe.out" "$T/truth-obj.json.out" <<'PY' && ok || bad "stdin: not the file's devices"
+import json, sys
+a, b = (json.load(open(p))['runs'][0]['devices'] for p in sys.argv[1:])
+sys.exit(a != b)
+PY
+
+# HTA's threshold as an option: under 1 µs, the 5 µs gaps are other
+check kdelay "$T/obj.json" --consecutive-kernel-delay=1 <<'PY'
+want('s7', [us(st[(0, 7)]['kernel_wait_s']), us(st[(0, 7)]['other_s'])], [0, 55])
+want('s9', [us(st[(1, 9)]['kernel_wait_s']), us(st[(1, 9)]['other_s'])], [0, 5])
+PY
+
+# sub-µs times: HTA's rounding for the breakdown, the exact union for busy
+check ns "$T/ns.json" <<'PY'
+s = st[(0, 7)]
+want('ns s7', [us(s['host_wait_s']), us(s['kernel_wait_s']), us(s['other_s']), us(s['busy_s'])], [2, 0, 0, 19.1])
+want('ns busy', us(dev[0]['busy_s']), 19.1)
+PY
+
+# the text report: the rank, what was read, each stream's categories
+"$W" analyze --no-progress --color=never "$T/obj.json" >"$T/obj.txt" 2>/dev/null
+grep -q "rank 3 · 22 events: 8 device operations, 7 launches (operations without one: 1; launched after they began: 0), 6 other events ignored" "$T/obj.txt" &&
+    grep -q "stream 7 .*4 ops, busy 35.0 us, idle 135.0 us: host_wait 80.0 us · kernel_wait 5.0 us · other 50.0 us" "$T/obj.txt" &&
+    ok || bad "text report: $(grep -A8 'trace ' "$T/obj.txt")"
+"$W" analyze --no-progress --color=never "$T/arr.json" 2>/dev/null | grep -q "  trace          22 events" && ok ||
+    bad "array form: no rank expected"
+
+# bad JSON: a clear error naming the file and the byte, non-zero exit
+head -c 700 "$T/obj.json" >"$T/cut.json"
+"$W" analyze --no-progress "$T/cut.json" >/dev/null 2>"$T/cut.err" && bad "a truncated trace was accepted" ||
+    { grep -q "cut.json: not valid JSON at byte 700 (line [0-9]*): .*premature EOF" "$T/cut.err" && ok || bad "truncated: $(cat "$T/cut.err")"; }
+sed 's/"dur": 50,/"dur": NaN,/' "$T/obj.json" >"$T/nan.json"
+grep -q NaN "$T/nan.json" || bad "nan.json: no NaN put in"
+off=$(($(grep -bo NaN "$T/nan.json" | head -1 | cut -d: -f1) + 1)) # bytes counted from 1: the N
+"$W" analyze --no-progress "$T/nan.json" >/dev/null 2>"$T/nan.err" && bad "NaN was accepted" ||
+    { grep -q "nan.json: not valid JSON at byte $off (line [0-9]*)" "$T/nan.err" && ok || bad "NaN (byte $off): $(cat "$T/nan.err")"; }
+gzip -c "$T/cut.json" >"$T/cut.json.gz"
+"$W" analyze --no-progress "$T/cut.json.gz" >/dev/null 2>"$T/cutgz.err" && bad "a truncated .gz trace was accepted" ||
+    { grep -q "cut.json.gz: not valid JSON at byte 700" "$T/cutgz.err" && ok || bad "truncated gz: $(cat "$T/cutgz.err")"; }
+printf '{"schemaVersion": 1, "deviceProperties": []}\n' >"$T/noev.json"
+"$W" analyze --no-progress "$T/noev.json" >/dev/null 2>"$T/noev.err" && bad "a trace without traceEvents was accepted" ||
+    { grep -q "noev.json: a JSON object with no \"traceEvents\" array" "$T/noev.err" && ok || bad "no events: $(cat "$T/noev.err")"; }
+
+# hostile values: no usable operation is said so, naming what was there
+printf '{"traceEvents": [1, "x", null, true, {"ph":"X","cat":"kernel","ts":1e400,"dur":1,"args":{"stream":7}}, {"ph":"X","cat":"kernel","ts":-5,"dur":-1,"args":{"stream":7}}]}' >"$T/odd.json"
+"$W" analyze --no-progress "$T/odd.json" >/dev/null 2>"$T/odd.err" && bad "a trace with no usable operation gave a run" ||
+    { grep -q "odd.json: a PyTorch trace with no device operation to analyse: 6 events, 2 device operations without usable times" "$T/odd.err" && ok || bad "odd: $(cat "$T/odd.err")"; }
+
+# existing inputs: devices[].streams is [] (a text log)
+printf 'TIMELINE,1000,SYNTH_START,j1\nTIMELINE,2000,SYNTH_END,j1\nTIMELINE,3000,CHAN_SEND,j1\nTIMELINE,4000,GPU_PICKUP,j1,w=0\nTIMELINE,5000,GPU_START,j1\nTIMELINE,9000,GPU_END,j1\n' >"$T/log.txt"
+check textlog "$T/log.txt" <<'PY'
+want('format', r['format'], 'text')
+want('streams', [x['streams'] for x in r['devices']], [[]])
+PY
+
+# HTA itself, on five real traces (kineto/hta/expected.txt)
+out=$(python3 "$K/compare.py" "$W" "$K/hta/expected.txt" "$K/hta") && ok || bad "against HTA: $out"
+echo "$out" | tail -1
+
+# and on every trace of an HTA checkout, where one is given
+if [ -n "$HTA_SRC" ]; then
+    if (cd "$HTA_SRC/tests/data" && ${HTA_PYTHON:-python3} "$K/hta_expect.py" "$HTA_SRC" "$T/all.txt" $(find . -name '*.json*' | sed 's|^\./||' | sort)) >/dev/null 2>&1; then
+        out=$(python3 "$K/compare.py" "$W" "$T/all.txt" "$HTA_SRC/tests/data") && ok || bad "against HTA's tests/data: $out"
+        echo "$out" | tail -1
+    else
+        echo "test_kineto: HTA could not be run from $HTA_SRC (its Python dependencies?): skipped"
+    fi
+fi
+finish test_kineto

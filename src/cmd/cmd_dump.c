@@ -4,24 +4,34 @@
  * stdout gets one "TIMELINE,<ms>,<EVENT>,<job_id>,<detail>" line per event
  * in time order and nothing else, so grep, sort and `waterfall analyze` all
  * read it.  Statistics and warnings go to stderr.
+ *
+ * Another trace (a PyTorch profiler's, read_kineto.c) is dumped as the
+ * model holds it: each device operation a unit, its launch, start and end
+ * as CHAN_SEND, GPU_START and GPU_END, with its stream as the worker.
  */
 #include "args.h"
 #include "cmds.h"
+#include "decompress.h"
+#include "ingest.h"
 #include "input.h"
+#include "read_kineto.h"
 #include "read_wft.h"
 #include "wf_exit.h"
 #include "wf_timeline.h"
 
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 static void dump_usage(FILE *f)
 {
     fprintf(f,
-            "usage: waterfall dump [options] FILE.wft\n"
+            "usage: waterfall dump [options] FILE.wft | TRACE.json[.gz]\n"
             "  -p, --precision N  digits after the millisecond point, 0-6 (default 6: nanoseconds,\n"
             "                     so that the text analyses as the trace does)\n"
             "  -s, --stats        print the trace's statistics (stderr) instead of events\n"
@@ -262,6 +272,117 @@ static int print_events(const struct wft_trace *t, int precision)
     return 0;
 }
 
+/* ---- another trace, as the model holds it ---- */
+
+struct mev {
+    int64_t t;
+    uint32_t unit;
+    int ev;
+};
+
+static int cmp_mev(const void *a, const void *b)
+{
+    const struct mev *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    if (x->unit != y->unit)
+        return x->unit < y->unit ? -1 : 1;
+    return x->ev - y->ev;
+}
+
+/* A run's events, in time order, as TIMELINE lines. */
+static int print_run(const struct run *r, int precision)
+{
+    size_t n = 0;
+    struct mev *v = malloc((r->nunits * EV_N + 1) * sizeof *v);
+    if (!v)
+        return -1;
+    for (size_t u = 0; u < r->nunits; u++)
+        for (int e = 0; e < EV_N; e++)
+            if (r->units[u].t[e] != T_NONE)
+                v[n++] = (struct mev){r->units[u].t[e], (uint32_t)u, e};
+    qsort(v, n, sizeof *v, cmp_mev);
+    char line[WFT_LINE_MAX];
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        const struct unit *u = &r->units[v[i].unit];
+        const struct job *j = &r->jobs[u->job];
+        size_t k = wft_format_line_details(line, v[i].t, precision, ev_names[v[i].ev], j->id, j->len, u->partition,
+                                           u->worker, u->device, NULL, 0);
+        if (fwrite(line, 1, k, stdout) != k)
+            rc = -1;
+    }
+    free(v);
+    return rc;
+}
+
+/* An input that is not a native trace: read through the readers (a
+ * compressed one decompressed first); a trace another reader claims is
+ * dumped, a text log is refused (it is TIMELINE text already). */
+static int dump_other(const struct input *in, int precision, int stats)
+{
+    int kind = dz_sniff(in->data, in->len);
+    if (kind == DZ_NONE && !kineto_sniff(in->data, in->len < 512 ? in->len : 512)) {
+        fprintf(stderr, "waterfall dump: %s: not a trace (no \\x89WFT magic at byte 0, and not a PyTorch trace's "
+                        "JSON): a text log is TIMELINE text already\n", in->name);
+        return WF_EXIT_INPUT;
+    }
+    /* the bytes again, as a file the readers can read (stdin was read whole) */
+    int fd = memfd_create("dump", 0);
+    size_t off = 0;
+    while (fd >= 0 && off < in->len) {
+        ssize_t w = write(fd, in->data + off, in->len - off);
+        if (w <= 0) {
+            close(fd);
+            fd = -1;
+        } else {
+            off += (size_t)w;
+        }
+    }
+    if (fd < 0 || lseek(fd, 0, SEEK_SET) != 0) {
+        fprintf(stderr, "waterfall dump: %s: cannot hold the input to read it (memfd)\n", in->name);
+        if (fd >= 0)
+            close(fd);
+        return WF_EXIT_FAIL;
+    }
+    char err[512];
+    struct source src;
+    struct model m = {0};
+    int rc = WF_EXIT_OK;
+    if (ingest_fd(&src, fd, in->name, &m, 0, err, sizeof err)) {
+        fprintf(stderr, "waterfall dump: %s\n", err);
+        rc = WF_EXIT_INPUT;
+    } else if (!src.reader || !strcmp(src.reader, "text log")) {
+        fprintf(stderr, "waterfall dump: %s: a text log, not a trace: it is TIMELINE text already\n", in->name);
+        rc = WF_EXIT_INPUT;
+    } else {
+        for (size_t i = 0; i < m.nruns && rc == WF_EXIT_OK; i++) {
+            const struct run *r = &m.runs[i];
+            if (stats) {
+                const struct streams_use *s = &r->streams;
+                fprintf(stderr, "trace:     %s (%s)\n", in->name, src.reader);
+                if (s->rank >= 0)
+                    fprintf(stderr, "rank:      %d\n", s->rank);
+                fprintf(stderr,
+                        "events:    %llu: %llu device operations (units), %llu launches, %llu other events ignored\n",
+                        (unsigned long long)s->events, (unsigned long long)s->ops, (unsigned long long)s->launches,
+                        (unsigned long long)s->ignored);
+                fprintf(stderr, "skipped:   %llu device operations that could not be read\n",
+                        (unsigned long long)r->skipped_lines);
+            } else if (print_run(r, precision) || fflush(stdout) != 0) {
+                fprintf(stderr, "waterfall dump: writing to stdout failed\n");
+                rc = WF_EXIT_FAIL;
+            }
+        }
+        if (rc == WF_EXIT_OK && !m.nruns)
+            source_explain_empty(&src, stderr, "waterfall dump");
+    }
+    model_free(&m);
+    source_free(&src);
+    close(fd);
+    return rc;
+}
+
 int cmd_dump(int argc, char **argv)
 {
     static const struct option longopts[] = {{"precision", required_argument, 0, 'p'},
@@ -301,6 +422,11 @@ int cmd_dump(int argc, char **argv)
     if (input_open(&in, argv[optind], err, sizeof err)) {
         fprintf(stderr, "waterfall dump: %s\n", err);
         return WF_EXIT_INPUT;
+    }
+    if (!wft_sniff(in.data, in.len)) {
+        int rc = dump_other(&in, precision, stats);
+        input_close(&in);
+        return rc;
     }
     struct wft_trace t;
     if (wft_parse_recover(&t, in.name, in.data, in.len, err, sizeof err)) {

@@ -7,8 +7,8 @@
 # section (nm's D, d, B, b, C, and G, g, S, s: small data elsewhere).
 # Read-only data that the loader relocates (.data.rel.ro: a const array of
 # pointers in position-independent code) is read-only once loaded, and
-# passes.  Usage: globals.sh ARCHIVE (wf_tool's; or libwaterfall-analysis.a,
-# the library itself, with the same rule)
+# passes.  Usage: globals.sh ARCHIVE (wf_tool's; or the objects of
+# libwaterfall-analysis, the library itself, with the same rule)
 AR=$1
 . "$(dirname "$0")/lib.sh"
 # What must stay, by object and name, each with why:

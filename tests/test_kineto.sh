@@ -147,7 +147,7 @@ if da != db:
 PY
 "$W" dump -s "$T/obj.json" 2>&1 >/dev/null | grep -q '^events: .* device operations (units)' && ok || bad "dump --stats of a PyTorch trace"
 "$W" dump "$T/log.txt" >/dev/null 2>"$T/dump.err"
-[ $? = 3 ] && grep -q 'log.txt: not a trace' "$T/dump.err" && ok || bad "dump of a text log: $(cat "$T/dump.err")"
+[ $? = 3 ] && grep -q 'log.txt: not a waterfall trace' "$T/dump.err" && ok || bad "dump of a text log: $(cat "$T/dump.err")"
 
 # and on every trace of an HTA checkout, where one is given
 if [ -n "$HTA_SRC" ]; then

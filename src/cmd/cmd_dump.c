@@ -316,17 +316,19 @@ static int print_run(const struct run *r, int precision)
     return rc;
 }
 
+/* Might the input be another reader's trace: a PyTorch trace's JSON, or
+ * a compressed input (which may hold one)?  Else the native reader says
+ * what it is not (empty, no magic). */
+static int other_trace(const struct input *in)
+{
+    return dz_sniff(in->data, in->len) != DZ_NONE || kineto_sniff(in->data, in->len < 512 ? in->len : 512);
+}
+
 /* An input that is not a native trace: read through the readers (a
  * compressed one decompressed first); a trace another reader claims is
  * dumped, a text log is refused (it is TIMELINE text already). */
 static int dump_other(const struct input *in, int precision, int stats)
 {
-    int kind = dz_sniff(in->data, in->len);
-    if (kind == DZ_NONE && !kineto_sniff(in->data, in->len < 512 ? in->len : 512)) {
-        fprintf(stderr, "waterfall dump: %s: not a trace (no \\x89WFT magic at byte 0, and not a PyTorch trace's "
-                        "JSON): a text log is TIMELINE text already\n", in->name);
-        return WF_EXIT_INPUT;
-    }
     /* the bytes again, as a file the readers can read (stdin was read whole) */
     int fd = memfd_create("dump", 0);
     size_t off = 0;
@@ -423,7 +425,7 @@ int cmd_dump(int argc, char **argv)
         fprintf(stderr, "waterfall dump: %s\n", err);
         return WF_EXIT_INPUT;
     }
-    if (!wft_sniff(in.data, in.len)) {
+    if (!wft_sniff(in.data, in.len) && other_trace(&in)) {
         int rc = dump_other(&in, precision, stats);
         input_close(&in);
         return rc;

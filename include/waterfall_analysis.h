@@ -58,6 +58,8 @@ typedef struct wfa_options {
     double trace_cores;       /* the recording machine's cores for the simulation (0: the trace's) */
     int gaps;                 /* list each idle gap in the JSON (`--gaps`): 0 or 1 */
     size_t max_gaps;          /* with gaps: at most this many (0: the command's default) */
+    double consecutive_kernel_delay_us; /* PyTorch traces: HTA's kernel_wait threshold, in the
+                                         * trace's µs (`--consecutive-kernel-delay`; default 30) */
 } wfa_options;
 
 /* The defaults: what `waterfall analyze --json` does. */

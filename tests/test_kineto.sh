@@ -85,6 +85,19 @@ want('s7', [us(st[(0, 7)]['kernel_wait_s']), us(st[(0, 7)]['other_s'])], [0, 55]
 want('s9', [us(st[(1, 9)]['kernel_wait_s']), us(st[(1, 9)]['other_s'])], [0, 5])
 PY
 
+# ... in diff and render too (the views' HTML carries the run's JSON)
+"$W" diff --json --consecutive-kernel-delay=1 "$T/obj.json" "$T/obj.json" >"$T/kd.diff.json" 2>/dev/null
+python3 - "$T/kd.diff.json" <<'PY' && ok || bad "diff --consecutive-kernel-delay"
+import json, sys
+a = json.load(open(sys.argv[1]))['a']
+s = {(d['device'], x['stream']): x for d in a['devices'] for x in d['streams']}
+sys.exit(0 if round(s[(0, 7)]['kernel_wait_s'] * 1e6) == 0 and round(s[(0, 7)]['other_s'] * 1e6) == 55 else 1)
+PY
+"$W" render --consecutive-kernel-delay=x "$T/obj.json" -o "$T/kd.svg" 2>"$T/kd.err"
+[ $? = 2 ] && grep -q 'consecutive-kernel-delay' "$T/kd.err" && ok || bad "render --consecutive-kernel-delay=x: $(cat "$T/kd.err")"
+"$W" render --consecutive-kernel-delay=1 "$T/obj.json" -o "$T/kd.svg" 2>/dev/null
+[ $? = 4 ] && [ -s "$T/kd.svg" ] && ok || bad "render --consecutive-kernel-delay=1 (obj.json has a skipped event: exit 4)"
+
 # sub-µs times: HTA's rounding for the breakdown, the exact union for busy
 check ns "$T/ns.json" <<'PY'
 s = st[(0, 7)]

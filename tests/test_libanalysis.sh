@@ -51,6 +51,9 @@ done
 printf 'TIMELINE,0,SYNTH_START,a,\nTIMELINE,x,SYNTH_END,a,\nTIMELINE,5,SYNTH_END,a,\nTIMELINE,6,GPU_START,a,\nTIMELINE,9,GPU_END,a,\n' \
     >"$T/in/skipped.log"
 gzip -c "$T/in/text-cuzk.log" >"$T/in/cuzk.log.gz"
+# a PyTorch trace (tests/kineto/gen_small.py's), plain and gzip'd
+mkdir -p "$T/k" && python3 "$HERE/kineto/gen_small.py" "$T/k" >/dev/null && cp "$T/k/obj.json" "$T/in/kineto.json" &&
+    gzip -c "$T/k/arr.json" >"$T/in/kineto-arr.json.gz" || bad "gen_small.py failed"
 cd "$T/in" || exit 1
 for f in *; do
     "$W" analyze --json --no-progress "$f" >"$T/cmd.json" 2>"$T/cmd.err"
@@ -68,6 +71,12 @@ for f in *; do
 done
 grep -q 'waterfall-analysis: exit status 4, the analysis is partial: 1 line skipped' "$T/lib.err" 2>/dev/null ||
     "$T/client" skipped.log 2>&1 >/dev/null | grep -q '1 line skipped' && ok || bad "a partial analysis is not said"
+# the options reach the analysis: HTA's threshold, as --consecutive-kernel-delay
+"$W" analyze --json --no-progress --consecutive-kernel-delay=1 kineto.json >"$T/kd.cmd.json" 2>/dev/null
+"$T/client" --kernel-delay 1 kineto.json >"$T/kd.lib.json" 2>/dev/null
+"$T/client" kineto.json >"$T/kd.def.json" 2>/dev/null
+cmp -s "$T/kd.cmd.json" "$T/kd.lib.json" && ! cmp -s "$T/kd.lib.json" "$T/kd.def.json" && ok ||
+    bad "consecutive_kernel_delay_us: the library's JSON is not analyze --consecutive-kernel-delay=1's"
 "$T/clash" text-cuzk.log >"$T/clash.out" 2>&1
 grep -qx 'own 42 runs 1' "$T/clash.out" && ok || bad "the program's own functions, or the analysis beside them: $(cat "$T/clash.out")"
 "$T/client" --summary text-cuzk.log >"$T/sum" 2>/dev/null

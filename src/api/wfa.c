@@ -68,6 +68,7 @@ void wfa_options_init(wfa_options *o)
     memset(o, 0, sizeof *o);
     o->size = sizeof *o;
     o->advise = -1;
+    o->consecutive_kernel_delay_us = HTA_KERNEL_DELAY_US;
 }
 
 /* The caller's options as this library knows them: fields past the
@@ -88,6 +89,10 @@ static int options_ok(const wfa_options *o, FILE *msgs)
     }
     if (!(o->trace_cores == 0 || (o->trace_cores >= 0.01 && o->trace_cores <= 1e6))) {
         fprintf(msgs, WFA_WHO ": trace_cores is 0 (the trace's) or 0.01 to 1e6\n");
+        return 0;
+    }
+    if (!(o->consecutive_kernel_delay_us >= 0 && o->consecutive_kernel_delay_us <= 1e12)) {
+        fprintf(msgs, WFA_WHO ": consecutive_kernel_delay_us is 0 to 1e12 (µs)\n");
         return 0;
     }
     if (o->kernel_phase && !phase_name_ok(o->kernel_phase)) {
@@ -138,6 +143,8 @@ static int analyze_opts_of(wfa_result *r, const wfa_options *o, struct analyze_o
 {
     ao->keep = o->gaps ? KEEP_GAPS : 0;
     ao->kernel_phase = NULL;
+    ao->kernel_delay_us = o->consecutive_kernel_delay_us;
+    ao->kernel_delay_set = 1;
     if (o->kernel_phase && !(ao->kernel_phase = r->kernel_phase = strdup(o->kernel_phase)))
         return -1;
     return 0;

@@ -109,6 +109,14 @@ int advise_arg(const char *v, const char *cmd, int *mode)
     return 0;
 }
 
+int kernel_delay_arg(const char *v, const char *cmd, struct analyze_opts *o)
+{
+    if (arg_double(cmd, "--consecutive-kernel-delay", v, 0, 1e12, &o->kernel_delay_us))
+        return -1;
+    o->kernel_delay_set = 1;
+    return 0;
+}
+
 int kernel_phase_arg(const char *v, const char *cmd, const char **name)
 {
     if (!phase_name_ok(v)) {

@@ -34,5 +34,10 @@ int advise_arg(const char *v, const char *cmd, int *mode);
  * 0; or -1 with the reason on stderr when NAME is not an event name's stem
  * (phase_name_ok). */
 int kernel_phase_arg(const char *v, const char *cmd, const char **name);
+/* --consecutive-kernel-delay US (PyTorch traces: HTA's kernel_wait
+ * threshold, in the trace's µs as HTA's code compares it) into o.
+ * 0, or -1 with a message on stderr. */
+struct analyze_opts;
+int kernel_delay_arg(const char *v, const char *cmd, struct analyze_opts *o);
 
 #endif /* ARGS_H */

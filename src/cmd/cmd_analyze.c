@@ -126,9 +126,8 @@ static int analyze_parse(int argc, char **argv, struct analyze_cli *o)
                 return WF_EXIT_USAGE;
             break;
         case 'D': /* (long only) HTA's threshold, in the trace's µs as its code compares it */
-            if (arg_double("analyze", "--consecutive-kernel-delay", optarg, 0, 1e12, &o->ao.kernel_delay_us))
+            if (kernel_delay_arg(optarg, "analyze", &o->ao))
                 return WF_EXIT_USAGE;
-            o->ao.kernel_delay_set = 1;
             break;
         case O_TCORES:
             if (arg_double("analyze", "--trace-cores", optarg, 0.01, 1e6, &o->trace_cores))

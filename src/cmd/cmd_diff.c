@@ -24,6 +24,8 @@ static void diff_usage(FILE *f)
             "  --run-a N, --run-b N   which run of A (B) to use, from 1\n"
             "  --json                 both runs and the changes as JSON\n"
             "  --kernel-phase NAME    the GPU sub-phase in which the device computes (default KERNEL)\n"
+            "  --consecutive-kernel-delay US  PyTorch traces: HTA's kernel_wait threshold, in the\n"
+            "                         trace's µs as HTA's code compares it (default 30)\n"
             "  --color=WHEN           auto, always, never\n");
 }
 
@@ -41,12 +43,13 @@ static const struct run_result *pick(const struct loaded *l, const char *source,
 
 int cmd_diff(int argc, char **argv)
 {
-    enum { O_JSON = 256, O_COLOR, O_RA, O_RB, O_KPHASE };
+    enum { O_JSON = 256, O_COLOR, O_RA, O_RB, O_KPHASE, O_KDELAY };
     static const struct option longopts[] = {{"json", no_argument, 0, O_JSON},
                                              {"color", required_argument, 0, O_COLOR},
                                              {"run-a", required_argument, 0, O_RA},
                                              {"run-b", required_argument, 0, O_RB},
                                              {"kernel-phase", required_argument, 0, O_KPHASE},
+                                             {"consecutive-kernel-delay", required_argument, 0, O_KDELAY},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     int json = 0, ra = 0, rb = 0, c;
@@ -66,6 +69,10 @@ int cmd_diff(int argc, char **argv)
             break;
         case O_KPHASE:
             if (kernel_phase_arg(optarg, "diff", &ao.kernel_phase))
+                return WF_EXIT_USAGE;
+            break;
+        case O_KDELAY:
+            if (kernel_delay_arg(optarg, "diff", &ao))
                 return WF_EXIT_USAGE;
             break;
         case O_RA:

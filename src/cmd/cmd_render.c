@@ -26,6 +26,8 @@ static void render_usage(FILE *f)
                "                         default: from OUT's extension (.json, .svg, .html)\n"
                "  --kernel-phase NAME    the GPU sub-phase in which the device computes (default\n"
                "                         KERNEL): the kernel lane and kernel utilization\n"
+               "  --consecutive-kernel-delay US  PyTorch traces: HTA's kernel_wait threshold, in\n"
+               "                         the trace's µs as HTA's code compares it (default 30)\n"
                "  --advise MODEL         the advice in the HTML summary, as analyze gives it: auto\n"
                "                         (default), formula or sim (waterfall analyze --help)\n"
                "  --trace-cores N        the cores of the machine that recorded the input, for the\n"
@@ -51,6 +53,7 @@ int cmd_render(int argc, char **argv)
     static const struct option longopts[] = {{"output", required_argument, 0, 'o'},
                                              {"format", required_argument, 0, 'f'},
                                              {"kernel-phase", required_argument, 0, 'k'},
+                                             {"consecutive-kernel-delay", required_argument, 0, 'D'},
                                              {"advise", required_argument, 0, 'a'},
                                              {"trace-cores", required_argument, 0, 'c'},
                                              {"help", no_argument, 0, 'h'},
@@ -70,6 +73,10 @@ int cmd_render(int argc, char **argv)
             break;
         case 'k': /* long option only */
             if (kernel_phase_arg(optarg, "render", &ao.kernel_phase))
+                return WF_EXIT_USAGE;
+            break;
+        case 'D': /* long option only */
+            if (kernel_delay_arg(optarg, "render", &ao))
                 return WF_EXIT_USAGE;
             break;
         case 'a': /* long option only */

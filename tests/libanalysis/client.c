@@ -3,7 +3,8 @@
  * pkg-config): the analysis of each file given, its JSON on stdout, its
  * messages on stderr, its status as the exit status; --buffer reads the
  * file into memory first and analyses the bytes; --summary prints the
- * headline figures instead.
+ * headline figures instead; --kernel-delay US sets the options'
+ * consecutive_kernel_delay_us (the others are wfa_options_init's).
  */
 #include <waterfall_analysis.h>
 
@@ -31,7 +32,13 @@ static char *slurp(const char *path, size_t *n)
 int main(int argc, char **argv)
 {
     int buffer = 0, summary = 0, st = 0;
+    wfa_options o;
+    wfa_options_init(&o);
     for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--kernel-delay") && i + 1 < argc) {
+            o.consecutive_kernel_delay_us = atof(argv[++i]);
+            continue;
+        }
         if (!strcmp(argv[i], "--buffer")) {
             buffer = 1;
             continue;
@@ -48,10 +55,10 @@ int main(int argc, char **argv)
                 fprintf(stderr, "client: %s: cannot read\n", argv[i]);
                 return 1;
             }
-            st = wfa_analyze_buffer(b, n, argv[i], NULL, &res);
+            st = wfa_analyze_buffer(b, n, argv[i], &o, &res);
             free(b);
         } else {
-            st = wfa_analyze_file(argv[i], NULL, &res);
+            st = wfa_analyze_file(argv[i], &o, &res);
         }
         if (!res) {
             fprintf(stderr, "client: out of memory\n");

@@ -162,6 +162,38 @@ PY
 "$W" dump "$T/log.txt" >/dev/null 2>"$T/dump.err"
 [ $? = 3 ] && grep -q 'log.txt: not a waterfall trace' "$T/dump.err" && ok || bad "dump of a text log: $(cat "$T/dump.err")"
 
+# the views draw a PyTorch run as any other: a Chrome trace by its rules
+# (named tracks, a stream's operations never overlapping on its track,
+# async pairs scoped to the run), a well-formed SVG
+python3 "$K/gen_big.py" "$T/big.json" 400 4 >/dev/null 2>&1 || bad "gen_big.py failed"
+"$W" render "$T/big.json" -o "$T/big.chrome.json" 2>/dev/null && ok || bad "render chrome of a PyTorch trace"
+python3 - "$T/big.chrome.json" <<'PY' && ok || bad "the Chrome trace of a PyTorch trace breaks a rule"
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+tracks = {}
+for e in ev:
+    if e["ph"] == "X":
+        assert e["dur"] >= 0 and (e["pid"], e["tid"]) in names, e
+        if e.get("cat") != "phase":
+            tracks.setdefault((e["pid"], e["tid"]), []).append((e["ts"], e["ts"] + e["dur"]))
+gpu = sum(len(v) for k, v in tracks.items() if "worker" in names[k])
+assert gpu == 400, gpu
+for k, v in tracks.items():
+    v.sort()
+    for a, b in zip(v, v[1:]):
+        assert b[0] >= a[1], "overlap on %s" % names[k]
+b = [e for e in ev if e["ph"] == "b"]
+e_ = [e for e in ev if e["ph"] == "e"]
+assert len(b) == len(e_) and all("local" in x["id2"] for x in b + e_)
+PY
+"$W" render "$T/big.json" -o "$T/big.svg" 2>/dev/null && ok || bad "render svg of a PyTorch trace"
+if command -v xmllint >/dev/null 2>&1; then
+    xmllint --noout "$T/big.svg" && ok || bad "the SVG of a PyTorch trace is not well-formed"
+else
+    echo "test_kineto: xmllint missing (apt-get install libxml2-utils): the SVG's form not checked"
+fi
+
 # and on every trace of an HTA checkout, where one is given
 if [ -n "$HTA_SRC" ]; then
     if (cd "$HTA_SRC/tests/data" && ${HTA_PYTHON:-python3} "$K/hta_expect.py" "$HTA_SRC" "$T/all.txt" $(find . -name '*.json*' | sed 's|^\./||' | sort)) >/dev/null 2>&1; then

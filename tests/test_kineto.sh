@@ -71,13 +71,27 @@ want('streams', sorted(st), [(0, 7), (0, 8), (1, 9)])
 PY
 done
 
-# from a pipe (the sniffed head handed on to the reader): the same devices
-"$W" analyze --json --no-progress - <"$T/obj.json" >"$T/pipe.out" 2>/dev/null
-python3 - "$T/pipe.out" "$T/truth-obj.json.out" <<'PY' && ok || bad "stdin: not the file's devices"
+# from a pipe (the sniffed head handed on to the reader), plain and
+# compressed (the head handed back to the decompressor): the same devices
+cat "$T/obj.json" | "$W" analyze --json --no-progress - >"$T/pipe.out" 2>/dev/null
+gzip -c "$T/obj.json" | "$W" analyze --json --no-progress - >"$T/pipe.gz.out" 2>/dev/null
+for out in pipe pipe.gz; do
+    python3 - "$T/$out.out" "$T/truth-obj.json.out" <<'PY' && ok || bad "stdin ($out): not the file's devices"
 import json, sys
 a, b = (json.load(open(p))['runs'][0]['devices'] for p in sys.argv[1:])
 sys.exit(a != b)
 PY
+done
+if command -v zstd >/dev/null 2>&1; then
+    zstd -qc "$T/obj.json" | "$W" analyze --json --no-progress - >"$T/pipe.zst.out" 2>/dev/null
+    cmp -s "$T/pipe.zst.out" "$T/pipe.gz.out" && ok || bad "stdin (zstd): not as gzip's"
+fi
+# ... and a compressed text log from a pipe, as before the trace reader
+printf 'TIMELINE,0,SYNTH_START,a\nTIMELINE,5,SYNTH_END,a\nTIMELINE,6,GPU_START,a\nTIMELINE,9,GPU_END,a\n' >"$T/plain.log"
+gzip -c "$T/plain.log" | "$W" analyze --json --no-progress - >"$T/pipe.log.out" 2>"$T/pipe.log.err" &&
+    "$W" analyze --json --no-progress "$T/plain.log" | sed 's|"source": "[^"]*"|"source": "-"|' >"$T/file.log.out" &&
+    sed 's|"source": "[^"]*"|"source": "-"|' "$T/pipe.log.out" | cmp -s - "$T/file.log.out" && ok ||
+    bad "a gzip'd text log from a pipe: $(cat "$T/pipe.log.err")"
 
 # HTA's threshold as an option: under 1 µs, the 5 µs gaps are other
 check kdelay "$T/obj.json" --consecutive-kernel-delay=1 <<'PY'

@@ -28,7 +28,7 @@ struct dz {
     int in, out; /* the compressed input; the pipe's write end */
     int is_reg;
     const char *name;
-    unsigned char prefix[16]; /* bytes already read from a pipe (sniffing) */
+    unsigned char prefix[DZ_PREFIX_MAX]; /* bytes already read from a pipe (sniffing) */
     size_t prefix_len;
     char err[256]; /* what went wrong, or "" */
 };
@@ -200,8 +200,9 @@ int dz_start(struct dz **zp, int kind, int fd, int is_reg, const void *prefix, s
     struct dz *z = calloc(1, sizeof *z);
     int p[2];
     if (!z || prefix_len > sizeof z->prefix) {
+        snprintf(err, errlen, z ? "%s: %zu bytes read ahead from a pipe, more than the decompressor takes back"
+                                : "%s: out of memory", name, prefix_len);
         free(z);
-        snprintf(err, errlen, "%s: out of memory", name);
         return -1;
     }
     if (pipe(p) < 0) {

@@ -14,6 +14,10 @@
 
 enum { DZ_NONE, DZ_GZIP, DZ_ZSTD };
 
+/* The most bytes of a pipe already read (sniffed) that dz_start takes
+ * back, to decompress them first. */
+#define DZ_PREFIX_MAX 1024
+
 /* What the first bytes of an input say: DZ_GZIP, DZ_ZSTD or DZ_NONE. */
 int dz_sniff(const unsigned char *head, size_t n);
 

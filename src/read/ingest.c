@@ -21,8 +21,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* How many of an input's first bytes the readers are chosen by. */
+/* How many of an input's first bytes the readers are chosen by (a
+ * compressed pipe's are handed back to its decompressor). */
 #define SNIFF_BYTES 512
+_Static_assert(SNIFF_BYTES <= DZ_PREFIX_MAX, "the decompressor takes back what was sniffed");
 
 /* What a native trace is, as the reports name it. */
 static const struct provenance prov_native = {"native", "event", NULL};

@@ -148,6 +148,16 @@ printf '{"traceEvents": [1, "x", null, true, {"ph":"X","cat":"kernel","ts":1e400
 "$W" analyze --no-progress "$T/odd.json" >/dev/null 2>"$T/odd.err" && bad "a trace with no usable operation gave a run" ||
     { grep -q "odd.json: a PyTorch trace with no device operation to analyse: 6 events, 2 device operations without usable times" "$T/odd.err" && ok || bad "odd: $(cat "$T/odd.err")"; }
 
+# times too far apart to subtract (±9e15 µs): skipped as bad times, counted;
+# what is kept has no negative time and no overflowed span
+printf '{"traceEvents":[{"ph":"X","cat":"kernel","ts":-9000000000000000,"dur":1,"args":{"stream":7,"device":0}},{"ph":"X","cat":"kernel","ts":9000000000000000,"dur":1,"args":{"stream":7,"device":0}},{"ph":"X","cat":"kernel","ts":100,"dur":10,"args":{"stream":7,"device":0}}]}' >"$T/far.json"
+check far "$T/far.json" <<'PY'
+want('far units', r['units'], 1)
+want('far skipped', r['skipped_lines'], 2)
+want('far window', us(r['window_s']), 10)
+want('far idle', us(st[(0, 7)]['idle_s']), 0)
+PY
+
 # existing inputs: devices[].streams is [] (a text log)
 printf 'TIMELINE,1000,SYNTH_START,j1\nTIMELINE,2000,SYNTH_END,j1\nTIMELINE,3000,CHAN_SEND,j1\nTIMELINE,4000,GPU_PICKUP,j1,w=0\nTIMELINE,5000,GPU_START,j1\nTIMELINE,9000,GPU_END,j1\n' >"$T/log.txt"
 check textlog "$T/log.txt" <<'PY'

@@ -603,6 +603,15 @@ static int feed(yajl_handle h, struct kstate *k, const unsigned char *p, size_t 
     return -1;
 }
 
+#define TIME_SPAN_MAX (INT64_C(1) << 62)
+
+static void least_of(int64_t least[2], int64_t t)
+{
+    int64_t *l = &least[t < 0];
+    if (t < *l)
+        *l = t;
+}
+
 /* The kept operations and launches, as units, through the builder. */
 static int build(struct model *m, const char *name, struct kstate *k)
 {
@@ -610,23 +619,35 @@ static int build(struct model *m, const char *name, struct kstate *k)
     mb_init(&b, m, name, &prov_kineto);
     /* times count from the earliest kept, on a whole µs, so that HTA's
      * rounding to the µs (analyze_stream.c) sees the same boundaries */
-    int64_t lo = INT64_MAX;
+    int64_t least[2] = {INT64_MAX, INT64_MAX}; /* the least time >= 0, and the least below 0 */
     for (size_t i = 0; i < k->nops; i++)
-        if (k->ops[i].ts < lo)
-            lo = k->ops[i].ts;
+        least_of(least, k->ops[i].ts);
     for (size_t i = 0; i < k->ls_cap; i++)
-        if (k->ls[i].corr != -1 && k->ls[i].ts < lo)
-            lo = k->ls[i].ts;
+        if (k->ls[i].corr != -1)
+            least_of(least, k->ls[i].ts);
+    /* A time below 0 in a trace of times >= 0 is hostile or broken: it
+     * does not become the origin (it is skipped, below, as out of range). */
+    int64_t lo = least[0] != INT64_MAX ? least[0] : least[1];
     int64_t origin = lo == INT64_MAX ? 0 : lo - ((lo % 1000) + 1000) % 1000;
     int rc = 0;
     for (size_t i = 0; i < k->nops && !rc; i++) {
         const struct kop *o = &k->ops[i];
         char job[24];
         size_t jl = (size_t)snprintf(job, sizeof job, "%llu", (unsigned long long)o->index);
-        int64_t t0 = o->ts - origin;
+        /* times from the origin stay within 2^62 ns (146 years), so that
+         * the analysis's differences and sums of them cannot overflow; an
+         * operation beyond is skipped as a bad time */
+        int64_t t0, t1;
+        if (__builtin_sub_overflow(o->ts, origin, &t0) || t0 < 0 || __builtin_add_overflow(t0, o->dur, &t1) ||
+            t1 > TIME_SPAN_MAX) {
+            rc = mb_skip(&b, o->index, SCAN_BAD_TIME);
+            continue;
+        }
         rc = mb_event(&b, t0, job, jl, -1, EV_GPU_START, o->stream, o->device, o->index, 0) ||
-             mb_event(&b, t0 + o->dur, job, jl, -1, EV_GPU_END, o->stream, o->device, o->index, 0);
+             mb_event(&b, t1, job, jl, -1, EV_GPU_END, o->stream, o->device, o->index, 0);
         const struct lslot *l = o->corr != -1 ? launch_find(k, o->corr) : NULL;
+        if (l && l->ts < origin)
+            l = NULL; /* a launch at a time below 0 in a trace of times >= 0: none */
         if (!l)
             k->use.unlaunched++;
         else if (l->ts > o->ts)

@@ -158,6 +158,13 @@ want('far window', us(r['window_s']), 10)
 want('far idle', us(st[(0, 7)]['idle_s']), 0)
 PY
 
+# a launch that begins after its kernel (the clocks disagree): no CHAN_SEND,
+# but HTA's rule still takes its time: the gap before it is host_wait
+printf '{"traceEvents":[{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","ts":0,"dur":1,"args":{"correlation":1}},{"ph":"X","cat":"kernel","name":"k1","ts":0,"dur":10,"args":{"stream":7,"device":0,"correlation":1}},{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","ts":101,"dur":1,"args":{"correlation":2}},{"ph":"X","cat":"kernel","name":"k2","ts":100,"dur":10,"args":{"stream":7,"device":0,"correlation":2}}]}' >"$T/late.json"
+check late "$T/late.json" <<'PY'
+want('late', [us(st[(0, 7)]['host_wait_s']), us(st[(0, 7)]['other_s'])], [90, 0])
+PY
+
 # existing inputs: devices[].streams is [] (a text log)
 printf 'TIMELINE,1000,SYNTH_START,j1\nTIMELINE,2000,SYNTH_END,j1\nTIMELINE,3000,CHAN_SEND,j1\nTIMELINE,4000,GPU_PICKUP,j1,w=0\nTIMELINE,5000,GPU_START,j1\nTIMELINE,9000,GPU_END,j1\n' >"$T/log.txt"
 check textlog "$T/log.txt" <<'PY'

@@ -116,6 +116,23 @@ static void one_stream(const struct sop *s, size_t n, double delay_ns, struct st
     out->idle = out->host_wait + out->kernel_wait + out->other;
 }
 
+/* A launch that began after its operation (the clocks disagree): the
+ * reader keeps its time as the unit's detail launch_ns, not as its
+ * CHAN_SEND, and HTA's rule takes it as it is.  T_NONE: none. */
+static int64_t late_launch(const struct run *r, uint32_t u)
+{
+    size_t n;
+    const char *v = unit_attr(r, u, "launch_ns", &n);
+    if (!v || n == 0 || n > 20)
+        return T_NONE;
+    char buf[24];
+    memcpy(buf, v, n);
+    buf[n] = 0;
+    char *end;
+    long long t = strtoll(buf, &end, 10);
+    return *end ? T_NONE : (int64_t)t;
+}
+
 int analyze_streams(const struct run *r, const struct analyze_opts *o, struct run_result *res)
 {
     if (!r->streams.streams)
@@ -141,6 +158,8 @@ int analyze_streams(const struct run *r, const struct analyze_opts *o, struct ru
         s->hstart = round ? hta_ceil(s->start, origin) : s->start;
         s->hend = round ? hta_end(s->start, s->end - s->start, origin) : s->end;
         int64_t l = u->t[EV_CHAN_SEND];
+        if (l == T_NONE && r->streams.late_launch)
+            l = late_launch(r, (uint32_t)i);
         s->launch = l;
         if (l != T_NONE && round)
             s->launch = hta_ceil(l, origin);

@@ -650,9 +650,16 @@ static int build(struct model *m, const char *name, struct kstate *k)
             l = NULL; /* a launch at a time below 0 in a trace of times >= 0: none */
         if (!l)
             k->use.unlaunched++;
-        else if (l->ts > o->ts)
-            k->use.late_launch++; /* the clocks disagree: a CHAN_SEND after GPU_START would contradict */
-        else if (!rc)
+        else if (l->ts > o->ts) {
+            /* the clocks disagree: a CHAN_SEND after GPU_START would
+             * contradict; HTA's breakdown still takes the launch's time,
+             * so it is kept as the unit's detail launch_ns (analyze_stream.c) */
+            k->use.late_launch++;
+            char v[24];
+            size_t vl = (size_t)snprintf(v, sizeof v, "%lld", (long long)(l->ts - origin));
+            if (!rc)
+                rc = mb_detail(&b, job, jl, -1, "launch_ns", 9, v, vl, o->index);
+        } else if (!rc)
             rc = mb_event(&b, l->ts - origin, job, jl, -1, EV_CHAN_SEND, o->stream, o->device, o->index, 0);
     }
     for (size_t i = 0; i < k->nskips && !rc; i++)

@@ -57,6 +57,12 @@ struct group {
     size_t n;
 };
 
+static int cmp_time(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
 static int cmp_group(const void *a, const void *b)
 {
     const struct group *x = a, *y = b;
@@ -416,7 +422,8 @@ static int make_rows(struct acc *a, struct phase_result *ph)
         row->within = sorted[k].within;
         row->total = 0;
         int64_t *g = v + lo;
-        sort_times(a->sp, g, n); /* ascending, as stage_fill sums them (unsorted if out of memory) */
+        if (sort_times(a->sp, g, n)) /* ascending, as stage_fill sums them */
+            qsort(g, n, sizeof *g, cmp_time); /* the radix sort's scratch was not to be had */
         for (size_t m = 0; m < n; m++)
             row->total += (double)g[m];
         stage_fill(a->sp, &row->st, g, n);

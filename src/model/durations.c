@@ -701,13 +701,15 @@ static int tally(struct place *P)
         if (u < r->nunits && P->ucall[u]) {
             size_t ci = P->ucall[u] - 1;
             rc = call_phases(P, ci, ent + at[ci], at[ci + 1] - at[ci]);
-            /* by start, then line, as unit_phases gives them: a dozen each, so
-             * that it finds them in order and need not sort them */
+            /* by start, line and name, as unit_phases gives them: a dozen
+             * each, so that it finds them in order and need not sort them */
             struct dphase *v = d->ph + d->ph_at[u];
             for (size_t k = 1, n = d->nph - d->ph_at[u]; rc == 0 && k < n; k++) {
                 struct dphase x = v[k];
                 size_t j = k;
-                for (; j > 0 && (v[j - 1].a > x.a || (v[j - 1].a == x.a && v[j - 1].line > x.line)); j--)
+                for (; j > 0 && (v[j - 1].a > x.a || (v[j - 1].a == x.a && (v[j - 1].line > x.line ||
+                                                                         (v[j - 1].line == x.line && v[j - 1].name > x.name))));
+                     j--)
                     v[j] = v[j - 1];
                 v[j] = x;
             }

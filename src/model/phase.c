@@ -76,7 +76,9 @@ static int cmp_uphase(const void *a, const void *b)
     const struct uphase *x = a, *y = b;
     if (x->start != y->start)
         return x->start < y->start ? -1 : 1;
-    return (x->line > y->line) - (x->line < y->line);
+    if (x->line != y->line)
+        return x->line < y->line ? -1 : 1;
+    return (x->name > y->name) - (x->name < y->name); /* as the model sorts a unit's events */
 }
 
 size_t unit_dphases(const struct run *r, uint32_t u, size_t *first)

@@ -146,7 +146,7 @@ printf '{"schemaVersion": 1, "deviceProperties": []}\n' >"$T/noev.json"
 # hostile values: no usable operation is said so, naming what was there
 printf '{"traceEvents": [1, "x", null, true, {"ph":"X","cat":"kernel","ts":1e400,"dur":1,"args":{"stream":7}}, {"ph":"X","cat":"kernel","ts":-5,"dur":-1,"args":{"stream":7}}]}' >"$T/odd.json"
 "$W" analyze --no-progress "$T/odd.json" >/dev/null 2>"$T/odd.err" && bad "a trace with no usable operation gave a run" ||
-    { grep -q "odd.json: a PyTorch trace with no device operation to analyse: 6 events, 2 device operations without usable times" "$T/odd.err" && ok || bad "odd: $(cat "$T/odd.err")"; }
+    { grep -q "odd.json: a PyTorch trace with no device operation to analyse: 6 events, 2 device operations that could not be used" "$T/odd.err" && ok || bad "odd: $(cat "$T/odd.err")"; }
 
 # times too far apart to subtract (±9e15 µs): skipped as bad times, counted;
 # what is kept has no negative time and no overflowed span
@@ -163,6 +163,24 @@ PY
 printf '{"traceEvents":[{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","ts":0,"dur":1,"args":{"correlation":1}},{"ph":"X","cat":"kernel","name":"k1","ts":0,"dur":10,"args":{"stream":7,"device":0,"correlation":1}},{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","ts":101,"dur":1,"args":{"correlation":2}},{"ph":"X","cat":"kernel","name":"k2","ts":100,"dur":10,"args":{"stream":7,"device":0,"correlation":2}}]}' >"$T/late.json"
 check late "$T/late.json" <<'PY'
 want('late', [us(st[(0, 7)]['host_wait_s']), us(st[(0, 7)]['other_s'])], [90, 0])
+PY
+
+# two traceEvents arrays: which is the trace would be a guess (exit 3)
+printf '{"traceEvents":[{"ph":"X","cat":"kernel","ts":0,"dur":1,"args":{"stream":7}}],"traceEvents":[]}' >"$T/two.json"
+"$W" analyze --no-progress "$T/two.json" >/dev/null 2>"$T/two.err"
+[ $? = 3 ] && grep -q 'two.json: two "traceEvents" arrays' "$T/two.err" && ok || bad "two traceEvents: $(cat "$T/two.err")"
+# ProfilerStep numbers of 15 digits are HTA's steps too: the last one cut
+python3 - "$T/steps.json" <<'PY'
+import json, sys
+ev = [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#123456789012345", "ts": 0, "dur": 50, "args": {}},
+      {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#123456789012346", "ts": 50, "dur": 50, "args": {}}]
+for i, t in enumerate((10, 60)):
+    ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": t, "dur": 1, "args": {"correlation": i + 1}})
+    ev.append({"ph": "X", "cat": "kernel", "name": "k", "ts": t + 2, "dur": 5, "args": {"stream": 7, "device": 0, "correlation": i + 1}})
+json.dump({"traceEvents": ev}, open(sys.argv[1], "w"))
+PY
+check steps "$T/steps.json" <<'PY'
+want('steps: the second step launched after the last step began is left out', st[(0, 7)]['operations'], 1)
 PY
 
 # existing inputs: devices[].streams is [] (a text log)

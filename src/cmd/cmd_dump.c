@@ -360,7 +360,11 @@ static int dump_other(const struct input *in, int precision, int stats)
     } else {
         for (size_t i = 0; i < m.nruns && rc == WF_EXIT_OK; i++) {
             const struct run *r = &m.runs[i];
-            if (stats) {
+            if (stats && !r->streams.streams) { /* a compressed native trace: what the model holds */
+                fprintf(stderr, "trace:     %s (%s, %s; --stats of the uncompressed file says more)\n", in->name,
+                        src.reader, dz_name(src.compressed));
+                fprintf(stderr, "events:    %llu, in %zu units\n", (unsigned long long)r->events, r->nunits);
+            } else if (stats) {
                 const struct streams_use *s = &r->streams;
                 fprintf(stderr, "trace:     %s (%s)\n", in->name, src.reader);
                 if (s->rank >= 0)
@@ -376,8 +380,10 @@ static int dump_other(const struct input *in, int precision, int stats)
                 rc = WF_EXIT_FAIL;
             }
         }
-        if (rc == WF_EXIT_OK && !m.nruns)
+        if (rc == WF_EXIT_OK && !m.nruns) {
             source_explain_empty(&src, stderr, "waterfall dump");
+            rc = WF_EXIT_INPUT; /* nothing to dump: as analyze says of it */
+        }
     }
     model_free(&m);
     source_free(&src);

@@ -106,10 +106,12 @@ struct kstate {
     int form;        /* 0: not known yet, 1: {"traceEvents": [...]}, 2: [...] */
     int arr_depth;   /* the events array's depth while open, else 0 */
     int seen_events; /* an events array was found */
+    int two_events;  /* ... and another "traceEvents" after it: which is the trace would be a guess */
     int top_key, dist_key, ev_key, args_key;
     int in_event, in_args, in_dist;
     /* the event being read */
-    char ph[4], cat[24], name[24];
+    char ph[4], cat[24], name[48]; /* a name: ProfilerStep# and 20 digits fit */
+    int name_cut; /* the name was longer than name holds */
     int has_ts, has_dur, has_dev, has_stream, has_corr, bad_num;
     int64_t ts, dur, dev, stream, corr;
     /* the whole trace */
@@ -295,7 +297,7 @@ static int device_cat(const char *c)
 }
 
 /* Is name HTA's ProfilerStep#N (its pattern ^ProfilerStep#(\d+))? The
- * name is kept to 23 bytes: longer step numbers are not steps here. */
+ * name is kept to 47 bytes: a name cut short is not a step. */
 static int step_number(const char *name, int64_t *n)
 {
     static const char pre[] = "ProfilerStep#";
@@ -315,7 +317,7 @@ static void event_begin(struct kstate *k)
     k->in_event = 1;
     k->ev_key = K_NONE;
     k->ph[0] = k->cat[0] = k->name[0] = 0;
-    k->has_ts = k->has_dur = k->has_dev = k->has_stream = k->has_corr = k->bad_num = 0;
+    k->has_ts = k->has_dur = k->has_dev = k->has_stream = k->has_corr = k->bad_num = k->name_cut = 0;
 }
 
 /* One event read whole: an operation, a launch, or something else. */
@@ -351,7 +353,7 @@ static int event_end(struct kstate *k)
     int cpu = !(stream >= 0 && k->has_corr && k->corr >= 0) && strcmp(k->name, "Event Sync") != 0 &&
               strcmp(k->name, "Context Sync") != 0;
     int64_t step;
-    if (cpu && k->has_ts && step_number(k->name, &step)) {
+    if (cpu && k->has_ts && !k->name_cut && step_number(k->name, &step)) {
         if (!k->steps || step < k->step_lo)
             k->step_lo = step;
         if (!k->steps || step > k->step_hi)
@@ -445,6 +447,8 @@ static int cb_start_array(void *ctx)
         k->form = 2;
         k->arr_depth = 1;
         k->seen_events = 1;
+    } else if (k->form == 1 && k->depth == 2 && k->top_key == K_EVENTS && k->seen_events) {
+        k->two_events = 1;
     } else if (k->form == 1 && k->depth == 2 && k->top_key == K_EVENTS && !k->seen_events) {
         k->arr_depth = 2;
         k->seen_events = 1;
@@ -522,6 +526,8 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n)
         size_t cap = k->ev_key == K_PH ? sizeof k->ph : k->ev_key == K_CAT ? sizeof k->cat
                                                                            : sizeof k->name;
         if (dst) {
+            if (k->ev_key == K_NAME)
+                k->name_cut = n >= cap; /* a step number cut short is not the step's */
             if (n >= cap)
                 n = cap - 1; /* longer than any we look for: it matches none */
             memcpy(dst, s, n);
@@ -711,6 +717,10 @@ int kineto_read(struct model *m, int fd, const char *name, const unsigned char *
     }
     if (!rc && yajl_complete_parse(h) != yajl_status_ok) {
         json_error(h, name, off, lines + 1, err, errlen); /* cut short: where it ends */
+        rc = -1;
+    }
+    if (!rc && k.two_events) { /* Python's json (HTA's) keeps the last, others the first */
+        snprintf(err, errlen, "%s: two \"traceEvents\" arrays: which one is the trace would be a guess", name);
         rc = -1;
     }
     if (!rc && !k.seen_events) {

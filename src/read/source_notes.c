@@ -99,7 +99,8 @@ void source_explain_empty(const struct source *s, FILE *out, const char *cmd)
     if (s->kineto) { /* a PyTorch trace without one usable device operation */
         fprintf(out,
                 "%s: %s: a PyTorch trace with no device operation to analyse: %llu events, %llu device operations "
-                "without usable times (ph \"X\", ts and dur), %llu launches, %llu other events\n",
+                "that could not be used (not ph \"X\", no usable ts or dur, or a device or stream out of range), "
+                "%llu launches, %llu other events\n",
                 cmd, s->name, (unsigned long long)s->kin.events, (unsigned long long)s->kin_skipped,
                 (unsigned long long)s->kin.launches, (unsigned long long)s->kin.ignored);
         return;

@@ -16,6 +16,7 @@
 #include "read_kineto.h"
 
 #include "build.h"
+#include "mem.h"
 #include "vocab.h"
 
 #include <errno.h>
@@ -128,21 +129,6 @@ struct kstate {
     struct streams_use use;
     int oom;
 };
-
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap)
-        return 0;
-    size_t c = *cap ? *cap * 2 : 1024;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(*p, c * size);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
 
 static uint64_t mix(uint64_t h)
 {
@@ -337,13 +323,13 @@ static int event_end(struct kstate *k)
         struct kop op = {k->ts, k->dur, k->has_corr ? k->corr : -1, index,
                          k->has_dev ? (int32_t)k->dev : -1, (int32_t)(stream < -1 ? -1 : stream)};
         if (why != SCAN_OK) {
-            if (grow((void **)&k->skips, &k->skips_cap, k->nskips + 1, sizeof *k->skips))
+            if (grow_heap((void **)&k->skips, &k->skips_cap, k->nskips, sizeof *k->skips, 1024))
                 return -1;
             op.device = why;
             k->skips[k->nskips++] = op;
             return 0;
         }
-        if (grow((void **)&k->ops, &k->ops_cap, k->nops + 1, sizeof *k->ops))
+        if (grow_heap((void **)&k->ops, &k->ops_cap, k->nops, sizeof *k->ops, 1024))
             return -1;
         k->ops[k->nops++] = op;
         return 0;

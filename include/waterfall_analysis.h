@@ -60,6 +60,9 @@ typedef struct wfa_options {
     size_t max_gaps;          /* with gaps: at most this many (0: the command's default) */
     double consecutive_kernel_delay_us; /* PyTorch traces: HTA's kernel_wait threshold, in the
                                          * trace's µs (`--consecutive-kernel-delay`; default 30) */
+    const char *const *stages; /* PyTorch traces: nstages rules "STAGE=GLOB" (`--stage`), STAGE
+                                * synthesis or prep, GLOB a pattern of CPU range names; NULL: none */
+    size_t nstages;
 } wfa_options;
 
 /* The defaults: what `waterfall analyze --json` does. */

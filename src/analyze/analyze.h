@@ -286,6 +286,9 @@ struct analyze_opts {
      * trace's own unit, µs, as HTA's code compares it; unset: HTA's 30 */
     int kernel_delay_set;
     double kernel_delay_us;
+    /* how a PyTorch trace's CPU ranges become stages (`--stage`), for the
+     * reading before the analysis (load.h); NULL: none */
+    const struct stage_map *stages;
 };
 
 /* Can v be a phase's NAME (of NAME_START/NAME_END), as --kernel-phase

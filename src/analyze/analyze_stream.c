@@ -116,10 +116,12 @@ static void one_stream(const struct sop *s, size_t n, double delay_ns, struct st
     out->idle = out->host_wait + out->kernel_wait + out->other;
 }
 
-/* A launch that began after its operation (the clocks disagree): the
- * reader keeps its time as the unit's detail launch_ns, not as its
- * CHAN_SEND, and HTA's rule takes it as it is.  T_NONE: none. */
-static int64_t late_launch(const struct run *r, uint32_t u)
+/* A launch that is not the unit's CHAN_SEND: one that began after its
+ * operation (the clocks disagree), or one inside a prep range (the unit
+ * is ready where the range begins: read/kineto_stage.h).  The reader
+ * keeps its time as the unit's detail launch_ns, and HTA's rule takes it
+ * as it is.  T_NONE: none. */
+static int64_t launch_detail(const struct run *r, uint32_t u)
 {
     size_t n;
     const char *v = unit_attr(r, u, "launch_ns", &n);
@@ -157,9 +159,9 @@ int analyze_streams(const struct run *r, const struct analyze_opts *o, struct ru
         s->end = u->t[EV_GPU_END];
         s->hstart = round ? hta_ceil(s->start, origin) : s->start;
         s->hend = round ? hta_end(s->start, s->end - s->start, origin) : s->end;
-        int64_t l = u->t[EV_CHAN_SEND];
-        if (l == T_NONE && r->streams.late_launch)
-            l = late_launch(r, (uint32_t)i);
+        int64_t l = r->streams.late_launch || r->streams.stage_units[1] ? launch_detail(r, (uint32_t)i) : T_NONE;
+        if (l == T_NONE)
+            l = u->t[EV_CHAN_SEND];
         s->launch = l;
         if (l != T_NONE && round)
             s->launch = hta_ceil(l, origin);

@@ -97,6 +97,7 @@ static int load_all(struct loaded *l, char **paths, int fd, const char *name, in
 {
     memset(l, 0, sizeof *l);
     l->msgs = msgs;
+    l->model.stages = o ? o->stages : NULL;
     l->src = calloc((size_t)n, sizeof *l->src);
     if (!l->src)
         return WF_EXIT_FAIL;

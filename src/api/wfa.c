@@ -6,6 +6,7 @@
 #include "waterfall_analysis.h"
 
 #include "build.h"
+#include "kineto_stage.h"
 #include "load.h"
 #include "report.h"
 #include "wf_exit.h"
@@ -48,6 +49,8 @@ struct wfa_result {
     struct loaded l;
     char *names[2];    /* a builder's source and kind, which its runs point at */
     char *kernel_phase; /* the options', which the findings point at */
+    struct stage_rule *stage_rule; /* the options' stages, as the reader takes them */
+    struct stage_map stages;
     int status;
     char *json;
     size_t json_len;
@@ -94,6 +97,15 @@ static int options_ok(const wfa_options *o, FILE *msgs)
     if (!(o->consecutive_kernel_delay_us >= 0 && o->consecutive_kernel_delay_us <= 1e12)) {
         fprintf(msgs, WFA_WHO ": consecutive_kernel_delay_us is 0 to 1e12 (µs)\n");
         return 0;
+    }
+    for (size_t i = 0; i < o->nstages; i++) {
+        const char *v = o->stages ? o->stages[i] : NULL;
+        const char *eq = v ? strchr(v, '=') : NULL;
+        if (!eq || stage_of_name(v, (size_t)(eq - v)) < 0 || !eq[1]) {
+            fprintf(msgs, WFA_WHO ": stages[%zu] is STAGE=GLOB, STAGE synthesis or prep, not '%s'\n", i,
+                    v ? v : "(null)");
+            return 0;
+        }
     }
     if (o->kernel_phase && !phase_name_ok(o->kernel_phase)) {
         fprintf(msgs, WFA_WHO ": kernel_phase is a phase name (NAME of NAME_START/NAME_END), not '%s'\n",
@@ -147,6 +159,17 @@ static int analyze_opts_of(wfa_result *r, const wfa_options *o, struct analyze_o
     ao->kernel_delay_set = 1;
     if (o->kernel_phase && !(ao->kernel_phase = r->kernel_phase = strdup(o->kernel_phase)))
         return -1;
+    ao->stages = NULL;
+    if (o->nstages) { /* checked by options_ok; the globs are the caller's, read while loading */
+        if (!(r->stage_rule = calloc(o->nstages, sizeof *r->stage_rule)))
+            return -1;
+        for (size_t i = 0; i < o->nstages; i++) {
+            const char *eq = strchr(o->stages[i], '=');
+            r->stage_rule[i] = (struct stage_rule){stage_of_name(o->stages[i], (size_t)(eq - o->stages[i])), eq + 1};
+        }
+        r->stages = (struct stage_map){r->stage_rule, o->nstages};
+        ao->stages = &r->stages;
+    }
     return 0;
 }
 
@@ -292,6 +315,7 @@ void wfa_result_free(wfa_result *r)
     free(r->names[0]);
     free(r->names[1]);
     free(r->kernel_phase);
+    free(r->stage_rule);
     free(r);
 }
 

@@ -4,6 +4,7 @@
 #include "args.h"
 
 #include "analyze.h"
+#include "kineto_stage.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -114,6 +115,27 @@ int kernel_delay_arg(const char *v, const char *cmd, struct analyze_opts *o)
     if (arg_double(cmd, "--consecutive-kernel-delay", v, 0, 1e12, &o->kernel_delay_us))
         return -1;
     o->kernel_delay_set = 1;
+    return 0;
+}
+
+int stage_arg(const char *v, const char *cmd, struct stage_args *s, struct analyze_opts *o)
+{
+    const char *eq = strchr(v, '=');
+    int stage = eq ? stage_of_name(v, (size_t)(eq - v)) : -1;
+    if (stage < 0 || !eq[1]) {
+        fprintf(stderr,
+                "waterfall %s: --stage takes STAGE=GLOB, STAGE synthesis or prep and GLOB a pattern of CPU range "
+                "names (e.g. synthesis='enumerate(DataLoader)*'), not '%s'\n",
+                cmd, v);
+        return -1;
+    }
+    if (s->map.n >= STAGE_RULES_MAX) {
+        fprintf(stderr, "waterfall %s: --stage: at most %d rules\n", cmd, STAGE_RULES_MAX);
+        return -1;
+    }
+    s->rule[s->map.n++] = (struct stage_rule){stage, eq + 1};
+    s->map.rule = s->rule;
+    o->stages = &s->map;
     return 0;
 }
 

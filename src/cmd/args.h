@@ -40,4 +40,16 @@ int kernel_phase_arg(const char *v, const char *cmd, const char **name);
 struct analyze_opts;
 int kernel_delay_arg(const char *v, const char *cmd, struct analyze_opts *o);
 
+/* --stage STAGE=GLOB (PyTorch traces: the CPU ranges whose names match
+ * GLOB are that stage's, synthesis or prep; read/kineto_stage.h): a rule
+ * added to s, and o->stages pointed at its map.  0, or -1 with a message
+ * on stderr. */
+#include "model.h"
+#define STAGE_RULES_MAX 16
+struct stage_args {
+    struct stage_rule rule[STAGE_RULES_MAX];
+    struct stage_map map;
+};
+int stage_arg(const char *v, const char *cmd, struct stage_args *s, struct analyze_opts *o);
+
 #endif /* ARGS_H */

@@ -47,6 +47,10 @@ static void analyze_usage(FILE *f)
             "                   (NAME_START/NAME_END; default KERNEL): kernel utilization\n"
             "  --consecutive-kernel-delay=US  PyTorch traces: HTA's kernel_wait threshold, in\n"
             "                   the trace's µs as HTA's code compares it (default 30)\n"
+            "  --stage=STAGE=GLOB  PyTorch traces: the CPU ranges (cpu_op, user_annotation,\n"
+            "                   python_function) whose names match GLOB are STAGE's, synthesis\n"
+            "                   or prep (repeatable; the first match wins): each idle instant\n"
+            "                   gets its cause, and the bottleneck follows\n"
             "  --chart[=N]      draw the waterfall in the terminal: the devices, then the\n"
             "                   first N units (default 20), as wide as the terminal\n"
             "  --color=WHEN     auto (default: on a terminal), always, never\n"
@@ -63,6 +67,7 @@ struct analyze_cli {
     double trace_cores; /* 0: the trace's, else this machine's (sim_calibrate) */
     struct report_opts ro;
     struct analyze_opts ao;
+    struct stage_args stages; /* ao.stages points here */
 };
 
 /* WF_GO_ON to go ahead (argv[optind..] are the inputs), else the exit status. */
@@ -77,6 +82,7 @@ static int analyze_parse(int argc, char **argv, struct analyze_cli *o)
                                              {"trace-cores", required_argument, 0, O_TCORES},
                                              {"kernel-phase", required_argument, 0, O_KPHASE},
                                              {"consecutive-kernel-delay", required_argument, 0, 'D'},
+                                             {"stage", required_argument, 0, 'S'},
                                              {"color", required_argument, 0, O_COLOR},
                                              {"colour", required_argument, 0, O_COLOR},
                                              {"no-progress", no_argument, 0, O_NOPROG},
@@ -127,6 +133,10 @@ static int analyze_parse(int argc, char **argv, struct analyze_cli *o)
             break;
         case 'D': /* (long only) HTA's threshold, in the trace's µs as its code compares it */
             if (kernel_delay_arg(optarg, "analyze", &o->ao))
+                return WF_EXIT_USAGE;
+            break;
+        case 'S':
+            if (stage_arg(optarg, "analyze", &o->stages, &o->ao))
                 return WF_EXIT_USAGE;
             break;
         case O_TCORES:

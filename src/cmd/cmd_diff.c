@@ -26,6 +26,8 @@ static void diff_usage(FILE *f)
             "  --kernel-phase NAME    the GPU sub-phase in which the device computes (default KERNEL)\n"
             "  --consecutive-kernel-delay US  PyTorch traces: HTA's kernel_wait threshold, in the\n"
             "                         trace's µs as HTA's code compares it (default 30)\n"
+            "  --stage STAGE=GLOB     PyTorch traces: CPU ranges named GLOB are STAGE's\n"
+            "                         (synthesis or prep; repeatable): idle causes by stage\n"
             "  --color=WHEN           auto, always, never\n");
 }
 
@@ -43,18 +45,20 @@ static const struct run_result *pick(const struct loaded *l, const char *source,
 
 int cmd_diff(int argc, char **argv)
 {
-    enum { O_JSON = 256, O_COLOR, O_RA, O_RB, O_KPHASE, O_KDELAY };
+    enum { O_JSON = 256, O_COLOR, O_RA, O_RB, O_KPHASE, O_KDELAY, O_STAGE };
     static const struct option longopts[] = {{"json", no_argument, 0, O_JSON},
                                              {"color", required_argument, 0, O_COLOR},
                                              {"run-a", required_argument, 0, O_RA},
                                              {"run-b", required_argument, 0, O_RB},
                                              {"kernel-phase", required_argument, 0, O_KPHASE},
                                              {"consecutive-kernel-delay", required_argument, 0, O_KDELAY},
+                                             {"stage", required_argument, 0, O_STAGE},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     int json = 0, ra = 0, rb = 0, c;
     struct report_opts ro = {.color = isatty(1) && getenv("NO_COLOR") == NULL};
     struct analyze_opts ao = {.keep = KEEP_ALL};
+    struct stage_args stages = {0};
     optind = 0; /* 0: a full reset of getopt (glibc), also when called again */
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
@@ -73,6 +77,10 @@ int cmd_diff(int argc, char **argv)
             break;
         case O_KDELAY:
             if (kernel_delay_arg(optarg, "diff", &ao))
+                return WF_EXIT_USAGE;
+            break;
+        case O_STAGE:
+            if (stage_arg(optarg, "diff", &stages, &ao))
                 return WF_EXIT_USAGE;
             break;
         case O_RA:

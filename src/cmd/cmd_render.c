@@ -28,6 +28,8 @@ static void render_usage(FILE *f)
                "                         KERNEL): the kernel lane and kernel utilization\n"
                "  --consecutive-kernel-delay US  PyTorch traces: HTA's kernel_wait threshold, in\n"
                "                         the trace's µs as HTA's code compares it (default 30)\n"
+               "  --stage STAGE=GLOB     PyTorch traces: CPU ranges named GLOB are STAGE's\n"
+               "                         (synthesis or prep; repeatable): idle causes by stage\n"
                "  --advise MODEL         the advice in the HTML summary, as analyze gives it: auto\n"
                "                         (default), formula or sim (waterfall analyze --help)\n"
                "  --trace-cores N        the cores of the machine that recorded the input, for the\n"
@@ -54,6 +56,7 @@ int cmd_render(int argc, char **argv)
                                              {"format", required_argument, 0, 'f'},
                                              {"kernel-phase", required_argument, 0, 'k'},
                                              {"consecutive-kernel-delay", required_argument, 0, 'D'},
+                                             {"stage", required_argument, 0, 'S'},
                                              {"advise", required_argument, 0, 'a'},
                                              {"trace-cores", required_argument, 0, 'c'},
                                              {"help", no_argument, 0, 'h'},
@@ -62,6 +65,7 @@ int cmd_render(int argc, char **argv)
     int c, advise = -1;
     double trace_cores = 0;
     struct analyze_opts ao = {.keep = KEEP_ALL};
+    struct stage_args stages = {0};
     optind = 0; /* 0: a full reset of getopt (glibc), also when called again */
     while ((c = getopt_long(argc, argv, "o:f:h", longopts, NULL)) != -1) {
         switch (c) {
@@ -77,6 +81,10 @@ int cmd_render(int argc, char **argv)
             break;
         case 'D': /* long option only */
             if (kernel_delay_arg(optarg, "render", &ao))
+                return WF_EXIT_USAGE;
+            break;
+        case 'S':
+            if (stage_arg(optarg, "render", &stages, &ao))
                 return WF_EXIT_USAGE;
             break;
         case 'a': /* long option only */

@@ -95,6 +95,27 @@ struct provenance {
 
 /* A run whose workers are a device's streams (a PyTorch trace's: the
  * reader fills it in), and what its reader saw beside the units. */
+/* How a PyTorch trace's CPU ranges become stages (`--stage STAGE=GLOB`):
+ * the first rule whose glob (fnmatch) matches a range's name gives its
+ * stage (read/kineto_stage.h).  The caller's: the model only points at it. */
+struct stage_rule {
+    int stage;        /* EV_SYNTH_START (synthesis) or EV_GPU_PICKUP (prep) */
+    const char *glob;
+};
+struct stage_map {
+    const struct stage_rule *rule;
+    size_t n;
+};
+
+/* A CPU range name open while a device idled: a candidate for a stage. */
+#define KCAND_MAX 8
+struct kcand {
+    uint32_t name;   /* in the model's strings */
+    uint64_t ranges; /* ranges of that name */
+    int64_t idle;    /* device idle time (summed over devices) while one was open, ns */
+    int64_t span;    /* the union of those ranges, ns */
+};
+
 struct streams_use {
     int streams;          /* the workers are streams: HTA's idle breakdown per stream applies */
     int us_rounded;       /* the input's times have sub-µs digits: HTA rounds each start up and
@@ -111,6 +132,14 @@ struct streams_use {
     int64_t step_cut;     /* where the trace has two ProfilerSteps or more, the last one's start
                            * (the run's time base): HTA leaves out the operations launched from
                            * then on, an iteration it takes as incomplete; T_NONE: none */
+    /* stages (read/kineto_stage.h) */
+    int mapped;                /* a stage map was given */
+    uint64_t stage_ranges[2];  /* [0] synthesis, [1] prep: ranges matched, after each thread's union */
+    uint64_t stage_units[2];   /* ... units given the stage */
+    uint64_t cpu_ranges;       /* CPU ranges read (cpu_op, user_annotation, python_function) */
+    int64_t cand_idle;         /* device idle time, summed over devices (the candidates' whole) */
+    struct kcand cand[KCAND_MAX]; /* the ranges most open while a device idled, most first */
+    int ncand;
 };
 
 struct run {
@@ -157,6 +186,7 @@ struct model {
     struct strtab strs; /* event names, attribute keys and values of every run */
     uint64_t xorphans;  /* other events and details before any run's first event */
     struct idblock *ids; /* job ids the model holds itself (build.h's builder) */
+    const struct stage_map *stages; /* how readers of traces with CPU ranges form stages (NULL: none) */
 };
 
 

@@ -16,6 +16,7 @@
 #include "read_kineto.h"
 
 #include "build.h"
+#include "kineto_stage.h"
 #include "mem.h"
 #include "vocab.h"
 
@@ -74,18 +75,12 @@ int kineto_sniff(const unsigned char *h, size_t n)
 
 /* ---- what is kept ---- */
 
-struct kop {
-    int64_t ts, dur; /* ns */
-    int64_t corr;    /* -1: none */
-    uint64_t index;  /* the event's number in traceEvents, from 1 */
-    int32_t device, stream;
-};
-
 /* A launch's start by its correlation: open addressing, the last in the
  * file wins (as HTA's join keeps the last). */
 struct lslot {
     int64_t corr; /* -1: empty */
     int64_t ts;
+    uint32_t thread; /* its thread (kranges' threads): where its stages are */
 };
 
 enum { K_NONE,
@@ -100,7 +95,9 @@ enum { K_NONE,
        K_CORR,
        K_EVENTS,
        K_DIST,
-       K_RANK };
+       K_RANK,
+       K_PID,
+       K_TID };
 
 struct kstate {
     int depth;       /* containers open */
@@ -113,6 +110,9 @@ struct kstate {
     /* the event being read */
     char ph[4], cat[24], name[48]; /* a name: ProfilerStep# and 20 digits fit */
     int name_cut; /* the name was longer than name holds */
+    char pid[32], tid[32]; /* as written (a number or a string), cut to fit */
+    uint32_t name_id;      /* the name in kr.names, where has_name_id */
+    int has_name_id;
     int has_ts, has_dur, has_dev, has_stream, has_corr, bad_num;
     int64_t ts, dur, dev, stream, corr;
     /* the whole trace */
@@ -126,6 +126,7 @@ struct kstate {
     size_t nskips, skips_cap;
     struct lslot *ls;
     size_t ls_cap, nls;
+    struct kranges kr; /* the CPU ranges: stages, or candidates for them */
     struct streams_use use;
     int oom;
 };
@@ -151,7 +152,7 @@ static struct lslot *launch_find(const struct kstate *k, int64_t corr)
     }
 }
 
-static int launch_put(struct kstate *k, int64_t corr, int64_t ts)
+static int launch_put(struct kstate *k, int64_t corr, int64_t ts, uint32_t thread)
 {
     if ((k->nls + 1) * 2 > k->ls_cap) { /* at most half full */
         size_t cap = k->ls_cap ? k->ls_cap * 2 : 4096;
@@ -168,7 +169,7 @@ static int launch_put(struct kstate *k, int64_t corr, int64_t ts)
         k->nls = 0;
         for (size_t i = 0; i < oldcap; i++)
             if (old[i].corr != -1)
-                launch_put(k, old[i].corr, old[i].ts);
+                launch_put(k, old[i].corr, old[i].ts, old[i].thread);
         free(old);
     }
     struct lslot *s = launch_find(k, corr);
@@ -182,6 +183,7 @@ static int launch_put(struct kstate *k, int64_t corr, int64_t ts)
         k->nls++;
     }
     s->ts = ts;
+    s->thread = thread;
     return 0;
 }
 
@@ -302,8 +304,26 @@ static void event_begin(struct kstate *k)
 {
     k->in_event = 1;
     k->ev_key = K_NONE;
-    k->ph[0] = k->cat[0] = k->name[0] = 0;
+    k->ph[0] = k->cat[0] = k->name[0] = k->pid[0] = k->tid[0] = 0;
+    k->has_name_id = 0;
     k->has_ts = k->has_dur = k->has_dev = k->has_stream = k->has_corr = k->bad_num = k->name_cut = 0;
+}
+
+/* The CPU ranges kineto_stage.c maps to stages (HTA's CPU categories). */
+static int range_cat(const char *c)
+{
+    return strcmp(c, "cpu_op") == 0 || strcmp(c, "user_annotation") == 0 || strcmp(c, "python_function") == 0;
+}
+
+/* The event's thread, "pid\x1ftid": its id in kr.threads. */
+static int thread_of(struct kstate *k, uint32_t *id)
+{
+    char key[sizeof k->pid + sizeof k->tid];
+    size_t a = strlen(k->pid), b = strlen(k->tid);
+    memcpy(key, k->pid, a);
+    key[a] = '\x1f';
+    memcpy(key + a + 1, k->tid, b);
+    return strtab_intern(&k->kr.threads, key, a + 1 + b, id);
 }
 
 /* One event read whole: an operation, a launch, or something else. */
@@ -338,6 +358,15 @@ static int event_end(struct kstate *k)
      * a stream), nor the device's Event or Context Sync */
     int cpu = !(stream >= 0 && k->has_corr && k->corr >= 0) && strcmp(k->name, "Event Sync") != 0 &&
               strcmp(k->name, "Context Sync") != 0;
+    if (cpu && k->has_name_id && range_cat(k->cat) && strcmp(k->ph, "X") == 0 && k->has_ts && k->has_dur &&
+        k->dur >= 0 && !k->bad_num) {
+        uint32_t th;
+        int64_t end;
+        k->use.cpu_ranges++;
+        if (!__builtin_add_overflow(k->ts, k->dur, &end) &&
+            (thread_of(k, &th) || kranges_add(&k->kr, k->ts, end, k->name_id, th)))
+            return -1;
+    }
     int64_t step;
     if (cpu && k->has_ts && !k->name_cut && step_number(k->name, &step)) {
         if (!k->steps || step < k->step_lo)
@@ -350,8 +379,9 @@ static int event_end(struct kstate *k)
     }
     if (cpu && k->has_corr && k->corr != -1) {
         k->use.launches++;
+        uint32_t th;
         if (k->has_ts && !k->bad_num)
-            return launch_put(k, k->corr, k->ts);
+            return thread_of(k, &th) || launch_put(k, k->corr, k->ts, th) ? -1 : 0;
         return 0;
     }
     k->use.ignored++;
@@ -380,9 +410,9 @@ static int cb_map_key(void *ctx, const unsigned char *s, size_t n)
         static const int id[] = {K_RANK};
         k->dist_key = key_id(s, n, nm, id, 1);
     } else if (k->in_event && k->depth == k->arr_depth + 1) {
-        static const char *const nm[] = {"ph", "cat", "name", "ts", "dur", "args"};
-        static const int id[] = {K_PH, K_CAT, K_NAME, K_TS, K_DUR, K_ARGS};
-        k->ev_key = key_id(s, n, nm, id, 6);
+        static const char *const nm[] = {"ph", "cat", "name", "ts", "dur", "args", "pid", "tid"};
+        static const int id[] = {K_PH, K_CAT, K_NAME, K_TS, K_DUR, K_ARGS, K_PID, K_TID};
+        k->ev_key = key_id(s, n, nm, id, 8);
     } else if (k->in_args && k->depth == k->arr_depth + 2) {
         static const char *const nm[] = {"device", "stream", "correlation"};
         static const int id[] = {K_DEVICE, K_STREAM, K_CORR};
@@ -460,10 +490,23 @@ static void scalar_element(struct kstate *k)
     }
 }
 
+/* A pid or tid, as written (a thread is known by both). */
+static void keep_id(char *dst, size_t cap, const char *s, size_t n)
+{
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, s, n);
+    dst[n] = 0;
+}
+
 static int cb_number(void *ctx, const char *s, size_t n)
 {
     struct kstate *k = ctx;
     scalar_element(k);
+    if (k->in_event && k->depth == k->arr_depth + 1 && (k->ev_key == K_PID || k->ev_key == K_TID)) {
+        keep_id(k->ev_key == K_PID ? k->pid : k->tid, sizeof k->pid, s, n);
+        return 1;
+    }
     if (k->in_event && k->depth == k->arr_depth + 1 && (k->ev_key == K_TS || k->ev_key == K_DUR)) {
         int64_t v;
         int frac;
@@ -505,6 +548,21 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n)
 {
     struct kstate *k = ctx;
     scalar_element(k);
+    if (k->in_event && k->depth == k->arr_depth + 1 && (k->ev_key == K_PID || k->ev_key == K_TID)) {
+        keep_id(k->ev_key == K_PID ? k->pid : k->tid, sizeof k->pid, (const char *)s, n);
+        return 1;
+    }
+    /* a CPU range's name, whole (a stage's glob matches it): kept where
+     * the category is one or not known yet; a name of 64 KiB or more is
+     * no range's */
+    if (k->in_event && k->depth == k->arr_depth + 1 && k->ev_key == K_NAME && n < 65536 &&
+        (!k->cat[0] || range_cat(k->cat))) {
+        if (strtab_intern(&k->kr.names, (const char *)s, n, &k->name_id)) {
+            k->oom = 1;
+            return 0;
+        }
+        k->has_name_id = 1;
+    }
     if (k->in_event && k->depth == k->arr_depth + 1) {
         char *dst = k->ev_key == K_PH ? k->ph : k->ev_key == K_CAT ? k->cat
                                             : k->ev_key == K_NAME  ? k->name
@@ -604,6 +662,73 @@ static void least_of(int64_t least[2], int64_t t)
         *l = t;
 }
 
+/* The operation's launch, where it is taken (not later than the
+ * operation, not below a trace's 0): NULL where not. */
+static const struct lslot *launch_of(const struct kstate *k, const struct kop *o, int64_t t_floor)
+{
+    const struct lslot *l = o->corr != -1 ? launch_find(k, o->corr) : NULL;
+    return l && l->ts >= t_floor && l->ts <= o->ts ? l : NULL;
+}
+
+/* With a stage map: each operation's stages (kineto_stage.h), from its
+ * launch; NULL out of memory. */
+static struct kstage *stages_of(struct model *m, struct kstate *k, int64_t t_floor)
+{
+    int64_t *lt = malloc((k->nops ? k->nops : 1) * sizeof *lt);
+    uint32_t *th = malloc((k->nops ? k->nops : 1) * sizeof *th);
+    struct kstage *st = malloc((k->nops ? k->nops : 1) * sizeof *st);
+    if (lt && th && st) {
+        for (size_t i = 0; i < k->nops; i++) {
+            const struct lslot *l = launch_of(k, &k->ops[i], t_floor);
+            lt[i] = l ? l->ts : T_NONE;
+            th[i] = l ? l->thread : 0;
+        }
+        k->use.mapped = 1;
+        if (kstage_assign(&k->kr, m->stages, k->nops, lt, th, st, &k->use)) {
+            free(st);
+            st = NULL;
+        }
+        for (size_t i = 0; st && i < k->nops; i++) { /* a range below a trace's 0 is no stage */
+            if (st[i].synth0 != T_NONE && st[i].synth0 < t_floor) {
+                st[i].synth0 = st[i].synth1 = T_NONE;
+                k->use.stage_units[0]--;
+            }
+            if (st[i].pickup != T_NONE && st[i].pickup < t_floor) {
+                st[i].pickup = T_NONE;
+                st[i].ready = lt[i];
+                k->use.stage_units[1]--;
+            }
+        }
+    } else {
+        free(st);
+        st = NULL;
+    }
+    free(lt);
+    free(th);
+    return st;
+}
+
+/* One operation's stages, through the builder: CHAN_SEND where it is
+ * ready, GPU_PICKUP, SYNTH_START and SYNTH_END where it has them; where a
+ * prep range makes it ready before its launch, the launch is kept as the
+ * detail launch_ns (HTA's rule takes it: analyze_stream.c). */
+static int stage_events(struct mbuild *b, const struct kop *o, const struct kstage *st, int64_t launch, int64_t origin,
+                        const char *job, size_t jl)
+{
+    int rc = mb_event(b, st->ready - origin, job, jl, -1, EV_CHAN_SEND, o->stream, o->device, o->index, 0);
+    if (!rc && st->pickup != T_NONE)
+        rc = mb_event(b, st->pickup - origin, job, jl, -1, EV_GPU_PICKUP, o->stream, o->device, o->index, 0);
+    if (!rc && st->synth0 != T_NONE)
+        rc = mb_event(b, st->synth0 - origin, job, jl, -1, EV_SYNTH_START, o->stream, o->device, o->index, 0) ||
+             mb_event(b, st->synth1 - origin, job, jl, -1, EV_SYNTH_END, o->stream, o->device, o->index, 0);
+    if (!rc && st->ready != launch) {
+        char v[24];
+        size_t vl = (size_t)snprintf(v, sizeof v, "%lld", (long long)(launch - origin));
+        rc = mb_detail(b, job, jl, -1, "launch_ns", 9, v, vl, o->index);
+    }
+    return rc;
+}
+
 /* The kept operations and launches, as units, through the builder. */
 static int build(struct model *m, const char *name, struct kstate *k)
 {
@@ -619,6 +744,15 @@ static int build(struct model *m, const char *name, struct kstate *k)
             least_of(least, k->ls[i].ts);
     /* A time below 0 in a trace of times >= 0 is hostile or broken: it
      * does not become the origin (it is skipped, below, as out of range). */
+    int64_t t_floor = least[0] != INT64_MAX ? 0 : INT64_MIN; /* below it, a launch is none */
+    struct kstage *st = NULL;
+    if (m->stages && m->stages->n) {
+        if (!(st = stages_of(m, k, t_floor)))
+            return -1;
+        for (size_t i = 0; i < k->nops; i++) /* a stage may begin before any operation or launch */
+            if (st[i].ready != T_NONE)
+                least_of(least, st[i].synth0 != T_NONE ? st[i].synth0 : st[i].ready);
+    }
     int64_t lo = least[0] != INT64_MAX ? least[0] : least[1];
     int64_t origin = lo == INT64_MAX ? 0 : lo - ((lo % 1000) + 1000) % 1000;
     int rc = 0;
@@ -638,7 +772,7 @@ static int build(struct model *m, const char *name, struct kstate *k)
         rc = mb_event(&b, t0, job, jl, -1, EV_GPU_START, o->stream, o->device, o->index, 0) ||
              mb_event(&b, t1, job, jl, -1, EV_GPU_END, o->stream, o->device, o->index, 0);
         const struct lslot *l = o->corr != -1 ? launch_find(k, o->corr) : NULL;
-        if (l && l->ts < origin)
+        if (l && l->ts < t_floor)
             l = NULL; /* a launch at a time below 0 in a trace of times >= 0: none */
         if (!l)
             k->use.unlaunched++;
@@ -651,9 +785,14 @@ static int build(struct model *m, const char *name, struct kstate *k)
             size_t vl = (size_t)snprintf(v, sizeof v, "%lld", (long long)(l->ts - origin));
             if (!rc)
                 rc = mb_detail(&b, job, jl, -1, "launch_ns", 9, v, vl, o->index);
-        } else if (!rc)
+        } else if (!rc && st)
+            rc = stage_events(&b, o, &st[i], l->ts, origin, job, jl);
+        else if (!rc)
             rc = mb_event(&b, l->ts - origin, job, jl, -1, EV_CHAN_SEND, o->stream, o->device, o->index, 0);
     }
+    free(st);
+    if (!rc && k->nops && kstage_candidates(&k->kr, k->ops, k->nops, m, &k->use))
+        rc = -1;
     for (size_t i = 0; i < k->nskips && !rc; i++)
         rc = mb_skip(&b, k->skips[i].index, k->skips[i].device);
     if (!rc && mb_holds(&b)) {
@@ -727,5 +866,6 @@ int kineto_read(struct model *m, int fd, const char *name, const unsigned char *
     free(k.ops);
     free(k.skips);
     free(k.ls);
+    kranges_free(&k.kr);
     return rc;
 }

@@ -393,6 +393,34 @@ static void reported_json(FILE *f, const char *key, const struct reported_check 
 
 /* The phases inside the stages, marks, kinds, the daemon's own durations,
  * and where the times come from (docs/json.md, RUN). */
+/* A PyTorch trace's CPU ranges: the stages mapped (--stage), and the
+ * ranges most open while a device idled (read/kineto_stage.h). */
+static void stage_map_json(FILE *f, const struct run *r)
+{
+    const struct streams_use *su = &r->streams;
+    fprintf(f,
+            ", \"stage_map\": {\"mapped\": %s, \"cpu_ranges\": %llu, \"synthesis\": {\"ranges\": %llu, "
+            "\"units\": %llu}, \"prep\": {\"ranges\": %llu, \"units\": %llu}, \"candidates\": [",
+            su->mapped ? "true" : "false", (unsigned long long)su->cpu_ranges,
+            (unsigned long long)su->stage_ranges[0], (unsigned long long)su->stage_units[0],
+            (unsigned long long)su->stage_ranges[1], (unsigned long long)su->stage_units[1]);
+    for (int i = 0; i < su->ncand; i++) {
+        const struct kcand *c = &su->cand[i];
+        size_t n;
+        const char *nm = strtab_get(r->strs, c->name, &n);
+        fputs(i ? ", {\"name\": " : "{\"name\": ", f);
+        json_str(f, nm, n);
+        fputs(", \"idle_s\": ", f);
+        secs_i(f, c->idle);
+        fputs(", \"idle_share\": ", f);
+        json_num(f, su->cand_idle ? (double)c->idle / (double)su->cand_idle : 0);
+        fprintf(f, ", \"ranges\": %llu, \"span_s\": ", (unsigned long long)c->ranges);
+        secs_i(f, c->span);
+        fputc('}', f);
+    }
+    fputs("]}", f);
+}
+
 static void inside_json(FILE *f, const struct run_result *res)
 {
     const struct run *r = res->run;
@@ -447,6 +475,8 @@ static void inside_json(FILE *f, const struct run_result *res)
     } else {
         fputs("{\"from\": \"records\", \"origin_unix_s\": null}", f);
     }
+    if (r->streams.streams)
+        stage_map_json(f, r);
 }
 
 /* advice.work_by_concurrency: the simulation's model of work that grows

@@ -327,6 +327,40 @@ static void counts_text(FILE *f, const struct run_result *res, const struct pain
 
 }
 
+/* A trace of streams' CPU ranges: the stages mapped (--stage), or what a
+ * mapping would add; and the ranges most open while a device idled. */
+static void stage_map_text(FILE *f, const struct run *r, const struct paint *p)
+{
+    const struct streams_use *su = &r->streams;
+    if (su->mapped)
+        fprintf(f, "  %-14s by --stage: synthesis %llu range%s, %llu unit%s · prep %llu range%s, %llu unit%s\n",
+                "stages", (unsigned long long)su->stage_ranges[0], su->stage_ranges[0] == 1 ? "" : "s",
+                (unsigned long long)su->stage_units[0], su->stage_units[0] == 1 ? "" : "s",
+                (unsigned long long)su->stage_ranges[1], su->stage_ranges[1] == 1 ? "" : "s",
+                (unsigned long long)su->stage_units[1], su->stage_units[1] == 1 ? "" : "s");
+    else
+        fprintf(f, "  %-14s not mapped: the idle causes take each launch as the hand-off; --stage "
+                   "synthesis=GLOB or prep=GLOB (CPU range names) would say which stage of the host the devices "
+                   "waited for\n",
+                "stages");
+    if (!su->ncand) {
+        fprintf(f, "  %-14s %s%llu CPU ranges; none open while a device idled (steps and whole-run ranges aside)%s\n",
+                "", p->dim, (unsigned long long)su->cpu_ranges, p->off);
+        return;
+    }
+    fprintf(f, "  %-14s ", "open at idle");
+    for (int i = 0; i < su->ncand; i++) {
+        const struct kcand *c = &su->cand[i];
+        size_t n;
+        const char *nm = strtab_get(r->strs, c->name, &n);
+        fprintf(f, "%s'%.*s%s' %.0f%% (%llu)", i ? " · " : "", (int)(n > 60 ? 57 : n), nm, n > 60 ? "..." : "",
+                su->cand_idle ? 100.0 * (double)c->idle / (double)su->cand_idle : 0, (unsigned long long)c->ranges);
+    }
+    fprintf(f, "\n  %-14s %sthe share of the devices' idle time during which a range of that name was open "
+               "(ranges), on any CPU thread%s\n",
+            "", p->dim, p->off);
+}
+
 /* A trace of streams (a PyTorch trace's): what it held, each device's
  * utilization, and each stream's idle time by HTA's three categories. */
 static void streams_text(FILE *f, const struct run_result *res, const struct paint *p)
@@ -358,6 +392,7 @@ static void streams_text(FILE *f, const struct run_result *res, const struct pai
     }
     fprintf(f, "  %-14s per stream by HTA's rule%s\n", "",
             su->us_rounded ? " (its times rounded to the µs, as HTA reads this trace)" : "");
+    stage_map_text(f, res->run, p);
 }
 
 static void run_text(FILE *f, const struct run_result *res, size_t nruns_in_source,

@@ -1,0 +1,379 @@
+/*
+ * kineto_stage.c -- a PyTorch trace's CPU ranges as stages, or as
+ * candidates for them (kineto_stage.h says the rule).
+ */
+#include "kineto_stage.h"
+
+#include "mem.h"
+#include "sort.h"
+#include "vocab.h"
+
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+int kranges_add(struct kranges *k, int64_t t0, int64_t t1, uint32_t name, uint32_t thread)
+{
+    if (grow_heap((void **)&k->r, &k->cap, k->n, sizeof *k->r, 1024))
+        return -1;
+    k->r[k->n++] = (struct krange){t0, t1, name, thread};
+    return 0;
+}
+
+void kranges_free(struct kranges *k)
+{
+    strtab_free(&k->names);
+    strtab_free(&k->threads);
+    free(k->r);
+    memset(k, 0, sizeof *k);
+}
+
+int stage_of_name(const char *s, size_t n)
+{
+    if (n == 9 && memcmp(s, "synthesis", 9) == 0)
+        return EV_SYNTH_START;
+    if (n == 4 && memcmp(s, "prep", 4) == 0)
+        return EV_GPU_PICKUP;
+    return -1;
+}
+
+/* ---- the mapping ---- */
+
+/* A stage's range on a thread (the union of its matched ranges there). */
+struct srange {
+    uint32_t thread;
+    int stage; /* 0: synthesis, 1: prep */
+    int64_t t0, t1;
+    size_t taken; /* synthesis: its unit + 1 (0: none yet) */
+};
+
+static int srange_cmp(const void *a, const void *b)
+{
+    const struct srange *x = a, *y = b;
+    if (x->thread != y->thread)
+        return x->thread < y->thread ? -1 : 1;
+    if (x->stage != y->stage)
+        return x->stage - y->stage;
+    return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
+}
+
+/* Each name's stage by the map: 0 none, 1 synthesis, 2 prep. */
+static unsigned char *name_stages(const struct kranges *kr, const struct stage_map *map)
+{
+    unsigned char *st = calloc(kr->names.n ? kr->names.n : 1, 1);
+    if (!st)
+        return NULL;
+    char buf[1024];
+    for (uint32_t i = 0; i < kr->names.n; i++) {
+        size_t n;
+        const char *s = strtab_get(&kr->names, i, &n);
+        /* fnmatch needs a C string; a name longer than any pattern
+         * sensibly names is matched on its first 1023 bytes */
+        if (n >= sizeof buf)
+            n = sizeof buf - 1;
+        memcpy(buf, s, n);
+        buf[n] = 0;
+        for (size_t r = 0; r < map->n; r++)
+            if (fnmatch(map->rule[r].glob, buf, 0) == 0) {
+                st[i] = map->rule[r].stage == EV_SYNTH_START ? 1 : 2;
+                break;
+            }
+    }
+    return st;
+}
+
+/* The last range of [lo, hi) (sorted by t0) that begins at or before t:
+ * its index, or hi when none does. */
+static size_t last_at_or_before(const struct srange *s, size_t lo, size_t hi, int64_t t)
+{
+    size_t a = lo, b = hi; /* the first that begins after t is in [a, b] */
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (s[mid].t0 <= t)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    return a == lo ? hi : a - 1;
+}
+
+/* The ranges [*lo, *hi) of thread th and stage stage in s (sorted). */
+static void block_of(const struct srange *s, size_t n, uint32_t th, int stage, size_t *lo, size_t *hi)
+{
+    size_t a = 0, b = n;
+    while (a < b) { /* the first not below (th, stage) */
+        size_t mid = a + (b - a) / 2;
+        if (s[mid].thread < th || (s[mid].thread == th && s[mid].stage < stage))
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    size_t e = a;
+    while (e < n && s[e].thread == th && s[e].stage == stage)
+        e++;
+    *lo = a;
+    *hi = e;
+}
+
+/* The order in which units take their synthesis range: by ready time. */
+struct byready {
+    int64_t ready;
+    size_t op;
+};
+
+static int byready_cmp(const void *a, const void *b)
+{
+    const struct byready *x = a, *y = b;
+    if (x->ready != y->ready)
+        return x->ready < y->ready ? -1 : 1;
+    return x->op < y->op ? -1 : x->op > y->op;
+}
+
+int kstage_assign(const struct kranges *kr, const struct stage_map *map, size_t nops, const int64_t *launch,
+                  const uint32_t *thread, struct kstage *out, struct streams_use *use)
+{
+    for (size_t i = 0; i < nops; i++)
+        out[i] = (struct kstage){launch[i], T_NONE, T_NONE, T_NONE};
+    unsigned char *st = name_stages(kr, map);
+    if (!st)
+        return -1;
+    size_t n = 0;
+    for (size_t i = 0; i < kr->n; i++)
+        n += st[kr->r[i].name] != 0;
+    struct srange *s = malloc((n ? n : 1) * sizeof *s);
+    struct byready *order = malloc((nops ? nops : 1) * sizeof *order);
+    if (!s || !order) {
+        free(st);
+        free(s);
+        free(order);
+        return -1;
+    }
+    n = 0;
+    for (size_t i = 0; i < kr->n; i++)
+        if (st[kr->r[i].name])
+            s[n++] = (struct srange){kr->r[i].thread, st[kr->r[i].name] - 1, kr->r[i].t0, kr->r[i].t1, 0};
+    free(st);
+    qsort(s, n, sizeof *s, srange_cmp);
+    /* one stage's ranges on one thread: their union */
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m && s[m - 1].thread == s[i].thread && s[m - 1].stage == s[i].stage && s[i].t0 <= s[m - 1].t1) {
+            if (s[i].t1 > s[m - 1].t1)
+                s[m - 1].t1 = s[i].t1;
+            continue;
+        }
+        s[m++] = s[i];
+    }
+    for (size_t i = 0; i < m; i++)
+        use->stage_ranges[s[i].stage]++;
+    /* prep: a range that holds the launch */
+    for (size_t i = 0; i < nops; i++) {
+        if (launch[i] == T_NONE)
+            continue;
+        size_t lo, hi;
+        block_of(s, m, thread[i], 1, &lo, &hi);
+        size_t j = last_at_or_before(s, lo, hi, launch[i]);
+        if (j < hi && launch[i] <= s[j].t1) {
+            out[i].pickup = out[i].ready = s[j].t0;
+            use->stage_units[1]++;
+        }
+    }
+    /* synthesis: units in order of readiness take the latest range that
+     * began at or before they are ready, if no unit took it yet */
+    size_t no = 0;
+    for (size_t i = 0; i < nops; i++)
+        if (out[i].ready != T_NONE)
+            order[no++] = (struct byready){out[i].ready, i};
+    qsort(order, no, sizeof *order, byready_cmp);
+    for (size_t k = 0; k < no; k++) {
+        size_t i = order[k].op;
+        size_t lo, hi;
+        block_of(s, m, thread[i], 0, &lo, &hi);
+        size_t j = last_at_or_before(s, lo, hi, out[i].ready);
+        if (j == hi || s[j].taken)
+            continue;
+        s[j].taken = i + 1;
+        out[i].synth0 = s[j].t0;
+        out[i].synth1 = s[j].t1 < out[i].ready ? s[j].t1 : out[i].ready;
+        use->stage_units[0]++;
+    }
+    free(s);
+    free(order);
+    return 0;
+}
+
+/* ---- the candidates ---- */
+
+static int krange_by_name(const void *a, const void *b)
+{
+    const struct krange *x = a, *y = b;
+    if (x->name != y->name)
+        return x->name < y->name ? -1 : 1;
+    return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
+}
+
+struct gaps {
+    int32_t device;
+    struct span *g; /* idle gaps within the window, in order */
+    size_t n;
+    int64_t window;
+};
+
+static int kop_by_device(const void *a, const void *b)
+{
+    const struct kop *x = a, *y = b;
+    if (x->device != y->device)
+        return x->device < y->device ? -1 : 1;
+    return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/* Each device's idle gaps (its operations' union's holes). */
+static struct gaps *device_gaps(const struct kop *ops, size_t nops, size_t *ndev)
+{
+    struct kop *o = malloc((nops ? nops : 1) * sizeof *o);
+    if (!o)
+        return NULL;
+    memcpy(o, ops, nops * sizeof *o);
+    qsort(o, nops, sizeof *o, kop_by_device);
+    size_t nd = 0;
+    for (size_t i = 0; i < nops; i++)
+        nd += i == 0 || o[i].device != o[i - 1].device;
+    struct gaps *d = calloc(nd ? nd : 1, sizeof *d);
+    struct span *all = malloc((nops ? nops : 1) * sizeof *all);
+    if (!d || !all) {
+        free(o);
+        free(d);
+        free(all);
+        return NULL;
+    }
+    size_t k = 0, used = 0;
+    for (size_t i = 0; i < nops;) {
+        size_t e = i;
+        while (e < nops && o[e].device == o[i].device)
+            e++;
+        struct gaps *g = &d[k++];
+        g->device = o[i].device;
+        g->g = all + used;
+        int64_t end = o[i].ts + o[i].dur, first = o[i].ts;
+        for (size_t j = i + 1; j < e; j++) {
+            if (o[j].ts > end)
+                g->g[g->n++] = (struct span){end, o[j].ts};
+            if (o[j].ts + o[j].dur > end)
+                end = o[j].ts + o[j].dur;
+        }
+        g->window = end - first;
+        used += g->n;
+        i = e;
+    }
+    free(o);
+    *ndev = nd;
+    if (!nd)
+        free(all);
+    return d;
+}
+
+/* The idle time of g within [t0, t1]. */
+static int64_t idle_within(const struct gaps *g, int64_t t0, int64_t t1)
+{
+    size_t a = 0, b = g->n; /* the first gap that ends after t0 */
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (g->g[mid].end <= t0)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    int64_t sum = 0;
+    for (size_t i = a; i < g->n && g->g[i].start < t1; i++) {
+        int64_t s = g->g[i].start > t0 ? g->g[i].start : t0;
+        int64_t e = g->g[i].end < t1 ? g->g[i].end : t1;
+        if (e > s)
+            sum += e - s;
+    }
+    return sum;
+}
+
+static int is_step(const struct kranges *kr, uint32_t name)
+{
+    size_t n;
+    const char *s = strtab_get(&kr->names, name, &n);
+    return n >= 13 && memcmp(s, "ProfilerStep#", 13) == 0;
+}
+
+static void cand_put(struct streams_use *use, const struct kcand *c)
+{
+    int at = use->ncand;
+    while (at > 0 && use->cand[at - 1].idle < c->idle)
+        at--;
+    if (at >= KCAND_MAX)
+        return;
+    int last = use->ncand < KCAND_MAX ? use->ncand : KCAND_MAX - 1;
+    memmove(&use->cand[at + 1], &use->cand[at], (size_t)(last - at) * sizeof *c);
+    use->cand[at] = *c;
+    if (use->ncand < KCAND_MAX)
+        use->ncand++;
+}
+
+int kstage_candidates(const struct kranges *kr, const struct kop *ops, size_t nops, struct model *m,
+                      struct streams_use *use)
+{
+    size_t nd = 0;
+    struct gaps *d = device_gaps(ops, nops, &nd);
+    if (!d)
+        return -1;
+    int64_t max_window = 0;
+    for (size_t i = 0; i < nd; i++) {
+        for (size_t j = 0; j < d[i].n; j++)
+            use->cand_idle += d[i].g[j].end - d[i].g[j].start;
+        if (d[i].window > max_window)
+            max_window = d[i].window;
+    }
+    struct krange *r = malloc((kr->n ? kr->n : 1) * sizeof *r);
+    if (!r) {
+        if (nd)
+            free(d[0].g);
+        free(d);
+        return -1;
+    }
+    memcpy(r, kr->r, kr->n * sizeof *r);
+    qsort(r, kr->n, sizeof *r, krange_by_name);
+    int rc = 0;
+    for (size_t i = 0; i < kr->n && !rc;) {
+        size_t e = i;
+        while (e < kr->n && r[e].name == r[i].name)
+            e++;
+        struct kcand c = {r[i].name, e - i, 0, 0};
+        /* the union of the name's ranges, on any thread, against each
+         * device's gaps */
+        int64_t u0 = r[i].t0, u1 = r[i].t1;
+        for (size_t j = i + 1; j <= e; j++) {
+            if (j < e && r[j].t0 <= u1) {
+                if (r[j].t1 > u1)
+                    u1 = r[j].t1;
+                continue;
+            }
+            c.span += u1 - u0;
+            for (size_t g = 0; g < nd; g++)
+                c.idle += idle_within(&d[g], u0, u1);
+            if (j < e) {
+                u0 = r[j].t0;
+                u1 = r[j].t1;
+            }
+        }
+        if (c.idle > 0 && !is_step(kr, c.name) && !(max_window && c.span >= max_window / 10 * 9)) {
+            size_t n;
+            const char *s = strtab_get(&kr->names, c.name, &n);
+            uint32_t id;
+            if (strtab_intern(&m->strs, s, n, &id))
+                rc = -1;
+            c.name = id;
+            cand_put(use, &c);
+        }
+        i = e;
+    }
+    free(r);
+    if (nd)
+        free(d[0].g);
+    free(d);
+    return rc;
+}

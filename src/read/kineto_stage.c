@@ -97,22 +97,25 @@ static size_t last_at_or_before(const struct srange *s, size_t lo, size_t hi, in
     return a == lo ? hi : a - 1;
 }
 
-/* The ranges [*lo, *hi) of thread th and stage stage in s (sorted). */
-static void block_of(const struct srange *s, size_t n, uint32_t th, int stage, size_t *lo, size_t *hi)
+/* The first of s[0..n) (sorted) not below (th, stage). */
+static size_t first_from(const struct srange *s, size_t n, uint32_t th, int stage)
 {
     size_t a = 0, b = n;
-    while (a < b) { /* the first not below (th, stage) */
+    while (a < b) {
         size_t mid = a + (b - a) / 2;
         if (s[mid].thread < th || (s[mid].thread == th && s[mid].stage < stage))
             a = mid + 1;
         else
             b = mid;
     }
-    size_t e = a;
-    while (e < n && s[e].thread == th && s[e].stage == stage)
-        e++;
-    *lo = a;
-    *hi = e;
+    return a;
+}
+
+/* The ranges [*lo, *hi) of thread th and stage stage (0 or 1) in s. */
+static void block_of(const struct srange *s, size_t n, uint32_t th, int stage, size_t *lo, size_t *hi)
+{
+    *lo = first_from(s, n, th, stage);
+    *hi = stage == 0 ? first_from(s, n, th, 1) : th == UINT32_MAX ? n : first_from(s, n, th + 1, 0);
 }
 
 /* The order in which units take their synthesis range: by ready time. */
@@ -204,6 +207,20 @@ int kstage_assign(const struct kranges *kr, const struct stage_map *map, size_t 
 
 /* ---- the candidates ---- */
 
+/* Sums of times a hostile trace can put 2^63 apart: they stop at the
+ * largest rather than wrap. */
+static int64_t sat_add(int64_t a, int64_t b)
+{
+    int64_t s;
+    return __builtin_add_overflow(a, b, &s) ? (b > 0 ? INT64_MAX : INT64_MIN) : s;
+}
+
+static int64_t sat_sub(int64_t a, int64_t b)
+{
+    int64_t s;
+    return __builtin_sub_overflow(a, b, &s) ? (b < 0 ? INT64_MAX : INT64_MIN) : s;
+}
+
 static int krange_by_name(const void *a, const void *b)
 {
     const struct krange *x = a, *y = b;
@@ -219,9 +236,15 @@ struct gaps {
     int64_t window;
 };
 
-static int kop_by_device(const void *a, const void *b)
+/* An operation's time on its device. */
+struct dspan {
+    int64_t ts, end;
+    int32_t device;
+};
+
+static int dspan_cmp(const void *a, const void *b)
 {
-    const struct kop *x = a, *y = b;
+    const struct dspan *x = a, *y = b;
     if (x->device != y->device)
         return x->device < y->device ? -1 : 1;
     return x->ts < y->ts ? -1 : x->ts > y->ts;
@@ -230,11 +253,12 @@ static int kop_by_device(const void *a, const void *b)
 /* Each device's idle gaps (its operations' union's holes). */
 static struct gaps *device_gaps(const struct kop *ops, size_t nops, size_t *ndev)
 {
-    struct kop *o = malloc((nops ? nops : 1) * sizeof *o);
+    struct dspan *o = malloc((nops ? nops : 1) * sizeof *o);
     if (!o)
         return NULL;
-    memcpy(o, ops, nops * sizeof *o);
-    qsort(o, nops, sizeof *o, kop_by_device);
+    for (size_t i = 0; i < nops; i++)
+        o[i] = (struct dspan){ops[i].ts, sat_add(ops[i].ts, ops[i].dur), ops[i].device};
+    qsort(o, nops, sizeof *o, dspan_cmp);
     size_t nd = 0;
     for (size_t i = 0; i < nops; i++)
         nd += i == 0 || o[i].device != o[i - 1].device;
@@ -254,14 +278,14 @@ static struct gaps *device_gaps(const struct kop *ops, size_t nops, size_t *ndev
         struct gaps *g = &d[k++];
         g->device = o[i].device;
         g->g = all + used;
-        int64_t end = o[i].ts + o[i].dur, first = o[i].ts;
+        int64_t end = o[i].end, first = o[i].ts;
         for (size_t j = i + 1; j < e; j++) {
             if (o[j].ts > end)
                 g->g[g->n++] = (struct span){end, o[j].ts};
-            if (o[j].ts + o[j].dur > end)
-                end = o[j].ts + o[j].dur;
+            if (o[j].end > end)
+                end = o[j].end;
         }
-        g->window = end - first;
+        g->window = sat_sub(end, first);
         used += g->n;
         i = e;
     }
@@ -288,7 +312,7 @@ static int64_t idle_within(const struct gaps *g, int64_t t0, int64_t t1)
         int64_t s = g->g[i].start > t0 ? g->g[i].start : t0;
         int64_t e = g->g[i].end < t1 ? g->g[i].end : t1;
         if (e > s)
-            sum += e - s;
+            sum = sat_add(sum, sat_sub(e, s));
     }
     return sum;
 }
@@ -314,7 +338,7 @@ static void cand_put(struct streams_use *use, const struct kcand *c)
         use->ncand++;
 }
 
-int kstage_candidates(const struct kranges *kr, const struct kop *ops, size_t nops, struct model *m,
+int kstage_candidates(struct kranges *kr, const struct kop *ops, size_t nops, struct model *m,
                       struct streams_use *use)
 {
     size_t nd = 0;
@@ -324,18 +348,11 @@ int kstage_candidates(const struct kranges *kr, const struct kop *ops, size_t no
     int64_t max_window = 0;
     for (size_t i = 0; i < nd; i++) {
         for (size_t j = 0; j < d[i].n; j++)
-            use->cand_idle += d[i].g[j].end - d[i].g[j].start;
+            use->cand_idle = sat_add(use->cand_idle, sat_sub(d[i].g[j].end, d[i].g[j].start));
         if (d[i].window > max_window)
             max_window = d[i].window;
     }
-    struct krange *r = malloc((kr->n ? kr->n : 1) * sizeof *r);
-    if (!r) {
-        if (nd)
-            free(d[0].g);
-        free(d);
-        return -1;
-    }
-    memcpy(r, kr->r, kr->n * sizeof *r);
+    struct krange *r = kr->r;
     qsort(r, kr->n, sizeof *r, krange_by_name);
     int rc = 0;
     for (size_t i = 0; i < kr->n && !rc;) {
@@ -352,15 +369,16 @@ int kstage_candidates(const struct kranges *kr, const struct kop *ops, size_t no
                     u1 = r[j].t1;
                 continue;
             }
-            c.span += u1 - u0;
+            c.span = sat_add(c.span, sat_sub(u1, u0));
             for (size_t g = 0; g < nd; g++)
-                c.idle += idle_within(&d[g], u0, u1);
+                c.idle = sat_add(c.idle, idle_within(&d[g], u0, u1));
             if (j < e) {
                 u0 = r[j].t0;
                 u1 = r[j].t1;
             }
         }
-        if (c.idle > 0 && !is_step(kr, c.name) && !(max_window && c.span >= max_window / 10 * 9)) {
+        int room = use->ncand < KCAND_MAX || c.idle > use->cand[KCAND_MAX - 1].idle;
+        if (c.idle > 0 && room && !is_step(kr, c.name) && !(max_window && c.span >= max_window / 10 * 9)) {
             size_t n;
             const char *s = strtab_get(&kr->names, c.name, &n);
             uint32_t id;
@@ -371,7 +389,6 @@ int kstage_candidates(const struct kranges *kr, const struct kop *ops, size_t no
         }
         i = e;
     }
-    free(r);
     if (nd)
         free(d[0].g);
     free(d);

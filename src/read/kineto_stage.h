@@ -66,8 +66,9 @@ int kstage_assign(const struct kranges *kr, const struct stage_map *map, size_t 
  * largest into use->cand (names interned in m->strs).  A step
  * (ProfilerStep#N) and a range that spans nearly the whole trace (90% of
  * a device's window or more: the program, the training loop) are left
- * out: they hold every gap.  0, or -1 out of memory. */
-int kstage_candidates(const struct kranges *kr, const struct kop *ops, size_t nops, struct model *m,
+ * out: they hold every gap.  Sorts kr's ranges (by name): the last use of
+ * them.  0, or -1 out of memory. */
+int kstage_candidates(struct kranges *kr, const struct kop *ops, size_t nops, struct model *m,
                       struct streams_use *use);
 
 /* The stage a rule names ("synthesis", "prep"): EV_SYNTH_START or

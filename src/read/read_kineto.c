@@ -753,6 +753,12 @@ static int build(struct model *m, const char *name, struct kstate *k)
             if (st[i].ready != T_NONE)
                 least_of(least, st[i].synth0 != T_NONE ? st[i].synth0 : st[i].ready);
     }
+    /* the ranges' last use, before the units take their memory */
+    if (k->nops && kstage_candidates(&k->kr, k->ops, k->nops, m, &k->use)) {
+        free(st);
+        return -1;
+    }
+    kranges_free(&k->kr);
     int64_t lo = least[0] != INT64_MAX ? least[0] : least[1];
     int64_t origin = lo == INT64_MAX ? 0 : lo - ((lo % 1000) + 1000) % 1000;
     int rc = 0;
@@ -791,8 +797,6 @@ static int build(struct model *m, const char *name, struct kstate *k)
             rc = mb_event(&b, l->ts - origin, job, jl, -1, EV_CHAN_SEND, o->stream, o->device, o->index, 0);
     }
     free(st);
-    if (!rc && k->nops && kstage_candidates(&k->kr, k->ops, k->nops, m, &k->use))
-        rc = -1;
     for (size_t i = 0; i < k->nskips && !rc; i++)
         rc = mb_skip(&b, k->skips[i].index, k->skips[i].device);
     if (!rc && mb_holds(&b)) {

@@ -57,9 +57,11 @@ static inline void analyse_check_run(const struct run_result *r)
         }
 }
 
-/* The file read with `threads` ranges, analysed and reported; its JSON in
- * *json (malloc'd; NULL when the file could not be read). */
-static inline void analyse(const char *path, const char *threads, char **json, size_t *json_len, int all_reports)
+/* The file read with `threads` ranges (and a trace's CPU ranges as the
+ * stages says: NULL none), analysed and reported; its JSON in *json
+ * (malloc'd; NULL when the file could not be read). */
+static inline void analyse(const char *path, const char *threads, const struct stage_map *stages, char **json,
+                           size_t *json_len, int all_reports)
 {
     static FILE *sink;
     if (!sink)
@@ -70,6 +72,7 @@ static inline void analyse(const char *path, const char *threads, char **json, s
     char err[512];
     struct source src;
     struct model m = {0};
+    m.stages = stages;
     if (ingest(&src, path, &m, 0, err, sizeof err) == 0) {
         struct run_result *res = calloc(m.nruns ? m.nruns : 1, sizeof *res);
         size_t n = 0;

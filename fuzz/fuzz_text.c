@@ -25,8 +25,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     size_t one_len, many_len;
     char threads[4];
     snprintf(threads, sizeof threads, "%u", 2 + (unsigned)(size % 7));
-    analyse(path, "1", &one, &one_len, 1);
-    analyse(path, threads, &many, &many_len, 0);
+    analyse(path, "1", NULL, &one, &one_len, 1);
+    analyse(path, threads, NULL, &many, &many_len, 0);
     if ((one == NULL) != (many == NULL) || one_len != many_len || (one && memcmp(one, many, one_len))) {
         fprintf(stderr, "fuzz_text: one range and %s ranges give different JSON\n", threads);
         abort(); /* the split changes nothing */

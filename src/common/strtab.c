@@ -67,7 +67,8 @@ int strtab_intern(struct strtab *t, const char *s, size_t n, uint32_t *id)
         t->bytes = nb;
         t->cap = nc;
     }
-    memcpy(t->bytes + t->len, s, n);
+    if (n) /* an empty string may be the first: no bytes yet */
+        memcpy(t->bytes + t->len, s, n);
     t->off[t->n] = (uint64_t)t->len << 16 | n;
     t->len += n;
     t->idx[i] = t->n + 1;

@@ -353,7 +353,8 @@ int kstage_candidates(struct kranges *kr, const struct kop *ops, size_t nops, st
             max_window = d[i].window;
     }
     struct krange *r = kr->r;
-    qsort(r, kr->n, sizeof *r, krange_by_name);
+    if (kr->n)
+        qsort(r, kr->n, sizeof *r, krange_by_name);
     int rc = 0;
     for (size_t i = 0; i < kr->n && !rc;) {
         size_t e = i;

@@ -77,6 +77,17 @@ grep -q 'waterfall-analysis: exit status 4, the analysis is partial: 1 line skip
 "$T/client" kineto.json >"$T/kd.def.json" 2>/dev/null
 cmp -s "$T/kd.cmd.json" "$T/kd.lib.json" && ! cmp -s "$T/kd.lib.json" "$T/kd.def.json" && ok ||
     bad "consecutive_kernel_delay_us: the library's JSON is not analyze --consecutive-kernel-delay=1's"
+# ... and the stages of a PyTorch trace's CPU ranges, as --stage; a bad
+# rule is refused as the command refuses it (a usage error)
+python3 "$HERE/kineto/gen_stage.py" stage.json || bad "gen_stage.py failed"
+"$W" analyze --json --no-progress --stage 'synthesis=enumerate(DataLoader)*' --stage prep=aten::to stage.json \
+    >"$T/st.cmd.json" 2>/dev/null
+"$T/client" --stage 'synthesis=enumerate(DataLoader)*' --stage prep=aten::to stage.json >"$T/st.lib.json" 2>/dev/null
+"$T/client" stage.json >"$T/st.def.json" 2>/dev/null
+cmp -s "$T/st.cmd.json" "$T/st.lib.json" && ! cmp -s "$T/st.lib.json" "$T/st.def.json" && ok ||
+    bad "stages: the library's JSON is not analyze --stage's"
+"$T/client" --stage 'gpu=x' stage.json >/dev/null 2>"$T/err"
+[ $? = 2 ] && grep -q "stages\[0\] is STAGE=GLOB" "$T/err" && ok || bad "a bad stage rule: $(cat "$T/err")"
 "$T/clash" text-cuzk.log >"$T/clash.out" 2>&1
 grep -qx 'own 42 runs 1' "$T/clash.out" && ok || bad "the program's own functions, or the analysis beside them: $(cat "$T/clash.out")"
 "$T/client" --summary text-cuzk.log >"$T/sum" 2>/dev/null

@@ -4,7 +4,8 @@
  * messages on stderr, its status as the exit status; --buffer reads the
  * file into memory first and analyses the bytes; --summary prints the
  * headline figures instead; --kernel-delay US sets the options'
- * consecutive_kernel_delay_us (the others are wfa_options_init's).
+ * consecutive_kernel_delay_us, --stage STAGE=GLOB adds to its stages (the
+ * others are wfa_options_init's).
  */
 #include <waterfall_analysis.h>
 
@@ -34,7 +35,13 @@ int main(int argc, char **argv)
     int buffer = 0, summary = 0, st = 0;
     wfa_options o;
     wfa_options_init(&o);
+    const char *stages[8];
     for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--stage") && i + 1 < argc && o.nstages < 8) {
+            stages[o.nstages++] = argv[++i];
+            o.stages = stages;
+            continue;
+        }
         if (!strcmp(argv[i], "--kernel-delay") && i + 1 < argc) {
             o.consecutive_kernel_delay_us = atof(argv[++i]);
             continue;

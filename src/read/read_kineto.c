@@ -75,12 +75,12 @@ int kineto_sniff(const unsigned char *h, size_t n)
 
 /* ---- what is kept ---- */
 
-/* A launch's start by its correlation: open addressing, the last in the
- * file wins (as HTA's join keeps the last). */
+/* A launch: its correlation, start and thread (launch_put below). */
 struct lslot {
-    int64_t corr; /* -1: empty */
+    int64_t corr;
     int64_t ts;
     uint32_t thread; /* its thread (kranges' threads): where its stages are */
+    uint32_t seq;    /* its place among the launches in the file */
 };
 
 enum { K_NONE,
@@ -125,66 +125,85 @@ struct kstate {
     struct kop *skips; /* device operations not used (index, why in device) */
     size_t nskips, skips_cap;
     struct lslot *ls;
-    size_t ls_cap, nls;
+    size_t ls_cap, nls, ls_hint;
     struct kranges kr; /* the CPU ranges: stages, or candidates for them */
     struct streams_use use;
     int oom;
 };
 
-static uint64_t mix(uint64_t h)
-{
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    return h;
-}
-
-static struct lslot *launch_find(const struct kstate *k, int64_t corr)
-{
-    if (!k->ls_cap)
-        return NULL;
-    size_t mask = k->ls_cap - 1;
-    for (size_t i = mix((uint64_t)corr) & mask;; i = (i + 1) & mask) {
-        if (k->ls[i].corr == corr)
-            return &k->ls[i];
-        if (k->ls[i].corr == -1)
-            return NULL;
-    }
-}
-
+/* The launches: appended in file order while reading; then, sorted by
+ * correlation and one kept per correlation (the last in the file, as
+ * HTA's join keeps the last), found by a search from the last one found
+ * (operations come in about their launches' order).  An array, not a hash
+ * table: a third of the memory, and no table to grow twice over. */
 static int launch_put(struct kstate *k, int64_t corr, int64_t ts, uint32_t thread)
 {
-    if ((k->nls + 1) * 2 > k->ls_cap) { /* at most half full */
-        size_t cap = k->ls_cap ? k->ls_cap * 2 : 4096;
-        struct lslot *old = k->ls;
-        size_t oldcap = k->ls_cap;
-        k->ls = malloc(cap * sizeof *k->ls);
-        if (!k->ls) {
-            k->ls = old;
-            return -1;
-        }
-        k->ls_cap = cap;
-        for (size_t i = 0; i < cap; i++)
-            k->ls[i].corr = -1;
-        k->nls = 0;
-        for (size_t i = 0; i < oldcap; i++)
-            if (old[i].corr != -1)
-                launch_put(k, old[i].corr, old[i].ts, old[i].thread);
-        free(old);
-    }
-    struct lslot *s = launch_find(k, corr);
-    if (!s) {
-        size_t mask = k->ls_cap - 1;
-        size_t i = mix((uint64_t)corr) & mask;
-        while (k->ls[i].corr != -1)
-            i = (i + 1) & mask;
-        s = &k->ls[i];
-        s->corr = corr;
-        k->nls++;
-    }
-    s->ts = ts;
-    s->thread = thread;
+    if (k->nls >= UINT32_MAX || grow_heap((void **)&k->ls, &k->ls_cap, k->nls, sizeof *k->ls, 4096))
+        return -1;
+    k->ls[k->nls] = (struct lslot){corr, ts, thread, (uint32_t)k->nls};
+    k->nls++;
     return 0;
+}
+
+static int lslot_cmp(const void *a, const void *b)
+{
+    const struct lslot *x = a, *y = b;
+    if (x->corr != y->corr)
+        return x->corr < y->corr ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void launches_sort(struct kstate *k)
+{
+    if (!k->nls)
+        return;
+    qsort(k->ls, k->nls, sizeof *k->ls, lslot_cmp);
+    size_t m = 0;
+    for (size_t i = 0; i < k->nls; i++) {
+        if (m && k->ls[m - 1].corr == k->ls[i].corr)
+            m--; /* a later one of the same correlation replaces it */
+        k->ls[m++] = k->ls[i];
+    }
+    k->nls = m;
+}
+
+static const struct lslot *launch_find(struct kstate *k, int64_t corr)
+{
+    size_t n = k->nls, h = k->ls_hint < n ? k->ls_hint : 0;
+    if (!n)
+        return NULL;
+    /* gallop from the hint to a range [lo, hi) that holds corr's place */
+    size_t lo, hi;
+    if (k->ls[h].corr <= corr) {
+        size_t step = 1;
+        lo = h;
+        hi = h + 1;
+        while (hi < n && k->ls[hi].corr <= corr) {
+            lo = hi;
+            hi = hi + step < n ? hi + step : n;
+            step *= 2;
+        }
+    } else {
+        size_t step = 1;
+        hi = h;
+        lo = h;
+        while (lo > 0 && k->ls[lo - 1].corr > corr) {
+            hi = lo;
+            lo = lo > step ? lo - step : 0;
+            step *= 2;
+        }
+    }
+    while (lo < hi) { /* the first above corr */
+        size_t mid = lo + (hi - lo) / 2;
+        if (k->ls[mid].corr <= corr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0 || k->ls[lo - 1].corr != corr)
+        return NULL;
+    k->ls_hint = lo - 1;
+    return &k->ls[lo - 1];
 }
 
 /* ---- numbers ---- */
@@ -664,7 +683,7 @@ static void least_of(int64_t least[2], int64_t t)
 
 /* The operation's launch, where it is taken (not later than the
  * operation, not below a trace's 0): NULL where not. */
-static const struct lslot *launch_of(const struct kstate *k, const struct kop *o, int64_t t_floor)
+static const struct lslot *launch_of(struct kstate *k, const struct kop *o, int64_t t_floor)
 {
     const struct lslot *l = o->corr != -1 ? launch_find(k, o->corr) : NULL;
     return l && l->ts >= t_floor && l->ts <= o->ts ? l : NULL;
@@ -739,9 +758,9 @@ static int build(struct model *m, const char *name, struct kstate *k)
     int64_t least[2] = {INT64_MAX, INT64_MAX}; /* the least time >= 0, and the least below 0 */
     for (size_t i = 0; i < k->nops; i++)
         least_of(least, k->ops[i].ts);
-    for (size_t i = 0; i < k->ls_cap; i++)
-        if (k->ls[i].corr != -1)
-            least_of(least, k->ls[i].ts);
+    launches_sort(k);
+    for (size_t i = 0; i < k->nls; i++)
+        least_of(least, k->ls[i].ts);
     /* A time below 0 in a trace of times >= 0 is hostile or broken: it
      * does not become the origin (it is skipped, below, as out of range). */
     int64_t t_floor = least[0] != INT64_MAX ? 0 : INT64_MIN; /* below it, a launch is none */

@@ -1,6 +1,7 @@
 #!/bin/sh
 # test_html.sh -- the HTML view in a real browser: renders a known log (with
-# hostile job ids), two runs and a log with sub-phases and kernels, then
+# hostile job ids), two runs, a log with sub-phases and kernels, and a
+# PyTorch trace with its CPU ranges mapped to stages, then
 # tests/browser/test_html.mjs drives headless Chromium over them (no
 # console error, no request, every colour drawn, tooltips, zoom, pan,
 # reset, the hostile ids inert; sub-phases inside their GPU bars, kernel
@@ -59,6 +60,20 @@ for t in "$T/edges.json" "$T/two.json" "$T/kern.json"; do
     [ $rc = 77 ] && { echo "test_html: speedscope not installed: the Chrome trace import not checked"; break; }
     [ $rc = 0 ] && ok || bad "speedscope imports $t with warnings (above)"
 done
+# A PyTorch trace (kineto/gen_stage.py's), its CPU ranges mapped to
+# stages: the page, a unit's tooltip (unit 6 is step 0's memcpy, which
+# takes the DataLoader range as its synthesis and aten::to as its prep),
+# the Chrome trace in speedscope, the SVG's tooltips
+python3 "$HERE/kineto/gen_stage.py" "$T/stage.json" || bad "gen_stage.py failed"
+for ext in html json svg; do
+    "$W" render --stage 'synthesis=enumerate(DataLoader)*' --stage prep=aten::to "$T/stage.json" -o "$T/kineto.$ext" &&
+        ok || bad "render a PyTorch trace as .$ext"
+done
+node "$HERE/browser/kineto_page.mjs" "$CHROMIUM" "$T/kineto.html" 6 && ok || bad "the PyTorch trace's page in Chromium (above)"
+node "$HERE/browser/speedscope.mjs" "$CHROMIUM" "$T/kineto.json"
+rc=$?
+[ $rc = 77 ] || { [ $rc = 0 ] && ok || bad "speedscope imports the PyTorch trace's Chrome export with warnings (above)"; }
+node "$HERE/browser/svg_tooltip.mjs" "$CHROMIUM" "$T/kineto.svg" 6 && ok || bad "the PyTorch trace's SVG tooltips (above)"
 # The SVG's per-unit tooltips: the pointer over a row (its bars included)
 # lands on the row's titled rectangle.
 "$W" render "$T/a.wft" -o "$T/a.svg" && ok || bad "render an SVG"

@@ -6,10 +6,11 @@
 //
 // Checks: no console error, no request but the file itself, the page
 // ready; the unit JOB (a device operation, by its event number) under the
-// pointer gets a tooltip naming it with its stages' events (the mapped
-// synthesis and prep: SYNTH_START, GPU_PICKUP) beside its launch
-// (CHAN_SEND) and the operation (GPU_START, GPU_END); and the summary
-// says the idle causes the mapping gives (synthesis, prep).
+// pointer gets a tooltip naming it with a time for each of its events
+// (the mapped synthesis and prep: SYNTH_START, GPU_PICKUP; its launch,
+// CHAN_SEND; the operation, GPU_START, GPU_END) and gen_stage.py's stage
+// lengths; and the summary gives the idle causes and the bottleneck the
+// mapping makes.
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
 import { launch } from './launch.mjs';
@@ -47,11 +48,15 @@ try {
       return t.hidden ? '' : t.textContent;
     });
     check(tip.startsWith(job), 'the tooltip does not name unit ' + job + ': ' + tip);
+    // gen_stage.py's truth: step 0's memcpy has the DataLoader range as its
+    // synthesis (600 µs) and aten::to up to the copy as its prep (40 µs)
     for (const e of ['SYNTH_START', 'SYNTH_END', 'CHAN_SEND', 'GPU_PICKUP', 'GPU_START', 'GPU_END'])
-      check(tip.includes(e), 'the tooltip of ' + job + ' lacks ' + e + ': ' + tip);
+      check(new RegExp(e + '\\s*[0-9.]+ ms').test(tip), 'the tooltip of ' + job + ' has no time for ' + e + ': ' + tip);
+    check(/synthesis\s*600\.0 µs/.test(tip) && /prep\s*40\.0 µs/.test(tip), 'the tooltip\'s stages: ' + tip);
   }
   const text = await page.evaluate(() => document.body.innerText);
-  check(/synthesis/.test(text) && /prep/.test(text), 'the summary does not name the mapped causes');
+  check(/bottleneck\s*synthesis/.test(text) && /synthesis 2\.4 ms/.test(text) && /prep 160\.0 µs/.test(text),
+    'the summary does not give the mapped causes and bottleneck: ' + text.slice(0, 400));
 } finally {
   await browser.close();
 }

@@ -117,6 +117,22 @@ python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d['a']['bo
 "$W" render $MAP -o "$T/stage.html" "$T/stage.json" 2>"$T/render.err" && grep -q "synthesis" "$T/stage.html" &&
     ok || bad "render --stage: $(cat "$T/render.err")"
 
+# a range's name is the trace's, any bytes: a terminal's escape in it is
+# not written to the terminal
+python3 - "$T/evil.json" <<'PY'
+import json, sys
+ev = [{"ph": "X", "cat": "cpu_op", "name": "evil\u001b]0;pwned\u0007name", "pid": 1, "tid": 1, "ts": 0, "dur": 100}]
+for c, (lt, kt, kd) in enumerate([(1, 5, 5), (50, 60, 500)], 1):
+    ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": lt, "dur": 1,
+               "args": {"correlation": c}})
+    ev.append({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": kt, "dur": kd,
+               "args": {"device": 0, "stream": 7, "correlation": c}})
+json.dump({"traceEvents": ev}, open(sys.argv[1], "w"))
+PY
+"$W" analyze --no-progress --color=never "$T/evil.json" >"$T/evil.txt" 2>&1
+grep -q "open at idle *'evil?\]0;pwned?name' 100% (1)" "$T/evil.txt" && ! grep -q "$(printf '\033')" "$T/evil.txt" &&
+    ok || bad "a name's control bytes: $(grep -a 'open at' "$T/evil.txt" | od -c | head -3)"
+
 # bad rules: usage errors that say what --stage takes
 for arg in 'gpu=x' 'synthesis=' 'synthesis' '=x'; do
     "$W" analyze --no-progress --stage "$arg" "$T/stage.json" >/dev/null 2>"$T/bad.err"

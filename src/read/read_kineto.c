@@ -381,10 +381,11 @@ static int event_end(struct kstate *k)
         k->dur >= 0 && !k->bad_num) {
         uint32_t th;
         int64_t end;
-        k->use.cpu_ranges++;
-        if (!__builtin_add_overflow(k->ts, k->dur, &end) &&
-            (thread_of(k, &th) || kranges_add(&k->kr, k->ts, end, k->name_id, th)))
-            return -1;
+        if (!__builtin_add_overflow(k->ts, k->dur, &end)) {
+            if (thread_of(k, &th) || kranges_add(&k->kr, k->ts, end, k->name_id, th))
+                return -1;
+            k->use.cpu_ranges++;
+        }
     }
     int64_t step;
     if (cpu && k->has_ts && !k->name_cut && step_number(k->name, &step)) {

@@ -353,7 +353,11 @@ static void stage_map_text(FILE *f, const struct run *r, const struct paint *p)
         const struct kcand *c = &su->cand[i];
         size_t n;
         const char *nm = strtab_get(r->strs, c->name, &n);
-        fprintf(f, "%s'%.*s%s' %.0f%% (%llu)", i ? " · " : "", (int)(n > 60 ? 57 : n), nm, n > 60 ? "..." : "",
+        /* a trace's name, any bytes: its control bytes (a terminal's escapes) shown as '?' */
+        fprintf(f, "%s'", i ? " · " : "");
+        for (size_t b = 0; b < (n > 60 ? 57 : n); b++)
+            fputc((unsigned char)nm[b] < 0x20 || nm[b] == 0x7f ? '?' : nm[b], f);
+        fprintf(f, "%s' %.0f%% (%llu)", n > 60 ? "..." : "",
                 su->cand_idle ? 100.0 * (double)c->idle / (double)su->cand_idle : 0, (unsigned long long)c->ranges);
     }
     fprintf(f, "\n  %-14s %sthe share of the devices' idle time during which a range of that name was open "

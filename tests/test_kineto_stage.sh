@@ -133,6 +133,17 @@ PY
 grep -q "open at idle *'evil?\]0;pwned?name' 100% (1)" "$T/evil.txt" && ! grep -q "$(printf '\033')" "$T/evil.txt" &&
     ok || bad "a name's control bytes: $(grep -a 'open at' "$T/evil.txt" | od -c | head -3)"
 
+# dump --stage: the mapped units as TIMELINE text, which analyses to the
+# same causes and bottleneck
+# shellcheck disable=SC2086
+"$W" dump $MAP "$T/stage.json" >"$T/dump.log" 2>"$T/dump.err" &&
+    "$W" analyze --json --no-progress "$T/dump.log" >"$T/dump.out" 2>/dev/null || bad "dump --stage: $(cat "$T/dump.err")"
+python3 - "$T/mapped.out" "$T/dump.out" <<'PY' && ok || bad "dump --stage: its text does not analyse as the mapped trace"
+import json, sys
+a, b = (json.load(open(p))['runs'][0] for p in sys.argv[1:])
+sys.exit([a['idle_by_cause'], a['bottleneck']] != [b['idle_by_cause'], b['bottleneck']])
+PY
+
 # bad rules: usage errors that say what --stage takes
 for arg in 'gpu=x' 'synthesis=' 'synthesis' '=x'; do
     "$W" analyze --no-progress --stage "$arg" "$T/stage.json" >/dev/null 2>"$T/bad.err"

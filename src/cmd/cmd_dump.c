@@ -9,6 +9,7 @@
  * model holds it: each device operation a unit, its launch, start and end
  * as CHAN_SEND, GPU_START and GPU_END, with its stream as the worker.
  */
+#include "analyze.h"
 #include "args.h"
 #include "cmds.h"
 #include "decompress.h"
@@ -35,6 +36,8 @@ static void dump_usage(FILE *f)
             "  -p, --precision N  digits after the millisecond point, 0-6 (default 6: nanoseconds,\n"
             "                     so that the text analyses as the trace does)\n"
             "  -s, --stats        print the trace's statistics (stderr) instead of events\n"
+            "  --stage STAGE=GLOB a PyTorch trace's CPU ranges named GLOB as STAGE's (synthesis or\n"
+            "                     prep; repeatable): the units' stages, as analyze --stage reads them\n"
             "  -h, --help         this help\n"
             "FILE may be - for stdin.\n");
 }
@@ -327,7 +330,7 @@ static int other_trace(const struct input *in)
 /* An input that is not a native trace: read through the readers (a
  * compressed one decompressed first); a trace another reader claims is
  * dumped, a text log is refused (it is TIMELINE text already). */
-static int dump_other(const struct input *in, int precision, int stats)
+static int dump_other(const struct input *in, int precision, int stats, const struct stage_map *stages)
 {
     /* the bytes again, as a file the readers can read (stdin was read whole) */
     int fd = memfd_create("dump", 0);
@@ -350,6 +353,7 @@ static int dump_other(const struct input *in, int precision, int stats)
     char err[512];
     struct source src;
     struct model m = {0};
+    m.stages = stages;
     int rc = WF_EXIT_OK;
     if (ingest_fd(&src, fd, in->name, &m, 0, err, sizeof err)) {
         fprintf(stderr, "waterfall dump: %s\n", err);
@@ -395,9 +399,12 @@ int cmd_dump(int argc, char **argv)
 {
     static const struct option longopts[] = {{"precision", required_argument, 0, 'p'},
                                              {"stats", no_argument, 0, 's'},
+                                             {"stage", required_argument, 0, 'S'},
                                              {"help", no_argument, 0, 'h'},
                                              {0, 0, 0, 0}};
     int precision = 6, stats = 0, c;
+    struct stage_args stages = {0};
+    struct analyze_opts ao = {0}; /* only its stages: what the reading takes */
     optind = 0; /* 0: a full reset of getopt (glibc), also when called again */
     while ((c = getopt_long(argc, argv, "p:sh", longopts, NULL)) != -1) {
         switch (c) {
@@ -410,6 +417,10 @@ int cmd_dump(int argc, char **argv)
         }
         case 's':
             stats = 1;
+            break;
+        case 'S':
+            if (stage_arg(optarg, "dump", &stages, &ao))
+                return WF_EXIT_USAGE;
             break;
         case 'h':
             dump_usage(stdout);
@@ -432,7 +443,7 @@ int cmd_dump(int argc, char **argv)
         return WF_EXIT_INPUT;
     }
     if (!wft_sniff(in.data, in.len) && other_trace(&in)) {
-        int rc = dump_other(&in, precision, stats);
+        int rc = dump_other(&in, precision, stats, ao.stages);
         input_close(&in);
         return rc;
     }

@@ -129,6 +129,7 @@ struct kstate {
     struct kranges kr; /* the CPU ranges: stages, or candidates for them */
     struct streams_use use;
     int oom;
+    uint64_t tokens; /* callbacks so far: none in a chunk means it ended inside one token */
 };
 
 /* The launches: appended in file order while reading; then, sorted by
@@ -421,6 +422,7 @@ static int key_id(const unsigned char *s, size_t n, const char *const *names, co
 static int cb_map_key(void *ctx, const unsigned char *s, size_t n)
 {
     struct kstate *k = ctx;
+    k->tokens++;
     if (k->form == 1 && k->depth == 1) {
         static const char *const nm[] = {"traceEvents", "distributedInfo"};
         static const int id[] = {K_EVENTS, K_DIST};
@@ -444,6 +446,7 @@ static int cb_map_key(void *ctx, const unsigned char *s, size_t n)
 static int cb_start_map(void *ctx)
 {
     struct kstate *k = ctx;
+    k->tokens++;
     k->depth++;
     if (k->depth == 1)
         k->form = 1;
@@ -462,6 +465,7 @@ static int cb_start_map(void *ctx)
 static int cb_end_map(void *ctx)
 {
     struct kstate *k = ctx;
+    k->tokens++;
     if (k->in_event && k->depth == k->arr_depth + 1) {
         if (event_end(k)) {
             k->oom = 1;
@@ -478,6 +482,7 @@ static int cb_end_map(void *ctx)
 static int cb_start_array(void *ctx)
 {
     struct kstate *k = ctx;
+    k->tokens++;
     k->depth++;
     if (k->depth == 1) {
         k->form = 2;
@@ -495,6 +500,7 @@ static int cb_start_array(void *ctx)
 static int cb_end_array(void *ctx)
 {
     struct kstate *k = ctx;
+    k->tokens++;
     if (k->depth == k->arr_depth)
         k->arr_depth = 0;
     k->depth--;
@@ -504,6 +510,7 @@ static int cb_end_array(void *ctx)
 /* A scalar: in an events array, an element that is not an event. */
 static void scalar_element(struct kstate *k)
 {
+    k->tokens++;
     if (k->arr_depth && k->depth == k->arr_depth) {
         k->use.events++;
         k->use.ignored++;
@@ -851,18 +858,52 @@ int kineto_read(struct model *m, int fd, const char *name, const unsigned char *
     }
     if (!rc && hn)
         rc = feed(h, &k, head, hn, &off, &lines, name, err, errlen);
+    /* yajl lexes a token that chunks cut from its start again with each
+     * chunk: a string or number of L bytes fed in chunks of c costs L^2/c
+     * (a 100 MB name took 10 s from a file, 40 s from a pipe).  While
+     * chunks end inside one token (no callback came), the next is twice
+     * as long and filled whole (a pipe gives 64 KiB a read), which keeps
+     * the cost near 2L; after it, chunks are one read again. */
+    size_t want = cap;
     while (!rc) {
-        ssize_t r = read(fd, buf, cap);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            snprintf(err, errlen, "%s: %s", name, strerror(errno));
-            rc = -1;
-            break;
+        size_t got = 0;
+        int eof = 0;
+        while (!rc && got < want) {
+            ssize_t r = read(fd, buf + got, want - got);
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r < 0) {
+                snprintf(err, errlen, "%s: %s", name, strerror(errno));
+                rc = -1;
+            } else if (r == 0) {
+                eof = 1;
+                break;
+            } else {
+                got += (size_t)r;
+            }
+            if (want == 1 << 18)
+                break; /* one read: the usual chunk */
         }
-        if (r == 0)
+        if (rc || got == 0)
             break;
-        rc = feed(h, &k, buf, (size_t)r, &off, &lines, name, err, errlen);
+        uint64_t before = k.tokens;
+        rc = feed(h, &k, buf, got, &off, &lines, name, err, errlen);
+        if (rc || eof)
+            continue;
+        if (k.tokens != before)
+            want = 1 << 18;
+        else if (want < (size_t)1 << 28) {
+            unsigned char *nb = want * 2 > cap ? realloc(buf, want * 2) : buf;
+            if (!nb) {
+                snprintf(err, errlen, "%s: out of memory", name);
+                rc = -1;
+            } else {
+                buf = nb;
+                want *= 2;
+                if (want > cap)
+                    cap = want;
+            }
+        }
     }
     if (!rc && yajl_complete_parse(h) != yajl_status_ok) {
         json_error(h, name, off, lines + 1, err, errlen); /* cut short: where it ends */

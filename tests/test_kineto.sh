@@ -6,9 +6,13 @@
 # byte.  No trace of anyone else's is kept here: with HTA_SRC set to a
 # local checkout of HTA (and its Python dependencies), HTA is run on every
 # trace of its tests/data and its idle breakdown per stream is compared
-# with waterfall's to the nanosecond, to HTA's rounding (`make validate
-# HTA_SRC=...`; HTA_PYTHON: a python3 with them, where it is not the first
-# in PATH).
+# with waterfall's to the nanosecond, to HTA's rounding, and per rank its
+# temporal breakdown with waterfall's per-device utilization: equal to
+# HTA's own figure on the same events (its kernels, memcpys and memsets,
+# without its last-step filter and ns rounding), HTA's temporal figure
+# printed beside it with the reason for the difference (compare.py;
+# `make validate HTA_SRC=...`; HTA_PYTHON: a python3 with them, where it is
+# not the first in PATH).
 # Usage: test_kineto.sh WATERFALL
 W="$1"
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -247,6 +251,7 @@ fi
 if [ -n "$HTA_SRC" ]; then
     if (cd "$HTA_SRC/tests/data" && ${HTA_PYTHON:-python3} "$K/hta_expect.py" "$HTA_SRC" "$T/all.txt" $(find . -name '*.json*' | sed 's|^\./||' | sort)) >/dev/null 2>&1; then
         out=$(python3 "$K/compare.py" "$W" "$T/all.txt" "$HTA_SRC/tests/data") && ok || bad "against HTA's tests/data: $out"
+        echo "$out" | grep '^temporal ' | sed 's/^temporal /HTA temporal: /'
         echo "$out" | tail -1
     else
         echo "test_kineto: HTA could not be run from $HTA_SRC (its Python dependencies?): skipped"

@@ -7,8 +7,9 @@
 # strings from a file and a pipe, 100000 nested arrays) analysed or
 # refused, never a crash or a hang, their time and peak RSS printed
 # (about 90 s in all on a 2-vCPU VM: yajl lexes a long string again at
-# each read, see docs/bench.md).  No trace of anyone else's is kept here: with HTA_SRC set to a
-# local checkout of HTA (and its Python dependencies), HTA is run on every
+# each read, see docs/bench.md).  No trace of anyone else's is kept here:
+# with HTA_SRC set to a local checkout of HTA (and its Python
+# dependencies), HTA is run on every
 # trace of its tests/data and its idle breakdown per stream is compared
 # with waterfall's to the nanosecond, to HTA's rounding, and per rank its
 # temporal breakdown with waterfall's per-device utilization: equal to

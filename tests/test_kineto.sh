@@ -246,7 +246,11 @@ PY
 # split across reads whole (memory grows by the string: bounded here) and
 # lexes it again from its start at each read: the time grows with the
 # square of the string (about 9 s for 100 MB read from a file in 256 KiB
-# steps, 40 s through a pipe's 64 KiB ones, on a 2-vCPU EPYC): printed
+# steps, 40 s through a pipe's 64 KiB ones, on a 2-vCPU EPYC): printed.
+# The bound: 300 MiB (105 measured), 500 under ASan, whose quarantine keeps
+# the buffers yajl outgrew (283 measured)
+lim=300
+grep -q __asan_init "$W" 2>/dev/null && lim=500
 for where in name value key; do
     big "$T/s100.json" "$where" 104857600 || { bad "big string ($where): not made"; continue; }
     run_wf "s100-$where" "$T/s100.json"
@@ -259,8 +263,8 @@ for where in name value key; do
     [ "$a" = '0 2 8.000' ] && [ "$b" = '0 2 8.000' ] && ok ||
         bad "a 100 MB string as the kernel's $where (exit, units, kernel_wait: file '$a', pipe '$b'; want '0 2 8.000'): $(cat "$T/s100-$where.err" "$T/s100p-$where.err" 2>/dev/null)"
     echo "test_kineto: a 100 MB string as a kernel's $where: $sa s, peak RSS $ra MiB from the file$sb"
-    [ "$ra" = "?" ] || { [ "$ra" -lt 300 ] && [ "$rb" -lt 300 ]; } && ok ||
-        bad "a 100 MB string as the kernel's $where: peak RSS $ra / $rb MiB (300 MiB or more: the string thrice)"
+    [ "$ra" = "?" ] || { [ "$ra" -lt $lim ] && [ "$rb" -lt $lim ]; } && ok ||
+        bad "a 100 MB string as the kernel's $where: peak RSS $ra / $rb MiB ($lim MiB or more: the string thrice)"
     rm -f "$T/s100.json"
 done
 # 100000 nested arrays in an arg: analysed too, both kernels counted

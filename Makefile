@@ -1,7 +1,8 @@
 # The front door: CMake does the work in build/.
 #   make            build everything (build/waterfall, build/libwaterfall.{a,so})
 #   make test       build and run the test suite through ctest
-#   make bench      run the benchmarks (results side by side, one run)
+#   make bench      run the benchmarks (results side by side, one run; HTA_SRC=/path/to/HolisticTraceAnalysis
+#                   also times HTA beside waterfall on a PyTorch trace)
 #   make validate   the simulator's predictions and the cpu verdicts against measured runs (timing:
 #                   run it on a quiet machine; it never fails `make test`)
 #   make demo       the README's main job
@@ -33,6 +34,7 @@ bench: all
 	@sh bench/bench_sim.sh $(BUILD)
 	@sh bench/bench_render.sh $(BUILD)
 	@sh bench/bench_watch.sh $(BUILD)
+	@HTA_SRC="$(HTA_SRC)" HTA_PYTHON="$(or $(HTA_PYTHON),python3)" sh bench/bench_kineto.sh $(BUILD)
 
 # Measurements against thresholds (predictions against measured runs):
 # their verdict depends on how busy the machine is, so they are apart from

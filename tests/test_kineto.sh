@@ -244,11 +244,12 @@ PY
 # 100 MB strings, one at a time (not kept), from the file, and the name
 # through a pipe too: analysed, both kernels counted.  yajl keeps a token
 # split across reads whole (memory grows by the string: bounded here) and
-# lexes it again from its start at each read: the time grows with the
-# square of the string (about 9 s for 100 MB read from a file in 256 KiB
-# steps, 40 s through a pipe's 64 KiB ones, on a 2-vCPU EPYC): printed.
-# The bound: 300 MiB (105 measured), 500 under ASan, whose quarantine keeps
-# the buffers yajl outgrew (283 measured)
+# lexes it again from its start at each read; the reader doubles its
+# chunks while they end inside one token, so the time stays linear (about
+# 1 s from a file or a pipe on a 2-vCPU EPYC, where fixed 256 KiB or
+# 64 KiB chunks took 9 and 40 s): printed.  The bound: 300 MiB (141
+# measured: yajl's buffer and the reader's chunk), 500 under ASan, whose
+# quarantine keeps the buffers outgrown (389 measured)
 lim=300
 grep -q __asan_init "$W" 2>/dev/null && lim=500
 for where in name value key; do

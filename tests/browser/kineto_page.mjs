@@ -11,30 +11,15 @@
 // CHAN_SEND; the operation, GPU_START, GPU_END) and gen_stage.py's stage
 // lengths; and the summary gives the idle causes and the bottleneck the
 // mapping makes.
-import { pathToFileURL } from 'node:url';
-import { resolve } from 'node:path';
 import { launch } from './launch.mjs';
+import { checker, openReport } from './page.mjs';
 
 const [chromiumPath, file, job] = process.argv.slice(2);
-let pass = 0, fail = 0;
-function check(ok, what) {
-  if (ok) pass++;
-  else {
-    fail++;
-    console.log('FAIL: ' + what);
-  }
-}
+const { check, done } = checker();
 
 const browser = await launch(chromiumPath);
 try {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  const url = pathToFileURL(resolve(file)).href;
-  const requests = [], errors = [];
-  page.on('request', (r) => requests.push(r.url()));
-  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') errors.push(m.text()); });
-  page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(url);
-  await page.waitForFunction(() => window.__waterfall && window.__waterfall.ready, null, { timeout: 15000 });
+  const { page, url, requests, errors } = await openReport(browser, file);
   check(errors.length === 0, 'console errors: ' + errors.join(' | '));
   check(requests.length === 1 && requests[0] === url, 'requests beyond the file: ' + requests.join(', '));
 
@@ -60,5 +45,4 @@ try {
 } finally {
   await browser.close();
 }
-console.log(`kineto_page: ${pass} passed, ${fail} failed`);
-process.exit(fail ? 1 : 0);
+done('kineto_page');

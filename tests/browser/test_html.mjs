@@ -16,27 +16,14 @@
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
 import { launch } from './launch.mjs';
+import { checker, openReport } from './page.mjs';
 
 const [chromiumPath, one, two, kern] = process.argv.slice(2);
-let pass = 0, fail = 0;
-function check(ok, what) {
-  if (ok) pass++;
-  else {
-    fail++;
-    console.log('FAIL: ' + what);
-  }
-}
+const { check, done } = checker();
 
 const browser = await launch(chromiumPath);
 try {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  const url = pathToFileURL(resolve(one)).href;
-  const requests = [], errors = [];
-  page.on('request', (r) => requests.push(r.url()));
-  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') errors.push(m.text()); });
-  page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(url);
-  await page.waitForFunction(() => window.__waterfall && window.__waterfall.ready, null, { timeout: 15000 });
+  const { page, url, requests, errors } = await openReport(browser, one);
 
   check(errors.length === 0, 'console errors: ' + errors.join(' | '));
   check(requests.length === 1 && requests[0] === url, 'requests beyond the file: ' + requests.join(', '));
@@ -169,12 +156,7 @@ try {
   await browser.close();
 }
 async function kernelPage(file) {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  const errors = [];
-  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') errors.push(m.text()); });
-  page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(pathToFileURL(resolve(file)).href);
-  await page.waitForFunction(() => window.__waterfall && window.__waterfall.ready, null, { timeout: 15000 });
+  const { page, errors } = await openReport(browser, file);
   check(errors.length === 0, 'console errors with sub-phases: ' + errors.join(' | '));
 
   // The kernel lane: under the device's, before the workers'.
@@ -260,5 +242,4 @@ async function kernelPage(file) {
   check(errors.length === 0, 'console errors after hovering: ' + errors.join(' | '));
 }
 
-console.log('html (browser): ' + pass + ' passed, ' + fail + ' failed');
-process.exit(fail ? 1 : 0);
+done('html (browser)');

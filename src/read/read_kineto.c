@@ -824,6 +824,13 @@ static int build(struct model *m, const char *name, struct kstate *k)
             rc = mb_event(&b, l->ts - origin, job, jl, -1, EV_CHAN_SEND, o->stream, o->device, o->index, 0);
     }
     free(st);
+    /* the operations and launches are units now: their memory is the
+     * model's to finish with */
+    free(k->ops);
+    free(k->ls);
+    k->ops = NULL;
+    k->ls = NULL;
+    k->ops_cap = k->ls_cap = k->nls = 0;
     for (size_t i = 0; i < k->nskips && !rc; i++)
         rc = mb_skip(&b, k->skips[i].index, k->skips[i].device);
     if (!rc && mb_holds(&b)) {

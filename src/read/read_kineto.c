@@ -108,11 +108,12 @@ struct kstate {
     int top_key, dist_key, ev_key, args_key;
     int in_event, in_args, in_dist;
     /* the event being read */
-    char ph[4], cat[24], name[48]; /* a name: ProfilerStep# and 20 digits fit */
+    char ph[4], name[48]; /* a name: ProfilerStep# and 20 digits fit */
     int name_cut; /* the name was longer than name holds */
     char pid[32], tid[32]; /* as written (a number or a string), cut to fit */
     uint32_t name_id;      /* the name in kr.names, where has_name_id */
     int has_name_id;
+    int cat_class;         /* CAT_*: of the category, as read whole */
     int has_ts, has_dur, has_dev, has_stream, has_corr, bad_num;
     int64_t ts, dur, dev, stream, corr;
     /* the whole trace */
@@ -294,14 +295,40 @@ static int int_of(const char *s, size_t n, int64_t *out)
 /* The categories HTA's idle-time breakdown takes as a stream's kernels
  * (hta/analyzers/breakdown_analysis.py, get_idle_time_breakdown): memory
  * copies and sets count, as on the device they do. */
-static int device_cat(const char *c)
+enum { CAT_NONE, CAT_DEVICE, CAT_RANGE, CAT_OTHER };
+
+/* A key or a value looked for, with its length (keys are compared
+ * millions of times). */
+struct word {
+    const char *s;
+    size_t n;
+    int id;
+};
+#define WORD(s, id) {s, sizeof s - 1, id}
+
+static int word_id(const unsigned char *s, size_t n, const struct word *w, size_t count, int none)
 {
-    static const char *const cats[] = {"kernel", "Kernel", "gpu_memcpy", "Memcpy",
-                                       "gpu_memset", "Memset", "mtia_ccp_events"};
-    for (size_t i = 0; i < sizeof cats / sizeof *cats; i++)
-        if (strcmp(c, cats[i]) == 0)
-            return 1;
-    return 0;
+    for (size_t i = 0; i < count; i++)
+        if (w[i].n == n && memcmp(s, w[i].s, n) == 0)
+            return w[i].id;
+    return none;
+}
+
+/* An event's category: CAT_DEVICE, a device operation (HTA's idle-time
+ * breakdown takes these as a stream's kernels:
+ * hta/analyzers/breakdown_analysis.py, get_idle_time_breakdown; memory
+ * copies and sets count, as on the device they do); CAT_RANGE, a CPU
+ * range kineto_stage.c maps to stages (HTA's CPU categories); else
+ * CAT_OTHER. */
+static int cat_class(const unsigned char *s, size_t n)
+{
+    static const struct word cats[] = {
+        WORD("kernel", CAT_DEVICE),  WORD("Kernel", CAT_DEVICE),          WORD("gpu_memcpy", CAT_DEVICE),
+        WORD("Memcpy", CAT_DEVICE),  WORD("gpu_memset", CAT_DEVICE),      WORD("Memset", CAT_DEVICE),
+        WORD("mtia_ccp_events", CAT_DEVICE), WORD("cpu_op", CAT_RANGE),   WORD("user_annotation", CAT_RANGE),
+        WORD("python_function", CAT_RANGE),
+    };
+    return word_id(s, n, cats, sizeof cats / sizeof *cats, CAT_OTHER);
 }
 
 /* Is name HTA's ProfilerStep#N (its pattern ^ProfilerStep#(\d+))? The
@@ -324,15 +351,10 @@ static void event_begin(struct kstate *k)
 {
     k->in_event = 1;
     k->ev_key = K_NONE;
-    k->ph[0] = k->cat[0] = k->name[0] = k->pid[0] = k->tid[0] = 0;
+    k->ph[0] = k->name[0] = k->pid[0] = k->tid[0] = 0;
     k->has_name_id = 0;
+    k->cat_class = CAT_NONE;
     k->has_ts = k->has_dur = k->has_dev = k->has_stream = k->has_corr = k->bad_num = k->name_cut = 0;
-}
-
-/* The CPU ranges kineto_stage.c maps to stages (HTA's CPU categories). */
-static int range_cat(const char *c)
-{
-    return strcmp(c, "cpu_op") == 0 || strcmp(c, "user_annotation") == 0 || strcmp(c, "python_function") == 0;
 }
 
 /* The event's thread, "pid\x1ftid": its id in kr.threads. */
@@ -354,7 +376,7 @@ static int event_end(struct kstate *k)
     if (!k->has_ts)
         k->any_missing_ts = 1; /* HTA's ts column is then a float one: it rounds */
     int64_t stream = k->has_stream ? k->stream : -1;
-    if (device_cat(k->cat)) {
+    if (k->cat_class == CAT_DEVICE) {
         /* why a device operation cannot be a unit: mb_skip's reasons */
         int why = strcmp(k->ph, "X") != 0                                                    ? SCAN_BAD_EVENT
                   : !k->has_ts || !k->has_dur || k->dur < 0 || k->bad_num                    ? SCAN_BAD_TIME
@@ -378,7 +400,7 @@ static int event_end(struct kstate *k)
      * a stream), nor the device's Event or Context Sync */
     int cpu = !(stream >= 0 && k->has_corr && k->corr >= 0) && strcmp(k->name, "Event Sync") != 0 &&
               strcmp(k->name, "Context Sync") != 0;
-    if (cpu && k->has_name_id && range_cat(k->cat) && strcmp(k->ph, "X") == 0 && k->has_ts && k->has_dur &&
+    if (cpu && k->has_name_id && k->cat_class == CAT_RANGE && strcmp(k->ph, "X") == 0 && k->has_ts && k->has_dur &&
         k->dur >= 0 && !k->bad_num) {
         uint32_t th;
         int64_t end;
@@ -411,34 +433,25 @@ static int event_end(struct kstate *k)
 
 /* ---- yajl's callbacks ---- */
 
-static int key_id(const unsigned char *s, size_t n, const char *const *names, const int *ids, size_t count)
-{
-    for (size_t i = 0; i < count; i++)
-        if (strlen(names[i]) == n && memcmp(s, names[i], n) == 0)
-            return ids[i];
-    return K_NONE;
-}
-
 static int cb_map_key(void *ctx, const unsigned char *s, size_t n)
 {
     struct kstate *k = ctx;
     k->tokens++;
     if (k->form == 1 && k->depth == 1) {
-        static const char *const nm[] = {"traceEvents", "distributedInfo"};
-        static const int id[] = {K_EVENTS, K_DIST};
-        k->top_key = key_id(s, n, nm, id, 2);
+        static const struct word w[] = {WORD("traceEvents", K_EVENTS), WORD("distributedInfo", K_DIST)};
+        k->top_key = word_id(s, n, w, 2, K_NONE);
     } else if (k->in_dist && k->depth == 2) {
-        static const char *const nm[] = {"rank"};
-        static const int id[] = {K_RANK};
-        k->dist_key = key_id(s, n, nm, id, 1);
+        static const struct word w[] = {WORD("rank", K_RANK)};
+        k->dist_key = word_id(s, n, w, 1, K_NONE);
     } else if (k->in_event && k->depth == k->arr_depth + 1) {
-        static const char *const nm[] = {"ph", "cat", "name", "ts", "dur", "args", "pid", "tid"};
-        static const int id[] = {K_PH, K_CAT, K_NAME, K_TS, K_DUR, K_ARGS, K_PID, K_TID};
-        k->ev_key = key_id(s, n, nm, id, 8);
+        static const struct word w[] = {WORD("ph", K_PH),   WORD("cat", K_CAT),   WORD("name", K_NAME),
+                                        WORD("ts", K_TS),   WORD("dur", K_DUR),   WORD("args", K_ARGS),
+                                        WORD("pid", K_PID), WORD("tid", K_TID)};
+        k->ev_key = word_id(s, n, w, 8, K_NONE);
     } else if (k->in_args && k->depth == k->arr_depth + 2) {
-        static const char *const nm[] = {"device", "stream", "correlation"};
-        static const int id[] = {K_DEVICE, K_STREAM, K_CORR};
-        k->args_key = key_id(s, n, nm, id, 3);
+        static const struct word w[] = {WORD("device", K_DEVICE), WORD("stream", K_STREAM),
+                                        WORD("correlation", K_CORR)};
+        k->args_key = word_id(s, n, w, 3, K_NONE);
     }
     return 1;
 }
@@ -583,19 +596,18 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n)
      * the category is one or not known yet; a name of 64 KiB or more is
      * no range's */
     if (k->in_event && k->depth == k->arr_depth + 1 && k->ev_key == K_NAME && n < 65536 &&
-        (!k->cat[0] || range_cat(k->cat))) {
+        (k->cat_class == CAT_NONE || k->cat_class == CAT_RANGE)) {
         if (strtab_intern(&k->kr.names, (const char *)s, n, &k->name_id)) {
             k->oom = 1;
             return 0;
         }
         k->has_name_id = 1;
     }
+    if (k->in_event && k->depth == k->arr_depth + 1 && k->ev_key == K_CAT)
+        k->cat_class = cat_class(s, n);
     if (k->in_event && k->depth == k->arr_depth + 1) {
-        char *dst = k->ev_key == K_PH ? k->ph : k->ev_key == K_CAT ? k->cat
-                                            : k->ev_key == K_NAME  ? k->name
-                                                                   : NULL;
-        size_t cap = k->ev_key == K_PH ? sizeof k->ph : k->ev_key == K_CAT ? sizeof k->cat
-                                                                           : sizeof k->name;
+        char *dst = k->ev_key == K_PH ? k->ph : k->ev_key == K_NAME ? k->name : NULL;
+        size_t cap = k->ev_key == K_PH ? sizeof k->ph : sizeof k->name;
         if (dst) {
             if (k->ev_key == K_NAME)
                 k->name_cut = n >= cap; /* a step number cut short is not the step's */

@@ -47,17 +47,37 @@ struct sop {
  * the run's time base again. */
 static double us_double(int64_t ns)
 {
-    /* ns since 1970 pass 2^53: no double holds them, so the decimal the
-     * input wrote is rebuilt and read as Python reads it (strtod and
-     * Python's float() both round correctly) */
-    int64_t w = ns / 1000, f = ns % 1000;
-    if (f < 0) {
-        w -= 1;
-        f += 1000;
+    /* The double nearest ns / 1000 (ties to even): what strtod and
+     * Python's float() make of the decimal the input wrote, both rounding
+     * correctly.  Below 2^53 both are exact doubles and IEEE division
+     * rounds correctly; above (ns since 1970) no double holds ns, so the
+     * quotient's 53 bits are found in integers. */
+    uint64_t a = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
+    double r;
+    if (a < (UINT64_C(1) << 53)) {
+        r = (double)a / 1000.0;
+    } else {
+        /* a / 1000 = m * 2^e with 2^52 <= m < 2^53: from a's bits, then
+         * adjusted (1000 is about 2^10) */
+        int e = 63 - __builtin_clzll(a) - 52 - 10;
+        unsigned __int128 num, den, m;
+        for (;;) {
+            num = e < 0 ? (unsigned __int128)a << -e : a;
+            den = e > 0 ? (unsigned __int128)1000 << e : 1000;
+            m = num / den;
+            if (m >= (UINT64_C(1) << 53))
+                e++;
+            else if (m < (UINT64_C(1) << 52))
+                e--;
+            else
+                break;
+        }
+        unsigned __int128 rem = num - m * den;
+        if (2 * rem > den || (2 * rem == den && (m & 1)))
+            m++; /* 2^53 exactly is still a double */
+        r = ldexp((double)(uint64_t)m, e);
     }
-    char b[48];
-    snprintf(b, sizeof b, "%lld.%03lld", (long long)w, (long long)f);
-    return strtod(b, NULL);
+    return ns < 0 ? -r : r;
 }
 
 static int64_t hta_ceil(int64_t t, int64_t origin)

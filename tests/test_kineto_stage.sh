@@ -117,6 +117,24 @@ python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d['a']['bo
 "$W" render $MAP -o "$T/stage.html" "$T/stage.json" 2>"$T/render.err" && grep -q "synthesis" "$T/stage.html" &&
     ok || bad "render --stage: $(cat "$T/render.err")"
 
+# a name's ranges count against the devices' window only within it: a
+# slow first DataLoader call before the first operation (the trace moved
+# 10 ms on, the call [0, 9 ms]) holds no idle, and does not make the name
+# a whole-run one
+python3 - "$T/stage.json" "$T/warm.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for e in d['traceEvents']:
+    e['ts'] += 10000
+d['traceEvents'].append({"ph": "X", "cat": "user_annotation", "pid": 1, "tid": 1, "ts": 0, "dur": 9000,
+                         "name": "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__"})
+json.dump(d, open(sys.argv[2], 'w'))
+PY
+"$W" analyze --json --no-progress "$T/warm.json" >"$T/warm.out" 2>/dev/null || bad "warm-up: exit $?"
+judge warm "$T/warm.out" <<PY
+want("candidates", cands, [("enumerate(DataLoader)", 2400, 7), ("aten::to", 160, 5), ("aten::mm", 35, 15)])
+PY
+
 # a range's name is the trace's, any bytes: a terminal's escape in it is
 # not written to the terminal
 python3 - "$T/evil.json" <<'PY'
@@ -143,6 +161,17 @@ import json, sys
 a, b = (json.load(open(p))['runs'][0] for p in sys.argv[1:])
 sys.exit([a['idle_by_cause'], a['bottleneck']] != [b['idle_by_cause'], b['bottleneck']])
 PY
+
+# two launches with one correlation (kineto/dup_corr.json): the later in
+# the file is the operation's launch, as HTA's join keeps the last (here
+# the earlier in time, ts 50 on thread 2), and its thread is where its
+# prep range is looked for (prepB on thread 2, from 40)
+"$W" dump "$HERE/kineto/dup_corr.json" >"$T/dup0.log" 2>&1
+"$W" dump --stage 'prep=prep*' "$HERE/kineto/dup_corr.json" >"$T/dup.log" 2>&1
+grep -qx 'TIMELINE,0.049000,CHAN_SEND,2,worker=7,device=0' "$T/dup0.log" &&
+    grep -qx 'TIMELINE,0.039000,GPU_PICKUP,2,worker=7,device=0' "$T/dup.log" &&
+    grep -qx 'TIMELINE,0.039000,CHAN_SEND,2,worker=7,device=0' "$T/dup.log" &&
+    ok || bad "a correlation launched twice: $(cat "$T/dup0.log" "$T/dup.log")"
 
 # bad rules: usage errors that say what --stage takes
 for arg in 'gpu=x' 'synthesis=' 'synthesis' '=x'; do

@@ -178,7 +178,6 @@ int kstage_assign(const struct kranges *kr, const struct stage_map *map, size_t 
         size_t j = last_at_or_before(s, lo, hi, launch[i]);
         if (j < hi && launch[i] <= s[j].t1) {
             out[i].pickup = out[i].ready = s[j].t0;
-            use->stage_units[1]++;
         }
     }
     /* synthesis: units in order of readiness take the latest range that
@@ -198,7 +197,6 @@ int kstage_assign(const struct kranges *kr, const struct stage_map *map, size_t 
         s[j].taken = i + 1;
         out[i].synth0 = s[j].t0;
         out[i].synth1 = s[j].t1 < out[i].ready ? s[j].t1 : out[i].ready;
-        use->stage_units[0]++;
     }
     free(s);
     free(order);
@@ -221,6 +219,12 @@ static int64_t sat_sub(int64_t a, int64_t b)
     return __builtin_sub_overflow(a, b, &s) ? (b < 0 ? INT64_MAX : INT64_MIN) : s;
 }
 
+static int64_t sat_mul(int64_t a, int64_t b)
+{
+    int64_t s;
+    return __builtin_mul_overflow(a, b, &s) ? ((a < 0) != (b < 0) ? INT64_MIN : INT64_MAX) : s;
+}
+
 static int krange_by_name(const void *a, const void *b)
 {
     const struct krange *x = a, *y = b;
@@ -228,13 +232,6 @@ static int krange_by_name(const void *a, const void *b)
         return x->name < y->name ? -1 : 1;
     return x->t0 < y->t0 ? -1 : x->t0 > y->t0;
 }
-
-struct gaps {
-    int32_t device;
-    struct span *g; /* idle gaps within the window, in order */
-    size_t n;
-    int64_t window;
-};
 
 /* An operation's time on its device. */
 struct dspan {
@@ -250,71 +247,106 @@ static int dspan_cmp(const void *a, const void *b)
     return x->ts < y->ts ? -1 : x->ts > y->ts;
 }
 
-/* Each device's idle gaps (its operations' union's holes). */
-static struct gaps *device_gaps(const struct kop *ops, size_t nops, size_t *ndev)
+/* The devices' idle time before t, summed over the devices, as a
+ * piecewise linear function: at each gap's start or end a point (its
+ * time, the idle before it, and how many devices idle after it), so that
+ * the idle within [t0, t1] is two binary searches, whatever the names and
+ * gaps (a walk over the gaps per name was their product). */
+struct ipoint {
+    int64_t t, before, slope;
+};
+
+struct idle_fn {
+    struct ipoint *p;
+    size_t n;
+    int64_t first, last; /* the devices' window: first operation to last end */
+    int64_t total;       /* the idle of all devices */
+};
+
+struct edge {
+    int64_t t;
+    int d; /* +1 a gap begins, -1 one ends */
+};
+
+static int edge_cmp(const void *a, const void *b)
 {
+    const struct edge *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return x->d - y->d;
+}
+
+/* Each device's gaps (its operations' union's holes), as f.  0, or -1. */
+static int idle_of(const struct kop *ops, size_t nops, struct idle_fn *f)
+{
+    memset(f, 0, sizeof *f);
     struct dspan *o = malloc((nops ? nops : 1) * sizeof *o);
-    if (!o)
-        return NULL;
+    struct edge *e = malloc((nops ? 2 * nops : 1) * sizeof *e);
+    if (!o || !e) {
+        free(o);
+        free(e);
+        return -1;
+    }
     for (size_t i = 0; i < nops; i++)
         o[i] = (struct dspan){ops[i].ts, sat_add(ops[i].ts, ops[i].dur), ops[i].device};
     qsort(o, nops, sizeof *o, dspan_cmp);
-    size_t nd = 0;
-    for (size_t i = 0; i < nops; i++)
-        nd += i == 0 || o[i].device != o[i - 1].device;
-    struct gaps *d = calloc(nd ? nd : 1, sizeof *d);
-    struct span *all = malloc((nops ? nops : 1) * sizeof *all);
-    if (!d || !all) {
-        free(o);
-        free(d);
-        free(all);
-        return NULL;
-    }
-    size_t k = 0, used = 0;
+    size_t ne = 0;
+    f->first = INT64_MAX;
+    f->last = INT64_MIN;
     for (size_t i = 0; i < nops;) {
-        size_t e = i;
-        while (e < nops && o[e].device == o[i].device)
-            e++;
-        struct gaps *g = &d[k++];
-        g->device = o[i].device;
-        g->g = all + used;
-        int64_t end = o[i].end, first = o[i].ts;
-        for (size_t j = i + 1; j < e; j++) {
-            if (o[j].ts > end)
-                g->g[g->n++] = (struct span){end, o[j].ts};
+        size_t j = i + 1;
+        int64_t end = o[i].end;
+        if (o[i].ts < f->first)
+            f->first = o[i].ts;
+        for (; j < nops && o[j].device == o[i].device; j++) {
+            if (o[j].ts > end) {
+                e[ne++] = (struct edge){end, 1};
+                e[ne++] = (struct edge){o[j].ts, -1};
+            }
             if (o[j].end > end)
                 end = o[j].end;
         }
-        g->window = sat_sub(end, first);
-        used += g->n;
-        i = e;
+        if (end > f->last)
+            f->last = end;
+        i = j;
     }
     free(o);
-    *ndev = nd;
-    if (!nd)
-        free(all);
-    return d;
+    qsort(e, ne, sizeof *e, edge_cmp);
+    f->p = malloc((ne ? ne : 1) * sizeof *f->p);
+    if (!f->p) {
+        free(e);
+        return -1;
+    }
+    int64_t before = 0, slope = 0, t = ne ? e[0].t : 0;
+    for (size_t i = 0; i < ne; i++) {
+        before = sat_add(before, sat_mul(slope, sat_sub(e[i].t, t)));
+        t = e[i].t;
+        slope += e[i].d;
+        if (f->n && f->p[f->n - 1].t == t)
+            f->p[f->n - 1].slope = slope;
+        else
+            f->p[f->n++] = (struct ipoint){t, before, slope};
+    }
+    f->total = before;
+    free(e);
+    return 0;
 }
 
-/* The idle time of g within [t0, t1]. */
-static int64_t idle_within(const struct gaps *g, int64_t t0, int64_t t1)
+/* The devices' idle before t. */
+static int64_t idle_before(const struct idle_fn *f, int64_t t)
 {
-    size_t a = 0, b = g->n; /* the first gap that ends after t0 */
+    size_t a = 0, b = f->n; /* the first point after t */
     while (a < b) {
         size_t mid = a + (b - a) / 2;
-        if (g->g[mid].end <= t0)
+        if (f->p[mid].t <= t)
             a = mid + 1;
         else
             b = mid;
     }
-    int64_t sum = 0;
-    for (size_t i = a; i < g->n && g->g[i].start < t1; i++) {
-        int64_t s = g->g[i].start > t0 ? g->g[i].start : t0;
-        int64_t e = g->g[i].end < t1 ? g->g[i].end : t1;
-        if (e > s)
-            sum = sat_add(sum, sat_sub(e, s));
-    }
-    return sum;
+    if (a == 0)
+        return 0;
+    const struct ipoint *p = &f->p[a - 1];
+    return sat_add(p->before, sat_mul(p->slope, sat_sub(t, p->t)));
 }
 
 static int is_step(const struct kranges *kr, uint32_t name)
@@ -341,17 +373,11 @@ static void cand_put(struct streams_use *use, const struct kcand *c)
 int kstage_candidates(struct kranges *kr, const struct kop *ops, size_t nops, struct model *m,
                       struct streams_use *use)
 {
-    size_t nd = 0;
-    struct gaps *d = device_gaps(ops, nops, &nd);
-    if (!d)
+    struct idle_fn f;
+    if (idle_of(ops, nops, &f))
         return -1;
-    int64_t max_window = 0;
-    for (size_t i = 0; i < nd; i++) {
-        for (size_t j = 0; j < d[i].n; j++)
-            use->cand_idle = sat_add(use->cand_idle, sat_sub(d[i].g[j].end, d[i].g[j].start));
-        if (d[i].window > max_window)
-            max_window = d[i].window;
-    }
+    use->cand_idle = f.total;
+    int64_t window = sat_sub(f.last, f.first);
     struct krange *r = kr->r;
     if (kr->n)
         qsort(r, kr->n, sizeof *r, krange_by_name);
@@ -361,9 +387,9 @@ int kstage_candidates(struct kranges *kr, const struct kop *ops, size_t nops, st
         while (e < kr->n && r[e].name == r[i].name)
             e++;
         struct kcand c = {r[i].name, e - i, 0, 0};
-        /* the union of the name's ranges, on any thread, against each
-         * device's gaps */
-        int64_t u0 = r[i].t0, u1 = r[i].t1;
+        /* the union of the name's ranges, on any thread: its idle, and
+         * how much of the devices' window it spans */
+        int64_t u0 = r[i].t0, u1 = r[i].t1, inside = 0;
         for (size_t j = i + 1; j <= e; j++) {
             if (j < e && r[j].t0 <= u1) {
                 if (r[j].t1 > u1)
@@ -371,15 +397,18 @@ int kstage_candidates(struct kranges *kr, const struct kop *ops, size_t nops, st
                 continue;
             }
             c.span = sat_add(c.span, sat_sub(u1, u0));
-            for (size_t g = 0; g < nd; g++)
-                c.idle = sat_add(c.idle, idle_within(&d[g], u0, u1));
+            c.idle = sat_add(c.idle, sat_sub(idle_before(&f, u1), idle_before(&f, u0)));
+            int64_t a = u0 > f.first ? u0 : f.first, b = u1 < f.last ? u1 : f.last;
+            if (b > a)
+                inside = sat_add(inside, sat_sub(b, a));
             if (j < e) {
                 u0 = r[j].t0;
                 u1 = r[j].t1;
             }
         }
         int room = use->ncand < KCAND_MAX || c.idle > use->cand[KCAND_MAX - 1].idle;
-        if (c.idle > 0 && room && !is_step(kr, c.name) && !(max_window && c.span >= max_window / 10 * 9)) {
+        int whole = window > 0 && (__int128)inside * 10 >= (__int128)window * 9;
+        if (c.idle > 0 && room && !whole && !is_step(kr, c.name)) {
             size_t n;
             const char *s = strtab_get(&kr->names, c.name, &n);
             uint32_t id;
@@ -390,8 +419,6 @@ int kstage_candidates(struct kranges *kr, const struct kop *ops, size_t nops, st
         }
         i = e;
     }
-    if (nd)
-        free(d[0].g);
-    free(d);
+    free(f.p);
     return rc;
 }

@@ -4,7 +4,7 @@
  * the user names them (`--stage synthesis=GLOB`, `--stage prep=GLOB`),
  * and offered as candidates for a mapping where not.
  *
- * The rule (docs/json.md, "Stages of a PyTorch trace"): on the thread
+ * The rule (docs/cli.md, "PyTorch traces: which stage of the host"): on the thread
  * that launches a device operation,
  *   prep       a prep range that holds the launch is the unit's prep:
  *              GPU_PICKUP at its start, and the unit is ready (CHAN_SEND)
@@ -56,7 +56,8 @@ struct kstage {
 };
 
 /* Each operation i launched at launch[i] on thread[i] (T_NONE: none)
- * gets its stages in out[i]; use->stage_* counts what was matched.
+ * gets its stages in out[i]; use->stage_ranges counts the ranges (the
+ * units given a stage are the reader's to count, as it makes them).
  * 0, or -1 out of memory. */
 int kstage_assign(const struct kranges *kr, const struct stage_map *map, size_t nops, const int64_t *launch,
                   const uint32_t *thread, struct kstage *out, struct streams_use *use);
@@ -64,9 +65,9 @@ int kstage_assign(const struct kranges *kr, const struct stage_map *map, size_t 
 /* Of the ranges of each name, the device idle time (summed over the
  * devices, within each one's window) during which one is open: the
  * largest into use->cand (names interned in m->strs).  A step
- * (ProfilerStep#N) and a range that spans nearly the whole trace (90% of
- * a device's window or more: the program, the training loop) are left
- * out: they hold every gap.  Sorts kr's ranges (by name): the last use of
+ * (ProfilerStep#N) and a name whose ranges cover nearly the whole trace
+ * (90% of the devices' window or more: the program, the training loop)
+ * are left out: they hold every gap.  Sorts kr's ranges (by name): the last use of
  * them.  0, or -1 out of memory. */
 int kstage_candidates(struct kranges *kr, const struct kop *ops, size_t nops, struct model *m,
                       struct streams_use *use);

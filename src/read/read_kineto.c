@@ -711,7 +711,7 @@ static const struct lslot *launch_of(struct kstate *k, const struct kop *o, int6
 
 /* With a stage map: each operation's stages (kineto_stage.h), from its
  * launch; NULL out of memory. */
-static struct kstage *stages_of(struct model *m, struct kstate *k, int64_t t_floor)
+static struct kstage *stages_of(struct model *m, struct kstate *k, int64_t t_floor, int64_t t_last)
 {
     int64_t *lt = malloc((k->nops ? k->nops : 1) * sizeof *lt);
     uint32_t *th = malloc((k->nops ? k->nops : 1) * sizeof *th);
@@ -727,15 +727,21 @@ static struct kstage *stages_of(struct model *m, struct kstate *k, int64_t t_flo
             free(st);
             st = NULL;
         }
-        for (size_t i = 0; st && i < k->nops; i++) { /* a range below a trace's 0 is no stage */
-            if (st[i].synth0 != T_NONE && st[i].synth0 < t_floor) {
+        /* a range below a trace's 0 is no stage, nor one so long before
+         * the last operation's end that the operations would fall out of
+         * the time span the analysis takes (a stage never makes a
+         * readable trace unreadable) */
+        for (size_t i = 0; st && i < k->nops; i++) {
+            int64_t room;
+            if (st[i].synth0 != T_NONE &&
+                (st[i].synth0 < t_floor || __builtin_sub_overflow(t_last, st[i].synth0, &room) || room > TIME_SPAN_MAX))
                 st[i].synth0 = st[i].synth1 = T_NONE;
-                k->use.stage_units[0]--;
-            }
-            if (st[i].pickup != T_NONE && st[i].pickup < t_floor) {
+            if (st[i].pickup != T_NONE &&
+                (st[i].pickup < t_floor || __builtin_sub_overflow(t_last, st[i].pickup, &room) || room > TIME_SPAN_MAX)) {
                 st[i].pickup = T_NONE;
                 st[i].ready = lt[i];
-                k->use.stage_units[1]--;
+                if (st[i].synth1 != T_NONE && st[i].synth1 > st[i].ready)
+                    st[i].synth1 = st[i].ready;
             }
         }
     } else {
@@ -752,14 +758,18 @@ static struct kstage *stages_of(struct model *m, struct kstate *k, int64_t t_flo
  * prep range makes it ready before its launch, the launch is kept as the
  * detail launch_ns (HTA's rule takes it: analyze_stream.c). */
 static int stage_events(struct mbuild *b, const struct kop *o, const struct kstage *st, int64_t launch, int64_t origin,
-                        const char *job, size_t jl)
+                        const char *job, size_t jl, struct streams_use *use)
 {
     int rc = mb_event(b, st->ready - origin, job, jl, -1, EV_CHAN_SEND, o->stream, o->device, o->index, 0);
-    if (!rc && st->pickup != T_NONE)
+    if (!rc && st->pickup != T_NONE) {
         rc = mb_event(b, st->pickup - origin, job, jl, -1, EV_GPU_PICKUP, o->stream, o->device, o->index, 0);
-    if (!rc && st->synth0 != T_NONE)
+        use->stage_units[1]++;
+    }
+    if (!rc && st->synth0 != T_NONE) {
         rc = mb_event(b, st->synth0 - origin, job, jl, -1, EV_SYNTH_START, o->stream, o->device, o->index, 0) ||
              mb_event(b, st->synth1 - origin, job, jl, -1, EV_SYNTH_END, o->stream, o->device, o->index, 0);
+        use->stage_units[0]++;
+    }
     if (!rc && st->ready != launch) {
         char v[24];
         size_t vl = (size_t)snprintf(v, sizeof v, "%lld", (long long)(launch - origin));
@@ -786,7 +796,15 @@ static int build(struct model *m, const char *name, struct kstate *k)
     int64_t t_floor = least[0] != INT64_MAX ? 0 : INT64_MIN; /* below it, a launch is none */
     struct kstage *st = NULL;
     if (m->stages && m->stages->n) {
-        if (!(st = stages_of(m, k, t_floor)))
+        int64_t t_last = INT64_MIN; /* the last operation's end */
+        for (size_t i = 0; i < k->nops; i++) {
+            int64_t end;
+            if (__builtin_add_overflow(k->ops[i].ts, k->ops[i].dur, &end))
+                end = INT64_MAX;
+            if (end > t_last)
+                t_last = end;
+        }
+        if (!(st = stages_of(m, k, t_floor, t_last)))
             return -1;
         for (size_t i = 0; i < k->nops; i++) /* a stage may begin before any operation or launch */
             if (st[i].ready != T_NONE)
@@ -831,7 +849,7 @@ static int build(struct model *m, const char *name, struct kstate *k)
             if (!rc)
                 rc = mb_detail(&b, job, jl, -1, "launch_ns", 9, v, vl, o->index);
         } else if (!rc && st)
-            rc = stage_events(&b, o, &st[i], l->ts, origin, job, jl);
+            rc = stage_events(&b, o, &st[i], l->ts, origin, job, jl, &k->use);
         else if (!rc)
             rc = mb_event(&b, l->ts - origin, job, jl, -1, EV_CHAN_SEND, o->stream, o->device, o->index, 0);
     }
@@ -908,7 +926,7 @@ int kineto_read(struct model *m, int fd, const char *name, const unsigned char *
         uint64_t before = k.tokens;
         rc = feed(h, &k, buf, got, &off, &lines, name, err, errlen);
         if (rc || eof)
-            continue;
+            break; /* (no read after the end: a terminal would wait for a second ^D) */
         if (k.tokens != before)
             want = 1 << 18;
         else if (want < (size_t)1 << 28) {

@@ -344,8 +344,8 @@ static void stage_map_text(FILE *f, const struct run *r, const struct paint *p)
                    "waited for\n",
                 "stages");
     if (!su->ncand) {
-        fprintf(f, "  %-14s %s%llu CPU ranges; none open while a device idled (steps and whole-run ranges aside)%s\n",
-                "", p->dim, (unsigned long long)su->cpu_ranges, p->off);
+        fprintf(f, "  %-14s %s%llu CPU range%s; none open while a device idled (steps and whole-run ranges aside)%s\n",
+                "", p->dim, (unsigned long long)su->cpu_ranges, su->cpu_ranges == 1 ? "" : "s", p->off);
         return;
     }
     fprintf(f, "  %-14s ", "open at idle");

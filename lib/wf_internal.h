@@ -187,6 +187,13 @@ struct wf_session {
 /* ---- State (wf_session.c) ---------------------------------------------- */
 
 extern pthread_mutex_t wf_reg_mu;  /* rings, open/close */
+/* Held by the writer through each cycle, and by fork() (wf_session.c's
+ * prepare handler), so that a child is never forked while the writer is
+ * inside an allocator: a sanitizer's allocator keeps its locks across
+ * fork(), and the child's first allocation, or LeakSanitizer's check at
+ * its exit, then waited forever.  Lock order: wf_cycle_mu, wf_reg_mu,
+ * wf_def_mu. */
+extern pthread_mutex_t wf_cycle_mu;
 extern struct wf_session *wf_sess; /* the live (or last) session */
 extern _Atomic uint32_t wf_live;   /* live session id, 0 when closed */
 

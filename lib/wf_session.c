@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 pthread_mutex_t wf_reg_mu = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t wf_cycle_mu = PTHREAD_MUTEX_INITIALIZER;
 struct wf_session *wf_sess;
 _Atomic uint32_t wf_live;
 static uint32_t wf_next_session = 1;
@@ -479,9 +480,10 @@ const char *wf_version_string(void)
 /* ------------------------------------------------------------------ */
 /* Process events: fork, exit, the environment                        */
 
-/* Lock order everywhere: wf_reg_mu before wf_def_mu. */
+/* Lock order everywhere: wf_cycle_mu, wf_reg_mu, wf_def_mu. */
 static void wf_atfork_prepare(void)
 {
+    pthread_mutex_lock(&wf_cycle_mu); /* the writer between cycles */
     pthread_mutex_lock(&wf_reg_mu);
     pthread_mutex_lock(&wf_def_mu);
 }
@@ -490,6 +492,7 @@ static void wf_atfork_parent(void)
 {
     pthread_mutex_unlock(&wf_def_mu);
     pthread_mutex_unlock(&wf_reg_mu);
+    pthread_mutex_unlock(&wf_cycle_mu);
 }
 
 static void wf_atfork_child(void)
@@ -525,8 +528,10 @@ static void wf_atfork_child(void)
     }
     pthread_mutex_unlock(&wf_def_mu);
     pthread_mutex_unlock(&wf_reg_mu);
+    pthread_mutex_unlock(&wf_cycle_mu);
     pthread_mutex_init(&wf_reg_mu, NULL);
     pthread_mutex_init(&wf_def_mu, NULL);
+    pthread_mutex_init(&wf_cycle_mu, NULL);
 }
 
 static void wf_atexit(void)

@@ -386,7 +386,9 @@ void *wf_writer_main(void *arg)
                 pthread_cond_wait(&s->wake, &s->wake_mu);
             break;
         }
+        pthread_mutex_lock(&wf_cycle_mu);
         double fill = writer_cycle(s, 0);
+        pthread_mutex_unlock(&wf_cycle_mu);
         /* A ring past a quarter full gets drained again soon. */
         uint64_t ns = fill > 0.25 ? 1000000u : (uint64_t)s->opts.flush_ms * 1000000u;
         struct timespec until;
@@ -402,7 +404,9 @@ void *wf_writer_main(void *arg)
             pthread_cond_timedwait(&s->wake, &s->wake_mu, &until);
     }
     pthread_mutex_unlock(&s->wake_mu);
+    pthread_mutex_lock(&wf_cycle_mu);
     writer_cycle(s, 1);
+    pthread_mutex_unlock(&wf_cycle_mu);
     wf_gpu_close(s);
     return NULL;
 }

@@ -86,29 +86,27 @@ static unsigned char *name_stages(const struct kranges *kr, const struct stage_m
  * its index, or hi when none does. */
 static size_t last_at_or_before(const struct srange *s, size_t lo, size_t hi, int64_t t)
 {
-    size_t a = lo, b = hi; /* the first that begins after t is in [a, b] */
-    while (a < b) {
-        size_t mid = a + (b - a) / 2;
-        if (s[mid].t0 <= t)
-            a = mid + 1;
-        else
-            b = mid;
-    }
-    return a == lo ? hi : a - 1;
+    size_t hint = 0, k = count_le_near(&s[lo].t0, sizeof *s, hi - lo, t, &hint);
+    return k ? lo + k - 1 : hi;
 }
 
 /* The first of s[0..n) (sorted) not below (th, stage). */
+struct below_key {
+    const struct srange *s;
+    uint32_t th;
+    int stage;
+};
+
+static int below(const void *ctx, size_t i)
+{
+    const struct below_key *k = ctx;
+    return k->s[i].thread < k->th || (k->s[i].thread == k->th && k->s[i].stage < k->stage);
+}
+
 static size_t first_from(const struct srange *s, size_t n, uint32_t th, int stage)
 {
-    size_t a = 0, b = n;
-    while (a < b) {
-        size_t mid = a + (b - a) / 2;
-        if (s[mid].thread < th || (s[mid].thread == th && s[mid].stage < stage))
-            a = mid + 1;
-        else
-            b = mid;
-    }
-    return a;
+    struct below_key k = {s, th, stage};
+    return first_not_before(0, n, below, &k);
 }
 
 /* The ranges [*lo, *hi) of thread th and stage stage (0 or 1) in s. */
@@ -335,14 +333,7 @@ static int idle_of(const struct kop *ops, size_t nops, struct idle_fn *f)
 /* The devices' idle before t. */
 static int64_t idle_before(const struct idle_fn *f, int64_t t)
 {
-    size_t a = 0, b = f->n; /* the first point after t */
-    while (a < b) {
-        size_t mid = a + (b - a) / 2;
-        if (f->p[mid].t <= t)
-            a = mid + 1;
-        else
-            b = mid;
-    }
+    size_t hint = 0, a = f->n ? count_le_near(&f->p[0].t, sizeof *f->p, f->n, t, &hint) : 0;
     if (a == 0)
         return 0;
     const struct ipoint *p = &f->p[a - 1];

@@ -18,6 +18,7 @@
 #include "build.h"
 #include "kineto_stage.h"
 #include "mem.h"
+#include "sort.h"
 #include "vocab.h"
 
 #include <errno.h>
@@ -171,41 +172,12 @@ static void launches_sort(struct kstate *k)
 
 static const struct lslot *launch_find(struct kstate *k, int64_t corr)
 {
-    size_t n = k->nls, h = k->ls_hint < n ? k->ls_hint : 0;
-    if (!n)
+    if (!k->nls)
         return NULL;
-    /* gallop from the hint to a range [lo, hi) that holds corr's place */
-    size_t lo, hi;
-    if (k->ls[h].corr <= corr) {
-        size_t step = 1;
-        lo = h;
-        hi = h + 1;
-        while (hi < n && k->ls[hi].corr <= corr) {
-            lo = hi;
-            hi = hi + step < n ? hi + step : n;
-            step *= 2;
-        }
-    } else {
-        size_t step = 1;
-        hi = h;
-        lo = h;
-        while (lo > 0 && k->ls[lo - 1].corr > corr) {
-            hi = lo;
-            lo = lo > step ? lo - step : 0;
-            step *= 2;
-        }
-    }
-    while (lo < hi) { /* the first above corr */
-        size_t mid = lo + (hi - lo) / 2;
-        if (k->ls[mid].corr <= corr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == 0 || k->ls[lo - 1].corr != corr)
+    size_t le = count_le_near(&k->ls[0].corr, sizeof *k->ls, k->nls, corr, &k->ls_hint);
+    if (le == 0 || k->ls[le - 1].corr != corr)
         return NULL;
-    k->ls_hint = lo - 1;
-    return &k->ls[lo - 1];
+    return &k->ls[le - 1];
 }
 
 /* ---- numbers ---- */

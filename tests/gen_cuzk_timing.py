@@ -23,6 +23,9 @@ Usage: gen_cuzk_timing.py OUT.log OUT.truth.json [options]
   --call-gpus N (a call over N GPUs, gpu_tid 0..N-1; TIMELINE names device)
   --noise (tracing lines with ANSI colour)  --seed N  --delay MS (spawn)
   --plain OUT (the same run without the CUZK_TIMING lines)
+  --spawn-lines (engine.rs's info! line "GPU_TIMING spawn_blocking
+    prove_start" once the call returns: worker, partition, spawn_to_enter
+    and prove_start, as tracing's fmt layer prints it)
 """
 import argparse
 import json
@@ -41,6 +44,7 @@ ap.add_argument("--noise", action="store_true")
 ap.add_argument("--seed", type=int, default=1)
 ap.add_argument("--delay", type=float, default=0.3)
 ap.add_argument("--plain")
+ap.add_argument("--spawn-lines", action="store_true")
 a = ap.parse_args()
 rng = random.Random(a.seed)
 
@@ -59,6 +63,18 @@ def tl(t, ev, job, detail):
 
 def cz(t, text):
     emit(t, "CUZK_TIMING: " + text, True)
+
+
+def info(t, msg, fields):
+    """A tracing info! line: a timestamp, the level, the target, the
+    message, then its fields (with --noise, in fmt's ANSI styles)."""
+    if a.noise:
+        f = " ".join("\x1b[3m%s\x1b[0m\x1b[2m=\x1b[0m%s" % kv for kv in fields)
+        emit(t, "\x1b[2m2026-12-05T10:00:%06.3fZ\x1b[0m \x1b[32m INFO\x1b[0m \x1b[2mcuzk_core::engine\x1b[0m\x1b[2m:\x1b[0m "
+             "%s %s" % ((max(t, 0) / 1e3) % 60, msg, f), True)
+    else:
+        emit(t, "2026-12-05T10:00:%06.3fZ  INFO cuzk_core::engine: %s %s"
+             % ((max(t, 0) / 1e3) % 60, msg, " ".join("%s=%s" % kv for kv in fields)), True)
 
 
 def ms(x):
@@ -144,6 +160,13 @@ for u in units:
     cz(unlock - 0.01, "mutex_held_ms=%d total_start_fn_ms=%d" % (ms(held), ms(unlock - T0)))
     for x in gl:
         mutex_free[x] = unlock
+    if a.spawn_lines:  # gpu_prove_start returns just after the unlock
+        ret = unlock + rng.uniform(0.02, 0.3)
+        info(ret, "GPU_TIMING spawn_blocking prove_start",
+             (("worker_id", w), ("partition", "Some(%d)" % u["p"]), ("spawn_to_enter_ms", ms(T0 - S)),
+              ("prove_start_ms", ms(ret - T0))))
+        note("spawn_to_enter", T0 - S)
+        note("prove_start", ret - T0)
     bg2 = rng.uniform(420, 520)
     bg2_end = prep_end + bg2
     cz(bg2_end, "b_g2_msm_ms=%d num_circuits=1" % ms(bg2))
@@ -157,7 +180,8 @@ for u in units:
                  ("prep_msm", prep), ("b_g2_msm", bg2), ("split_vectors", sv), ("setup_to_split", sts)):
         note(k, v)
     gpu_spans.append((S, E))
-    truth_units.append({"job": u["job"], "partition": u["p"], "kernel_s": [L / 1e3, (L + tot) / 1e3]})
+    truth_units.append({"job": u["job"], "partition": u["p"], "kernel_s": [L / 1e3, (L + tot) / 1e3],
+                        "kernel_after_start_ms": L - S})
 
 # a line before any GPU phase: the one-time pool message and a stray dealloc
 emit(-1, "CUZK_TIMING: set pool release threshold to MAX on gpu 0", True)
@@ -197,4 +221,4 @@ json.dump({"kernel_utilization": kutil,
            "means_ms": {k: sum(v) / len(v) for k, v in keys.items()},
            "counts": {k: len(v) for k, v in keys.items()},
            "outside": {k: len(v) for k, v in outside.items()},
-           "units": len(truth_units)}, open(a.truth, "w"), indent=1)
+           "units": len(truth_units), "unit_list": truth_units}, open(a.truth, "w"), indent=1)

@@ -117,8 +117,43 @@ py "$T/gpus.json" "r['durations']['interleaved'] > 0 and r['durations']['placed'
     ok || bad "two GPUs: what is not given is counted"
 "$W" analyze --no-progress "$T/gpus.log" 2>&1 | grep -q "durations not given to a unit" && ok || bad "two GPUs: the text says so"
 
+# --- the engine's spawn lines (engine.rs: GPU_TIMING spawn_blocking prove_start)
+# A spawn delay of up to 80 ms: the lines alone do not say when each call
+# entered, the engine's line does (without it, 212 of 840 durations were
+# ambiguous and kernel utilization 0.16 against 1.00 on this log).
+python3 "$GEN" "$T/spawn.log" "$T/spawn.truth" --workers 2 --delay 80 --spawn-lines --noise --seed 7 || bad "gen spawn"
+against "$T/spawn.log" "$T/spawn.truth" spawn
+py "$T/spawn.json" "r['durations']['spawn_lines'] == 60 and r['durations']['spawn_placed'] == 60 and r['durations']['ambiguous'] == 0 and {p['name']: p['parent'] for p in r['phases']}.get('total_start_fn') == 'prove_start'" &&
+    ok || bad "spawn lines: all given, total_start_fn within prove_start: $(python3 -c "import json; print(json.load(open('$T/spawn.json'))['runs'][0]['durations'])")"
+"$W" analyze --no-progress "$T/spawn.log" 2>&1 | grep -q "GPU_TIMING spawn_blocking: 60 lines, 60 given to units" && ok ||
+    bad "spawn lines: the text counts them"
+# each unit's kernel starts where the source puts it: GPU_START + spawn + pre_lock + wait
+"$W" render "$T/spawn.log" -o "$T/spawn.trace.json" 2>/dev/null || bad "spawn: render"
+python3 - "$T/spawn.trace.json" "$T/spawn.truth" <<'PY' && ok || bad "spawn lines: each kernel placed from the engine's entry"
+import json, sys
+ev = json.load(open(sys.argv[1]))['traceEvents']
+key = lambda e: (e['args']['job'], e['args']['partition'])
+gpu = {key(e): e['ts'] for e in ev if e.get('name') == 'gpu' and e.get('ph') == 'X'}
+kern = {key(e): e['ts'] for e in ev if e.get('name') == 'gpu_total' and e.get('ph') in ('X', 'b')}
+bad = 0
+for u in json.load(open(sys.argv[2]))['unit_list']:
+    k = (u['job'], u['partition'])
+    got = (kern[k] - gpu[k]) / 1e3 if k in kern and k in gpu else None
+    if got is None or abs(got - u['kernel_after_start_ms']) > 3:  # three values truncated to ms
+        bad += 1
+        print('%s: kernel %s ms after GPU_START, truth %.2f' % (k, got, u['kernel_after_start_ms']), file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+# a spawn line no unit can take (worker 9) and one with a partition that is not a count
+{ cat "$T/spawn.log"; echo "2026-12-05T10:01:00.000Z  INFO cuzk_core::engine: GPU_TIMING spawn_blocking prove_start worker_id=9 partition=Some(0) spawn_to_enter_ms=0 prove_start_ms=5";
+  echo "GPU_TIMING spawn_blocking prove_start worker_id=0 partition=Some(x) spawn_to_enter_ms=0 prove_start_ms=5"; } >"$T/spawn2.log"
+"$W" analyze --json --no-progress "$T/spawn2.log" >"$T/spawn2.json" 2>&1
+py "$T/spawn2.json" "r['durations']['spawn_lines'] == 61 and r['durations']['spawn_placed'] == 60 and r['durations']['unreadable'] == 1 and r['durations']['first_unreadable_line'] == $(($(wc -l <"$T/spawn.log") + 2))" &&
+    ok || bad "spawn lines not given, or unreadable, are counted: $(python3 -c "import json; print(json.load(open('$T/spawn2.json'))['runs'][0]['durations'])")"
+"$W" analyze --no-progress "$T/spawn2.log" 2>&1 | grep -q "1 spawn lines not given to a unit" && ok || bad "spawn lines: the text says one was not given"
+
 # --- one range or several: the same JSON --------------------------------------
-for f in one two noise; do
+for f in one two noise spawn; do
     WATERFALL_READ_THREADS=1 "$W" analyze --json --no-progress "$T/$f.log" >"$T/$f.1.json" 2>/dev/null
     WATERFALL_READ_THREADS=4 "$W" analyze --json --no-progress "$T/$f.log" >"$T/$f.4.json" 2>/dev/null
     cmp -s "$T/$f.1.json" "$T/$f.4.json" && ok || bad "$f: one read range and four differ"
@@ -142,7 +177,7 @@ py "$T/bad.json" "r['durations']['unreadable'] == 1 and r['durations']['first_un
     bad "diff compares the sub-phases: $(cat "$T/diff.txt")"
 # --- watch and its metrics place the kernels as analyze does -----------------
 # (the same sections to the same units: to the nanosecond, cmp_watch.py)
-for f in one two noise multi gpus; do
+for f in one two noise multi gpus spawn; do
     "$W" analyze --json --no-progress "$T/$f.log" >"$T/$f.a.json" 2>/dev/null
     "$W" watch --once "$T/$f.log" >"$T/$f.w.jsonl" 2>"$T/$f.w.err" || bad "$f: watch --once failed: $(cat "$T/$f.w.err")"
     python3 "$HERE/cmp_watch.py" "$T/$f.a.json" "$T/$f.w.jsonl" >"$T/$f.cmp" && ok ||
@@ -155,7 +190,9 @@ python3 "$HERE/cmp_watch.py" "$T/three.a.json" "$T/three.w.jsonl" >"$T/three.cmp
     bad "three workers, two starting in one ms (a GPU_END to come decides): $(cat "$T/three.cmp")"
 # the metrics endpoint serves the same kernel time (a bounded wait: the
 # log is whole, so it settles once watch has read it and been quiet)
-python3 - "$W" "$T/two.log" "$T/two.a.json" <<'PY' && ok || bad "the metrics' kernel time"
+# (spawn: the horizon waits for each call's spawn line, which may move its kernel)
+for f in two spawn; do
+python3 - "$W" "$T/$f.log" "$T/$f.a.json" <<'PY' && ok || bad "$f: the metrics' kernel time"
 import json, socket, subprocess, sys, time, urllib.request
 w, log, a = sys.argv[1:4]
 want = json.load(open(a))['runs'][0]['devices'][0]['kernel_busy_s']
@@ -183,4 +220,5 @@ if got is None or abs(got - want) > 1e-6 * want:
     print('metrics kernel %r, analyze %r' % (got, want), file=sys.stderr)
     sys.exit(1)
 PY
+done
 finish test_durations

@@ -98,6 +98,7 @@ static int dur_add(struct lines_chunk *c, const char *tag, const char *eol, char
     struct live_rec *o = &c->rec[c->nrec - 1];
     o->ev = LIVE_EV_DUR;
     o->dtid = (int8_t)(d.tid > 127 ? 127 : d.tid);
+    o->worker = d.worker, o->partition = d.partition; /* a spawn line's (scan.h) */
     o->dn = d.n;
     for (int i = 0; i < d.n; i++) {
         o->dname[i] = (uint8_t)dur_name_of(d.d[i].k, d.d[i].kn);
@@ -125,7 +126,7 @@ static int line_in(struct lines_text *s, struct lines_chunk *c, const char *line
         const char *hit = scan_find_any_count(pos, end, &nl);
         if (!hit)
             return 0;
-        if (*hit == 'C') /* a duration line (scan.h) */
+        if (*hit != 'T') /* a duration line, or the engine's spawn line (scan.h) */
             return dur_add(c, hit, end, s->scratch, at);
         struct scan_rec r;
         enum scan_err e = scan_line_in(line, hit, end, readable, s->scratch, &r);

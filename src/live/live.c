@@ -179,6 +179,7 @@ static struct live_unit *unit_get(struct live *l, const struct live_rec *r, int 
     x->u.partition = partition;
     x->u.worker = -1;
     x->cut = T_NONE;
+    x->spawn = -1;
     x->u.line = l->seq;
     x->seq = l->seq++;
     x->hash = h;
@@ -629,12 +630,16 @@ static int dur_decide(struct live *l, int end)
             }
             if (k >= 0) {
                 struct live_unit *x = l->tab[l->dcand[k].id];
+                if (x->spawn > d) /* as analyze places it (durations.c, assign) */
+                    d = x->spawn;
                 int64_t L = x->u.t[EV_GPU_START] + d + c->pre + c->wait;
                 x->dur_call = 1;
+                x->dd = d;
                 x->dka = L, x->dkb = L + c->gpu_total;
                 int64_t *ut = dur_unlock(l, x->u.device);
+                x->dul = L + p->held;
                 if (ut)
-                    *ut = L + p->held;
+                    *ut = x->dul;
                 l->dur_given++;
             }
         }
@@ -657,12 +662,60 @@ static int64_t dur_hold(struct live *l, int64_t h)
     return h;
 }
 
+/* Where the engine prints spawn lines, one printed after a call's
+ * section may move its kernel later (spawn_in): the horizon stays before
+ * the kernel of a unit given a call and no spawn line yet, until its
+ * GPU_END (the line comes before it). */
+static int64_t spawn_hold(const struct live *l, int64_t h)
+{
+    for (size_t q = 0; q <= l->mask; q++) {
+        const struct live_unit *x = l->tab[q];
+        if (x && x->dur_call && x->spawn < 0 && x->u.t[EV_GPU_END] == T_NONE && x->dka < h)
+            h = x->dka;
+    }
+    return h;
+}
+
+/* The engine's spawn line: to its worker's open GPU phase of that
+ * partition, the last started (durations.c, spawns); a call already
+ * given to it moves to the entry it measured, with its device's unlock. */
+static void spawn_in(struct live *l, const struct live_rec *r)
+{
+    l->spawn_lines++;
+    if (l->dur_t == T_NONE)
+        return;
+    struct live_unit *best = NULL;
+    for (size_t i = 0; i <= l->mask; i++) {
+        struct live_unit *x = l->tab[i];
+        int64_t S = x ? x->u.t[EV_GPU_START] : T_NONE, E = x ? x->u.t[EV_GPU_END] : T_NONE;
+        if (!x || x->u.worker != r->worker || (r->partition >= 0 && x->u.partition != r->partition) ||
+            x->spawn >= 0 || S == T_NONE || S > l->dur_t || (E != T_NONE && E < l->dur_t - DUR_TOL))
+            continue;
+        if (!best || S > best->u.t[EV_GPU_START] || (S == best->u.t[EV_GPU_START] && x->seq > best->seq))
+            best = x;
+    }
+    if (!best)
+        return;
+    best->spawn = r->dms[0] * 1000000;
+    if (best->dur_call && best->spawn > best->dd) {
+        int64_t shift = best->spawn - best->dd, *ut = dur_unlock(l, best->u.device);
+        if (ut && *ut == best->dul) /* no call has locked the device since */
+            *ut += shift;
+        best->dka += shift, best->dkb += shift, best->dul += shift, best->dd = best->spawn;
+    }
+}
+
 /* A duration line: it opens a section (pre_lock_cpu, mutex_wait), adds
  * to the oldest open one a gpu_tid's line or its closing line (mutex_held),
  * which gives it its unit.  Sections that interleave (several GPUs) are
  * not given, as in analyze. */
 static int dur_in(struct live *l, const struct live_rec *r)
 {
+    if (r->dtid == SCAN_TID_SPAWN) {
+        if (l->run)
+            spawn_in(l, r);
+        return 0;
+    }
     l->dur_lines++;
     if (!r->dn || !l->run)
         return 0;
@@ -1192,6 +1245,8 @@ int live_settle(struct live *l, int quiet, int end)
     int64_t h = horizon_of(l, quiet, end);
     if (l->ndpend)
         h = dur_hold(l, h);
+    if (l->spawn_lines && !end)
+        h = spawn_hold(l, h);
     struct live_spans *queue = &l->sp_queue, *synth = &l->sp_synth;
     queue->n = synth->n = 0;
     int rc = -1;

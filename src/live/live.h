@@ -79,7 +79,8 @@ struct live_rec {
     int64_t line_ns;  /* that timestamp (the offset between the two clocks) */
     /* ev == LIVE_EV_DUR: a duration line (scan_dur), what watch places of it */
     uint8_t dn;                     /* its durations */
-    int8_t dtid;                    /* gpu_tid=, or -1 */
+    int8_t dtid;                    /* gpu_tid=, or -1; SCAN_TID_SPAWN: the engine's spawn line, its
+                                     * worker and partition above, spawn_to_enter in dms[0] */
     uint8_t dname[SCAN_DUR_MAX];    /* enum dur_name (durations.h) */
     int64_t dms[SCAN_DUR_MAX];
 };
@@ -98,6 +99,8 @@ struct live_unit {
                        * (T_NONE: not so) */
     uint8_t dur_call;  /* a duration lines' section was given to it: its kernel is dk */
     int64_t dka, dkb;  /* that kernel (gpu_total), clamped into the GPU phase when counted */
+    int64_t dd, dul;   /* the delay from GPU_START to that call's entry; its unlock */
+    int64_t spawn;     /* its spawn line's spawn_to_enter (ns; -1: none given yet) */
     uint16_t nkern, kern_cap, nkopen;
     struct span *kern; /* its kernel phases (live_opts.kernel_phase), paired */
     int64_t kopen[4];  /* kernel phases started and not yet ended, oldest first */
@@ -214,6 +217,7 @@ struct live {
     int ndpend;
     int64_t dur_t;
     uint64_t dur_lines, dur_given; /* duration lines read; sections given a unit */
+    uint64_t spawn_lines;          /* the engine's spawn lines read (the horizon waits for them) */
     struct dur_cand *dcand;        /* dur_choose's arrays, kept between sections */
     int64_t *dscratch;
     size_t dcap;

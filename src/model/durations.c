@@ -17,7 +17,14 @@
  *    from T0 + pre_lock_cpu (it starts as the calling thread goes for the
  *    lock), the barrier inside gpu_total waits for prep_msm, and b_g2_msm
  *    may end after the call returns, never after its unit's GPU_END;
- *    async_dealloc runs detached, later.
+ *    async_dealloc runs detached, later;
+ *  - the engine (engine.rs) prints GPU_START, then spawns the call on a
+ *    blocking thread, which enters it spawn_to_enter ms later (so T0 =
+ *    GPU_START + spawn_to_enter) and, once gpu_prove_start returns
+ *    (prove_start ms from T0, just after the unlock), prints both with
+ *    its worker and partition but no job: the worker's open GPU phase
+ *    with that partition, the last it started (it waits for this line's
+ *    call before its next GPU_START).
  * One device's sections never interleave (its mutex), so a section's
  * lines are read in order as one call.  Calls are given to units in three
  * passes over the lines (sections, then the lines around them), each unit
@@ -35,10 +42,12 @@
 #define MS 1000000LL
 #define TOL DUR_TOL
 
-enum dur_role { R_OPEN, R_CLOSE, R_GPU, R_ENTRY, R_PREP, R_BG2, R_RUN, R_OTHER };
+enum dur_role { R_OPEN, R_CLOSE, R_GPU, R_ENTRY, R_PREP, R_BG2, R_RUN, R_SPAWN, R_OTHER };
 enum dur_key {
     K_SPLIT, K_SETUP, K_PRE_LOCK, K_MUTEX_WAIT, K_PREP, K_BG2, K_NTT, K_BARRIER,
-    K_BATCH, K_TAIL, K_GPU_TOTAL, K_HELD, K_TOTAL_FN, K_DEALLOC, K_N,
+    K_BATCH, K_TAIL, K_GPU_TOTAL, K_HELD, K_TOTAL_FN, K_DEALLOC,
+    K_SPAWN_ENTER, K_PROVE_START, K_SPAWN_WORKER, K_SPAWN_PART, /* the spawn line's (DL_SPAWN) */
+    K_N,
     K_OTHER = K_N
 };
 static const struct {
@@ -52,10 +61,13 @@ static const struct {
     [K_BATCH] = {"batch_add", R_GPU},         [K_TAIL] = {"tail_msm", R_GPU},
     [K_GPU_TOTAL] = {"gpu_total", R_GPU},     [K_HELD] = {"mutex_held", R_CLOSE},
     [K_TOTAL_FN] = {"total_start_fn", R_CLOSE}, [K_DEALLOC] = {"async_dealloc", R_RUN},
+    [K_SPAWN_ENTER] = {"spawn_to_enter", R_SPAWN}, [K_PROVE_START] = {"prove_start", R_SPAWN},
+    [K_SPAWN_WORKER] = {"worker_id", R_SPAWN},   [K_SPAWN_PART] = {"partition", R_SPAWN},
 };
 
-/* What became of an entry. */
-enum { E_FLOAT = -1, E_STRAY = -2, E_OUTSIDE = -3, E_AMBIGUOUS = -4, E_INTERLEAVED = -5 };
+/* What became of an entry (a spawn line's: E_SPAWN, given to its unit,
+ * or E_SPAWN_LOST). */
+enum { E_FLOAT = -1, E_STRAY = -2, E_OUTSIDE = -3, E_AMBIGUOUS = -4, E_INTERLEAVED = -5, E_SPAWN = -6, E_SPAWN_LOST = -7 };
 
 struct call {
     uint64_t first, last;  /* its opening line; the last line given to it */
@@ -79,6 +91,7 @@ struct place {
     struct call *c;
     size_t nc, ccap;  /* ccap: the lines that open a section (each opens a call) */
     uint32_t *ucall;  /* per unit: its call + 1 (0: none) */
+    uint32_t *uspawn; /* per unit: its spawn line's first entry + 1 (0: none) */
     uint32_t *byS;    /* units with a GPU_START, by it */
     size_t nbyS;
     uint32_t *pname;  /* per key (the model's strings): its phase's START name + 1, on gpu_tid 0 or none */
@@ -110,6 +123,8 @@ static int classify(struct place *P)
         if (!by[id])
             by[id] = key_of(P->strs, id) + 1;
         P->kid[i] = by[id] - 1;
+        if ((P->dl[i].tid == DL_SPAWN) != (P->kid[i] < K_N && key_table[P->kid[i]].role == R_SPAWN))
+            P->kid[i] = K_OTHER; /* a CUZK_TIMING key of the same name is not the engine's */
         P->own[i] = E_FLOAT;
         if (P->kid[i] < K_N && key_table[P->kid[i]].role == R_OPEN && (i == 0 || P->dl[i - 1].line != P->dl[i].line))
             P->ccap++;
@@ -370,9 +385,17 @@ void dur_clamp(int64_t *a, int64_t *b, int64_t lo, int64_t hi)
         *b += lo - *a, *a = lo;
 }
 
+/* Unit u's spawn_to_enter (ns), or -1 when no spawn line was given to it. */
+static int64_t spawn_of(const struct place *P, uint32_t u)
+{
+    return P->uspawn[u] ? P->dl[P->uspawn[u] - 1].ms * MS : -1;
+}
+
 static void assign(struct place *P, struct call *c, uint32_t u, int64_t d)
 {
     c->unit = u;
+    if (spawn_of(P, u) > d) /* the engine measured the entry; what the lines imply is a floor */
+        d = spawn_of(P, u);
     c->t0 = gs(P, u) + d;
     P->ucall[u] = (uint32_t)(c - P->c) + 1;
 }
@@ -424,6 +447,48 @@ out:
     free(s.d);
     free(cand);
     return rc;
+}
+
+/* ---- pass 0: the engine's spawn lines, each to its worker's unit ---- */
+
+static int spawns(struct place *P)
+{
+    struct sweep s = {malloc((P->nbyS + 1) * sizeof *s.v), NULL, 0, 0};
+    if (!s.v)
+        return -1;
+    const struct unit *U = P->r->units;
+    for (size_t i = 0; i < P->n;) {
+        size_t j = i + 1;
+        while (j < P->n && P->dl[j].line == P->dl[i].line)
+            j++;
+        if (P->dl[i].tid != DL_SPAWN || j - i != 4) {
+            i = j;
+            continue;
+        }
+        /* scan_dur's order: spawn_to_enter, prove_start, worker_id, partition */
+        int64_t w = P->dl[i + 2].ms, part = P->dl[i + 3].ms, t = P->dl[i].t_prev;
+        int32_t to = E_SPAWN_LOST;
+        uint32_t best = UINT32_MAX;
+        if (t != T_NONE) {
+            sweep_to(P, &s, t);
+            for (size_t k = 0; k < s.n; k++) {
+                uint32_t u = s.v[k];
+                if (U[u].worker != w || (part >= 0 && U[u].partition != part) || P->uspawn[u])
+                    continue;
+                if (best == UINT32_MAX || gs(P, u) > gs(P, best) || (gs(P, u) == gs(P, best) && u > best))
+                    best = u;
+            }
+        }
+        if (best != UINT32_MAX) {
+            P->uspawn[best] = (uint32_t)i + 1;
+            to = E_SPAWN;
+        }
+        for (size_t e = i; e < j; e++)
+            P->own[e] = to;
+        i = j;
+    }
+    free(s.v);
+    return 0;
 }
 
 /* ---- pass 3: the lines around the sections ---- */
@@ -560,11 +625,10 @@ static int phase_name(struct place *P, size_t e, uint32_t *id)
     return 0;
 }
 
-static int add_phase(struct place *P, size_t e, int64_t a, int64_t b)
+static int add_phase(struct place *P, size_t e, uint32_t unit, int64_t a, int64_t b)
 {
     struct run *r = P->r;
-    const struct call *c = &P->c[P->own[e]];
-    const struct unit *u = &r->units[c->unit];
+    const struct unit *u = &r->units[unit];
     dur_clamp(&a, &b, u->t[EV_GPU_START], u->t[EV_GPU_END]);
     uint32_t id;
     if (phase_name(P, e, &id))
@@ -616,10 +680,19 @@ static int call_phases(struct place *P, size_t ci, const size_t *ent, size_t m)
             default: a = t0, b = t0 + ms; break; /* a name the table does not know */
             }
         }
-        if (add_phase(P, e, a, b))
+        if (add_phase(P, e, c->unit, a, b))
             return -1;
     }
     return 0;
+}
+
+/* The spawn line's two intervals: from GPU_START to the call's entry, and
+ * the call from its entry to gpu_prove_start's return. */
+static int spawn_phases(struct place *P, uint32_t u)
+{
+    size_t e = P->uspawn[u] - 1;
+    int64_t S = gs(P, u), enter = P->dl[e].ms * MS, run = P->dl[e + 1].ms * MS;
+    return add_phase(P, e, u, S, S + enter) || add_phase(P, e + 1, u, S + enter, S + enter + run) ? -1 : 0;
 }
 
 static int mark_outside(struct run *r, const struct dline *x)
@@ -645,11 +718,19 @@ static int tally(struct place *P)
     struct dur_use *d = &r->dur;
     uint64_t prev_line = 0;
     for (size_t e = 0; e < P->n; e++) {
+        int32_t o = P->own[e];
+        if (o == E_SPAWN || o == E_SPAWN_LOST || P->dl[e].tid == DL_SPAWN) { /* counted by line, apart */
+            if (P->dl[e].line != prev_line) {
+                d->spawn_lines++;
+                d->spawn_placed += o == E_SPAWN;
+            }
+            prev_line = P->dl[e].line;
+            continue;
+        }
         d->values++;
         if (P->dl[e].line != prev_line)
             d->lines++;
         prev_line = P->dl[e].line;
-        int32_t o = P->own[e];
         if (o >= 0 && P->c[o].unit == UINT32_MAX) /* a section no unit took */
             o = P->c[o].interleaved ? E_INTERLEAVED : P->c[o].ambiguous ? E_AMBIGUOUS : E_OUTSIDE;
         if (o >= 0)
@@ -689,6 +770,7 @@ static int tally(struct place *P)
             nph += at[ci + 1] - at[ci];
         }
     }
+    nph += 2 * d->spawn_placed;
     if (rc == 0 && nph) {
         d->ph = big_alloc(nph * sizeof *d->ph);
         d->ph_cap = d->ph ? nph : 0;
@@ -698,9 +780,12 @@ static int tally(struct place *P)
     }
     for (size_t u = 0; rc == 0 && nph && u <= r->nunits; u++) {
         d->ph_at[u] = d->nph;
-        if (u < r->nunits && P->ucall[u]) {
+        if (u < r->nunits && (P->ucall[u] || P->uspawn[u])) {
             size_t ci = P->ucall[u] - 1;
-            rc = call_phases(P, ci, ent + at[ci], at[ci + 1] - at[ci]);
+            if (P->ucall[u])
+                rc = call_phases(P, ci, ent + at[ci], at[ci + 1] - at[ci]);
+            if (rc == 0 && P->uspawn[u])
+                rc = spawn_phases(P, (uint32_t)u);
             /* by start, line and name, as unit_phases gives them: a dozen
              * each, so that it finds them in order and need not sort them */
             struct dphase *v = d->ph + d->ph_at[u];
@@ -728,9 +813,10 @@ int dur_place(struct run *r, struct strtab *strs, const struct dline *dl, size_t
     P.kid = big_alloc(n * sizeof *P.kid);
     P.own = big_alloc(n * sizeof *P.own);
     P.ucall = calloc(r->nunits + 1, sizeof *P.ucall);
+    P.uspawn = calloc(r->nunits + 1, sizeof *P.uspawn);
     P.byS = malloc((r->nunits + 1) * sizeof *P.byS);
     P.pname = calloc(strs->n + 1, sizeof *P.pname);
-    if (!P.kid || !P.own || !P.ucall || !P.byS || !P.pname || classify(&P))
+    if (!P.kid || !P.own || !P.ucall || !P.uspawn || !P.byS || !P.pname || classify(&P))
         goto out;
     P.c = big_alloc((P.ccap + 1) * sizeof *P.c); /* a call per opening line */
     if (!P.c)
@@ -745,7 +831,7 @@ int dur_place(struct run *r, struct strtab *strs, const struct dline *dl, size_t
     for (size_t i = 0; i < P.nbyS; i++)
         P.byS[i] = bs[i].u;
     free(bs);
-    if (sections(&P) || sections_to_units(&P) || around(&P))
+    if (spawns(&P) || sections(&P) || sections_to_units(&P) || around(&P))
         goto out;
     rc = tally(&P);
 out:
@@ -753,6 +839,7 @@ out:
     big_free(P.own, n * sizeof *P.own);
     big_free(P.c, (P.ccap + 1) * sizeof *P.c);
     free(P.ucall);
+    free(P.uspawn);
     free(P.byS);
     free(P.pname);
     return rc;
@@ -764,7 +851,7 @@ static const char *const nest[][2] = {
     {"pre_lock_cpu", "total_start_fn"}, {"mutex_wait", "total_start_fn"}, {"mutex_held", "total_start_fn"},
     {"setup_to_split", "pre_lock_cpu"},   {"split_vectors", "setup_to_split"}, {"gpu_total", "mutex_held"},
     {"ntt_msm_h", "gpu_total"},           {"barrier_wait", "gpu_total"},     {"batch_add", "gpu_total"},
-    {"tail_msm", "gpu_total"},
+    {"tail_msm", "gpu_total"},           {"total_start_fn", "prove_start"},
 };
 
 size_t dur_parent(const char *name, size_t n, char *out, size_t cap)

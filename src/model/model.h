@@ -75,6 +75,7 @@ struct dur_use {
     uint64_t stray;            /* ... of a call whose opening line is missing */
     uint64_t outside;          /* ... with no unit's GPU phase open (run marks) */
     uint64_t calls, units;     /* calls read; units given one */
+    uint64_t spawn_lines, spawn_placed; /* the engine's spawn lines (scan.h); those given to a unit */
     struct dur_mark *marks;    /* the outside ones by name (owned) */
     size_t nmarks;
     struct dphase *ph;         /* the placed ones, by unit (owned: big_alloc'd, ph_cap of them) */

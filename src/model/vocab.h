@@ -162,13 +162,19 @@ struct gpu_obs {
  * the model to place in its unit's GPU phase (model/durations.c).  They
  * carry no time and no job: where they are in the input is all there is,
  * so each keeps its line and the time of the last record before it. */
+/* The engine's spawn line (scan.h) is four entries on its line, in this
+ * order: spawn_to_enter and prove_start (ms), then worker_id and
+ * partition (their values in ms; partition -1: None), all of tid
+ * DL_SPAWN. */
+#define DL_SPAWN (-2)
 struct dline {
     uint64_t line;  /* part-relative, 0-based; the input's, 1-based, in the model */
     int64_t t_prev; /* the last record's time before it (the records' clock); T_NONE:
                      * none before it in the part (the model looks in the part before) */
     int64_t ms;
     uint32_t key;   /* the name without _ms: the part's strings (extra.strs), then the model's */
-    int16_t tid;    /* gpu_tid=, or -1 (above INT16_MAX: INT16_MAX); 32 bytes an entry, millions of them */
+    int16_t tid;    /* gpu_tid=, or -1 (above INT16_MAX: INT16_MAX); 32 bytes an entry, millions of them;
+                     * DL_SPAWN: an entry of the engine's spawn line (scan.h) */
     uint8_t at;     /* its place among the line's durations */
     uint8_t wall;   /* t_prev is a line's own wall clock (EV_WALL_BIT) */
 };

@@ -878,9 +878,17 @@ int evpart_dur(struct evpart *p, const struct scan_dur *d, int kind, uint64_t li
             u->bad_first = line;
         return 0;
     }
-    for (int i = 0; i < d->n; i++) {
+    int spawn = d->tid == SCAN_TID_SPAWN, n = d->n + (spawn ? 2 : 0);
+    for (int i = 0; i < n; i++) {
+        static const struct {
+            const char *k;
+            uint8_t kn;
+        } ids[2] = {{"worker_id", 9}, {"partition", 9}}; /* the spawn line's (vocab.h, DL_SPAWN) */
+        const char *k = i < d->n ? d->d[i].k : ids[i - d->n].k;
+        size_t kn = i < d->n ? d->d[i].kn : ids[i - d->n].kn;
+        int64_t v = i < d->n ? d->d[i].ms : i == d->n ? d->worker : d->partition;
         uint32_t key;
-        if (strtab_intern(&p->extra.strs, d->d[i].k, d->d[i].kn, &key)) {
+        if (strtab_intern(&p->extra.strs, k, kn, &key)) {
             p->diag.oom = 1;
             return -1;
         }
@@ -888,8 +896,8 @@ int evpart_dur(struct evpart *p, const struct scan_dur *d, int kind, uint64_t li
             p->diag.oom = 1;
             return -1;
         }
-        u->list[u->n++] = (struct dline){line, u->seen ? u->last_t : T_NONE, d->d[i].ms, key,
-                                         (int16_t)(d->tid > INT16_MAX ? INT16_MAX : d->tid), (uint8_t)i, u->last_wall};
+        int16_t tid = spawn ? DL_SPAWN : (int16_t)(d->tid > INT16_MAX ? INT16_MAX : d->tid);
+        u->list[u->n++] = (struct dline){line, u->seen ? u->last_t : T_NONE, v, key, tid, (uint8_t)i, u->last_wall};
     }
     return 0;
 }

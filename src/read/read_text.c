@@ -213,7 +213,7 @@ static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int las
          * line's start only when a record needs it (the line's own
          * timestamp, a JSON line's fields before its target) */
         unsigned sc = (head + pending) % LOOK_AHEAD; /* free: pending < LOOK_AHEAD */
-        if (*hit == 'C') { /* a duration line (scan_find_any_count finds both) */
+        if (*hit != 'T') { /* a duration line, or the engine's spawn line (scan.h) */
             if (p->set.clock != CLOCK_PAIRS) {
                 struct scan_dur d;
                 evpart_dur(p, &d, scan_dur(hit, eol, scratch[sc], &d), *line);

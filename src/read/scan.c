@@ -38,23 +38,30 @@ static const char *find_scalar(const char *p, const char *end)
     return NULL;
 }
 
-/* Either needle: TIMELINE as above, or the duration lines' tag
+/* Any needle: TIMELINE as above, or the duration lines' tag
  * CUZK_TIMING: ('C' here and 'Z' two on: a pair that log text rarely
  * has).  One more load and compare per block than the TIMELINE search
  * alone; the hit is verified whole. */
 static const char DUR_TAG[12] = {'C', 'U', 'Z', 'K', '_', 'T', 'I', 'M', 'I', 'N', 'G', ':'};
 
+/* And the engine's own timing of the call (engine.rs: an info! line,
+ * "GPU_TIMING spawn_blocking prove_start", 'G' here and 'I' seven on). */
+static const char SPAWN_TAG[] = "GPU_TIMING spawn_blocking prove_start";
+#define SPAWN_TAG_LEN (sizeof SPAWN_TAG - 1)
+
 static int any_at(const char *p, const char *end)
 {
     if (*p == 'T')
         return end - p >= 8 && memcmp(p, NEEDLE, 8) == 0;
+    if (*p == 'G')
+        return (size_t)(end - p) >= SPAWN_TAG_LEN && memcmp(p, SPAWN_TAG, SPAWN_TAG_LEN) == 0;
     return end - p >= 12 && memcmp(p, DUR_TAG, 12) == 0;
 }
 
 static const char *find_any_scalar(const char *p, const char *end)
 {
     for (; end - p >= 8; p++)
-        if ((*p == 'T' || *p == 'C') && any_at(p, end))
+        if ((*p == 'T' || *p == 'C' || *p == 'G') && any_at(p, end))
             return p;
     return NULL;
 }
@@ -151,14 +158,17 @@ __attribute__((target("avx2"))) static const char *find_any_count_avx2(const cha
                                                                        uint64_t *nl)
 {
     const __m256i t = _mm256_set1_epi8('T'), e = _mm256_set1_epi8('E'), c = _mm256_set1_epi8('C'),
-                  z = _mm256_set1_epi8('Z'), lf = _mm256_set1_epi8('\n');
+                  z = _mm256_set1_epi8('Z'), g = _mm256_set1_epi8('G'), i7 = _mm256_set1_epi8('I'),
+                  lf = _mm256_set1_epi8('\n');
     uint64_t n = 0;
     while (end - p >= 32 + 7) {
         __m256i a = _mm256_loadu_si256((const __m256i *)p);
         __m256i b = _mm256_loadu_si256((const __m256i *)(p + 7));
         __m256i a2 = _mm256_loadu_si256((const __m256i *)(p + 2));
-        __m256i hit = _mm256_or_si256(_mm256_and_si256(_mm256_cmpeq_epi8(a, t), _mm256_cmpeq_epi8(b, e)),
-                                      _mm256_and_si256(_mm256_cmpeq_epi8(a, c), _mm256_cmpeq_epi8(a2, z)));
+        __m256i hit = _mm256_or_si256(
+            _mm256_or_si256(_mm256_and_si256(_mm256_cmpeq_epi8(a, t), _mm256_cmpeq_epi8(b, e)),
+                            _mm256_and_si256(_mm256_cmpeq_epi8(a, c), _mm256_cmpeq_epi8(a2, z))),
+            _mm256_and_si256(_mm256_cmpeq_epi8(a, g), _mm256_cmpeq_epi8(b, i7)));
         unsigned m = (unsigned)_mm256_movemask_epi8(hit);
         unsigned l = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, lf));
         while (m) {
@@ -1692,11 +1702,30 @@ static int dur_digits(const char *s, size_t n, int64_t *out)
     return 0;
 }
 
+/* A spawn line's partition: Some(N) (tracing's Debug of an Option), N,
+ * or None (-1).  0, or -1 when it is none of these. */
+static int spawn_partition(const char *v, size_t n, int32_t *out)
+{
+    int64_t x;
+    if (n == 4 && memcmp(v, "None", 4) == 0) {
+        *out = -1;
+        return 0;
+    }
+    if (n > 6 && memcmp(v, "Some(", 5) == 0 && v[n - 1] == ')')
+        v += 5, n -= 6;
+    if (dur_digits(v, n, &x) || x < 0 || x > INT32_MAX)
+        return -1;
+    *out = (int32_t)x;
+    return 0;
+}
+
 enum scan_dur_kind scan_dur(const char *tag, const char *eol, char *scratch, struct scan_dur *d)
 {
-    const char *p = tag + 12, *end = eol;
+    int spawn = *tag == 'G';
+    const char *p = tag + (spawn ? SPAWN_TAG_LEN : 12), *end = eol;
     memset(d, 0, sizeof *d);
-    d->tid = -1;
+    d->tid = spawn ? SCAN_TID_SPAWN : -1;
+    d->worker = d->partition = -1;
     if ((size_t)(end - p) > SCAN_LINE_MAX)
         return DUR_TOO_LONG;
     if (memchr(p, 0x1b, (size_t)(end - p))) {
@@ -1720,7 +1749,15 @@ enum scan_dur_kind scan_dur(const char *tag, const char *eol, char *scratch, str
             continue; /* a word of a message ("... on gpu 0") */
         size_t kn = (size_t)(eq - w), vn = (size_t)(p - eq - 1);
         int64_t v;
-        if (kn == 7 && memcmp(w, "gpu_tid", 7) == 0) {
+        if (spawn && kn == 9 && memcmp(w, "worker_id", 9) == 0) {
+            if (dur_digits(eq + 1, vn, &v) || v < 0 || v > INT32_MAX)
+                bad = 1;
+            else
+                d->worker = (int32_t)v;
+        } else if (spawn && kn == 9 && memcmp(w, "partition", 9) == 0) {
+            if (spawn_partition(eq + 1, vn, &d->partition))
+                bad = 1;
+        } else if (!spawn && kn == 7 && memcmp(w, "gpu_tid", 7) == 0) {
             if (dur_digits(eq + 1, vn, &v) || v < 0 || v > 4095)
                 bad = 1;
             else
@@ -1739,6 +1776,9 @@ enum scan_dur_kind scan_dur(const char *tag, const char *eol, char *scratch, str
             d->attr[d->nattr++] = (struct scan_kv){w, eq + 1, (uint16_t)kn, (uint16_t)(vn > 0xffff ? 0xffff : vn)};
         }
     }
+    if (spawn && (d->worker < 0 || d->n != 2 || d->d[0].kn != 14 || memcmp(d->d[0].k, "spawn_to_enter", 14) ||
+                  d->d[1].kn != 11 || memcmp(d->d[1].k, "prove_start", 11)))
+        bad = 1; /* the engine prints these four, in this order */
     if (bad)
         return DUR_BAD;
     return d->n ? DUR_LINE : DUR_INFO;

@@ -118,8 +118,10 @@ int scan_line_time(const char *lo, const char *tl, const char *eol, int64_t *ns)
  * (model/durations.c); the scanner only reads the words. */
 #define SCAN_DUR_MAX 4      /* durations kept per line (the library prints at most two) */
 #define SCAN_DUR_KEY_MAX DUR_NAME_MAX /* longest name kept (vocab.h) */
+#define SCAN_TID_SPAWN (-2) /* scan_dur.tid of the engine's spawn line (below) */
 struct scan_dur {
-    int32_t tid; /* gpu_tid=, the thread's index in the call (-1: none) */
+    int32_t tid; /* gpu_tid=, the thread's index in the call (-1: none; SCAN_TID_SPAWN) */
+    int32_t worker, partition; /* a spawn line's worker_id= and partition= (-1: None) */
     uint8_t n, nattr;
     struct {
         const char *k; /* the name without _ms (into the line or scratch) */
@@ -135,11 +137,22 @@ enum scan_dur_kind {
     DUR_TOO_LONG /* over SCAN_LINE_MAX bytes */
 };
 
-/* Read the duration line whose tag (CUZK_TIMING:) is at tag, up to eol.
- * scratch (SCAN_LINE_MAX bytes) takes a copy without ANSI codes. */
+/* The engine's own timing of each proving call (cuzk's engine.rs, an
+ * info! line printed once gpu_prove_start returns, with no job):
+ *
+ *   GPU_TIMING spawn_blocking prove_start worker_id=W partition=Some(P)
+ *     spawn_to_enter_ms=<int> prove_start_ms=<int>
+ *
+ * scan_dur reads it as a duration line of tid SCAN_TID_SPAWN, its two
+ * durations in that order, with the worker and partition (None: -1); a
+ * line without all four is unreadable. */
+
+/* Read the duration line whose tag (CUZK_TIMING:, or the spawn line's) is
+ * at tag, up to eol.  scratch (SCAN_LINE_MAX bytes) takes a copy without
+ * ANSI codes. */
 enum scan_dur_kind scan_dur(const char *tag, const char *eol, char *scratch, struct scan_dur *d);
 
-/* The first TIMELINE or CUZK_TIMING: at or after p, or NULL; the newlines
+/* The first TIMELINE, CUZK_TIMING: or spawn line's tag at or after p, or NULL; the newlines
  * before it are added to *nl (as scan_find_count). */
 const char *scan_find_any_count(const char *p, const char *end, uint64_t *nl);
 

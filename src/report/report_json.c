@@ -340,11 +340,13 @@ static void durations_json(FILE *f, const struct run_result *res)
     const struct dur_use *d = &res->run->dur;
     fprintf(f, ", \"durations\": {\"source\": \"CUZK_TIMING\", \"lines\": %llu, \"values\": %llu, \"placed\": %llu, "
                "\"calls\": %llu, \"units\": %llu, \"ambiguous\": %llu, \"interleaved\": %llu, \"stray\": %llu, "
-               "\"outside\": %llu, \"messages\": %llu, \"unreadable\": %llu, \"first_unreadable_line\": ",
+               "\"outside\": %llu, \"spawn_lines\": %llu, \"spawn_placed\": %llu, \"messages\": %llu, "
+               "\"unreadable\": %llu, \"first_unreadable_line\": ",
             (unsigned long long)d->lines, (unsigned long long)d->values, (unsigned long long)d->placed,
             (unsigned long long)d->calls, (unsigned long long)d->units, (unsigned long long)d->ambiguous,
             (unsigned long long)d->interleaved, (unsigned long long)d->stray, (unsigned long long)d->outside,
-            (unsigned long long)d->info, (unsigned long long)d->bad);
+            (unsigned long long)d->spawn_lines, (unsigned long long)d->spawn_placed, (unsigned long long)d->info,
+            (unsigned long long)d->bad);
     if (d->bad)
         fprintf(f, "%llu", (unsigned long long)d->bad_first);
     else
@@ -446,7 +448,7 @@ static void inside_json(FILE *f, const struct run_result *res)
         fprintf(f, ": %llu", (unsigned long long)res->phase.marks[i].count);
     }
     fputc('}', f);
-    if (r->dur.lines || r->dur.values)
+    if (r->dur.lines || r->dur.values || r->dur.spawn_lines)
         durations_json(f, res);
     fputs(", \"by_kind\": {", f);
     for (size_t i = 0; i < res->phase.nkinds; i++) {

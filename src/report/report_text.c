@@ -223,7 +223,13 @@ static void durations_text(FILE *f, const struct run *r, const struct paint *p)
     }
     if (d->info)
         fprintf(f, "; %llu message%s with no duration", (unsigned long long)d->info, d->info == 1 ? "" : "s");
+    if (d->spawn_lines)
+        fprintf(f, "; GPU_TIMING spawn_blocking: %llu lines, %llu given to units", (unsigned long long)d->spawn_lines,
+                (unsigned long long)d->spawn_placed);
     fputc('\n', f);
+    if (d->spawn_lines > d->spawn_placed)
+        fprintf(f, "  %s%-22s %llu spawn lines not given to a unit (no GPU phase of their worker and partition open)%s\n",
+                p->yellow, "", (unsigned long long)(d->spawn_lines - d->spawn_placed), p->off);
     uint64_t lost = d->ambiguous + d->interleaved + d->stray;
     if (lost)
         fprintf(f, "  %s%-22s %llu durations not given to a unit: %llu of calls more than one unit could have made, "
@@ -246,7 +252,7 @@ static void phases_text(FILE *f, const struct run_result *res, const struct pain
                 "p90", "share", p->off);
         phase_rows_text(f, r, ph, -1);
     }
-    if (r->dur.lines || r->dur.values)
+    if (r->dur.lines || r->dur.values || r->dur.spawn_lines)
         durations_text(f, r, p);
     if (ph->nmarks) {
         fprintf(f, "  %-22s", "marks");

@@ -35,7 +35,8 @@ status=0
 for shape in "$@"; do
     case $shape in
     sparse) log="$DIR/waterfall-bench-v2-1073741824.log" ;;
-    dense | busy | cuzk) log="$DIR/waterfall-bench-v2-$shape.log" ;;
+    dense | busy) log="$DIR/waterfall-bench-v2-$shape.log" ;;
+    cuzk) log="$DIR/waterfall-bench-v3-cuzk.log" ;; # v3: with the engine's spawn lines
     *)
         echo "bench_ab: no shape $shape (sparse, dense, busy, cuzk)" >&2
         exit 2

@@ -11,7 +11,8 @@
 #   cuzk:   the busy shape with the CUZK_TIMING duration lines of each
 #           unit's proving call (gen_log --busy --cuzk-timing: issue 30).
 # gen_log prints in time order since 2026-12-05 (v2 in the cached logs'
-# names: logs made before, in per-job blocks, are not reused).
+# names: logs made before, in per-job blocks, are not reused; the cuzk
+# log is v3 since it holds the engine's spawn lines).
 # Each shape: the median of the rounds' ratios, the peak memory from a file
 # and from stdin.  The machine is named: the ratios depend on it.
 # Usage: bench_analyze.sh BUILD_DIR
@@ -85,7 +86,7 @@ echo "analyze bench on: ${cpu:-an unknown CPU}, $(nproc) cores, $(awk '/MemTotal
 shape sparse "$DIR/waterfall-bench-v2-$SIZE.log" --bytes "$SIZE" --noise 0.7
 shape dense "$DIR/waterfall-bench-v2-dense.log" --dense
 shape busy "$DIR/waterfall-bench-v2-busy.log" --busy --bytes "$SIZE"
-shape cuzk "$DIR/waterfall-bench-v2-cuzk.log" --busy --cuzk-timing --bytes "$SIZE"
+shape cuzk "$DIR/waterfall-bench-v3-cuzk.log" --busy --cuzk-timing --bytes "$SIZE"
 echo
 echo "analyze / grep -c, all shapes (medians): $(awk '{printf "%s%s %s", (NR > 1 ? ", " : ""), $1, $2}' "$DIR/wf-bench-summary.$$")"
 echo "  (WATERFALL_TIMING=1 $W analyze --json LOG shows the time and memory of each phase)"

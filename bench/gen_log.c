@@ -33,7 +33,9 @@
  * the workers share one device mutex, a call's helper thread runs
  * prep_msm then b_g2_msm, the kernels wait at the barrier for prep_msm,
  * and a worker moves on when its call unlocks (the split API), its
- * GPU_END coming once b_g2_msm is joined.  The issue 30 bench shape is
+ * GPU_END coming once b_g2_msm is joined; the engine's spawn line
+ * follows each call's unlock (with ANSI colour, as tracing prints it).
+ * The issue 30 bench shape is
  * --busy --cuzk-timing.
  *
  * The lines come in time order, as a daemon prints them: each job is
@@ -79,7 +81,13 @@ static const char *const dur_fmt[] = {
     "CUZK_TIMING: mutex_held_ms=%d total_start_fn_ms=%d",
     "CUZK_TIMING: b_g2_msm_ms=%d num_circuits=1",
     "CUZK_TIMING: async_dealloc_ms=%d",
+    /* the engine's tracing line once gpu_prove_start returns (engine.rs):
+     * worker and partition, then a and b */
+    "\x1b[2m2026-02-18T19:21:07.560000Z\x1b[0m \x1b[32m INFO\x1b[0m \x1b[2mcuzk_core::engine\x1b[0m\x1b[2m:\x1b[0m "
+    "GPU_TIMING spawn_blocking prove_start \x1b[3mworker_id\x1b[0m\x1b[2m=\x1b[0m%d \x1b[3mpartition\x1b[0m\x1b[2m=\x1b[0mSome(%d) "
+    "\x1b[3mspawn_to_enter_ms\x1b[0m\x1b[2m=\x1b[0m%d \x1b[3mprove_start_ms\x1b[0m\x1b[2m=\x1b[0m%d",
 };
+#define DUR_SPAWN 10 /* dur_fmt's spawn line */
 #define DUR_KIND 6
 
 static const char *names[6] = {"SYNTH_START", "SYNTH_END", "GPU_QUEUE", "GPU_PICKUP",
@@ -192,6 +200,7 @@ static double call(struct heap *h, int job, int part, int w, double gs, double *
     dur(h, L + held - 0.0001, 7, job, part, w, held, L + held - t0);
     dur(h, prep_end + bg2, 8, job, part, w, bg2, 0);
     dur(h, ge + 0.03, 9, job, part, w, 0.005 + uniform() * 0.03, 0);
+    dur(h, L + held + 0.0002, DUR_SPAWN, job, part, w, t0 - gs, L + held + 0.0002 - t0);
     return ge;
 }
 
@@ -317,7 +326,10 @@ int main(int argc, char **argv)
             const struct ev *e = &ev;
             int len = 0;
             if (e->kind >= DUR_KIND) { /* the C library's fprintf: no prefix */
-                len = snprintf(line, sizeof line, dur_fmt[e->kind - DUR_KIND], e->a, e->b);
+                if (e->kind - DUR_KIND == DUR_SPAWN)
+                    len = snprintf(line, sizeof line, dur_fmt[DUR_SPAWN], e->worker, e->part, e->a, e->b);
+                else
+                    len = snprintf(line, sizeof line, dur_fmt[e->kind - DUR_KIND], e->a, e->b);
                 line[len++] = '\n';
                 memcpy(out + n, line, (size_t)len);
                 n += (size_t)len;

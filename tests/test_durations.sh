@@ -168,6 +168,19 @@ sed 's/"source": "[^"]*"/"source": ""/' "$T/two.stdin.json" >"$T/a" && sed 's/"s
 py "$T/bad.json" "r['durations']['unreadable'] == 1 and r['durations']['first_unreadable_line'] == 41" && ok ||
     bad "an unreadable duration line is counted at its line: $(python3 -c "import json; print(json.load(open('$T/bad.json'))['runs'][0]['durations'])")"
 
+# --- simulate says what its device model leaves out -----------------------------
+# A device holds a unit's whole GPU phase in the simulation; two workers
+# overlap prep_msm/b_g2_msm with the other's kernels (two workers: 18.2 s per
+# job against one.log's 28.3), which it does not model: it must say so.
+"$W" simulate --from "$T/one.log" --sweep gpu_workers=1:2 >"$T/sim.txt" 2>&1
+grep -q "device model  each device holds a unit's whole GPU phase.*prep_msm.*not simulated" "$T/sim.txt" && ok ||
+    bad "simulate names the GPU-phase work it does not model: $(grep 'device model' "$T/sim.txt")"
+"$W" simulate --from "$T/one.log" --json >"$T/sim.json" 2>/dev/null
+python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['device_model']; sys.exit(0 if d['holds'] == 'gpu_phase' and 'prep_msm' in d['gpu_phase_work_not_modelled'] else 1)" "$T/sim.json" &&
+    ok || bad "simulate's JSON device_model"
+"$W" simulate --from "$T/one.plain" --json 2>/dev/null | python3 -c "import json,sys; sys.exit(0 if json.load(sys.stdin)['device_model']['gpu_phase_work_not_modelled'] is None else 1)" &&
+    ok || bad "simulate's device_model without sub-phases"
+
 # --- the views draw them; diff compares them ----------------------------------
 "$W" render "$T/one.log" -o "$T/one.trace.json" 2>/dev/null && grep -q '"gpu_total"' "$T/one.trace.json" &&
     grep -q '"prep_msm"' "$T/one.trace.json" && ok || bad "the Chrome trace holds the sub-phases"

@@ -332,6 +332,35 @@ static void bar(FILE *f, double frac, int width)
         fputc(' ', f);
 }
 
+/* The measured run's GPU phases hold work besides their kernels (GPU
+ * sub-phases): what more GPU workers per device could overlap with other
+ * units' kernels, which the simulation does not model (sim.h: a device
+ * holds a unit's whole GPU phase).  Its fill (report_phase_fill) in buf,
+ * or NULL when there is none or no measured run. */
+static const char *unmodelled_fill(const struct sim_report *s, char *buf, size_t n)
+{
+    const struct run_result *m = s->measured;
+    if (!m)
+        return NULL;
+    for (size_t i = 0; i < m->phase.nrows; i++) {
+        const struct phase_row *row = &m->phase.rows[i];
+        if (row->within == WITHIN_GPU && row->name != PHASE_UNACCOUNTED && !phase_row_is_kernel(m, row))
+            return report_phase_fill(buf, n, m);
+    }
+    return NULL;
+}
+
+static void device_model_text(FILE *f, const struct sim_report *s)
+{
+    char fill[512];
+    if (!unmodelled_fill(s, fill, sizeof fill))
+        return;
+    fprintf(f, "  %-13s each device holds a unit's whole GPU phase, one unit at a time; the trace's GPU phases also "
+               "hold %s: more GPU workers per device could overlap that work with other units' kernels, which is "
+               "not simulated, so gpu-workers points do not show that gain\n",
+            "device model", fill);
+}
+
 void report_sim_json(FILE *f, const struct sim_report *s)
 {
     fprintf(f, "{\"simulated\": true, ");
@@ -342,6 +371,14 @@ void report_sim_json(FILE *f, const struct sim_report *s)
     calib_json(f, s->from, s->calib, s->fit);
     if (s->from)
         check_json(f, s);
+    char fill[512];
+    const char *uf = unmodelled_fill(s, fill, sizeof fill);
+    fputs(", \"device_model\": {\"holds\": \"gpu_phase\", \"gpu_phase_work_not_modelled\": ", f);
+    if (uf)
+        json_str(f, uf, strlen(uf));
+    else
+        fputs("null", f);
+    fputc('}', f);
     if (s->knob) {
         fprintf(f, ", \"sweep\": {\"knob\": \"%s\", ", s->knob);
         if (s->ranked)
@@ -428,6 +465,7 @@ void report_sim_text(FILE *f, const struct sim_report *s, int color)
     if (s->mem)
         memory_text(f, s->mem);
     setup_line(f, &s->params[s->knob ? s->best : 0], s->fit);
+    device_model_text(f, s);
     check_text(f, s);
     if (!s->knob)
         result_text(f, &s->outs[0].res);

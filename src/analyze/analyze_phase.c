@@ -445,7 +445,7 @@ static void nest_rows(const struct run *r, struct phase_result *ph)
 {
     for (size_t i = 0; i < ph->nrows; i++)
         ph->rows[i].parent = -1, ph->rows[i].depth = 0;
-    if (!r->dur.placed)
+    if (!r->dur.placed && !r->dur.spawn_placed)
         return;
     for (size_t i = 0; i < ph->nrows; i++) {
         struct phase_row *row = &ph->rows[i];

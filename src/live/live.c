@@ -603,6 +603,47 @@ static int dur_try(struct live *l, const struct dur_sect *s, size_t n, int64_t f
     return k;
 }
 
+/* Could candidate k of the n in l->dcand still get a spawn line?  It has
+ * none, no GPU_END, and its worker has started no unit since (the engine
+ * prints the line before either).  latest[w]: worker w's latest
+ * GPU_START (workers 0..255; others are taken as still to come). */
+static int spawn_to_come(const struct live *l, const struct dur_cand *c, const int64_t *latest)
+{
+    const struct live_unit *x = l->tab[c->id];
+    if (x->spawn >= 0 || x->u.t[EV_GPU_END] != T_NONE)
+        return 0;
+    return x->u.worker < 0 || x->u.worker >= 256 || latest[x->u.worker] <= x->u.t[EV_GPU_START];
+}
+
+static void worker_latest(const struct live *l, int64_t *latest)
+{
+    for (int w = 0; w < 256; w++)
+        latest[w] = INT64_MIN;
+    for (size_t i = 0; i <= l->mask; i++) {
+        const struct live_unit *x = l->tab[i];
+        if (x && x->u.worker >= 0 && x->u.worker < 256 && x->u.t[EV_GPU_START] != T_NONE &&
+            x->u.t[EV_GPU_START] > latest[x->u.worker])
+            latest[x->u.worker] = x->u.t[EV_GPU_START];
+    }
+}
+
+static int spawn_may_come(const struct live *l, const struct dur_cand *c)
+{
+    int64_t latest[256];
+    worker_latest(l, latest);
+    return spawn_to_come(l, c, latest);
+}
+
+static int spawns_to_come(const struct live *l, size_t n)
+{
+    int64_t latest[256];
+    worker_latest(l, latest);
+    for (size_t k = 0; k < n; k++)
+        if (spawn_to_come(l, &l->dcand[k], latest))
+            return 1;
+    return 0;
+}
+
 /* Give the closed sections, in order, to the units they fit (the rule of
  * model/durations.c, sections_to_units), each once its choice cannot
  * change: analyze knows every GPU_END, and a unit's that is still to come
@@ -619,27 +660,45 @@ static int dur_decide(struct live *l, int end)
             size_t n;
             if (dur_cands(l, c, &n))
                 return -1;
+            if (!end && !p->sp_seen && spawns_to_come(l, n))
+                return 0; /* its call's own spawn line is still to come: wait */
             struct dur_sect sect = {c->pre, c->wait, p->held, c->wait >= 2000000, c->t_pos};
-            k = dur_try(l, &sect, n, floor, 0, &d);
-            if (!end) {
-                int64_t d1, d2;
-                int k1 = dur_try(l, &sect, n, floor, 1, &d1), k2 = dur_try(l, &sect, n, floor, -1, &d2);
-                int64_t kd = k >= 0 ? d : 0;
-                if (k1 != k || k2 != k || (k >= 0 && (d1 != kd || d2 != kd)))
-                    return 0; /* a GPU_END to come decides it: wait */
+            k = DUR_NONE;
+            for (size_t q = 0; p->sp_seen && p->sp_seq != UINT64_MAX && q < n; q++)
+                if (l->tab[l->dcand[q].id]->seq == p->sp_seq &&
+                    dur_spawn_fits(&sect, &l->dcand[q], p->sp_spawn, p->sp_prove, p->total_fn)) {
+                    k = (int)q, d = p->sp_spawn; /* as analyze gives it (durations.c, by_spawn) */
+                    break;
+                }
+            if (k < 0) {
+                k = dur_try(l, &sect, n, floor, 0, &d);
+                if (!end) {
+                    int64_t d1, d2;
+                    int k1 = dur_try(l, &sect, n, floor, 1, &d1), k2 = dur_try(l, &sect, n, floor, -1, &d2);
+                    int64_t kd = k >= 0 ? d : 0;
+                    if (k1 != k || k2 != k || (k >= 0 && (d1 != kd || d2 != kd)))
+                        return 0; /* a GPU_END to come decides it: wait */
+                }
+                if (k >= 0) { /* chosen by the lines: enter at the engine's entry where it fits */
+                    struct live_unit *x = l->tab[l->dcand[k].id];
+                    if (!end && x->spawn < 0 && spawn_may_come(l, &l->dcand[k]))
+                        return 0;
+                    if (x->spawn >= 0 && d != x->spawn) {
+                        if (dur_spawn_fits(&sect, &l->dcand[k], x->spawn, -1, -1))
+                            d = x->spawn;
+                        else
+                            x->spawn = -1; /* it contradicts the call (analyze counts it) */
+                    }
+                }
             }
             if (k >= 0) {
                 struct live_unit *x = l->tab[l->dcand[k].id];
-                if (x->spawn > d) /* as analyze places it (durations.c, assign) */
-                    d = x->spawn;
                 int64_t L = x->u.t[EV_GPU_START] + d + c->pre + c->wait;
                 x->dur_call = 1;
-                x->dd = d;
                 x->dka = L, x->dkb = L + c->gpu_total;
                 int64_t *ut = dur_unlock(l, x->u.device);
-                x->dul = L + p->held;
                 if (ut)
-                    *ut = x->dul;
+                    *ut = L + p->held;
                 l->dur_given++;
             }
         }
@@ -662,28 +721,14 @@ static int64_t dur_hold(struct live *l, int64_t h)
     return h;
 }
 
-/* Where the engine prints spawn lines, one printed after a call's
- * section may move its kernel later (spawn_in): the horizon stays before
- * the kernel of a unit given a call and no spawn line yet, until its
- * GPU_END (the line comes before it). */
-static int64_t spawn_hold(const struct live *l, int64_t h)
-{
-    for (size_t q = 0; q <= l->mask; q++) {
-        const struct live_unit *x = l->tab[q];
-        if (x && x->dur_call && x->spawn < 0 && x->u.t[EV_GPU_END] == T_NONE && x->dka < h)
-            h = x->dka;
-    }
-    return h;
-}
-
 /* The engine's spawn line: to its worker's open GPU phase of that
- * partition, the last started (durations.c, spawns); a call already
- * given to it moves to the entry it measured, with its device's unlock. */
-static void spawn_in(struct live *l, const struct live_rec *r)
+ * partition, the last started (durations.c, spawns); the sections that
+ * waited for it are decided (dur_decide). */
+static int spawn_in(struct live *l, const struct live_rec *r)
 {
     l->spawn_lines++;
     if (l->dur_t == T_NONE)
-        return;
+        return 0;
     struct live_unit *best = NULL;
     for (size_t i = 0; i <= l->mask; i++) {
         struct live_unit *x = l->tab[i];
@@ -694,15 +739,15 @@ static void spawn_in(struct live *l, const struct live_rec *r)
         if (!best || S > best->u.t[EV_GPU_START] || (S == best->u.t[EV_GPU_START] && x->seq > best->seq))
             best = x;
     }
-    if (!best)
-        return;
-    best->spawn = r->dms[0] * 1000000;
-    if (best->dur_call && best->spawn > best->dd) {
-        int64_t shift = best->spawn - best->dd, *ut = dur_unlock(l, best->u.device);
-        if (ut && *ut == best->dul) /* no call has locked the device since */
-            *ut += shift;
-        best->dka += shift, best->dkb += shift, best->dul += shift, best->dd = best->spawn;
-    }
+    if (best)
+        best->spawn = r->dms[0] * 1000000;
+    for (int i = 0; i < l->ndpend; i++) /* the first spawn line after each closed section */
+        if (!l->dpend[i].sp_seen) {
+            l->dpend[i].sp_seen = 1;
+            l->dpend[i].sp_seq = best ? best->seq : UINT64_MAX;
+            l->dpend[i].sp_spawn = r->dms[0] * 1000000, l->dpend[i].sp_prove = r->dms[1] * 1000000;
+        }
+    return dur_decide(l, 0);
 }
 
 /* A duration line: it opens a section (pre_lock_cpu, mutex_wait), adds
@@ -711,11 +756,8 @@ static void spawn_in(struct live *l, const struct live_rec *r)
  * not given, as in analyze. */
 static int dur_in(struct live *l, const struct live_rec *r)
 {
-    if (r->dtid == SCAN_TID_SPAWN) {
-        if (l->run)
-            spawn_in(l, r);
-        return 0;
-    }
+    if (r->dtid == SCAN_TID_SPAWN)
+        return l->run ? spawn_in(l, r) : 0;
     l->dur_lines++;
     if (!r->dn || !l->run)
         return 0;
@@ -758,7 +800,7 @@ static int dur_in(struct live *l, const struct live_rec *r)
     }
     if (l->ndpend == (int)(sizeof l->dpend / sizeof *l->dpend) && dur_decide(l, 1))
         return -1; /* too many waiting: decide them as they stand */
-    l->dpend[l->ndpend++] = (struct live_pend){*c, v[DN_HELD]};
+    l->dpend[l->ndpend++] = (struct live_pend){.c = *c, .held = v[DN_HELD], .total_fn = v[DN_TOTAL_FN]};
     memmove(c, c + 1, (size_t)(l->ndsect - first - 1) * sizeof *c);
     l->ndsect--;
     return dur_decide(l, 0);
@@ -1245,8 +1287,6 @@ int live_settle(struct live *l, int quiet, int end)
     int64_t h = horizon_of(l, quiet, end);
     if (l->ndpend)
         h = dur_hold(l, h);
-    if (l->spawn_lines && !end)
-        h = spawn_hold(l, h);
     struct live_spans *queue = &l->sp_queue, *synth = &l->sp_synth;
     queue->n = synth->n = 0;
     int rc = -1;

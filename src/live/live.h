@@ -99,7 +99,6 @@ struct live_unit {
                        * (T_NONE: not so) */
     uint8_t dur_call;  /* a duration lines' section was given to it: its kernel is dk */
     int64_t dka, dkb;  /* that kernel (gpu_total), clamped into the GPU phase when counted */
-    int64_t dd, dul;   /* the delay from GPU_START to that call's entry; its unlock */
     int64_t spawn;     /* its spawn line's spawn_to_enter (ns; -1: none given yet) */
     uint16_t nkern, kern_cap, nkopen;
     struct span *kern; /* its kernel phases (live_opts.kernel_phase), paired */
@@ -212,12 +211,18 @@ struct live {
     struct live_pend { /* closed sections not yet given: which unit fits may turn on a
                         * GPU_END still to come (dur_decide) */
         struct live_sect c;
-        int64_t held;
+        int64_t held, total_fn; /* mutex_held; total_start_fn (-1: none) */
+        /* the engine's spawn line read first after it (durations.h,
+         * dur_spawn_fits): its unit (seq; UINT64_MAX: none), spawn_to_enter
+         * and prove_start, ns */
+        uint8_t sp_seen;
+        uint64_t sp_seq;
+        int64_t sp_spawn, sp_prove;
     } dpend[32];
     int ndpend;
     int64_t dur_t;
     uint64_t dur_lines, dur_given; /* duration lines read; sections given a unit */
-    uint64_t spawn_lines;          /* the engine's spawn lines read (the horizon waits for them) */
+    uint64_t spawn_lines;          /* the engine's spawn lines read */
     struct dur_cand *dcand;        /* dur_choose's arrays, kept between sections */
     int64_t *dscratch;
     size_t dcap;

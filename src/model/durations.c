@@ -34,6 +34,7 @@
 #include "durations.h"
 
 #include "mem.h"
+#include "sort.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,6 +93,13 @@ struct place {
     size_t nc, ccap;  /* ccap: the lines that open a section (each opens a call) */
     uint32_t *ucall;  /* per unit: its call + 1 (0: none) */
     uint32_t *uspawn; /* per unit: its spawn line's first entry + 1 (0: none) */
+    struct spawn_line {
+        uint64_t line;
+        size_t e;      /* its first entry */
+        uint32_t unit; /* UINT32_MAX: none took it */
+    } *sp;             /* the spawn lines, in line order */
+    size_t nsp;
+    uint64_t sp_after; /* by_spawn's search: the first spawn line after this line */
     uint32_t *byS;    /* units with a GPU_START, by it */
     size_t nbyS;
     uint32_t *pname;  /* per key (the model's strings): its phase's START name + 1, on gpu_tid 0 or none */
@@ -377,6 +385,20 @@ int dur_choose(const struct dur_sect *s, const struct dur_cand *c, size_t n, int
     return best;
 }
 
+int dur_spawn_fits(const struct dur_sect *s, const struct dur_cand *c, int64_t spawn, int64_t prove, int64_t total_fn)
+{
+    int64_t L = c->start + spawn + s->pre + s->wait;
+    if (s->t_pos != T_NONE && L < s->t_pos - TOL)
+        return 0; /* the section's first line is printed at L, after the record before it */
+    if (c->unlock != T_NONE && (L < c->unlock - TOL || (s->waited && L > c->unlock + TOL)))
+        return 0; /* it locked before the device's unlock, or it waited and locked after it */
+    if (c->end != T_NONE && L + s->held > c->end + TOL)
+        return 0;
+    if (prove >= 0 && total_fn >= 0 && prove < total_fn - TOL)
+        return 0; /* gpu_prove_start returns after the unlock that total_start_fn reaches */
+    return 1;
+}
+
 void dur_clamp(int64_t *a, int64_t *b, int64_t lo, int64_t hi)
 {
     if (hi != T_NONE && *b > hi && *b - hi <= TOL)
@@ -394,8 +416,6 @@ static int64_t spawn_of(const struct place *P, uint32_t u)
 static void assign(struct place *P, struct call *c, uint32_t u, int64_t d)
 {
     c->unit = u;
-    if (spawn_of(P, u) > d) /* the engine measured the entry; what the lines imply is a floor */
-        d = spawn_of(P, u);
     c->t0 = gs(P, u) + d;
     P->ucall[u] = (uint32_t)(c - P->c) + 1;
 }
@@ -403,6 +423,36 @@ static void assign(struct place *P, struct call *c, uint32_t u, int64_t d)
 static int64_t held_of(const struct call *c)
 {
     return c->v[K_HELD] >= 0 ? val(c, K_HELD) : val(c, K_GPU_TOTAL);
+}
+
+static int spawn_after(const void *ctx, size_t i)
+{
+    const struct place *P = ctx;
+    return P->sp[i].line <= P->sp_after;
+}
+
+/* The candidate that the spawn line printed first after the call's
+ * closing line names, when the section fits it there (durations.h,
+ * dur_spawn_fits): its index, with its spawn as the delay; else -1. */
+static int by_spawn(struct place *P, const struct call *c, const struct dur_sect *sect, const struct dur_cand *cand,
+                    size_t nc, int64_t *d)
+{
+    if (!c->closed || !P->nsp)
+        return -1;
+    P->sp_after = c->last;
+    size_t i = first_not_before(0, P->nsp, spawn_after, P);
+    if (i == P->nsp || P->sp[i].unit == UINT32_MAX)
+        return -1;
+    uint32_t u = P->sp[i].unit;
+    const struct dline *x = &P->dl[P->sp[i].e];
+    int64_t total_fn = c->v[K_TOTAL_FN] >= 0 ? val(c, K_TOTAL_FN) : -1;
+    for (size_t k = 0; k < nc; k++)
+        if (cand[k].id == u && P->uspawn[u] == P->sp[i].e + 1 &&
+            dur_spawn_fits(sect, &cand[k], x[0].ms * MS, x[1].ms * MS, total_fn)) {
+            *d = x[0].ms * MS;
+            return (int)k;
+        }
+    return -1;
 }
 
 static int sections_to_units(struct place *P)
@@ -430,12 +480,23 @@ static int sections_to_units(struct place *P)
         struct dur_sect sect = {val(c, K_PRE_LOCK), val(c, K_MUTEX_WAIT), held_of(c), c->v[K_MUTEX_WAIT] >= 2,
                                 c->t_pos};
         int64_t d;
-        int k = dur_choose(&sect, cand, nc, &d, s.d);
+        int k = by_spawn(P, c, &sect, cand, nc, &d);
+        if (k < 0)
+            k = dur_choose(&sect, cand, nc, &d, s.d);
         if (k == DUR_AMBIGUOUS)
             c->ambiguous = 1;
         if (k < 0)
             continue; /* none fits: outside any GPU phase, or ambiguous */
         uint32_t u = cand[k].id;
+        if (P->uspawn[u] && d != spawn_of(P, u)) { /* chosen by the lines: enter at the engine's entry */
+            if (dur_spawn_fits(&sect, &cand[k], spawn_of(P, u), -1, -1)) {
+                d = spawn_of(P, u);
+            } else { /* the line contradicts the call: not given, counted */
+                for (size_t e = P->uspawn[u] - 1; e < P->uspawn[u] - 1 + 4; e++)
+                    P->own[e] = E_SPAWN_LOST;
+                P->uspawn[u] = 0;
+            }
+        }
         assign(P, c, u, d);
         int64_t *ut = unlock_of(ul, &nul, P->r->units[u].device);
         if (ut)
@@ -454,8 +515,11 @@ out:
 static int spawns(struct place *P)
 {
     struct sweep s = {malloc((P->nbyS + 1) * sizeof *s.v), NULL, 0, 0};
-    if (!s.v)
+    P->sp = malloc((P->n / 4 + 1) * sizeof *P->sp); /* four entries a line */
+    if (!s.v || !P->sp) {
+        free(s.v);
         return -1;
+    }
     const struct unit *U = P->r->units;
     for (size_t i = 0; i < P->n;) {
         size_t j = i + 1;
@@ -483,6 +547,7 @@ static int spawns(struct place *P)
             P->uspawn[best] = (uint32_t)i + 1;
             to = E_SPAWN;
         }
+        P->sp[P->nsp++] = (struct spawn_line){P->dl[i].line, i, best};
         for (size_t e = i; e < j; e++)
             P->own[e] = to;
         i = j;
@@ -840,6 +905,7 @@ out:
     big_free(P.c, (P.ccap + 1) * sizeof *P.c);
     free(P.ucall);
     free(P.uspawn);
+    free(P.sp);
     free(P.byS);
     free(P.pname);
     return rc;
@@ -878,7 +944,8 @@ size_t dur_parent(const char *name, size_t n, char *out, size_t cap)
 int dur_name_of(const char *name, size_t n)
 {
     static const char *const names[] = {[DN_PRE_LOCK] = "pre_lock_cpu", [DN_MUTEX_WAIT] = "mutex_wait",
-                                        [DN_GPU_TOTAL] = "gpu_total", [DN_HELD] = "mutex_held"};
+                                        [DN_GPU_TOTAL] = "gpu_total", [DN_HELD] = "mutex_held",
+                                        [DN_TOTAL_FN] = "total_start_fn"};
     for (int k = 0; k < DN_OTHER; k++)
         if (strlen(names[k]) == n && !memcmp(name, names[k], n))
             return k;

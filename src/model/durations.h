@@ -50,13 +50,26 @@ enum { DUR_NONE = -1, DUR_AMBIGUOUS = -2 };
  * decide with it, so that they agree. */
 int dur_choose(const struct dur_sect *s, const struct dur_cand *c, size_t n, int64_t *delay, int64_t *scratch);
 
+/* The engine's spawn line (scan.h) gives a unit's entry: does section s
+ * fit candidate c entering spawn ns after its GPU_START (its lock after
+ * the record before its first line, at or after its device's unlock, at
+ * it when it waited, its end before the unit's GPU_END)?  prove,
+ * total_fn: the line's prove_start and the section's total_start_fn (ns;
+ * -1: not checked): the call returns after the unlock.  1 or 0.  The
+ * spawn line printed first after a section's closing line is its call's
+ * own (the same thread prints both, around the unlock): analyze and
+ * watch give the section to its unit where it fits, and else choose
+ * with dur_choose, then enter the chosen unit at its spawn where it
+ * fits (cli.md, "Duration lines"). */
+int dur_spawn_fits(const struct dur_sect *s, const struct dur_cand *c, int64_t spawn, int64_t prove, int64_t total_fn);
+
 /* A phase [*a, *b) that lies out of its unit's GPU phase [lo, hi] by no
  * more than the values' truncation (DUR_TOL) is moved in: the source puts
  * every duration inside it.  hi, lo: T_NONE when unknown. */
 void dur_clamp(int64_t *a, int64_t *b, int64_t lo, int64_t hi);
 
 /* The names `watch` places (live.c): the kernel's and what anchors it. */
-enum dur_name { DN_PRE_LOCK, DN_MUTEX_WAIT, DN_GPU_TOTAL, DN_HELD, DN_OTHER };
+enum dur_name { DN_PRE_LOCK, DN_MUTEX_WAIT, DN_GPU_TOTAL, DN_HELD, DN_TOTAL_FN, DN_OTHER };
 int dur_name_of(const char *name, size_t n);
 
 /* The name of the phase that encloses duration phase `name` (n bytes) by

@@ -1691,7 +1691,7 @@ static int dur_digits(const char *s, size_t n, int64_t *out)
     int neg = n > 0 && s[0] == '-';
     if (neg)
         i = 1;
-    if (i == n || n - i > 15) /* 15 digits of ms: 30,000 years */
+    if (i == n || n - i > 11) /* 11 digits of ms: 3 years; in ns, a sum of a call's few stays in an int64_t */
         return -1;
     for (; i < n; i++) {
         if (s[i] < '0' || s[i] > '9')
@@ -1726,6 +1726,7 @@ enum scan_dur_kind scan_dur(const char *tag, const char *eol, char *scratch, str
     memset(d, 0, sizeof *d);
     d->tid = spawn ? SCAN_TID_SPAWN : -1;
     d->worker = d->partition = -1;
+    int seen_worker = 0, seen_part = 0;
     if ((size_t)(end - p) > SCAN_LINE_MAX)
         return DUR_TOO_LONG;
     if (memchr(p, 0x1b, (size_t)(end - p))) {
@@ -1750,12 +1751,12 @@ enum scan_dur_kind scan_dur(const char *tag, const char *eol, char *scratch, str
         size_t kn = (size_t)(eq - w), vn = (size_t)(p - eq - 1);
         int64_t v;
         if (spawn && kn == 9 && memcmp(w, "worker_id", 9) == 0) {
-            if (dur_digits(eq + 1, vn, &v) || v < 0 || v > INT32_MAX)
-                bad = 1;
+            if (seen_worker++ || dur_digits(eq + 1, vn, &v) || v < 0 || v > INT32_MAX)
+                bad = 1; /* twice, or not a count */
             else
                 d->worker = (int32_t)v;
         } else if (spawn && kn == 9 && memcmp(w, "partition", 9) == 0) {
-            if (spawn_partition(eq + 1, vn, &d->partition))
+            if (seen_part++ || spawn_partition(eq + 1, vn, &d->partition))
                 bad = 1;
         } else if (!spawn && kn == 7 && memcmp(w, "gpu_tid", 7) == 0) {
             if (dur_digits(eq + 1, vn, &v) || v < 0 || v > 4095)
@@ -1776,7 +1777,7 @@ enum scan_dur_kind scan_dur(const char *tag, const char *eol, char *scratch, str
             d->attr[d->nattr++] = (struct scan_kv){w, eq + 1, (uint16_t)kn, (uint16_t)(vn > 0xffff ? 0xffff : vn)};
         }
     }
-    if (spawn && (d->worker < 0 || d->n != 2 || d->d[0].kn != 14 || memcmp(d->d[0].k, "spawn_to_enter", 14) ||
+    if (spawn && (!seen_worker || !seen_part || d->n != 2 || d->d[0].kn != 14 || memcmp(d->d[0].k, "spawn_to_enter", 14) ||
                   d->d[1].kn != 11 || memcmp(d->d[1].k, "prove_start", 11)))
         bad = 1; /* the engine prints these four, in this order */
     if (bad)

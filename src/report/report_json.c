@@ -319,7 +319,7 @@ static void phases_json(FILE *f, const struct run_result *res)
         secs(f, row->st.p90);
         fputs(", \"share\": ", f);
         json_num(f, row->share);
-        if (res->run->dur.placed) { /* duration lines' phases nest (analyze.h) */
+        if (res->run->dur.placed || res->run->dur.spawn_placed) { /* duration lines' phases nest (analyze.h) */
             fputs(", \"parent\": ", f);
             if (row->parent >= 0) {
                 const char *pn = phase_label(res->run, &res->phase.rows[row->parent], &n);

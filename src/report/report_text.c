@@ -211,9 +211,13 @@ static void durations_text(FILE *f, const struct run *r, const struct paint *p)
 {
     const struct dur_use *d = &r->dur;
     char b[32];
-    fprintf(f, "  %-22s CUZK_TIMING: %llu lines; %llu of %llu durations placed in %llu units' GPU phases (%llu calls)",
-            "duration lines", (unsigned long long)d->lines, (unsigned long long)d->placed,
-            (unsigned long long)d->values, (unsigned long long)d->units, (unsigned long long)d->calls);
+    fprintf(f, "  %-22s ", "duration lines");
+    if (d->lines || d->values)
+        fprintf(f, "CUZK_TIMING: %llu lines; %llu of %llu durations placed in %llu units' GPU phases (%llu calls)",
+                (unsigned long long)d->lines, (unsigned long long)d->placed, (unsigned long long)d->values,
+                (unsigned long long)d->units, (unsigned long long)d->calls);
+    else
+        fputs("no CUZK_TIMING lines", f);
     for (size_t i = 0; i < d->nmarks; i++) {
         size_t n;
         const char *nm = strtab_get(r->strs, d->marks[i].name, &n);
@@ -228,7 +232,8 @@ static void durations_text(FILE *f, const struct run *r, const struct paint *p)
                 (unsigned long long)d->spawn_placed);
     fputc('\n', f);
     if (d->spawn_lines > d->spawn_placed)
-        fprintf(f, "  %s%-22s %llu spawn lines not given to a unit (no GPU phase of their worker and partition open)%s\n",
+        fprintf(f, "  %s%-22s %llu spawn lines not given to a unit (no GPU phase of their worker and partition open, "
+                   "or its call's section does not fit the entry the line gives)%s\n",
                 p->yellow, "", (unsigned long long)(d->spawn_lines - d->spawn_placed), p->off);
     uint64_t lost = d->ambiguous + d->interleaved + d->stray;
     if (lost)
@@ -620,7 +625,7 @@ static const struct phase_row *same_phase(const struct run_result *a, const stru
  * GPU library gives); other runs' diffs are as they were. */
 static void diff_phases(FILE *f, const struct run_result *a, const struct run_result *b)
 {
-    if (!a->run->dur.placed && !b->run->dur.placed)
+    if (!a->run->dur.placed && !b->run->dur.placed && !a->run->dur.spawn_placed && !b->run->dur.spawn_placed)
         return;
     for (int side = 0; side < 2; side++) {
         const struct run_result *x = side ? b : a, *y = side ? a : b;

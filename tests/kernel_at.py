@@ -1,0 +1,21 @@
+#!/usr/bin/env python3
+"""kernel_at.py TRACE.json TRUTH.json -- each unit's kernel phase (gpu_total)
+in waterfall's Chrome trace starts where gen_cuzk_timing.py's truth puts it
+after its GPU_START (GPU_START + spawn + pre_lock_cpu + mutex_wait), within
+3 ms: the three values are truncated to whole ms.  Exit 1, naming the
+units, where one does not."""
+import json
+import sys
+
+ev = json.load(open(sys.argv[1]))['traceEvents']
+key = lambda e: (e['args']['job'], e['args']['partition'])
+gpu = {key(e): e['ts'] for e in ev if e.get('name') == 'gpu' and e.get('ph') == 'X'}
+kern = {key(e): e['ts'] for e in ev if e.get('name') == 'gpu_total' and e.get('ph') in ('X', 'b')}
+bad = 0
+for u in json.load(open(sys.argv[2]))['unit_list']:
+    k = (u['job'], u['partition'])
+    got = (kern[k] - gpu[k]) / 1e3 if k in kern and k in gpu else None
+    if got is None or abs(got - u['kernel_after_start_ms']) > 3:
+        bad += 1
+        print('%s: kernel %s ms after GPU_START, truth %.2f' % (k, got, u['kernel_after_start_ms']), file=sys.stderr)
+sys.exit(1 if bad else 0)

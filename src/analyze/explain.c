@@ -525,6 +525,9 @@ const char *memory_sentence(char *buf, size_t n, const struct mem_use *m)
     if (k < n)
         k += (size_t)(isnan(m->per_synthesis)
                           ? snprintf(buf + k, n - k, "; per synthesis in flight unknown (one count in flight only)")
+                      : m->per_synthesis < 0 /* resident memory fell as more ran: no cost per synthesis seen */
+                          ? snprintf(buf + k, n - k, "; no growth per synthesis in flight (slope %s over %llu samples)",
+                                     fmt_size(c, sizeof c, m->per_synthesis), (unsigned long long)m->samples)
                           : snprintf(buf + k, n - k, "; %s per synthesis in flight (slope over %llu samples)",
                                      fmt_size(c, sizeof c, m->per_synthesis), (unsigned long long)m->samples));
     if (k < n && m->avail_known)

@@ -46,7 +46,7 @@ echo
 echo "== 4. the cores run out: the proofs on this CPU (--device cpu), 1 then 4 syntheses at once =="
 "$W" run --device cpu --jobs 24 --synth-concurrency 1 --out "$OUT/cpu1.wft" --truth "$OUT/cpu1.truth.json" --quiet
 CROUNDS=$(sed -n 's/.*"synth_rounds": \([0-9]*\).*/\1/p' "$OUT/cpu1.truth.json")
-"$W" run --device cpu --jobs 24 --synth-concurrency 4 --synth-rounds "$CROUNDS" --out "$OUT/cpu4.wft" --quiet
+"$W" run --device cpu --jobs 24 --synth-concurrency 4 --synth-rounds "$CROUNDS" --out "$OUT/cpu4.wft" --truth "$OUT/cpu4.truth.json" --quiet
 "$W" analyze --no-progress "$OUT/cpu1.wft" >"$OUT/cpu1.txt"
 echo "concurrency 1 ($OUT/cpu1.txt, abridged):"
 grep -E '^  (GPU utilization|bottleneck|cpu) ' "$OUT/cpu1.txt"

@@ -377,11 +377,20 @@ int wf_close(void)
 
     pthread_mutex_lock(&wf_reg_mu);
     uint64_t marked = s->dead_marked, lost = s->dead_lost;
+    s->out_len = 0;
     for (struct wf_ring *r = wf_rings, *next; r; r = next) {
         next = r->next;
-        uint64_t l = __atomic_load_n(&r->sh->lost, __ATOMIC_RELAXED);
+        uint64_t l = __atomic_load_n(&r->sh->lost, __ATOMIC_RELAXED), u = wf_undrained_marks(r);
         marked += wf_ring_marks(r) + l;
-        lost += l + wf_undrained_marks(r);
+        lost += l + u;
+        /* A thread that marked into a full ring, or past the writer's last
+         * drain, after the writer's last pass: its thread's lost count in
+         * the file is brought to what END says (a reader sums them). */
+        if (r->announced && l + u != r->lost_written) {
+            struct wft_lost rec = {.thread = r->index, .lost = l + u};
+            wf_out_rec(s, WFT_LOST, &rec, sizeof rec);
+            r->lost_written = l + u;
+        }
         r->attached = 0;
         if (r->sched_fd >= 0)
             close(r->sched_fd);
@@ -396,7 +405,6 @@ int wf_close(void)
                           .lost = lost,
                           .threads = s->threads,
                           .units = atomic_load(&wf_units_made)};
-    s->out_len = 0;
     wf_out_rec(s, WFT_END, &end, sizeof end);
     wf_write_all(s, s->out, s->out_len, 0);
     wf_last_stats = (wf_stats){.marked = marked,

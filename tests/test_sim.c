@@ -692,9 +692,75 @@ static void growth_sim(void)
     sim_out_free(&o);
 }
 
+/* The kernel model (sim.h, struct sim_kparts), worked out by hand: ten
+ * units ready at once (synthesis 1 ms, four at a time), each GPU phase 1 s
+ * of host work, 1 s of kernels under the device, 1 s of host work after. */
+static double kernel_spj(struct sim_kparts *k, int workers, int at_unlock, double *kernel_util)
+{
+    struct sim_params p = base(0.001, 3);
+    p.synth_concurrency = p.channel = 4;
+    p.gpu_workers = workers;
+    p.jobs = 10;
+    p.kernel_model = 1;
+    p.worker_at_unlock = at_unlock;
+    p.kparts = k;
+    p.nkparts = 1;
+    struct sim_out o;
+    if (run(&p, &o))
+        return -1;
+    double spj = (double)o.res.s_per_job * 1e-9;
+    if (kernel_util)
+        *kernel_util = o.res.phase.kernel_utilization;
+    sim_out_free(&o);
+    return spj;
+}
+
+static void kernel_model(void)
+{
+    struct sim_kparts k = {.pre = 1, .k1 = 1, .post = 1};
+    /* one worker: 3 s a unit, one after another, from 1 ms on */
+    CHECK(near(kernel_spj(&k, 1, 0, NULL), 3.0001, 1e-6));
+    /* two: the second's host work runs beside the first's kernels; each
+     * worker takes a unit every 3 s, half a period apart: unit 9 (the
+     * second worker's fifth) ends at 4.001 + 4 x 3 s */
+    CHECK(near(kernel_spj(&k, 2, 0, NULL), 1.6001, 1e-6));
+    /* three: the device is the limit, 1 s a unit; unit 9's kernels start
+     * at 1.001 + 9 and its host work after them ends 2 s later */
+    double ku = 0;
+    CHECK(near(kernel_spj(&k, 3, 0, &ku), 1.2001, 1e-6));
+    CHECK(near(ku, 10.0 / 12.0, 1e-6)); /* KERNEL phases: 10 s of the window, the first GPU_START to the last GPU_END */
+    /* one worker that takes its next unit when its kernels end (cuzk's
+     * split API): a unit every 2 s, the last one's GPU_END 1 s after */
+    CHECK(near(kernel_spj(&k, 1, 1, NULL), 2.1001, 1e-6));
+    /* the barrier: kernels 0.5 s, then a wait for the helper's 2 s of
+     * prep_msm, 0.5 s more while b_g2_msm runs 0.5 s: 2.5 s a unit */
+    struct sim_kparts b = {.k1 = 0.5, .k2 = 0.5, .hp = 2, .hq = 0.5, .barrier = 1};
+    CHECK(near(kernel_spj(&b, 1, 0, NULL), 2.5001, 1e-6));
+    /* ... and two workers: the second's prep_msm runs beside the first's
+     * kernels, so the device holds each unit 2.5 s but the pair overlaps:
+     * the second enters at 1 ms too, its barrier opens at 2.001, and it
+     * waits for the device until 2.501 */
+    CHECK(kernel_spj(&b, 2, 0, NULL) < 2.5001 * 0.7);
+    /* no barrier: the helper runs beside the kernels, the unit ends with
+     * the later of the two */
+    b.barrier = 0;
+    CHECK(near(kernel_spj(&b, 1, 0, NULL), 2.5001, 1e-6));
+    /* a part that is not a number is refused */
+    struct sim_params p = base(1, 1);
+    p.kernel_model = 1;
+    struct sim_kparts nan_part = {.pre = NAN, .k1 = 1};
+    p.kparts = &nan_part;
+    p.nkparts = 1;
+    char err[256];
+    CHECK(sim_check(&p, err, sizeof err) == -1);
+    p.kparts = NULL;
+    CHECK(sim_check(&p, err, sizeof err) == -1);
+}
+
 int main(void)
 {
     by_hand();
+    kernel_model();
     invariants();
     contention();
     fit_known();

@@ -182,10 +182,11 @@ static void calib_text(FILE *f, const char *from, const struct sim_params *p, co
                 fmt_dur(c, sizeof c, p->prep.mean * 1e9), fmt_dur(d, sizeof d, p->pickup.mean * 1e9), p->synth.cv);
         return;
     }
-    fprintf(f, "  %-13s from %s: %zu complete unit%s resampled: synthesis %s, device %s (effective), prep %s, "
+    fprintf(f, "  %-13s from %s: %zu complete unit%s resampled: synthesis %s, %s %s%s, prep %s, "
                "dispatch %s per unit (means%s)\n",
             "calibration", from, p->synth.n, p->synth.n == 1 ? "" : "s", fmt_dur(a, sizeof a, sim_dist_mean(&p->synth) * 1e9),
-            fmt_dur(b, sizeof b, sim_dist_mean(&p->gpu) * 1e9), fmt_dur(c, sizeof c, sim_dist_mean(&p->prep) * 1e9),
+            p->kernel_model ? "GPU phase" : "device", fmt_dur(b, sizeof b, sim_dist_mean(&p->gpu) * 1e9),
+            p->kernel_model ? "" : " (effective)", fmt_dur(c, sizeof c, sim_dist_mean(&p->prep) * 1e9),
             fmt_dur(d, sizeof d, sim_dist_mean(&p->pickup) * 1e9),
             fit->fitted || fit->given || fit->measured || sim_has_growth(p) ? ", without contention" : "");
     if (fit->measured)
@@ -350,15 +351,75 @@ static const char *unmodelled_fill(const struct sim_report *s, char *buf, size_t
     return NULL;
 }
 
+/* The device model (sim.h): held for the kernels only, with the parts of
+ * the GPU phase the trace gave; or held for the whole GPU phase, with the
+ * measured phase's work that this leaves out and, where the trace had
+ * kernel phases, why they were not used. */
 static void device_model_text(FILE *f, const struct sim_report *s)
 {
-    char fill[512];
-    if (!unmodelled_fill(s, fill, sizeof fill))
+    const struct sim_params *p = s->calib;
+    const struct sim_fit *fit = s->fit;
+    char a[32], b[32], c[32], d[32], fill[512];
+    if (p && p->kernel_model) {
+        fprintf(f, "  %-13s a device is held for its units' kernels only (kernel phases in %zu of %zu units), so "
+                   "another worker's host work runs beside them; per unit: host work before them %s, kernels %s, "
+                   "after %s",
+                "device model", fit->kernel_units, p->nkparts, fmt_dur(a, sizeof a, fit->pre_mean * 1e9),
+                fmt_dur(b, sizeof b, fit->kernel_mean * 1e9), fmt_dur(c, sizeof c, fit->post_mean * 1e9));
+        if (fit->helper_units)
+            fprintf(f, "; prep_msm + b_g2_msm on a helper thread from GPU_START, %s in %zu units, the kernels waiting "
+                       "for prep_msm where barrier_wait says so",
+                    fmt_dur(d, sizeof d, fit->helper_mean * 1e9), fit->helper_units);
+        fprintf(f, "; a worker takes its next unit %s\n",
+                p->worker_at_unlock ? "when its kernels end (the trace's workers began units before their last "
+                                      "GPU_END)"
+                                    : "at GPU_END");
         return;
-    fprintf(f, "  %-13s each device holds a unit's whole GPU phase, one unit at a time; the trace's GPU phases also "
-               "hold %s: more GPU workers per device could overlap that work with other units' kernels, which is "
+    }
+    const char *uf = unmodelled_fill(s, fill, sizeof fill);
+    if (!uf)
+        return;
+    fprintf(f, "  %-13s each device holds a unit's whole GPU phase, one unit at a time%s%s%s; the trace's GPU phases "
+               "also hold %s: more GPU workers per device could overlap that work with other units' kernels, which is "
                "not simulated, so gpu-workers points do not show that gain\n",
-            "device model", fill);
+            "device model", fit && fit->kernel_why ? " (its kernel phases are not used: " : "",
+            fit && fit->kernel_why ? fit->kernel_why : "", fit && fit->kernel_why ? ")" : "", uf);
+}
+
+static void device_model_json(FILE *f, const struct sim_report *s)
+{
+    const struct sim_params *p = s->calib;
+    const struct sim_fit *fit = s->fit;
+    if (p && p->kernel_model) {
+        fprintf(f, ", \"device_model\": {\"holds\": \"kernels\", \"kernel_units\": %zu, \"units\": %zu, ",
+                fit->kernel_units, p->nkparts);
+        jnum(f, "pre_s", fit->pre_mean);
+        fputs(", ", f);
+        jnum(f, "kernels_s", fit->kernel_mean);
+        fputs(", ", f);
+        jnum(f, "post_s", fit->post_mean);
+        fprintf(f, ", \"helper_units\": %zu, \"helper_s\": ", fit->helper_units);
+        if (fit->helper_units)
+            fprintf(f, "%.9g", fit->helper_mean);
+        else
+            fputs("null", f);
+        fprintf(f, ", \"worker_free_at\": \"%s\", \"kernels_not_used\": null, \"gpu_phase_work_not_modelled\": null}",
+                p->worker_at_unlock ? "kernels_end" : "gpu_end");
+        return;
+    }
+    char fill[512];
+    const char *uf = unmodelled_fill(s, fill, sizeof fill);
+    fputs(", \"device_model\": {\"holds\": \"gpu_phase\", \"kernels_not_used\": ", f);
+    if (fit && fit->kernel_why)
+        json_str(f, fit->kernel_why, strlen(fit->kernel_why));
+    else
+        fputs("null", f);
+    fputs(", \"gpu_phase_work_not_modelled\": ", f);
+    if (uf)
+        json_str(f, uf, strlen(uf));
+    else
+        fputs("null", f);
+    fputc('}', f);
 }
 
 void report_sim_json(FILE *f, const struct sim_report *s)
@@ -371,14 +432,7 @@ void report_sim_json(FILE *f, const struct sim_report *s)
     calib_json(f, s->from, s->calib, s->fit);
     if (s->from)
         check_json(f, s);
-    char fill[512];
-    const char *uf = unmodelled_fill(s, fill, sizeof fill);
-    fputs(", \"device_model\": {\"holds\": \"gpu_phase\", \"gpu_phase_work_not_modelled\": ", f);
-    if (uf)
-        json_str(f, uf, strlen(uf));
-    else
-        fputs("null", f);
-    fputc('}', f);
+    device_model_json(f, s);
     if (s->knob) {
         fprintf(f, ", \"sweep\": {\"knob\": \"%s\", ", s->knob);
         if (s->ranked)

@@ -13,6 +13,7 @@
 #include "sim.h"
 
 #include "mem.h"
+#include "strtab.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -44,10 +45,16 @@ static double rng_unit(uint64_t *s) /* (0, 1) */
     return ((double)(rng_next(s) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
 }
 
+/* An index into n resampled values. */
+static size_t draw(size_t n, uint64_t *s)
+{
+    return (size_t)(((unsigned __int128)rng_next(s) * n) >> 64);
+}
+
 static double sample(const struct sim_dist *d, uint64_t *s)
 {
     if (d->v && d->n)
-        return d->v[(size_t)(((unsigned __int128)rng_next(s) * d->n) >> 64)];
+        return d->v[draw(d->n, s)];
     if (d->cv <= 0)
         return d->mean;
     /* lognormal with the given mean and coefficient of variation; the two
@@ -63,6 +70,9 @@ void sim_params_free(struct sim_params *p)
 {
     sim_dist_free(&p->synth);
     sim_dist_free(&p->gpu);
+    free(p->kparts);
+    p->kparts = NULL;
+    p->nkparts = 0;
     sim_dist_free(&p->prep);
     sim_dist_free(&p->pickup);
     free(p->job_units);
@@ -130,6 +140,20 @@ static int dist_ok(const struct sim_dist *d, int may_be_zero)
            (may_be_zero ? d->mean >= 0 : d->mean > 0);
 }
 
+static int kparts_ok(const struct sim_params *p)
+{
+    if (!p->kparts || !p->nkparts)
+        return 0;
+    for (size_t i = 0; i < p->nkparts; i++) {
+        const struct sim_kparts *k = &p->kparts[i];
+        double v[6] = {k->pre, k->k1, k->k2, k->hp, k->hq, k->post};
+        for (int j = 0; j < 6; j++)
+            if (!(v[j] >= 0) || !isfinite(v[j]))
+                return 0;
+    }
+    return 1;
+}
+
 /* Why the parameters cannot be simulated; NULL: they can. */
 static const char *check_reason(const struct sim_params *p)
 {
@@ -170,6 +194,8 @@ static const char *check_reason(const struct sim_params *p)
         return "synthesis time must be positive and finite (--synth-s), its spread between 0 and 100";
     if (!dist_ok(&p->gpu, 0))
         return "GPU time must be positive and finite (--gpu-s), its spread between 0 and 100";
+    if (p->kernel_model && !kparts_ok(p))
+        return "the kernel model needs the trace's parts of each unit's GPU phase, finite and not negative";
     if (!dist_ok(&p->prep, 1))
         return "prep time must be zero or positive and finite (--prep-s)";
     if (!dist_ok(&p->pickup, 1))
@@ -290,6 +316,12 @@ struct sim {
     struct fifo chan, blocked, idle;
     struct fifo *devq; /* per device: picked-up units waiting for it */
     char *dev_busy;
+    /* the kernel model (sim_params kernel_model): each unit's part of its
+     * GPU phase on the worker's thread (SEG_*) and what else holds (K_*),
+     * its draw (an index into kparts), and its kernels' start and end, ns */
+    uint8_t *seg, *kst;
+    uint32_t *kidx;
+    int64_t *kt;
     uint64_t events;
     int too_long; /* the simulated time passed SIM_MAX_S (step failed for it, not for memory) */
 };
@@ -355,10 +387,17 @@ static int64_t ns(double s)
     return (int64_t)llround(s * 1e9);
 }
 
-static int begin(struct sim *s, int cl, double work, uint32_t id)
+/* A task of kind cl for unit id; tag: which of the unit's tasks it is
+ * (the kernel model's TASK_*: a unit's GPU phase can run two at once). */
+static int begin_task(struct sim *s, int cl, double work, uint32_t id, uint32_t tag)
 {
     s->n[cl]++;
-    return heap_push(&s->h[cl], s->v[cl] + work, id, (uint32_t)cl);
+    return heap_push(&s->h[cl], s->v[cl] + work, id, (uint32_t)cl | tag << 4);
+}
+
+static int begin(struct sim *s, int cl, double work, uint32_t id)
+{
+    return begin_task(s, cl, work, id, 0);
 }
 
 static int start_synth(struct sim *s)
@@ -373,10 +412,57 @@ static int start_synth(struct sim *s)
     return 0;
 }
 
+/* The kernel model (sim.h, struct sim_kparts): a unit's GPU phase runs on
+ * the worker's thread (TASK_MAIN: SEG_PRE, then SEG_K1 and SEG_K2 holding
+ * the device, then SEG_POST) and on a helper thread (TASK_HELPER: hp,
+ * then hq); K_* say what of it is done. */
+enum { SEG_PRE, SEG_K1, SEG_K2, SEG_POST };
+enum { TASK_MAIN, TASK_HELPER };
+enum { K_HP = 1, K_HQ = 2, K_BARRIER = 4, K_KERNELS = 8 }; /* done: hp, hq; waiting at the barrier; kernels done */
+
+static const struct sim_kparts *kp(const struct sim *s, uint32_t id)
+{
+    return &s->p->kparts[s->kidx[id]];
+}
+
+static int main_task(struct sim *s, uint32_t id, int seg, double work)
+{
+    s->seg[id] = (uint8_t)seg;
+    return begin_task(s, CL_GPU, work * s->scale, id, TASK_MAIN);
+}
+
 static int start_gpu(struct sim *s, uint32_t id)
 {
     s->u[id].t[EV_GPU_START] = ns(s->t);
-    return begin(s, CL_GPU, sample(&s->p->gpu, &s->rng) * s->scale, id);
+    if (!s->p->kernel_model)
+        return begin(s, CL_GPU, sample(&s->p->gpu, &s->rng) * s->scale, id);
+    s->kidx[id] = (uint32_t)draw(s->p->nkparts, &s->rng);
+    const struct sim_kparts *k = kp(s, id);
+    s->kst[id] = 0;
+    if (k->hp > 0 || k->hq > 0) {
+        if (begin_task(s, CL_GPU, k->hp * s->scale, id, TASK_HELPER))
+            return -1;
+    } else {
+        s->kst[id] = K_HP | K_HQ;
+    }
+    return main_task(s, id, SEG_PRE, k->pre);
+}
+
+/* The kernel model: the device is free; the next unit whose host work
+ * before its kernels is done takes it. */
+static int try_kernels(struct sim *s, int d)
+{
+    if (s->dev_busy[d] || !s->devq[d].n)
+        return 0;
+    uint32_t id = fifo_pop(&s->devq[d]);
+    s->dev_busy[d] = 1;
+    s->kt[2 * (size_t)id] = ns(s->t);
+    return main_task(s, id, SEG_K1, kp(s, id)->k1);
+}
+
+static void worker_free(struct sim *s, const struct unit *u)
+{
+    fifo_push(&s->idle, (uint32_t)u->worker * (uint32_t)s->p->devices + (uint32_t)u->device);
 }
 
 /* The device is free: its next picked-up unit goes on. */
@@ -390,11 +476,16 @@ static int try_device(struct sim *s, int d)
     return l > 0 ? begin(s, CL_PREP, l, id) : start_gpu(s, id);
 }
 
-/* The worker has the unit (GPU_PICKUP): it waits for its device. */
+/* The worker has the unit (GPU_PICKUP): it waits for its device (under
+ * the kernel model, only its kernels wait: its prep latency runs now). */
 static int picked(struct sim *s, uint32_t id)
 {
     struct unit *u = &s->u[id];
     u->t[EV_GPU_PICKUP] = ns(s->t);
+    if (s->p->kernel_model) {
+        double l = sample(&s->p->prep, &s->rng);
+        return l > 0 ? begin(s, CL_PREP, l, id) : start_gpu(s, id);
+    }
     fifo_push(&s->devq[u->device], id);
     return try_device(s, u->device);
 }
@@ -440,7 +531,61 @@ static int dispatch(struct sim *s)
     return start_synth(s);
 }
 
-static int finish(struct sim *s, int cl, uint32_t id)
+/* The kernel model: the unit's kernels and its helper are both done. */
+static int after_both(struct sim *s, uint32_t id)
+{
+    return main_task(s, id, SEG_POST, kp(s, id)->post);
+}
+
+/* The kernel model: the helper thread's part is done. */
+static int helper_done(struct sim *s, uint32_t id)
+{
+    if (!(s->kst[id] & K_HP)) { /* prep_msm: the barrier opens, b_g2_msm follows */
+        s->kst[id] |= K_HP;
+        if (s->kst[id] & K_BARRIER) {
+            s->kst[id] &= (uint8_t)~K_BARRIER;
+            if (main_task(s, id, SEG_K2, kp(s, id)->k2))
+                return -1;
+        }
+        return begin_task(s, CL_GPU, kp(s, id)->hq * s->scale, id, TASK_HELPER);
+    }
+    s->kst[id] |= K_HQ;
+    return s->kst[id] & K_KERNELS ? after_both(s, id) : 0;
+}
+
+/* The kernel model: a part of the GPU phase on the worker's thread is done. */
+static int main_done(struct sim *s, uint32_t id)
+{
+    struct unit *u = &s->u[id];
+    switch (s->seg[id]) {
+    case SEG_PRE: /* its kernels wait for the device */
+        fifo_push(&s->devq[u->device], id);
+        return try_kernels(s, u->device);
+    case SEG_K1: /* the barrier: the rest of the kernels need the helper's first part */
+        if (!kp(s, id)->barrier || (s->kst[id] & K_HP))
+            return main_task(s, id, SEG_K2, kp(s, id)->k2);
+        s->kst[id] |= K_BARRIER;
+        return 0;
+    case SEG_K2:
+        s->kt[2 * (size_t)id + 1] = ns(s->t);
+        s->dev_busy[u->device] = 0;
+        s->kst[id] |= K_KERNELS;
+        if (try_kernels(s, u->device) || ((s->kst[id] & K_HQ) && after_both(s, id)))
+            return -1;
+        if (!s->p->worker_at_unlock)
+            return 0;
+        worker_free(s, u);
+        return dispatch(s);
+    default:
+        u->t[EV_GPU_END] = ns(s->t);
+        if (s->p->worker_at_unlock)
+            return 0;
+        worker_free(s, u);
+        return dispatch(s);
+    }
+}
+
+static int finish(struct sim *s, int cl, uint32_t id, uint32_t tag)
 {
     struct unit *u = &s->u[id];
     switch (cl) {
@@ -457,14 +602,15 @@ static int finish(struct sim *s, int cl, uint32_t id)
         return start_gpu(s, id);
     case CL_PICK:
         return picked(s, id);
-    default: {
+    default:
+        if (s->p->kernel_model)
+            return tag == TASK_HELPER ? helper_done(s, id) : main_done(s, id);
         u->t[EV_GPU_END] = ns(s->t);
         s->dev_busy[u->device] = 0;
-        fifo_push(&s->idle, (uint32_t)u->worker * (uint32_t)s->p->devices + (uint32_t)u->device);
+        worker_free(s, u);
         if (try_device(s, u->device))
             return -1;
         return dispatch(s);
-    }
     }
 }
 
@@ -507,7 +653,7 @@ static int step(struct sim *s)
     struct hent e = heap_pop(&s->h[next]);
     s->v[next] = e.key; /* exactly, against drift */
     s->n[next]--;
-    return finish(s, next, e.unit);
+    return finish(s, next, e.unit, e.kind >> 4);
 }
 
 static int build_jobs(const struct sim_params *p, struct sim_out *o)
@@ -537,6 +683,30 @@ static int build_jobs(const struct sim_params *p, struct sim_out *o)
     return 0;
 }
 
+/* The kernel model's KERNEL phases, as a trace's other events (by unit,
+ * in time order), so that the simulated run's analysis has its kernel
+ * utilization as a measured run's has. */
+static int kernel_phases(const struct sim *s, struct sim_out *o)
+{
+    struct run *r = &o->run;
+    uint32_t start, end;
+    o->strs = calloc(1, sizeof *o->strs);
+    if (!o->strs || strtab_intern(o->strs, "KERNEL_START", 12, &start) ||
+        strtab_intern(o->strs, "KERNEL_END", 10, &end))
+        return -1;
+    r->strs = o->strs;
+    r->xev = malloc(s->nunits * 2 * sizeof *r->xev);
+    if (!r->xev)
+        return -1;
+    r->nxev = r->xev_cap = s->nunits * 2;
+    for (size_t i = 0; i < s->nunits; i++) {
+        uint64_t line = r->units[i].line;
+        r->xev[2 * i] = (struct xitem){.t = s->kt[2 * i], .line = line, .unit = (uint32_t)i, .name = start};
+        r->xev[2 * i + 1] = (struct xitem){.t = s->kt[2 * i + 1], .line = line, .unit = (uint32_t)i, .name = end};
+    }
+    return 0;
+}
+
 int sim_run(const struct sim_params *p, struct sim_out *o, char *err, size_t errlen)
 {
     memset(o, 0, sizeof *o);
@@ -550,6 +720,14 @@ int sim_run(const struct sim_params *p, struct sim_out *o, char *err, size_t err
     s.u = big_alloc(s.nunits * sizeof *s.u);
     s.devq = calloc((size_t)p->devices, sizeof *s.devq);
     s.dev_busy = calloc((size_t)p->devices, 1);
+    if (p->kernel_model) {
+        s.seg = malloc(s.nunits);
+        s.kst = malloc(s.nunits);
+        s.kidx = malloc(s.nunits * sizeof *s.kidx);
+        s.kt = big_alloc(s.nunits * 2 * sizeof *s.kt);
+        if (!s.seg || !s.kst || !s.kidx || !s.kt)
+            goto out;
+    }
     if (!s.u || !s.devq || !s.dev_busy || fifo_init(&s.chan, (size_t)p->channel + 1) ||
         fifo_init(&s.blocked, (size_t)p->synth_concurrency + 1) || fifo_init(&s.idle, nw + 1))
         goto out;
@@ -589,7 +767,7 @@ int sim_run(const struct sim_params *p, struct sim_out *o, char *err, size_t err
     o->run.nunits = o->run.units_cap = s.nunits;
     o->run.events = s.nunits * EV_N;
     s.u = NULL;
-    if (build_jobs(p, o))
+    if (build_jobs(p, o) || (p->kernel_model && kernel_phases(&s, o)))
         goto out;
     double t1 = now_s();
     if (analyze_run(&o->run, &o->res))
@@ -609,6 +787,10 @@ out:
             free(s.devq[d].a);
     free(s.devq);
     free(s.dev_busy);
+    free(s.seg);
+    free(s.kst);
+    free(s.kidx);
+    big_free(s.kt, s.kt ? s.nunits * 2 * sizeof *s.kt : 0);
     if (rc) {
         sim_out_free(o);
         o->too_long = s.too_long;
@@ -635,21 +817,33 @@ size_t sim_best(const double *spj, size_t n, double tol)
     return 0;
 }
 
-void sim_out_drop_run(struct sim_out *o)
+/* The simulated units, jobs and kernel phases; not the names, which
+ * the figures' phase rows may still name. */
+static void drop_units(struct sim_out *o)
 {
     big_free(o->run.units, o->run.nunits * sizeof *o->run.units);
     free(o->run.jobs);
     free(o->ids);
+    free(o->run.xev);
     o->run.units = NULL;
     o->run.jobs = NULL;
     o->ids = NULL;
+    o->run.xev = NULL;
+    o->run.nxev = o->run.xev_cap = 0;
+}
+
+void sim_out_drop_run(struct sim_out *o)
+{
+    drop_units(o);
 }
 
 void sim_out_free(struct sim_out *o)
 {
     run_result_free(&o->res);
-    big_free(o->run.units, o->run.nunits * sizeof *o->run.units);
-    free(o->run.jobs);
-    free(o->ids);
+    drop_units(o);
+    if (o->strs) {
+        strtab_free(o->strs);
+        free(o->strs);
+    }
     memset(o, 0, sizeof *o);
 }

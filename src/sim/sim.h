@@ -74,6 +74,19 @@ struct sim_dist {
     double mean, cv; /* the parametric form, when v is NULL */
 };
 
+/* One unit's GPU phase under the kernel model, seconds at full speed from
+ * its GPU_START.  The worker's thread runs `pre` (host work; a wait for the
+ * device left out), then, holding the device, kernels k1; then the
+ * kernels wait at a barrier for the helper thread's first part hp (cuzk:
+ * prep_msm, which starts at GPU_START), then run k2 and release the
+ * device.  The helper then runs hq (b_g2_msm).  `post` follows the later
+ * of the kernels' end and the helper's, to GPU_END.  Without a barrier
+ * the helper runs beside the kernels, and k2 = 0. */
+struct sim_kparts {
+    double pre, k1, k2, hp, hq, post;
+    int barrier; /* k2 waits for hp (cuzk's barrier_wait); 0: k2 follows k1 */
+};
+
 struct sim_params {
     /* the workload */
     uint64_t jobs;
@@ -93,6 +106,19 @@ struct sim_params {
     struct sim_growth synth_growth, gpu_growth;
     /* per-unit times at full speed */
     struct sim_dist synth, prep, gpu;
+    /* The device held for the kernels only (kernel_model; sim_fit.c sets
+     * it from a trace whose units have kernel phases): each unit's GPU
+     * phase is drawn whole from kparts[0..nkparts) (owned), and a unit
+     * waits for its device only for its kernels, so another worker's host
+     * work runs beside them, as under cuzk's device mutex.
+     * worker_at_unlock: a worker takes its next unit when its kernels end
+     * (cuzk's split API: the trace's workers overlapped their own GPU
+     * phases), else at GPU_END.  kernel_model = 0: a device holds a unit's
+     * whole GPU phase for `gpu`, as described above.  The simulated units
+     * get KERNEL phases, so their analysis has a kernel utilization. */
+    int kernel_model, worker_at_unlock;
+    struct sim_kparts *kparts;
+    size_t nkparts;
     struct sim_dist pickup; /* dispatch latency: a free worker to GPU_PICKUP */
     int calib_partitions;
     uint64_t seed;
@@ -120,6 +146,7 @@ struct sim_out {
     struct run run;
     struct run_result res;
     char *ids; /* the job ids' bytes */
+    struct strtab *strs; /* the KERNEL phases' names (kernel_model), or NULL */
     uint64_t events; /* simulation events processed */
     double sim_s, analyze_s; /* seconds spent simulating, and analysing */
     int too_long; /* sim_run failed: the simulated time would pass SIM_MAX_S
@@ -190,6 +217,13 @@ struct sim_fit {
     uint64_t jobs;
     int channel_seen;     /* most units waiting in the channel at once */
     double rate;          /* jobs per second, when the trace's GPU waited for input; else 0 */
+    /* the device model (sim_params kernel_model): the units whose GPU
+     * phase held kernel phases, and the means of the split, seconds at
+     * full speed; kernel_why: why the kernel model is not used although
+     * the trace has kernel phases (NULL: it is, or there are none) */
+    size_t kernel_units, helper_units; /* ... and those with a helper's host path (prep_msm) */
+    double pre_mean, kernel_mean, helper_mean, post_mean;
+    const char *kernel_why;
     /* the trace's workload (sim_params job_units): its completed jobs, */
     uint64_t units;              /* their units, */
     int parts_min, parts_max;    /* the fewest and most units of one, */

@@ -8,6 +8,11 @@
  * the unit was picked up and its device was free (the host-side work that
  * keeps a free device waiting).  These are resampled.
  *
+ * Where the units' GPU phases hold kernel phases, the device is held for
+ * the kernels only (sim.h, kernel_model): each unit's GPU phase splits into
+ * host work before its kernels (less any wait for the device), the
+ * kernels, and host work after them (kernel_split).
+ *
  * The contention fit.  Under the processor sharing of sim.h, the tasks
  * running at each instant of the trace (syntheses, preps, proofs) give
  * each kind a slowdown f >= 1 (sim_slowdowns).  For each candidate
@@ -47,6 +52,12 @@ struct cu {            /* a complete unit, in seconds from the run's start */
     double rd;                 /* ready: CHAN_SEND, else SYNTH_END */
     double pk;                 /* GPU_PICKUP, else GPU_START */
     int device, worker;
+    /* the kernel model's parts (kernel_split): its kernels' first start
+     * and last end (has_k), the barrier inside them (has_b: barrier_wait),
+     * the ends of the helper's prep_msm and b_g2_msm (has_h), and its wait
+     * for the device (has_w: mutex_wait's length) */
+    double ks, ke, bs, be, hpe, hqe, mw;
+    int has_k, has_b, has_h, has_w;
     /* indices of those times among the boundaries */
     uint32_t iss, ise, ips, igs, ige;
 };
@@ -570,10 +581,60 @@ static int trace_jobs(const struct run *r, struct sim_params *p, struct sim_fit 
 
 /* The complete units of the run, in seconds from its start, in the run's
  * order (c: one for each). */
+static int named(const struct run *r, const struct uphase *p, const char *name)
+{
+    size_t n;
+    const char *s = uphase_name(r, p, &n);
+    return !p->mark && p->within == WITHIN_GPU && n == strlen(name) && strncasecmp(s, name, n) == 0;
+}
+
+/* Unit u's parts for the kernel model (struct cu), seconds from t0: the
+ * span of its kernel phases, and the duration lines' phases that the
+ * source puts on the call's path (docs/cli.md, "Duration lines"). */
+static void gpu_parts(const struct run *r, const struct run_result *res, uint32_t u, double t0, struct cu *x,
+                      struct uphase **buf, size_t *cap)
+{
+    x->has_k = x->has_b = x->has_h = x->has_w = 0;
+    if (!unit_has_phases(r, u))
+        return;
+    size_t n = unit_phases(r, u, buf, cap);
+    if (n == (size_t)-1)
+        return;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    int hq = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct uphase *p = &(*buf)[i];
+        double a = ((double)p->start - t0) * 1e-9, b = ((double)p->end - t0) * 1e-9;
+        if (phase_is_kernel(res, p)) {
+            lo = p->start < lo ? p->start : lo;
+            hi = p->end > hi ? p->end : hi;
+        } else if (named(r, p, "barrier_wait")) {
+            x->bs = a, x->be = b, x->has_b = 1;
+        } else if (named(r, p, "prep_msm")) {
+            x->hpe = b, x->has_h = 1;
+        } else if (named(r, p, "b_g2_msm")) {
+            x->hqe = b, hq = 1;
+        } else if (named(r, p, "mutex_wait")) {
+            x->mw = b - a, x->has_w = 1;
+        }
+    }
+    if (lo > hi)
+        return;
+    x->has_k = 1;
+    x->ks = ((double)lo - t0) * 1e-9;
+    x->ke = ((double)hi - t0) * 1e-9;
+    if (!hq)
+        x->hqe = x->has_h ? x->hpe : x->gs;
+    /* a barrier is a wait inside the kernels for the helper's prep_msm */
+    x->has_b = x->has_b && x->has_h && x->bs >= x->ks && x->be <= x->ke && x->be >= x->bs;
+}
+
 static void collect_units(const struct run *r, const struct run_result *res, struct cu *c)
 {
     size_t k = 0;
     double t0 = (double)res->start;
+    struct uphase *buf = NULL;
+    size_t cap = 0;
     for (size_t i = 0; i < r->nunits; i++) {
         const struct unit *u = &r->units[i];
         if (!complete(u))
@@ -592,7 +653,11 @@ static void collect_units(const struct run *r, const struct run_result *res, str
             x->ps = x->gs;
         x->device = u->device;
         x->worker = u->worker;
+        x->has_k = 0;
+        if (run_has_phases(r))
+            gpu_parts(r, res, (uint32_t)i, t0, x, &buf, &cap);
     }
+    free(buf);
 }
 
 /* The dispatch latencies wd[0..n): from the later of ready and the worker
@@ -794,10 +859,142 @@ static void base_times(const struct cu *c, size_t n, int deflate, const struct s
     }
 }
 
+static int cmp_kernel_start(const void *a, const void *b)
+{
+    const struct cu *x = *(const struct cu *const *)a, *y = *(const struct cu *const *)b;
+    if (x->device != y->device)
+        return x->device < y->device ? -1 : 1;
+    return x->ks < y->ks ? -1 : x->ks > y->ks;
+}
+
+#define KERNEL_MIN_SHARE 0.9 /* the kernel model needs kernel phases in this share of the complete units */
+#define KERNEL_HANDOFF 1e-3  /* s: kernels starting this soon after the device's last ones waited for it */
+
+/* The kernel model (sim.h): each unit's GPU phase, wg[i] at full speed (c
+ * sorted as wg), into its parts (struct sim_kparts), each scaled by wg[i]
+ * over the measured phase.  The wait for the device is left out of the
+ * host work before the kernels: mutex_wait where a duration line gives it;
+ * else a unit whose kernels began at the device's last kernels' end
+ * (within KERNEL_HANDOFF, or 1% of its kernels) waited, and its host work
+ * before them is the median of the units' that did not wait, never more
+ * than it had.  A unit without kernels holds the device for its whole
+ * phase.  The prep latency wp[i] becomes GPU_START - GPU_PICKUP (a unit
+ * waits for its device inside its phase).  Sets f's kernel figures.
+ * 1: the model holds (*out allocated, n of them); 0: it does not (f says
+ * why, where the trace has kernels); -1: out of memory. */
+static int kernel_split(struct cu *c, size_t n, double *wg, double *wp, struct sim_fit *f,
+                        struct sim_kparts **out, int *at_unlock)
+{
+    size_t nk = 0;
+    for (size_t i = 0; i < n; i++)
+        nk += c[i].has_k;
+    f->kernel_units = nk;
+    if (nk == 0)
+        return 0;
+    if ((double)nk < KERNEL_MIN_SHARE * (double)n) {
+        f->kernel_why = "fewer than 9 in 10 complete units have kernel phases";
+        return 0;
+    }
+    struct cu **by = malloc(n * sizeof *by);
+    double *free_pre = malloc(n * sizeof *free_pre);
+    char *waited = calloc(n, 1);
+    struct sim_kparts *k = calloc(n, sizeof *k);
+    if (!by || !free_pre || !waited || !k) {
+        free(by), free(free_pre), free(waited), free(k);
+        return -1;
+    }
+    /* waits for the device, and whether kernels of units overlap on one
+     * (then the device does not serialize them by unit: the fold stays) */
+    size_t m = 0, nfree = 0;
+    for (size_t i = 0; i < n; i++)
+        if (c[i].has_k)
+            by[m++] = &c[i];
+    qsort(by, m, sizeof *by, cmp_kernel_start);
+    double sum = 0, uni = 0, last_end = -INFINITY;
+    for (size_t i = 0; i < m; i++) {
+        struct cu *x = by[i];
+        if (i == 0 || x->device != by[i - 1]->device)
+            last_end = -INFINITY;
+        double d = x->ke - x->ks, tol = fmax(KERNEL_HANDOFF, 0.01 * d);
+        sum += d;
+        uni += x->ke > last_end ? x->ke - fmax(x->ks, last_end) : 0;
+        if (x->has_w ? x->mw > KERNEL_HANDOFF : last_end > x->gs && x->ks - last_end <= tol)
+            waited[x - c] = 1;
+        else
+            free_pre[nfree++] = x->ks - x->gs;
+        last_end = fmax(last_end, x->ke);
+    }
+    double fill = 0;
+    if (nfree) {
+        qsort(free_pre, nfree, sizeof *free_pre, cmp_dbl);
+        fill = free_pre[nfree / 2];
+    }
+    free(by), free(free_pre);
+    if (sum > 1.02 * uni) {
+        free(waited), free(k);
+        f->kernel_why = "kernel phases of different units overlap on one device";
+        return 0;
+    }
+    double sp = 0, sk = 0, sh = 0, sq = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct cu *x = &c[i];
+        double phase = x->ge - x->gs, scale = phase > 0 ? wg[i] / phase : 1;
+        struct sim_kparts *p = &k[i];
+        if (!x->has_k) {
+            p->k1 = wg[i];
+        } else {
+            double pre = x->ks - x->gs;
+            if (x->has_w)
+                pre = fmax(0, pre - x->mw);
+            else if (waited[i] && fill < pre)
+                pre = fill;
+            p->pre = pre;
+            p->barrier = x->has_b;
+            p->k1 = (x->has_b ? x->bs : x->ke) - x->ks;
+            p->k2 = x->has_b ? x->ke - x->be : 0;
+            double end = x->ke;
+            if (x->has_h) {
+                p->hp = fmax(0, x->hpe - x->gs);
+                p->hq = fmax(0, x->hqe - x->hpe);
+                end = fmax(end, x->hqe);
+                f->helper_units++;
+            }
+            p->post = fmax(0, x->ge - end);
+            p->pre *= scale, p->k1 *= scale, p->k2 *= scale;
+            p->hp *= scale, p->hq *= scale, p->post *= scale;
+        }
+        wp[i] = x->gs > x->pk ? x->gs - x->pk : 0;
+        sp += p->pre, sk += p->k1 + p->k2, sh += p->hp + p->hq, sq += p->post;
+    }
+    free(waited);
+    f->pre_mean = sp / (double)n;
+    f->kernel_mean = sk / (double)n;
+    f->helper_mean = f->helper_units ? sh / (double)f->helper_units : 0;
+    f->post_mean = sq / (double)n;
+    /* a worker that began a unit before its previous unit's GPU_END takes
+     * its next unit when the kernels end (cuzk's split API) */
+    struct cu **bw = malloc(n * sizeof *bw);
+    if (!bw) {
+        free(k);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        bw[i] = &c[i];
+    qsort(bw, n, sizeof *bw, cmp_worker_pickup);
+    *at_unlock = 0;
+    for (size_t i = 1; i < n; i++)
+        if (bw[i]->worker >= 0 && bw[i]->device == bw[i - 1]->device && bw[i]->worker == bw[i - 1]->worker &&
+            bw[i]->gs < bw[i - 1]->ge - KERNEL_HANDOFF)
+            *at_unlock = 1;
+    free(bw);
+    *out = k;
+    return 1;
+}
+
 /* The device's effective time per unit: busy / units, which folds in any
  * overlap of workers on one device (wg[0..n) scaled to it); and the most
  * workers on a device, and the devices, into f. */
-static void device_time(const struct run_result *res, double gpu_sum, double *wg, size_t n,
+static void device_time(const struct run_result *res, double gpu_sum, double *wg, size_t n, int fold,
                         struct sim_fit *f)
 {
     double busy = 0;
@@ -810,7 +1007,7 @@ static void device_time(const struct run_result *res, double gpu_sum, double *wg
                 wmax = (int)res->dev[d].nworkers;
         }
     double overlap = busy > 0 ? gpu_sum / busy : 1;
-    if (overlap > 1.02)
+    if (fold && overlap > 1.02)
         for (size_t i = 0; i < n; i++)
             wg[i] /= overlap;
     f->workers_max = wmax;
@@ -852,13 +1049,24 @@ int sim_calibrate(const struct run *r, const struct run_result *res, double trac
     int deflate = contention_model(r, c, n, trace_cores, fit_contention, given, f, &sg, ws, wg, p);
     base_times(c, n, deflate, &sg, ws, wg, wp);
     segs_free(&sg);
-    device_time(res, gpu_sum, wg, n, f);
+    struct sim_kparts *kparts = NULL;
+    int at_unlock = 0, km = kernel_split(c, n, wg, wp, f, &kparts, &at_unlock);
+    if (km < 0) {
+        free(c), free(ws), free(wg), free(wp), free(wd);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    device_time(res, gpu_sum, wg, n, !km, f);
     /* the distributions resampled */
     sim_params_free(p);
     p->pickup = (struct sim_dist){.v = wd, .n = n};
     p->synth = (struct sim_dist){.v = ws, .n = n};
     p->gpu = (struct sim_dist){.v = wg, .n = n};
     p->prep = (struct sim_dist){.v = wp, .n = n};
+    p->kernel_model = km;
+    p->worker_at_unlock = at_unlock;
+    p->kparts = kparts;
+    p->nkparts = km ? n : 0;
     /* what the trace shows of the pipeline, for the defaults */
     int starved;
     f->synth_max = synth_peak(c, n, &starved);

@@ -878,8 +878,10 @@ static int cmp_kernel_start(const void *a, const void *b)
  * (within KERNEL_HANDOFF, or 1% of its kernels) waited, and its host work
  * before them is the median of the units' that did not wait, never more
  * than it had.  A unit without kernels holds the device for its whole
- * phase.  The prep latency wp[i] becomes GPU_START - GPU_PICKUP (a unit
- * waits for its device inside its phase).  Sets f's kernel figures.
+ * phase.  The prep latency wp[i] runs from the later of GPU_PICKUP and
+ * the device's last kernels' end (not its last GPU_END: a unit may wait
+ * for its device before GPU_START, as `waterfall run`'s do, or inside its
+ * phase, as cuzk's do).  Sets f's kernel figures.
  * 1: the model holds (*out allocated, n of them); 0: it does not (f says
  * why, where the trace has kernels); -1: out of memory. */
 static int kernel_split(struct cu *c, size_t n, double *wg, double *wp, struct sim_fit *f,
@@ -963,10 +965,19 @@ static int kernel_split(struct cu *c, size_t n, double *wg, double *wp, struct s
             p->pre *= scale, p->k1 *= scale, p->k2 *= scale;
             p->hp *= scale, p->hq *= scale, p->post *= scale;
         }
-        wp[i] = x->gs > x->pk ? x->gs - x->pk : 0;
         sp += p->pre, sk += p->k1 + p->k2, sh += p->hp + p->hq, sq += p->post;
     }
     free(waited);
+    /* the prep latency: from the later of the pickup and the device's
+     * last kernels' end (c is by device, then GPU_START: prep_latency) */
+    double free_at = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || c[i].device != c[i - 1].device)
+            free_at = -INFINITY;
+        double from = fmax(c[i].pk, fmin(free_at, c[i].gs));
+        wp[i] = c[i].gs > from ? c[i].gs - from : 0;
+        free_at = fmax(free_at, c[i].has_k ? c[i].ke : c[i].ge);
+    }
     f->pre_mean = sp / (double)n;
     f->kernel_mean = sk / (double)n;
     f->helper_mean = f->helper_units ? sh / (double)f->helper_units : 0;

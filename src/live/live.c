@@ -627,19 +627,13 @@ static void worker_latest(const struct live *l, int64_t *latest)
     }
 }
 
-static int spawn_may_come(const struct live *l, const struct dur_cand *c)
-{
-    int64_t latest[256];
-    worker_latest(l, latest);
-    return spawn_to_come(l, c, latest);
-}
-
-static int spawns_to_come(const struct live *l, size_t n)
+/* May a spawn line still come for one of the candidates c[0..n)? */
+static int spawns_to_come(const struct live *l, const struct dur_cand *c, size_t n)
 {
     int64_t latest[256];
     worker_latest(l, latest);
     for (size_t k = 0; k < n; k++)
-        if (spawn_to_come(l, &l->dcand[k], latest))
+        if (spawn_to_come(l, &c[k], latest))
             return 1;
     return 0;
 }
@@ -660,7 +654,7 @@ static int dur_decide(struct live *l, int end)
             size_t n;
             if (dur_cands(l, c, &n))
                 return -1;
-            if (!end && !p->sp_seen && spawns_to_come(l, n))
+            if (!end && !p->sp_seen && spawns_to_come(l, l->dcand, n))
                 return 0; /* its call's own spawn line is still to come: wait */
             struct dur_sect sect = {c->pre, c->wait, p->held, c->wait >= 2000000, c->t_pos};
             k = DUR_NONE;
@@ -681,7 +675,7 @@ static int dur_decide(struct live *l, int end)
                 }
                 if (k >= 0) { /* chosen by the lines: enter at the engine's entry where it fits */
                     struct live_unit *x = l->tab[l->dcand[k].id];
-                    if (!end && x->spawn < 0 && spawn_may_come(l, &l->dcand[k]))
+                    if (!end && x->spawn < 0 && spawns_to_come(l, &l->dcand[k], 1))
                         return 0;
                     if (x->spawn >= 0 && d != x->spawn) {
                         if (dur_spawn_fits(&sect, &l->dcand[k], x->spawn, -1, -1))

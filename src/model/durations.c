@@ -492,7 +492,7 @@ static int sections_to_units(struct place *P)
             if (dur_spawn_fits(&sect, &cand[k], spawn_of(P, u), -1, -1)) {
                 d = spawn_of(P, u);
             } else { /* the line contradicts the call: not given, counted */
-                for (size_t e = P->uspawn[u] - 1; e < P->uspawn[u] - 1 + 4; e++)
+                for (size_t e = P->uspawn[u] - 1; e < P->uspawn[u] - 1 + DL_SPAWN_N; e++)
                     P->own[e] = E_SPAWN_LOST;
                 P->uspawn[u] = 0;
             }
@@ -525,7 +525,7 @@ static int spawns(struct place *P)
         size_t j = i + 1;
         while (j < P->n && P->dl[j].line == P->dl[i].line)
             j++;
-        if (P->dl[i].tid != DL_SPAWN || j - i != 4) {
+        if (P->dl[i].tid != DL_SPAWN || j - i != DL_SPAWN_N) {
             i = j;
             continue;
         }

@@ -167,6 +167,7 @@ struct gpu_obs {
  * partition (their values in ms; partition -1: None), all of tid
  * DL_SPAWN. */
 #define DL_SPAWN (-2)
+#define DL_SPAWN_N 4 /* entries of one spawn line: spawn_to_enter, prove_start, worker_id, partition */
 struct dline {
     uint64_t line;  /* part-relative, 0-based; the input's, 1-based, in the model */
     int64_t t_prev; /* the last record's time before it (the records' clock); T_NONE:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """cmp_watch.py -- does watch's last JSON line equal analyze on the whole log?
 
-Usage: cmp_watch.py ANALYZE.json WATCH.jsonl [--allow-late] [--clock-refined]
+Usage: cmp_watch.py ANALYZE.json WATCH.jsonl [--allow-late]
 
 Compares the settled totals (busy, idle, idle by cause, units completed,
 each stage's count and sum) of watch's last line with the sums over the
@@ -9,24 +9,20 @@ runs of `analyze --json`.  Times are compared to the nanosecond (both print
 exact decimal seconds; 1e-6 relative covers the JSON's 9 significant
 digits on big sums).  watch is exact when no record came behind its
 horizon (late == 0); with --allow-late, a line with late > 0 is not
-compared (only its own invariants are checked).  --clock-refined: a
-native trace followed while written, whose clock conversion was refined
-after its first events were read: 1e-5 relative (follow_wft.h), and, for a
-stage's sum, 2 ns a unit more (two calibrations may each round an event's
-time to the nanosecond the other way: a slow run, under ThreadSanitizer,
-met it on a sum of 30 handoffs of 1 us).  Prints what differs;
-exit status 1 when something does.
+compared (only its own invariants are checked).  A native trace followed
+while written is compared as exactly: watch feeds it again with its final
+clock conversion when the recorder closes it (follow_wft.h).  Prints what
+differs; exit status 1 when something does.
 """
 import json
 import sys
 
 
-REFINED = "--clock-refined" in sys.argv
-REL = 1e-5 if REFINED else 1e-6
+REL = 1e-6
 
 
 def close(a, b, units=0):
-    return abs(a - b) <= 1e-9 + (2e-9 * units if REFINED else 0) + REL * max(abs(a), abs(b))
+    return abs(a - b) <= 1e-9 + REL * max(abs(a), abs(b))
 
 
 def main():

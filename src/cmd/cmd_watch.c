@@ -454,6 +454,22 @@ static int trace_loop(struct watch *w)
         }
         /* the recorder closed its trace (END record): the run is over */
         if (!got && (w->o.once || tf.closed)) {
+            if (tf.refined) {
+                /* events fed early kept a conversion refined since: feed
+                 * the finished trace again, all of it with the final one,
+                 * so that the totals end equal to analyze's (follow_wft.h) */
+                live_free(&w->l);
+                if (live_init(&w->l, &w->o.lo)) {
+                    fprintf(stderr, "waterfall watch: out of memory\n");
+                    rc = WF_EXIT_FAIL;
+                    break;
+                }
+                memset(tf.fed, 0, tf.nfed * sizeof *tf.fed);
+                tf.size = 0;
+                tf.rate = 0;
+                tf.refined = 0;
+                continue;
+            }
             ended = 1;
             break;
         }

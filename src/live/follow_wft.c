@@ -100,6 +100,8 @@ int wft_follow_step(struct wft_follow *w, struct live *l, int *fed, char *err, s
         w->fed = n;
         w->nfed = t.nthreads;
     }
+    if (w->rate != 0 && t.ticks_per_ns != w->rate)
+        w->refined = 1;
     /* a thread's first fed[th] events were fed before: skip them */
     uint64_t *seen = calloc(t.nthreads ? t.nthreads : 1, sizeof *seen);
     if (!seen) {
@@ -120,6 +122,7 @@ int wft_follow_step(struct wft_follow *w, struct live *l, int *fed, char *err, s
             break;
         }
         w->fed[e->thread]++;
+        w->rate = t.ticks_per_ns;
         *fed = 1;
     }
     free(seen);

@@ -9,9 +9,14 @@
  * are the same k in every read: what is new is what comes after them.  A
  * trace's clock is refined as CLOCK records accumulate; events fed earlier
  * keep the conversion of their read, so figures of a native trace agree
- * with `analyze` of the finished file to within that refinement (parts per
- * million), not to the nanosecond as a log's do.  Each read is of the
- * whole file: fine for a run's trace, costly for a trace of days.
+ * with `analyze` of the finished file to within that refinement while it
+ * is written (parts per million; tens of them when the 2 ms calibration at
+ * open was disturbed, as under ThreadSanitizer).  When the recorder closes
+ * a trace whose conversion was refined after events were fed (`refined`),
+ * watch feeds the finished trace again, all of it with the final
+ * conversion, so that its final totals equal analyze's to the nanosecond.
+ * Each read is of the whole file: fine for a run's trace, costly for a
+ * trace of days.
  *
  * Errors: -1 with a message naming the file in err.
  */
@@ -30,6 +35,9 @@ struct wft_follow {
     size_t nfed;
     uint64_t lost, damaged;
     int closed;     /* the recorder finished the trace (END record) */
+    double rate;    /* the ticks per ns the events fed last were converted with (0: none fed) */
+    int refined;    /* a read converted with another rate than an earlier one: events fed
+                     * differ from the finished trace's conversion (watch feeds it again) */
 };
 
 /* Is the file at path a native trace (its first bytes)?  0 when it is not,

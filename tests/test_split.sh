@@ -4,10 +4,14 @@
 # and CSV rows, whatever byte ranges the threads get.  The logs are random
 # and messy (gen_chaos: several runs, short runs, duplicates, bad lines,
 # ANSI, CRLF), so the ranges' edges fall in every kind of place.
-#   test_split.sh WATERFALL GEN_CHAOS [SEEDS]
+#   test_split.sh WATERFALL GEN_CHAOS [SEEDS [BIG]]
+# BIG: "all" (the default) compares every output of the logs of 140,000
+# units and more; "json" their JSON only (under sanitizers, where each
+# reading of them takes seconds: tests/CMakeLists.txt).
 W=$1
 G=$2
 SEEDS=${3:-60}
+BIG=${4:-all}
 . "$(dirname "$0")/lib.sh"
 
 outputs() { # FILE THREADS TAG
@@ -17,7 +21,15 @@ outputs() { # FILE THREADS TAG
     WATERFALL_READ_THREADS=$2 "$W" analyze --no-progress "$1" >"$T/$3.txt" 2>&1
 }
 
-one_vs_two() { # FILE WHAT: read by 2 threads, every output as with 1 (left in $T/one.*)
+one_vs_two() { # FILE WHAT [big]: read by 2 threads, every output as with 1 (left in $T/one.*)
+    if [ "$3" = big ] && [ "$BIG" = json ]; then
+        for n in 1 2; do
+            WATERFALL_READ_THREADS=$n "$W" analyze --json --gaps --no-progress "$1" >"$T/$n.json" 2>/dev/null
+        done
+        cp "$T/1.json" "$T/one.json"
+        cmp -s "$T/1.json" "$T/2.json" && ok || bad "$2: --json differs with 2 threads"
+        return
+    fi
     outputs "$1" 1 one
     outputs "$1" 2 many
     for x in json err csv txt; do
@@ -87,7 +99,7 @@ awk 'BEGIN {
     printf "TIMELINE,%d,SYNTH_END,late,partition=0\nTIMELINE,%d,SYNTH_START,late,partition=0\n", t, t + 1
     printf "TIMELINE,%d,GPU_START,late,partition=0,worker=3\nTIMELINE,%d,GPU_END,late,partition=0\n", t + 2, t + 3
 }' >"$T/late.log"
-one_vs_two "$T/late.log" "a unit continued far into the next part"
+one_vs_two "$T/late.log" "a unit continued far into the next part" big
 grep -q '"duplicate_events": 1' "$T/one.json" && ok || bad "late unit: its duplicate not counted"
 WATERFALL_TIMING=1 WATERFALL_READ_THREADS=2 "$W" analyze --json --no-progress "$T/late.log" 2>&1 >/dev/null |
     grep -q "1 of 2 parts read twice" && ok || bad "late unit: the second part was not read again"
@@ -102,7 +114,7 @@ awk 'BEGIN {
     }
     print "TIMELINE,2,SYNTH_END,X,partition=0"
 }' >"$T/held.log"
-one_vs_two "$T/held.log" "a held late line continuing a unit far into the next part"
+one_vs_two "$T/held.log" "a held late line continuing a unit far into the next part" big
 
 # A file read through a buffer, the same file mapped, and the same bytes
 # from a pipe give the same answer, long lines included: a line of 4 MiB

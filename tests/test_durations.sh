@@ -191,6 +191,15 @@ grep -q "device model  a device is held for its units' kernels only (kernel phas
 "$W" simulate --from "$T/one.log" --json >"$T/sim.json" 2>/dev/null
 python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['device_model']; sys.exit(0 if d['holds'] == 'kernels' and d['helper_units'] == 60 and d['worker_free_at'] == 'kernels_end' and 1.6 < d['kernels_s'] < 1.9 else 1)" "$T/sim.json" &&
     ok || bad "simulate's JSON device_model: $(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['device_model'])" "$T/sim.json")"
+# analyze's advice says what a second worker would do, simulated so
+"$W" analyze --no-progress "$T/one.log" 2>/dev/null | grep -q "SIMULATED, the device held for the kernels only: 2 GPU workers per device would give" &&
+    ok || bad "analyze's advice simulates a second GPU worker: $("$W" analyze --no-progress "$T/one.log" 2>/dev/null | grep -A1 advice)"
+"$W" analyze --json --no-progress "$T/one.log" 2>/dev/null | python3 -c "
+import json, sys
+g = json.load(sys.stdin)['runs'][0]['advice']['gpu_phase']['simulated']
+m2 = float(sys.argv[1])
+sys.exit(0 if [x['gpu_workers_per_device'] for x in g] == [1, 2] and abs(g[1]['s_per_job'] / m2 - 1) < 0.1 and g[1]['s_per_job'] < 0.8 * g[0]['s_per_job'] else 1)" "$m2" &&
+    ok || bad "analyze's JSON advice.gpu_phase: $("$W" analyze --json --no-progress "$T/one.log" 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)['runs'][0]['advice'].get('gpu_phase'))")"
 # without the lines, no kernels: the device holds the whole phase, and
 # nothing is said to be left out
 "$W" simulate --from "$T/one.plain" --json 2>/dev/null | python3 -c "import json,sys; d=json.load(sys.stdin)['device_model']; sys.exit(0 if d['holds'] == 'gpu_phase' and d['gpu_phase_work_not_modelled'] is None and d['kernels_not_used'] is None else 1)" &&

@@ -228,6 +228,11 @@ struct advice {
     double demand;           /* cores the pipeline wants at once: its syntheses and GPU phases */
     int sim_done;            /* the two simulated points below are set */
     double sim_util[2], sim_spj[2]; /* [0]: at current, [1]: at current - 1 (ns) */
+    /* with the gpu_phase bottleneck, where the simulation holds the device
+     * for the kernels only (sim.h, kernel_model): the GPU workers per
+     * device now, and the simulation at them [0] and at one more [1] */
+    int workers_done, workers_now;
+    double workers_util[2], workers_spj[2];
     /* with memory or waiting, simulated: the model of work that grows with
      * the syntheses at once that the simulation used (docs/simulate.md) */
     int growth_n;    /* its points shown here (0: the simulation had none) */

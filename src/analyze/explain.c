@@ -370,9 +370,18 @@ int report_advice_lines(const struct run_result *res, char *l1, size_t n1, char 
                      (int)len, name, fmt_dur(g, sizeof g, big->st.mean), 100 * big->share);
         else
             snprintf(l1, n1, "none for synthesis: shorten the GPU phase's work outside the kernels");
-        snprintf(l2, n2, "kernel utilization %.1f%% against %.1f%% for the GPU phase: more syntheses cannot fill "
-                         "the kernels' idle time inside the phase",
-                 100 * res->phase.kernel_utilization, 100 * res->utilization);
+        if (a->workers_done) {
+            char x[32], y[32];
+            snprintf(l2, n2, "SIMULATED, the device held for the kernels only: %d GPU worker%s per device would give "
+                             "%s per job, against %s with %d (kernel utilization %.1f%% now, %.1f%% for the GPU phase)",
+                     a->workers_now + 1, a->workers_now + 1 == 1 ? "" : "s", fmt_dur(x, sizeof x, a->workers_spj[1]),
+                     fmt_dur(y, sizeof y, a->workers_spj[0]), a->workers_now, 100 * res->phase.kernel_utilization,
+                     100 * res->utilization);
+        } else {
+            snprintf(l2, n2, "kernel utilization %.1f%% against %.1f%% for the GPU phase: more syntheses cannot fill "
+                             "the kernels' idle time inside the phase",
+                     100 * res->phase.kernel_utilization, 100 * res->utilization);
+        }
     } else if (res->bottleneck == BN_GPU) {
         snprintf(l1, n1, "none for synthesis: the GPU is the bottleneck (the formula, with g = %s and "
                          "s = %s, would ask for %d at once; %d ran)",

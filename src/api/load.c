@@ -195,6 +195,12 @@ void loaded_advise(struct loaded *l, int mode, double trace_cores, const char *c
         if (res->advice.valid && want && sim_advise(res->run, res, trace_cores, mode < 0) < 0)
             fprintf(l->msgs, "%s: %s run %d: the simulation could not run; the advice is the formula's\n", cmd,
                     res->run->source, res->run->index);
+        /* host work inside the GPU phase: what one more GPU worker would
+         * do, where the simulation can hold the device for the kernels */
+        if (res->advice.valid && res->bottleneck == BN_GPU_PHASE &&
+            sim_advise_workers(res->run, res, trace_cores) < 0)
+            fprintf(l->msgs, "%s: %s run %d: the simulation of one more GPU worker could not run\n", cmd,
+                    res->run->source, res->run->index);
     }
 }
 

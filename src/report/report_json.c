@@ -531,6 +531,22 @@ static void advice_json(FILE *f, const struct run_result *res)
                     a->contention == 2 ? "measured" : a->contention ? "fitted" : "none");
         if (a->growth_n)
             growth_json(f, a);
+        if (res->bottleneck == BN_GPU_PHASE) {
+            fputs(", \"gpu_phase\": {\"simulated\": ", f);
+            if (a->workers_done) {
+                for (int i = 0; i < 2; i++) {
+                    fprintf(f, "%s{\"gpu_workers_per_device\": %d, \"utilization\": ", i ? ", " : "[",
+                            a->workers_now + i);
+                    json_num(f, a->workers_util[i]);
+                    fputs(", \"s_per_job\": ", f);
+                    secs_or_null(f, a->workers_spj[i]);
+                    fputc('}', f);
+                }
+                fputs("]}", f);
+            } else {
+                fputs("null}", f);
+            }
+        }
         if (res->bottleneck == BN_CPU) {
             fputs(", \"cpu\": {\"cores\": ", f);
             json_num(f, a->cores > 0 ? a->cores : NAN);

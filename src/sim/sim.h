@@ -254,4 +254,12 @@ void sim_trace_defaults(struct sim_params *p, const struct sim_fit *f);
  * says the advice is the formula's). */
 int sim_advise(const struct run *r, struct run_result *res, double trace_cores, int need_model);
 
+/* With the gpu_phase bottleneck: what one more GPU worker per device
+ * would do, where the trace's kernel phases give the kernel model (its
+ * host work inside the phase then runs beside another unit's kernels):
+ * fills res->advice's workers_* (workers_done = 1).  0 (also where there
+ * is no kernel model: nothing is set), or -1 when the simulation could
+ * not run. */
+int sim_advise_workers(const struct run *r, struct run_result *res, double trace_cores);
+
 #endif /* SIM_H */

@@ -1163,6 +1163,51 @@ static void advise_growth(struct run_result *res, const struct sim_params *p, in
     a->predicted_needed = util[a->needed];
 }
 
+/* The advice's workload: the trace's own jobs where they are enough for a
+ * steady state and not too many to simulate some 8 times; else jobs x
+ * partitions. */
+static void advise_workload(struct sim_params *p)
+{
+    if (p->job_units && (p->jobs < 20 || sim_units(p) > 20000)) {
+        free(p->job_units), free(p->job_at);
+        sim_uniform(p);
+    }
+    if (!p->job_units && p->jobs * (uint64_t)p->partitions > 20000) /* plenty for a steady state */
+        p->jobs = 20000 / (uint64_t)p->partitions + 1;
+    if (!p->job_units && p->jobs < 20)
+        p->jobs = 20;
+}
+
+int sim_advise_workers(const struct run *r, struct run_result *res, double trace_cores)
+{
+    struct sim_params p = {0};
+    struct sim_fit f;
+    char err[256];
+    if (sim_calibrate(r, res, trace_cores, 1, NULL, &p, &f, err, sizeof err))
+        return -1;
+    int rc = 0;
+    if (p.kernel_model) {
+        sim_trace_defaults(&p, &f);
+        advise_workload(&p);
+        struct advice *a = &res->advice;
+        for (int i = 0; i < 2 && rc == 0; i++) {
+            p.gpu_workers = f.workers_max + i;
+            struct sim_out o;
+            if (sim_run(&p, &o, err, sizeof err)) {
+                rc = -1;
+                break;
+            }
+            a->workers_util[i] = o.res.utilization;
+            a->workers_spj[i] = o.res.s_per_job;
+            sim_out_free(&o);
+        }
+        a->workers_now = f.workers_max;
+        a->workers_done = rc == 0;
+    }
+    sim_params_free(&p);
+    return rc;
+}
+
 int sim_advise(const struct run *r, struct run_result *res, double trace_cores, int need_model)
 {
     struct sim_params p = {0};
@@ -1175,16 +1220,7 @@ int sim_advise(const struct run *r, struct run_result *res, double trace_cores, 
         return 0; /* nothing known of the contention: the formula stays */
     }
     sim_trace_defaults(&p, &f);
-    /* the trace's own jobs where they are enough for a steady state and
-     * not too many to simulate some 8 times; else jobs x partitions */
-    if (p.job_units && (p.jobs < 20 || sim_units(&p) > 20000)) {
-        free(p.job_units), free(p.job_at);
-        sim_uniform(&p);
-    }
-    if (!p.job_units && p.jobs * (uint64_t)p.partitions > 20000) /* plenty for a steady state */
-        p.jobs = 20000 / (uint64_t)p.partitions + 1;
-    if (!p.job_units && p.jobs < 20)
-        p.jobs = 20;
+    advise_workload(&p);
     int formula = res->advice.valid ? res->advice.needed : 1;
     int top = formula * 2 > 8 ? formula * 2 : 8;
     if (top > 64)

@@ -72,6 +72,15 @@ c=$("$W" simulate --synth-s 1 --gpu-s 0.8 --spread 0.5 --jobs 300 --seed 6 --jso
 # From a trace of the reference pipeline.
 "$W" run --jobs 16 --synth-concurrency 1 --size 4096 --synth-rounds 3 --out "$T/r.wft" --quiet || bad "run"
 "$W" simulate --from "$T/r.wft" >"$T/t.txt" && ok || bad "simulate --from"
+# the engine marks KERNEL inside a GPU phase that holds its device from
+# GPU_START to GPU_END: nothing shows the device free outside the kernels,
+# so the kernel model is not used, and the report says why
+"$W" simulate --from "$T/r.wft" --json 2>/dev/null | python3 -c "
+import json, sys
+d = json.load(sys.stdin)['device_model']
+sys.exit(0 if d['holds'] == 'gpu_phase' and 'nothing shows the device free' in d['kernels_not_used'] else 1)" &&
+    grep -q "device model  each device holds a unit's whole GPU phase, one unit at a time (its kernel phases are not used" "$T/t.txt" &&
+    ok || bad "simulate from the engine's trace: $(grep 'device model' "$T/t.txt")"
 grep -q "16 complete units resampled" "$T/t.txt" && ok || bad "calibration line: $(cat "$T/t.txt")"
 grep -q "^  contention" "$T/t.txt" && ok || bad "no contention line"
 "$W" simulate --from "$T/r.wft" --synth-concurrency 2 --gpu-workers 2 --devices 2 --channel 3 --jobs 40 \

@@ -434,6 +434,28 @@ static int follow_loop(struct watch *w)
     return finish(w, ended);
 }
 
+/* The recorder closed a trace whose clock conversion was refined after
+ * events were fed: feed the finished trace again, all of it with the
+ * final conversion, into a new state, so that the totals end equal to
+ * analyze's (follow_wft.h).  The state read so far stays where the new
+ * reading fails or does not find the trace closed (it was removed or
+ * replaced meanwhile): it is then within the refinement. */
+static void refeed(struct watch *w)
+{
+    struct live fresh;
+    struct wft_follow tf = {.path = w->o.path};
+    char err[512];
+    int got;
+    if (live_init(&fresh, &w->o.lo) == 0 && wft_follow_step(&tf, &fresh, &got, err, sizeof err) == 0 &&
+        tf.closed) {
+        live_free(&w->l);
+        w->l = fresh;
+    } else {
+        live_free(&fresh);
+    }
+    wft_follow_free(&tf);
+}
+
 /* A native trace: read again whenever it grows (follow_wft.h). */
 static int trace_loop(struct watch *w)
 {
@@ -454,22 +476,8 @@ static int trace_loop(struct watch *w)
         }
         /* the recorder closed its trace (END record): the run is over */
         if (!got && (w->o.once || tf.closed)) {
-            if (tf.refined) {
-                /* events fed early kept a conversion refined since: feed
-                 * the finished trace again, all of it with the final one,
-                 * so that the totals end equal to analyze's (follow_wft.h) */
-                live_free(&w->l);
-                if (live_init(&w->l, &w->o.lo)) {
-                    fprintf(stderr, "waterfall watch: out of memory\n");
-                    rc = WF_EXIT_FAIL;
-                    break;
-                }
-                memset(tf.fed, 0, tf.nfed * sizeof *tf.fed);
-                tf.size = 0;
-                tf.rate = 0;
-                tf.refined = 0;
-                continue;
-            }
+            if (tf.closed && tf.refined)
+                refeed(w);
             ended = 1;
             break;
         }

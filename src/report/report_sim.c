@@ -186,7 +186,7 @@ static void calib_text(FILE *f, const char *from, const struct sim_params *p, co
                "dispatch %s per unit (means%s)\n",
             "calibration", from, p->synth.n, p->synth.n == 1 ? "" : "s", fmt_dur(a, sizeof a, sim_dist_mean(&p->synth) * 1e9),
             p->kernel_model ? "GPU phase" : "device", fmt_dur(b, sizeof b, sim_dist_mean(&p->gpu) * 1e9),
-            p->kernel_model ? "" : " (effective)", fmt_dur(c, sizeof c, sim_dist_mean(&p->prep) * 1e9),
+            p->kernel_model ? " (drawn in the parts the device model line gives)" : " (effective)", fmt_dur(c, sizeof c, sim_dist_mean(&p->prep) * 1e9),
             fmt_dur(d, sizeof d, sim_dist_mean(&p->pickup) * 1e9),
             fit->fitted || fit->given || fit->measured || sim_has_growth(p) ? ", without contention" : "");
     if (fit->measured)
@@ -367,9 +367,10 @@ static void device_model_text(FILE *f, const struct sim_report *s)
                 "device model", fit->kernel_units, p->nkparts, fmt_dur(a, sizeof a, fit->pre_mean * 1e9),
                 fmt_dur(b, sizeof b, fit->kernel_mean * 1e9), fmt_dur(c, sizeof c, fit->post_mean * 1e9));
         if (fit->helper_units)
-            fprintf(f, "; prep_msm + b_g2_msm on a helper thread from GPU_START, %s in %zu units, the kernels waiting "
-                       "for prep_msm where barrier_wait says so",
+            fprintf(f, "; prep_msm + b_g2_msm on a helper thread from GPU_START, %s in %zu units",
                     fmt_dur(d, sizeof d, fit->helper_mean * 1e9), fit->helper_units);
+        if (fit->barrier_units)
+            fprintf(f, ", the kernels waiting for prep_msm at barrier_wait in %zu", fit->barrier_units);
         fprintf(f, "; a worker takes its next unit %s\n",
                 p->worker_at_unlock ? "when its kernels end (the trace's workers began units before their last "
                                       "GPU_END)"
@@ -377,13 +378,16 @@ static void device_model_text(FILE *f, const struct sim_report *s)
         return;
     }
     const char *uf = unmodelled_fill(s, fill, sizeof fill);
-    if (!uf)
+    const char *why = fit ? fit->kernel_why : NULL;
+    if (!uf && !why)
         return;
-    fprintf(f, "  %-13s each device holds a unit's whole GPU phase, one unit at a time%s%s%s; the trace's GPU phases "
-               "also hold %s: more GPU workers per device could overlap that work with other units' kernels, which is "
-               "not simulated, so gpu-workers points do not show that gain\n",
-            "device model", fit && fit->kernel_why ? " (its kernel phases are not used: " : "",
-            fit && fit->kernel_why ? fit->kernel_why : "", fit && fit->kernel_why ? ")" : "", uf);
+    fprintf(f, "  %-13s each device holds a unit's whole GPU phase, one unit at a time%s%s%s", "device model",
+            why ? " (its kernel phases are not used: " : "", why ? why : "", why ? ")" : "");
+    if (uf)
+        fprintf(f, "; the trace's GPU phases also hold %s: more GPU workers per device could overlap that work with "
+                   "other units' kernels, which is not simulated, so gpu-workers points do not show that gain",
+                uf);
+    fputc('\n', f);
 }
 
 static void device_model_json(FILE *f, const struct sim_report *s)

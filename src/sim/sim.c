@@ -310,6 +310,10 @@ struct sim {
     double v[CL_N];    /* each kind's virtual time: its work done per task */
     int n[CL_N];       /* tasks of each kind running */
     int permits;
+    int in_gpu; /* the kernel model: units between GPU_START and GPU_END, which the
+                 * contention counts as proofs (a unit's helper is not a second
+                 * one, and a unit waiting for its device still is one, as the
+                 * fit counted them: sim_fit.c, build_segs) */
     uint64_t arrived;  /* jobs arrived so far */
     double scale;      /* work per unit at this partition count / at the calibration's */
     struct heap h[CL_N];
@@ -437,6 +441,7 @@ static int start_gpu(struct sim *s, uint32_t id)
     if (!s->p->kernel_model)
         return begin(s, CL_GPU, sample(&s->p->gpu, &s->rng) * s->scale, id);
     s->kidx[id] = (uint32_t)draw(s->p->nkparts, &s->rng);
+    s->in_gpu++;
     const struct sim_kparts *k = kp(s, id);
     s->kst[id] = 0;
     if (k->hp > 0 || k->hq > 0) {
@@ -578,6 +583,7 @@ static int main_done(struct sim *s, uint32_t id)
         return dispatch(s);
     default:
         u->t[EV_GPU_END] = ns(s->t);
+        s->in_gpu--;
         if (s->p->worker_at_unlock)
             return 0;
         worker_free(s, u);
@@ -622,7 +628,8 @@ static int step(struct sim *s)
     if (s->arrived < s->p->jobs)
         arrival = job_arrival(s->p, s->arrived);
     double f[CL_N];
-    sim_slowdowns(s->p, s->n, f);
+    int n[3] = {s->n[CL_SYNTH], s->n[CL_PREP], s->p->kernel_model ? s->in_gpu : s->n[CL_GPU]};
+    sim_slowdowns(s->p, n, f);
     f[CL_PICK] = 1;
     double dt = arrival - s->t;
     int next = -1;
@@ -765,7 +772,7 @@ int sim_run(const struct sim_params *p, struct sim_out *o, char *err, size_t err
     o->run.index = 1;
     o->run.units = s.u;
     o->run.nunits = o->run.units_cap = s.nunits;
-    o->run.events = s.nunits * EV_N;
+    o->run.events = s.nunits * EV_N + (p->kernel_model ? s.nunits * 2 : 0); /* and the KERNEL phases' */
     s.u = NULL;
     if (build_jobs(p, o) || (p->kernel_model && kernel_phases(&s, o)))
         goto out;

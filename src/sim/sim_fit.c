@@ -56,7 +56,7 @@ struct cu {            /* a complete unit, in seconds from the run's start */
      * and last end (has_k), the barrier inside them (has_b: barrier_wait),
      * the ends of the helper's prep_msm and b_g2_msm (has_h), and its wait
      * for the device (has_w: mutex_wait's length) */
-    double ks, ke, bs, be, hpe, hqe, mw;
+    double ks, ke, bs, be, hpe, hqs, hqe, mw;
     int has_k, has_b, has_h, has_w;
     /* indices of those times among the boundaries */
     uint32_t iss, ise, ips, igs, ige;
@@ -613,7 +613,7 @@ static void gpu_parts(const struct run *r, const struct run_result *res, uint32_
         } else if (named(r, p, "prep_msm")) {
             x->hpe = b, x->has_h = 1;
         } else if (named(r, p, "b_g2_msm")) {
-            x->hqe = b, hq = 1;
+            x->hqs = a, x->hqe = b, hq = 1;
         } else if (named(r, p, "mutex_wait")) {
             x->mw = b - a, x->has_w = 1;
         }
@@ -624,7 +624,7 @@ static void gpu_parts(const struct run *r, const struct run_result *res, uint32_
     x->ks = ((double)lo - t0) * 1e-9;
     x->ke = ((double)hi - t0) * 1e-9;
     if (!hq)
-        x->hqe = x->has_h ? x->hpe : x->gs;
+        x->hqs = x->hqe = x->has_h ? x->hpe : x->gs;
     /* a barrier is a wait inside the kernels for the helper's prep_msm */
     x->has_b = x->has_b && x->has_h && x->bs >= x->ks && x->be <= x->ke && x->be >= x->bs;
 }
@@ -884,7 +884,7 @@ static int cmp_kernel_start(const void *a, const void *b)
  * phase, as cuzk's do).  Sets f's kernel figures.
  * 1: the model holds (*out allocated, n of them); 0: it does not (f says
  * why, where the trace has kernels); -1: out of memory. */
-static int kernel_split(struct cu *c, size_t n, double *wg, double *wp, struct sim_fit *f,
+static int kernel_split(struct cu *c, size_t n, int from_lines, double *wg, double *wp, struct sim_fit *f,
                         struct sim_kparts **out, int *at_unlock)
 {
     size_t nk = 0;
@@ -895,6 +895,25 @@ static int kernel_split(struct cu *c, size_t n, double *wg, double *wp, struct s
         return 0;
     if ((double)nk < KERNEL_MIN_SHARE * (double)n) {
         f->kernel_why = "fewer than 9 in 10 complete units have kernel phases";
+        return 0;
+    }
+    /* A kernel phase may only mark where the kernels ran in a phase that
+     * holds the device throughout (`waterfall run` holds it from GPU_START
+     * to GPU_END, its CHECK included).  What shows a device free outside
+     * the kernels: duration lines (their source takes the device's mutex
+     * for the kernels only), or GPU phases that overlap on one device
+     * (c is by device, then GPU_START: prep_latency). */
+    double phases = 0, busy = 0, reach = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || c[i].device != c[i - 1].device)
+            reach = -INFINITY;
+        phases += c[i].ge - c[i].gs;
+        busy += c[i].ge > reach ? c[i].ge - fmax(c[i].gs, reach) : 0;
+        reach = fmax(reach, c[i].ge);
+    }
+    if (!from_lines && !(phases > 1.02 * busy)) {
+        f->kernel_why = "nothing shows the device free outside them: no duration lines, and the GPU phases never "
+                        "overlap on a device";
         return 0;
     }
     struct cu **by = malloc(n * sizeof *by);
@@ -922,7 +941,11 @@ static int kernel_split(struct cu *c, size_t n, double *wg, double *wp, struct s
         uni += x->ke > last_end ? x->ke - fmax(x->ks, last_end) : 0;
         if (x->has_w ? x->mw > KERNEL_HANDOFF : last_end > x->gs && x->ks - last_end <= tol)
             waited[x - c] = 1;
-        else
+        /* the median host work before the kernels, of units whose device
+         * was free at their GPU_START: whether a unit waits depends on
+         * its host work (the longer, the less), whether its device was
+         * free does not */
+        if (last_end <= x->gs)
             free_pre[nfree++] = x->ks - x->gs;
         last_end = fmax(last_end, x->ke);
     }
@@ -938,6 +961,7 @@ static int kernel_split(struct cu *c, size_t n, double *wg, double *wp, struct s
         return 0;
     }
     double sp = 0, sk = 0, sh = 0, sq = 0;
+    size_t barriers = 0;
     for (size_t i = 0; i < n; i++) {
         const struct cu *x = &c[i];
         double phase = x->ge - x->gs, scale = phase > 0 ? wg[i] / phase : 1;
@@ -952,12 +976,13 @@ static int kernel_split(struct cu *c, size_t n, double *wg, double *wp, struct s
                 pre = fill;
             p->pre = pre;
             p->barrier = x->has_b;
+            barriers += (size_t)x->has_b;
             p->k1 = (x->has_b ? x->bs : x->ke) - x->ks;
             p->k2 = x->has_b ? x->ke - x->be : 0;
             double end = x->ke;
             if (x->has_h) {
                 p->hp = fmax(0, x->hpe - x->gs);
-                p->hq = fmax(0, x->hqe - x->hpe);
+                p->hq = fmax(0, x->hqe - x->hqs); /* b_g2_msm's own time: it follows prep_msm */
                 end = fmax(end, x->hqe);
                 f->helper_units++;
             }
@@ -965,21 +990,27 @@ static int kernel_split(struct cu *c, size_t n, double *wg, double *wp, struct s
             p->pre *= scale, p->k1 *= scale, p->k2 *= scale;
             p->hp *= scale, p->hq *= scale, p->post *= scale;
         }
-        sp += p->pre, sk += p->k1 + p->k2, sh += p->hp + p->hq, sq += p->post;
+        sp += p->pre, sh += p->hp + p->hq, sq += p->post;
+        sk += x->has_k ? p->k1 + p->k2 : 0;
     }
     free(waited);
     /* the prep latency: from the later of the pickup and the device's
-     * last kernels' end (c is by device, then GPU_START: prep_latency) */
+     * last kernels' end (c is by device, then GPU_START: prep_latency),
+     * or from the pickup where mutex_wait says the unit waits for its
+     * device inside its phase (its GPU_START is not held back); scaled as
+     * the contention model scaled the old one (base_times) */
     double free_at = -INFINITY;
     for (size_t i = 0; i < n; i++) {
         if (i == 0 || c[i].device != c[i - 1].device)
             free_at = -INFINITY;
-        double from = fmax(c[i].pk, fmin(free_at, c[i].gs));
-        wp[i] = c[i].gs > from ? c[i].gs - from : 0;
+        double from = c[i].has_w ? c[i].pk : fmax(c[i].pk, fmin(free_at, c[i].gs));
+        double was = c[i].gs - c[i].ps, scale = was > 0 ? wp[i] / was : 1;
+        wp[i] = c[i].gs > from ? (c[i].gs - from) * scale : 0;
         free_at = fmax(free_at, c[i].has_k ? c[i].ke : c[i].ge);
     }
+    f->barrier_units = barriers;
     f->pre_mean = sp / (double)n;
-    f->kernel_mean = sk / (double)n;
+    f->kernel_mean = sk / (double)nk;
     f->helper_mean = f->helper_units ? sh / (double)f->helper_units : 0;
     f->post_mean = sq / (double)n;
     /* a worker that began a unit before its previous unit's GPU_END takes
@@ -1061,7 +1092,7 @@ int sim_calibrate(const struct run *r, const struct run_result *res, double trac
     base_times(c, n, deflate, &sg, ws, wg, wp);
     segs_free(&sg);
     struct sim_kparts *kparts = NULL;
-    int at_unlock = 0, km = kernel_split(c, n, wg, wp, f, &kparts, &at_unlock);
+    int at_unlock = 0, km = kernel_split(c, n, r->dur.placed > 0, wg, wp, f, &kparts, &at_unlock);
     if (km < 0) {
         free(c), free(ws), free(wg), free(wp), free(wd);
         snprintf(err, errlen, "out of memory");

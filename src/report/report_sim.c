@@ -370,7 +370,7 @@ static void device_model_text(FILE *f, const struct sim_report *s)
             fprintf(f, "; prep_msm + b_g2_msm on a helper thread from GPU_START, %s in %zu units",
                     fmt_dur(d, sizeof d, fit->helper_mean * 1e9), fit->helper_units);
         if (fit->barrier_units)
-            fprintf(f, ", the kernels waiting for prep_msm at barrier_wait in %zu", fit->barrier_units);
+            fprintf(f, ", the kernels waiting over 1 ms for prep_msm at barrier_wait in %zu", fit->barrier_units);
         fprintf(f, "; a worker takes its next unit %s\n",
                 p->worker_at_unlock ? "when its kernels end (the trace's workers began units before their last "
                                       "GPU_END)"

@@ -222,7 +222,7 @@ struct sim_fit {
      * full speed; kernel_why: why the kernel model is not used although
      * the trace has kernel phases (NULL: it is, or there are none) */
     size_t kernel_units, helper_units; /* ... and those with a helper's host path (prep_msm) */
-    size_t barrier_units;              /* ... and those whose kernels wait for it (barrier_wait) */
+    size_t barrier_units;              /* ... and those whose kernels waited for it (barrier_wait over 1 ms) */
     double pre_mean, kernel_mean, helper_mean, post_mean; /* kernel_mean: over kernel_units */
     const char *kernel_why;
     /* the trace's workload (sim_params job_units): its completed jobs, */

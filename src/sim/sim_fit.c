@@ -976,7 +976,7 @@ static int kernel_split(struct cu *c, size_t n, int from_lines, double *wg, doub
                 pre = fill;
             p->pre = pre;
             p->barrier = x->has_b;
-            barriers += (size_t)x->has_b;
+            barriers += (size_t)(x->has_b && x->be - x->bs > KERNEL_HANDOFF); /* it waited there */
             p->k1 = (x->has_b ? x->bs : x->ke) - x->ks;
             p->k2 = x->has_b ? x->ke - x->be : 0;
             double end = x->ke;

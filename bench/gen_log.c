@@ -4,10 +4,11 @@
  *
  *   gen_log [--bytes N] [--noise F] [--partitions P] [--concurrency C]
  *           [--workers W] [--synth-s S] [--seed S] [--jobs J] [--tracing]
- *           [--dense] [--busy] [--cuzk-timing] > log
+ *           [--channel K] [--dense] [--busy] [--cuzk-timing] > log
  *
  * It simulates the pipeline (C syntheses at once, each job split into P
- * partitions, W GPU workers on one device) and prints the TIMELINE lines a
+ * partitions, W GPU workers on one device, a channel of K between them,
+ * K = C by default) and prints the TIMELINE lines a
  * daemon prints, mixed with tracing output (timestamps, levels, ANSI
  * colours, CRLF now and then) so that noise makes up fraction F of the
  * bytes (default 0.7).  It stops after N bytes (default 1 GiB), at a line
@@ -213,6 +214,7 @@ int main(int argc, char **argv)
     int tracing = 0, cuzk = 0;
     double synth_s = 3.9; /* mean synthesis time; +-7.7% */
     double mutex_free = 0; /* --cuzk-timing: the device's mutex */
+    int chan = 0;          /* the channel's room (0: the synthesis concurrency) */
     for (int i = 1; i < argc; i += 2) {
         if (!strcmp(argv[i], "--busy")) {
             tracing = 0;
@@ -256,6 +258,8 @@ int main(int argc, char **argv)
             parts = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--concurrency"))
             conc = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--channel"))
+            chan = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--workers"))
             workers = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--synth-s"))
@@ -269,7 +273,9 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (parts < 1 || conc < 1 || workers < 1 || noise_frac < 0 || noise_frac >= 1 || !(synth_s > 0.1)) {
+    if (chan == 0)
+        chan = conc;
+    if (parts < 1 || conc < 1 || workers < 1 || chan < 1 || chan > 4096 || noise_frac < 0 || noise_frac >= 1 || !(synth_s > 0.1)) {
         fprintf(stderr, "gen_log: bad parameters\n");
         return 2;
     }
@@ -282,6 +288,8 @@ int main(int argc, char **argv)
     if (workers > 64)
         workers = 64;
     struct heap h = {0};
+    static double picks[4096]; /* the last `chan` units' pickups, by unit % chan */
+    uint64_t units = 0;
     int done = 0; /* no job is left to schedule */
     for (int job = 0; !done;) {
         if (written >= bytes)
@@ -297,13 +305,21 @@ int main(int argc, char **argv)
                     if (synth_free[i] < synth_free[s])
                         s = i;
                 double st = synth_free[s], se = st + synth_s * (0.923 + uniform() * 0.154);
-                synth_free[s] = se;
+                /* the channel holds at most `chan` units: a send waits
+                 * for the pickup of the unit `chan` before it, and the
+                 * synthesis keeps its slot (its permit) until then (the
+                 * slot of a send that did not wait frees at SYNTH_END, as
+                 * the logs made before the channel had it) */
                 double q = se + 0.004;
+                if (units >= (uint64_t)chan && q < picks[units % (uint64_t)chan])
+                    q = picks[units % (uint64_t)chan];
+                synth_free[s] = q > se + 0.004 ? q : se;
                 int w = 0;
                 for (int i = 1; i < workers; i++)
                     if (gpu_free[i] < gpu_free[w])
                         w = i;
                 double pick = q > gpu_free[w] ? q : gpu_free[w];
+                picks[units++ % (uint64_t)chan] = pick;
                 double gs = pick + 0.05, ge = gs + 2.5 + uniform() * 0.3;
                 gpu_free[w] = ge;
                 if (cuzk)

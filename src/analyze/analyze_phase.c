@@ -253,7 +253,8 @@ struct acc {
     struct span **kspans; /* kernel phases by device */
     size_t *nk, *kc;
     size_t markcap, rowcap;
-    int64_t encl[WITHIN_N]; /* the enclosing stages' summed time */
+    double encl[WITHIN_N]; /* the enclosing stages' summed time, ns (a double: a long log's units' spans
+                            * summed pass INT64_MAX, 292 years, where a queue grows without bound) */
     int any_gpu_sub;
 };
 
@@ -325,12 +326,12 @@ static int add_mark(struct acc *a, struct phase_result *ph, uint32_t name)
  * in up): a phase within the unit lies outside its stages, often before
  * its first event of the six, and a share of a span that left it out
  * could pass 1. */
-static void add_enclosing(const struct unit *un, const struct uphase *up, size_t np, int64_t *encl)
+static void add_enclosing(const struct unit *un, const struct uphase *up, size_t np, double *encl)
 {
     if (un->t[EV_GPU_START] != T_NONE && un->t[EV_GPU_END] != T_NONE)
-        encl[WITHIN_GPU] += un->t[EV_GPU_END] - un->t[EV_GPU_START];
+        encl[WITHIN_GPU] += (double)(un->t[EV_GPU_END] - un->t[EV_GPU_START]);
     if (un->t[EV_SYNTH_START] != T_NONE && un->t[EV_SYNTH_END] != T_NONE)
-        encl[WITHIN_SYNTHESIS] += un->t[EV_SYNTH_END] - un->t[EV_SYNTH_START];
+        encl[WITHIN_SYNTHESIS] += (double)(un->t[EV_SYNTH_END] - un->t[EV_SYNTH_START]);
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     for (int e = 0; e < EV_N; e++)
         if (un->t[e] != T_NONE) {
@@ -342,7 +343,7 @@ static void add_enclosing(const struct unit *un, const struct uphase *up, size_t
         hi = up[k].end > hi ? up[k].end : hi;
     }
     if (hi > lo)
-        encl[WITHIN_UNIT] += hi - lo;
+        encl[WITHIN_UNIT] += (double)(hi - lo);
 }
 
 /* One consistent unit: its phases, marks, kernel phases and the part of
@@ -427,7 +428,7 @@ static int make_rows(struct acc *a, struct phase_result *ph)
         for (size_t m = 0; m < n; m++)
             row->total += (double)g[m];
         stage_fill(a->sp, &row->st, g, n);
-        row->share = a->encl[row->within] > 0 ? row->total / (double)a->encl[row->within] : NAN;
+        row->share = a->encl[row->within] > 0 ? row->total / a->encl[row->within] : NAN;
     }
     free(order);
     free(sorted);

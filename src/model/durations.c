@@ -51,6 +51,7 @@ enum dur_key {
     K_N,
     K_OTHER = K_N
 };
+_Static_assert(K_OTHER < 256, "an entry's key is kept in a byte (struct place's kid)");
 static const struct {
     const char *name;
     int role;
@@ -87,7 +88,7 @@ struct place {
     struct strtab *strs;
     const struct dline *dl;
     size_t n;
-    int *kid;         /* per entry: its key (K_*) */
+    uint8_t *kid;     /* per entry: its key (K_*; a byte: millions of entries) */
     int32_t *own;     /* per entry: its call, or E_* */
     struct call *c;
     size_t nc, ccap;  /* ccap: the lines that open a section (each opens a call) */
@@ -130,7 +131,7 @@ static int classify(struct place *P)
         uint32_t id = P->dl[i].key;
         if (!by[id])
             by[id] = key_of(P->strs, id) + 1;
-        P->kid[i] = by[id] - 1;
+        P->kid[i] = (uint8_t)(by[id] - 1);
         if ((P->dl[i].tid == DL_SPAWN) != (P->kid[i] < K_N && key_table[P->kid[i]].role == R_SPAWN))
             P->kid[i] = K_OTHER; /* a CUZK_TIMING key of the same name is not the engine's */
         P->own[i] = E_FLOAT;

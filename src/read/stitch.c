@@ -369,39 +369,57 @@ struct dur_acc {
     uint64_t info, bad, bad_first;
 };
 
-static int dur_take(struct model *m, struct dur_acc *a, const struct evpart *p, uint64_t base)
+/* Part p's entries onto the input's: each made the model's (its name, its
+ * line, the last record before it), in place, then its list taken over
+ * (the first part's) or moved onto the end and freed, so that the
+ * millions of them are never held twice. */
+static int dur_take(struct model *m, struct dur_acc *a, struct evpart *p, uint64_t base)
 {
-    const struct ev_durs *d = &p->durs;
+    struct ev_durs *d = &p->durs;
     if (d->bad && !a->bad)
         a->bad_first = base + d->bad_first + 1;
     a->info += d->info;
     a->bad += d->bad;
-    if (a->n + d->n > a->cap)
-        return -1; /* not reached: stitch_add made room for every part's */
     uint32_t *ids = d->n ? calloc(p->extra.strs.n + 1, sizeof *ids) : NULL; /* the part's name + 1 -> the model's */
     if (d->n && !ids)
         return -1;
     for (size_t i = 0; i < d->n; i++) {
-        struct dline x = d->list[i];
-        if (!ids[x.key]) {
+        struct dline *x = &d->list[i];
+        if (!ids[x->key]) {
             size_t len;
-            const char *k = strtab_get(&p->extra.strs, x.key, &len);
+            const char *k = strtab_get(&p->extra.strs, x->key, &len);
             uint32_t id;
             if (strtab_intern(&m->strs, k, len, &id)) {
                 free(ids);
                 return -1;
             }
-            ids[x.key] = id + 1;
+            ids[x->key] = id + 1;
         }
-        x.key = ids[x.key] - 1;
-        x.line += base + 1;
-        if (x.t_prev == T_NONE && a->seen) /* the last record is in a part before */
-            x.t_prev = a->last_t, x.wall = a->last_wall;
-        a->v[a->n++] = x;
+        x->key = ids[x->key] - 1;
+        x->line += base + 1;
+        if (x->t_prev == T_NONE && a->seen) /* the last record is in a part before */
+            x->t_prev = a->last_t, x->wall = a->last_wall;
     }
     free(ids);
     if (d->seen)
         a->last_t = d->last_t, a->last_wall = d->last_wall, a->seen = 1;
+    if (!d->n)
+        return 0;
+    if (!a->v) {
+        a->v = d->list, a->n = d->n, a->cap = d->cap;
+    } else {
+        if (a->n + d->n > a->cap) {
+            struct dline *v = big_realloc(a->v, a->cap * sizeof *v, (a->n + d->n) * sizeof *v);
+            if (!v)
+                return -1;
+            a->v = v, a->cap = a->n + d->n;
+        }
+        memcpy(a->v + a->n, d->list, d->n * sizeof *d->list);
+        a->n += d->n;
+        big_free(d->list, d->cap * sizeof *d->list);
+    }
+    d->list = NULL;
+    d->n = d->cap = 0;
     return 0;
 }
 
@@ -443,10 +461,6 @@ int stitch_add(struct model *m, const char *source, const struct provenance *pro
     int nwait = 0;
     int rc = 0;
     struct dur_acc durs = {0};
-    for (int pi = 0; pi < nparts; pi++) /* room for all of them at once (millions, on huge pages) */
-        durs.cap += parts[pi].durs.n;
-    if (durs.cap && !(durs.v = big_alloc(durs.cap * sizeof *durs.v)))
-        return -1;
     for (int pi = 0; pi < nparts && rc == 0; pi++) {
         struct evpart *p = &parts[pi];
         if (dur_take(m, &durs, p, base))

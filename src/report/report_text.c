@@ -201,7 +201,10 @@ static void phase_rows_text(FILE *f, const struct run *r, const struct phase_res
         fprintf(f, "  %*s%-*.*s %-9s %8llu", ind, "", w, (int)(len > (size_t)w ? (size_t)w : len), name,
                 within_names[row->within], (unsigned long long)row->st.count);
         stat_cells(f, &row->st);
-        fprintf(f, " %6.1f%%\n", 100 * row->share);
+        if (isnan(row->share)) /* no enclosing time to share */
+            fprintf(f, " %7s\n", "-");
+        else
+            fprintf(f, " %6.1f%%\n", 100 * row->share);
         phase_rows_text(f, r, ph, (int)i);
     }
 }

@@ -470,6 +470,14 @@ static void worker_free(struct sim *s, const struct unit *u)
     fifo_push(&s->idle, (uint32_t)u->worker * (uint32_t)s->p->devices + (uint32_t)u->device);
 }
 
+/* The unit's prep latency (GPU_PICKUP or its device free, to GPU_START)
+ * runs, then its GPU phase starts. */
+static int start_prep(struct sim *s, uint32_t id)
+{
+    double l = sample(&s->p->prep, &s->rng);
+    return l > 0 ? begin(s, CL_PREP, l, id) : start_gpu(s, id);
+}
+
 /* The device is free: its next picked-up unit goes on. */
 static int try_device(struct sim *s, int d)
 {
@@ -477,8 +485,7 @@ static int try_device(struct sim *s, int d)
         return 0;
     uint32_t id = fifo_pop(&s->devq[d]);
     s->dev_busy[d] = 1;
-    double l = sample(&s->p->prep, &s->rng);
-    return l > 0 ? begin(s, CL_PREP, l, id) : start_gpu(s, id);
+    return start_prep(s, id);
 }
 
 /* The worker has the unit (GPU_PICKUP): it waits for its device (under
@@ -487,10 +494,8 @@ static int picked(struct sim *s, uint32_t id)
 {
     struct unit *u = &s->u[id];
     u->t[EV_GPU_PICKUP] = ns(s->t);
-    if (s->p->kernel_model) {
-        double l = sample(&s->p->prep, &s->rng);
-        return l > 0 ? begin(s, CL_PREP, l, id) : start_gpu(s, id);
-    }
+    if (s->p->kernel_model)
+        return start_prep(s, id);
     fifo_push(&s->devq[u->device], id);
     return try_device(s, u->device);
 }

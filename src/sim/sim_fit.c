@@ -869,6 +869,18 @@ static int cmp_kernel_start(const void *a, const void *b)
 
 #define KERNEL_MIN_SHARE 0.9 /* the kernel model needs kernel phases in this share of the complete units */
 #define KERNEL_HANDOFF 1e-3  /* s: kernels starting this soon after the device's last ones waited for it */
+#define PHASE_OVERLAP 1.02   /* GPU phases summing to more than this times the busy time overlap */
+
+/* How much the GPU phases overlap on their devices: their summed time
+ * (gpu_sum, prep_latency) over the devices' busy time, 1 where workers
+ * never share a device at once. */
+static double phase_overlap(const struct run_result *res, double gpu_sum)
+{
+    double busy = 0;
+    for (size_t d = 0; d < res->ndev; d++)
+        busy += (double)res->dev[d].busy * 1e-9;
+    return busy > 0 ? gpu_sum / busy : 1;
+}
 
 /* The kernel model (sim.h): each unit's GPU phase, wg[i] at full speed (c
  * sorted as wg), into its parts (struct sim_kparts), each scaled by wg[i]
@@ -884,8 +896,8 @@ static int cmp_kernel_start(const void *a, const void *b)
  * phase, as cuzk's do).  Sets f's kernel figures.
  * 1: the model holds (*out allocated, n of them); 0: it does not (f says
  * why, where the trace has kernels); -1: out of memory. */
-static int kernel_split(struct cu *c, size_t n, int from_lines, double *wg, double *wp, struct sim_fit *f,
-                        struct sim_kparts **out, int *at_unlock)
+static int kernel_split(struct cu *c, size_t n, int from_lines, double overlap, double *wg, double *wp,
+                        struct sim_fit *f, struct sim_kparts **out, int *at_unlock)
 {
     size_t nk = 0;
     for (size_t i = 0; i < n; i++)
@@ -902,16 +914,8 @@ static int kernel_split(struct cu *c, size_t n, int from_lines, double *wg, doub
      * to GPU_END, its CHECK included).  What shows a device free outside
      * the kernels: duration lines (their source takes the device's mutex
      * for the kernels only), or GPU phases that overlap on one device
-     * (c is by device, then GPU_START: prep_latency). */
-    double phases = 0, busy = 0, reach = -INFINITY;
-    for (size_t i = 0; i < n; i++) {
-        if (i == 0 || c[i].device != c[i - 1].device)
-            reach = -INFINITY;
-        phases += c[i].ge - c[i].gs;
-        busy += c[i].ge > reach ? c[i].ge - fmax(c[i].gs, reach) : 0;
-        reach = fmax(reach, c[i].ge);
-    }
-    if (!from_lines && !(phases > 1.02 * busy)) {
+     * (overlap: phase_overlap). */
+    if (!from_lines && !(overlap > PHASE_OVERLAP)) {
         f->kernel_why = "nothing shows the device free outside them: no duration lines, and the GPU phases never "
                         "overlap on a device";
         return 0;
@@ -1036,20 +1040,17 @@ static int kernel_split(struct cu *c, size_t n, int from_lines, double *wg, doub
 /* The device's effective time per unit: busy / units, which folds in any
  * overlap of workers on one device (wg[0..n) scaled to it); and the most
  * workers on a device, and the devices, into f. */
-static void device_time(const struct run_result *res, double gpu_sum, double *wg, size_t n, int fold,
+static void device_time(const struct run_result *res, double overlap, double *wg, size_t n, int fold,
                         struct sim_fit *f)
 {
-    double busy = 0;
     int wmax = 1, ndev = 0;
     for (size_t d = 0; d < res->ndev; d++)
         if (res->dev[d].units) {
-            busy += (double)res->dev[d].busy * 1e-9;
             ndev++;
             if ((int)res->dev[d].nworkers > wmax)
                 wmax = (int)res->dev[d].nworkers;
         }
-    double overlap = busy > 0 ? gpu_sum / busy : 1;
-    if (fold && overlap > 1.02)
+    if (fold && overlap > PHASE_OVERLAP)
         for (size_t i = 0; i < n; i++)
             wg[i] /= overlap;
     f->workers_max = wmax;
@@ -1085,20 +1086,20 @@ int sim_calibrate(const struct run *r, const struct run_result *res, double trac
     collect_units(r, res, c);
     dispatch_latency(c, n, byw, wd);
     free(byw);
-    double gpu_sum = prep_latency(c, n);
+    double overlap = phase_overlap(res, prep_latency(c, n));
     struct segs sg = {0};
     growth_model(res, fit_contention, p);
     int deflate = contention_model(r, c, n, trace_cores, fit_contention, given, f, &sg, ws, wg, p);
     base_times(c, n, deflate, &sg, ws, wg, wp);
     segs_free(&sg);
     struct sim_kparts *kparts = NULL;
-    int at_unlock = 0, km = kernel_split(c, n, r->dur.placed > 0, wg, wp, f, &kparts, &at_unlock);
+    int at_unlock = 0, km = kernel_split(c, n, r->dur.placed > 0, overlap, wg, wp, f, &kparts, &at_unlock);
     if (km < 0) {
         free(c), free(ws), free(wg), free(wp), free(wd);
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    device_time(res, gpu_sum, wg, n, !km, f);
+    device_time(res, overlap, wg, n, !km, f);
     /* the distributions resampled */
     sim_params_free(p);
     p->pickup = (struct sim_dist){.v = wd, .n = n};

@@ -202,6 +202,21 @@ check "first_line and last_line cover every event" "$T/fl.json" "r['events'] == 
 printf 'TIMELINE,0,SETUP_START,j,\nTIMELINE,3,SYNTH_START,j,\nTIMELINE,4,SYNTH_END,j,\nTIMELINE,5,GPU_START,j,\nTIMELINE,6,GPU_END,j,\nTIMELINE,8,SETUP_END,j,\n' >"$T/sh.log"
 "$W" analyze --json "$T/sh.log" >"$T/sh.json" 2>/dev/null
 check "a phase within the unit: its share is of the unit's whole span" "$T/sh.json" "[(p['name'], p['within'], p['share']) for p in r['phases']] == [('SETUP', 'unit', 1)]"
+# the enclosing time summed over units passes INT64_MAX ns (12 syntheses of
+# 10^12 ms): the share is still a number (it was nan: the sum wrapped)
+python3 -c "
+B = 10**12
+rows = []
+for i in range(12):
+    j = 'j%d' % i
+    rows += [(0, 'SYNTH_START', j), (1, 'LOAD_START', j), (2, 'LOAD_END', j), (B + 10 * i, 'SYNTH_END', j),
+             (B + 10 * i + 3, 'GPU_START', j), (B + 10 * i + 4, 'GPU_END', j)]
+rows.sort(key=lambda r: r[0])
+print(''.join('TIMELINE,%d,%s,%s,%s\n' % (t, e, j, 'worker=0' if e.startswith('GPU') else '') for t, e, j in rows), end='')
+" >"$T/big.log"
+"$W" analyze --json "$T/big.log" >"$T/big.json" 2>/dev/null
+check "a share of summed spans past INT64_MAX ns" "$T/big.json" "[(p['name'], p['count']) for p in r['phases']] == [('LOAD', 12)] and abs(r['phases'][0]['share'] - 1e-12) < 1e-15"
+"$W" analyze "$T/big.log" 2>/dev/null | grep -q '^  LOAD .* 0\.0%$' && ok || bad "the text's share of summed spans past INT64_MAX ns: $("$W" analyze "$T/big.log" 2>&1 | grep LOAD)"
 # a run of two kinds: the CPU section's timing compares each kind with
 # itself (a long kind that runs beside others is not a slow one).  porep
 # takes 38 s alone and beside another, snap 5 s alone: mixed, "beside

@@ -92,6 +92,8 @@ void live_free(struct live *l)
     free(l->sp_kern.s);
     free(l->dcand);
     free(l->dscratch);
+    dmux_free(l->mux);
+    free(l->mring);
     for (int c = 0; c < CAUSE_NO_WORK; c++)
         stair_free(&l->stair[c]);
     free(l->moves);
@@ -413,7 +415,10 @@ static int run_begin(struct live *l, int64_t t)
     l->devices_named = 0;
     l->have_wall = 0;
     memset(l->ended_in_flight, 0, sizeof l->ended_in_flight);
-    l->ndsect = l->ndpend = 0; /* a new life of the daemon: new mutexes, no call open */
+    l->ndsect = l->ndpend = l->ndspawn = 0; /* a new life of the daemon: new mutexes, no call open */
+    dmux_free(l->mux);
+    l->mux = NULL;
+    l->mseq = l->mfed = 0;
     l->ndunlock = 0;
     for (int c = 0; c < CAUSE_NO_WORK; c++)
         l->stair[c].n = 0; /* a new run's stages */
@@ -582,7 +587,7 @@ static int dur_cands(struct live *l, const struct live_sect *c, size_t *n)
         int64_t S = x ? x->u.t[EV_GPU_START] : T_NONE, E = x ? x->u.t[EV_GPU_END] : T_NONE;
         if (!x || x->dur_call || S == T_NONE || S > c->t_pos || (E != T_NONE && E < c->t_pos - DUR_TOL))
             continue;
-        int64_t *ut = dur_unlock(l, x->u.device);
+        int64_t *ut = c->multi && !(x->u.flags & U_DEVSET) ? NULL : dur_unlock(l, x->u.device);
         l->dcand[(*n)++] = (struct dur_cand){S, E, ut ? *ut : T_NONE, (uint32_t)i};
     }
     return 0;
@@ -690,7 +695,7 @@ static int dur_decide(struct live *l, int end)
                 int64_t L = x->u.t[EV_GPU_START] + d + c->pre + c->wait;
                 x->dur_call = 1;
                 x->dka = L, x->dkb = L + c->gpu_total;
-                int64_t *ut = dur_unlock(l, x->u.device);
+                int64_t *ut = c->multi && !(x->u.flags & U_DEVSET) ? NULL : dur_unlock(l, x->u.device);
                 if (ut)
                     *ut = L + p->held;
                 l->dur_given++;
@@ -735,6 +740,10 @@ static int spawn_in(struct live *l, const struct live_rec *r)
     }
     if (best)
         best->spawn = r->dms[0] * 1000000;
+    if (l->ndspawn == (int)(sizeof l->dspawn / sizeof *l->dspawn))
+        memmove(l->dspawn, l->dspawn + 1, --l->ndspawn * sizeof *l->dspawn);
+    l->dspawn[l->ndspawn++] = (struct live_spawn){l->dur_pos, best ? best->seq : UINT64_MAX, r->dms[0] * 1000000,
+                                                  r->dms[1] * 1000000};
     for (int i = 0; i < l->ndpend; i++) /* the first spawn line after each closed section */
         if (!l->dpend[i].sp_seen) {
             l->dpend[i].sp_seen = 1;
@@ -744,60 +753,128 @@ static int spawn_in(struct live *l, const struct live_rec *r)
     return dur_decide(l, 0);
 }
 
-/* A duration line: it opens a section (pre_lock_cpu, mutex_wait), adds
- * to the oldest open one a gpu_tid's line or its closing line (mutex_held),
- * which gives it its unit.  Sections that interleave (several GPUs) are
- * not given, as in analyze. */
+/* The mux's decisions: a section ambiguous, a line to its section (a
+ * closing line closes it: it waits in dpend for its unit). */
+static int mux_take(struct live *l)
+{
+    struct dmux_out o[64];
+    size_t n;
+    int closed = 0;
+    while ((n = dmux_take(l->mux, o, sizeof o / sizeof *o)) > 0)
+        for (size_t q = 0; q < n; q++) {
+            int i = 0;
+            while (i < l->ndsect && l->dsect[i].sid != o[q].sid)
+                i++;
+            if (o[q].kind == DMUX_STRAY || i == l->ndsect)
+                continue; /* a line of no section; or of one gone (the oldest of too many) */
+            struct live_sect *c = &l->dsect[i];
+            if (o[q].kind == DMUX_AMBIG) {
+                c->interleaved = 1;
+                continue;
+            }
+            const struct live_mline *m = &l->mring[o[q].seq % LIVE_MRING];
+            if (m->x.role == DMUX_GPU) {
+                if (m->x.v2 >= 0 && m->x.tid >= 0 && m->x.tid < 64)
+                    c->tid_done |= 1ull << m->x.tid;
+                if (m->x.v2 >= 0 && m->x.tid <= 0 && c->gpu_total < 0)
+                    c->gpu_total = m->x.v2; /* as analyze keeps it: the first, of gpu_tid 0 or none */
+                continue;
+            }
+            if (m->x.role != DMUX_CLOSE)
+                continue;
+            c->multi = (uint8_t)o[q].multi;
+            if (l->ndpend == (int)(sizeof l->dpend / sizeof *l->dpend) && dur_decide(l, 1))
+                return -1; /* too many waiting: decide them as they stand */
+            struct live_pend *p = &l->dpend[l->ndpend++];
+            *p = (struct live_pend){.c = *c, .held = m->held, .total_fn = m->total_fn};
+            for (int k = 0; k < l->ndspawn; k++) /* its call's spawn line, if read already */
+                if (l->dspawn[k].pos > m->pos) {
+                    p->sp_seen = 1;
+                    p->sp_seq = l->dspawn[k].unit_seq;
+                    p->sp_spawn = l->dspawn[k].spawn, p->sp_prove = l->dspawn[k].prove;
+                    break;
+                }
+            memmove(c, c + 1, (size_t)(l->ndsect - i - 1) * sizeof *c);
+            l->ndsect--;
+            closed = 1;
+        }
+    return closed ? dur_decide(l, 0) : 0;
+}
+
+/* The lines kept since the last record go to the mux, `hi` the record
+ * after them (T_NONE: none, at the end). */
+static int mux_pump(struct live *l, int64_t hi, int end)
+{
+    if (!l->mux)
+        return 0;
+    for (; l->mfed < l->mseq; l->mfed++) {
+        struct live_mline *m = &l->mring[l->mfed % LIVE_MRING];
+        /* as analyze's reader keeps it (dline_next): in whole us after lo */
+        uint32_t us = hi == T_NONE ? DL_NEXT_NONE : dline_next(m->x.lo, 0, hi, 0);
+        m->x.hi = us == DL_NEXT_NONE ? INT64_MAX : m->x.lo + (int64_t)us * 1000;
+        if (dmux_feed(l->mux, &m->x))
+            return -1;
+    }
+    if (end && dmux_end(l->mux))
+        return -1;
+    return mux_take(l);
+}
+
+/* A duration line: a line of a critical section is kept for the mux
+ * (opening, a gpu_tid's, closing: by its first duration, as analyze
+ * reads it); the engine's spawn line gives its unit's entry (spawn_in). */
 static int dur_in(struct live *l, const struct live_rec *r)
 {
+    l->dur_pos++;
     if (r->dtid == SCAN_TID_SPAWN)
         return l->run ? spawn_in(l, r) : 0;
     l->dur_lines++;
     if (!r->dn || !l->run)
         return 0;
+    int first = r->dname[0], role;
+    if (first == DN_PRE_LOCK || first == DN_MUTEX_WAIT)
+        role = DMUX_OPEN;
+    else if (first == DN_HELD || first == DN_TOTAL_FN)
+        role = DMUX_CLOSE;
+    else if ((first >= DN_NTT && first <= DN_TAIL) || first == DN_GPU_TOTAL || r->dtid >= 0)
+        role = DMUX_GPU;
+    else
+        return 0; /* a line outside the section: no figure of watch's */
+    if (!l->mux && !(l->mux = dmux_new(DMUX_PENDING)))
+        return -1;
+    if (!l->mring && !(l->mring = malloc(LIVE_MRING * sizeof *l->mring)))
+        return -1;
+    if (l->mseq - l->mfed >= LIVE_MRING / 2 && mux_pump(l, T_NONE, 0))
+        return -1; /* no record for that long: they go in without one after them */
     int64_t v[DN_OTHER + 1];
     for (int k = 0; k <= DN_OTHER; k++)
         v[k] = -1;
     for (int i = 0; i < r->dn; i++)
         if (v[r->dname[i]] < 0)
             v[r->dname[i]] = r->dms[i] * 1000000;
-    if (v[DN_PRE_LOCK] >= 0 || v[DN_MUTEX_WAIT] >= 0) {
+    struct live_mline *m = &l->mring[l->mseq % LIVE_MRING];
+    *m = (struct live_mline){.x = {role, r->dtid, 0, l->dur_t, INT64_MAX, -1, -1}, .pos = l->dur_pos,
+                             .pre = v[DN_PRE_LOCK] < 0 ? 0 : v[DN_PRE_LOCK],
+                             .wait = v[DN_MUTEX_WAIT] < 0 ? 0 : v[DN_MUTEX_WAIT],
+                             .held = v[DN_HELD], .total_fn = v[DN_TOTAL_FN]};
+    if (role == DMUX_OPEN) {
+        m->x.v = m->pre + m->wait;
         if (l->ndsect == (int)(sizeof l->dsect / sizeof *l->dsect))
             memmove(l->dsect, l->dsect + 1, --l->ndsect * sizeof *l->dsect); /* the oldest never closed */
-        l->dsect[l->ndsect++] = (struct live_sect){v[DN_PRE_LOCK] < 0 ? 0 : v[DN_PRE_LOCK],
-                                                   v[DN_MUTEX_WAIT] < 0 ? 0 : v[DN_MUTEX_WAIT], -1, l->dur_t, 0, 0};
-        return 0;
+        l->dsect[l->ndsect++] = (struct live_sect){m->pre, m->wait, -1, l->dur_t, 0, l->mseq, 0, 0};
+    } else if (role == DMUX_CLOSE) {
+        m->x.v = v[DN_HELD], m->x.v2 = v[DN_TOTAL_FN];
+    } else {
+        m->x.v2 = v[DN_GPU_TOTAL];
+        for (int i = 0; i < r->dn && m->x.v < 0; i++)
+            if (r->dname[i] != DN_GPU_TOTAL) {
+                m->x.v = r->dms[i] * 1000000;
+                int d = r->dname[i];
+                m->x.step = d == DN_NTT ? 1 : d == DN_BARRIER ? 2 : d == DN_BATCH ? 3 : d == DN_TAIL ? 4 : 0;
+            }
     }
-    int close = v[DN_HELD] >= 0, tid = r->dtid;
-    if (!close && tid < 0)
-        return 0; /* a line outside the section: no figure of watch's */
-    int first = -1, count = 0;
-    for (int i = 0; i < l->ndsect; i++)
-        if (close || tid >= 64 || !(l->dsect[i].tid_done >> tid & 1)) {
-            if (first < 0)
-                first = i;
-            count++;
-        }
-    if (first < 0)
-        return 0; /* its section's opening line is missing */
-    if (count > 1)
-        for (int i = 0; i < l->ndsect; i++)
-            l->dsect[i].interleaved = 1;
-    struct live_sect *c = &l->dsect[first];
-    if (!close) {
-        if (v[DN_GPU_TOTAL] >= 0 && tid < 64) {
-            c->tid_done |= 1ull << tid;
-            if (tid == 0)
-                c->gpu_total = v[DN_GPU_TOTAL];
-        }
-        return 0;
-    }
-    if (l->ndpend == (int)(sizeof l->dpend / sizeof *l->dpend) && dur_decide(l, 1))
-        return -1; /* too many waiting: decide them as they stand */
-    l->dpend[l->ndpend++] = (struct live_pend){.c = *c, .held = v[DN_HELD], .total_fn = v[DN_TOTAL_FN]};
-    memmove(c, c + 1, (size_t)(l->ndsect - first - 1) * sizeof *c);
-    l->ndsect--;
-    return dur_decide(l, 0);
+    l->mseq++;
+    return 0;
 }
 
 static int record_in(struct live *l, const struct live_rec *r)
@@ -821,6 +898,8 @@ static int record_in(struct live *l, const struct live_rec *r)
         l->skipped_by[SCAN_BAD_TIME]++;
         return 0;
     }
+    if (l->mseq > l->mfed && mux_pump(l, t, 0)) /* the record after the lines kept */
+        return -1;
     l->dur_t = t;
     if (edge) {
         if (l->held && decide_held(l, t))
@@ -1276,7 +1355,7 @@ int live_settle(struct live *l, int quiet, int end)
         if (apply(l, &l->hold, l->hold.t_ns))
             return -1;
     }
-    if (open_scan(l) || dur_decide(l, end))
+    if ((end && mux_pump(l, T_NONE, 1)) || open_scan(l) || dur_decide(l, end))
         return -1;
     int64_t h = horizon_of(l, quiet, end);
     if (l->ndpend)

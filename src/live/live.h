@@ -47,6 +47,7 @@
 #define LIVE_H
 
 #include "analyze.h"
+#include "dur_mux.h"
 #include "model.h"
 #include "scan.h"
 
@@ -67,6 +68,10 @@ struct live_opts {
 
 /* A record as the live state reads it: what of a scan_rec it uses, and
  * its unit key's hash. */
+/* Lines of critical sections kept until the mux decides them: it decides by
+ * DMUX_PENDING lines, and lines wait for their next record before. */
+#define LIVE_MRING (2 * DMUX_PENDING)
+
 struct live_rec {
     int64_t t_ns;
     uint64_t hash; /* of the job id and partition (live_rec_of) */
@@ -197,12 +202,31 @@ struct live {
     /* duration lines (durations.h): the sections open, in order; each
      * device's last unlock; the time of the last record, where a line
      * was printed at the earliest */
+    /* the critical sections' lines, read apart by the mux (dur_mux.h) as
+     * analyze reads them: each waits for the record after it (its `hi`),
+     * then goes in; mring holds them by their seq until decided */
+    struct dmux *mux;
+    struct live_mline {
+        struct dmux_line x;
+        uint64_t pos;            /* its place among the duration lines read (spawn lines included) */
+        int64_t pre, wait;       /* an opening line's */
+        int64_t held, total_fn;  /* a closing line's (-1: none) */
+    } *mring;                    /* LIVE_MRING of them, by seq */
+    uint64_t mseq, mfed;         /* lines kept; lines given to the mux */
+    uint64_t dur_pos;            /* duration lines read */
     struct live_sect {
         int64_t pre, wait, gpu_total, t_pos;
         uint64_t tid_done;
-        uint8_t interleaved;
-    } dsect[8];
+        uint64_t sid;            /* its opening line's seq */
+        uint8_t interleaved, multi;
+    } dsect[64];                 /* the sections opened and not yet closed (the oldest goes) */
     int ndsect;
+    struct live_spawn {          /* the spawn lines read lately: the first after a section's
+                                  * closing line is its call's (durations.c, by_spawn) */
+        uint64_t pos, unit_seq;  /* unit_seq: UINT64_MAX: none */
+        int64_t spawn, prove;
+    } dspawn[64];
+    int ndspawn;
     struct live_unlock {
         int32_t device;
         int64_t t;

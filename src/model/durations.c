@@ -33,6 +33,8 @@
  */
 #include "durations.h"
 
+#include "dur_mux.h"
+
 #include "mem.h"
 #include "sort.h"
 
@@ -81,6 +83,7 @@ struct call {
     uint32_t unit;         /* UINT32_MAX: none */
     int64_t t0;            /* its entry: the unit's GPU_START + the delay it implies */
     uint8_t closed, interleaved, ambiguous, entry_given;
+    uint8_t multi; /* when it closed, sections had interleaved (dur_mux.h): several devices */
 };
 
 struct place {
@@ -199,63 +202,112 @@ static void give(struct place *P, size_t i, size_t j, int ci)
     c->last = P->dl[i].line;
 }
 
-/* The open calls that could take a line of gpu_tid tid (or, tid < 0, a
- * closing line): the oldest, and how many there are. */
-static int oldest_open(struct place *P, const int *open, int nopen, int tid, int *count)
+/* The mux's line for entries [i, j) of one line of role `role`. */
+static struct dmux_line mux_line(const struct place *P, size_t i, size_t j, int role)
 {
-    int best = -1;
-    *count = 0;
-    for (int o = 0; o < nopen; o++) {
-        const struct call *c = &P->c[open[o]];
-        if (tid >= 0 && tid < 64 && (c->tid_done >> tid & 1))
-            continue;
-        if (best < 0)
-            best = open[o];
-        ++*count;
+    const struct dline *d = &P->dl[i];
+    struct dmux_line x = {role == R_OPEN ? DMUX_OPEN : role == R_CLOSE ? DMUX_CLOSE : DMUX_GPU, (int)d->tid, 0,
+                          d->t_prev, d->next_us == DL_NEXT_NONE ? INT64_MAX : d->t_prev + (int64_t)d->next_us * 1000,
+                          -1, -1};
+    int64_t pw = 0;
+    for (size_t e = i; e < j; e++) {
+        int k = P->kid[e];
+        int64_t v = P->dl[e].ms * MS;
+        if (x.role == DMUX_OPEN) {
+            if (k == K_PRE_LOCK || k == K_MUTEX_WAIT)
+                pw += v;
+        } else if (x.role == DMUX_CLOSE) {
+            if (k == K_HELD && x.v < 0)
+                x.v = v;
+            else if (k == K_TOTAL_FN && x.v2 < 0)
+                x.v2 = v;
+        } else if (k == K_GPU_TOTAL) {
+            if (x.v2 < 0)
+                x.v2 = v;
+        } else if (x.v < 0) {
+            x.v = v;
+            x.step = k == K_NTT ? 1 : k == K_BARRIER ? 2 : k == K_BATCH ? 3 : k == K_TAIL ? 4 : 0;
+        }
     }
-    return best;
+    if (x.role == DMUX_OPEN)
+        x.v = pw;
+    return x;
 }
 
-static int sections(struct place *P)
+/* The end of the line that starts at entry i. */
+static size_t line_end(const struct place *P, size_t i)
 {
-    int *open = malloc((P->n + 1) * sizeof *open), nopen = 0;
-    if (!open)
-        return -1;
-    for (size_t i = 0; i < P->n;) {
-        size_t j = i + 1;
-        while (j < P->n && P->dl[j].line == P->dl[i].line)
-            j++;
-        int role = role_of(P, i);
-        if (role == R_OPEN) {
-            int ci = new_call(P, i);
-            if (ci >= 0) {
-                give(P, i, j, ci);
-                open[nopen++] = ci;
+    size_t j = i + 1;
+    while (j < P->n && P->dl[j].line == P->dl[i].line)
+        j++;
+    return j;
+}
+
+/* The mux's decisions: a line to its call, a call ambiguous, a line of none.
+ * first[seq]: the line's first entry; callof[seq]: the call an opening line
+ * made (-1: none). */
+static int mux_take(struct place *P, struct dmux *mx, const size_t *first, const int *callof)
+{
+    struct dmux_out o[256];
+    size_t n;
+    while ((n = dmux_take(mx, o, sizeof o / sizeof *o)) > 0)
+        for (size_t q = 0; q < n; q++) {
+            if (o[q].kind == DMUX_AMBIG) {
+                if (callof[o[q].sid] >= 0)
+                    P->c[callof[o[q].sid]].interleaved = 1;
+                continue;
             }
-        } else if (role == R_GPU || role == R_CLOSE) {
-            int count, ci = oldest_open(P, open, nopen, role == R_GPU ? P->dl[i].tid : -1, &count);
+            size_t i = first[o[q].seq], j = line_end(P, i);
+            int ci = o[q].kind == DMUX_GIVE ? callof[o[q].sid] : -1;
             if (ci < 0) {
                 for (size_t e = i; e < j; e++)
                     P->own[e] = E_STRAY;
-            } else {
-                if (count > 1) /* another device's section is open too: which is whose is a guess */
-                    for (int o = 0; o < nopen; o++)
-                        P->c[open[o]].interleaved = 1;
-                give(P, i, j, ci);
-                if (role == R_CLOSE) {
-                    P->c[ci].closed = 1;
-                    int w = 0;
-                    for (int o = 0; o < nopen; o++)
-                        if (open[o] != ci)
-                            open[w++] = open[o];
-                    nopen = w;
-                }
+                continue;
             }
+            give(P, i, j, ci);
+            if (role_of(P, i) == R_CLOSE)
+                P->c[ci].closed = 1, P->c[ci].multi = (uint8_t)o[q].multi;
+        }
+    return 0;
+}
+
+/* The critical sections: each opening line makes a call; the lines after
+ * it go to the open call they belong to, which the mux decides (several
+ * devices' sections interleave: dur_mux.h). */
+static int sections(struct place *P)
+{
+    size_t nl = 0;
+    for (size_t i = 0; i < P->n; i = line_end(P, i))
+        nl++;
+    size_t *first = malloc((nl + 1) * sizeof *first);
+    int *callof = malloc((nl + 1) * sizeof *callof);
+    struct dmux *mx = dmux_new(DMUX_PENDING);
+    int rc = first && callof && mx ? 0 : -1;
+    uint64_t seq = 0;
+    for (size_t i = 0; rc == 0 && i < P->n;) {
+        size_t j = line_end(P, i);
+        int role = role_of(P, i);
+        if (role == R_OPEN || role == R_GPU || role == R_CLOSE) {
+            struct dmux_line x = mux_line(P, i, j, role);
+            first[seq] = i;
+            callof[seq] = -1;
+            if (role == R_OPEN) {
+                callof[seq] = new_call(P, i);
+                if (callof[seq] >= 0)
+                    give(P, i, j, callof[seq]);
+            }
+            seq++;
+            if (dmux_feed(mx, &x) || mux_take(P, mx, first, callof))
+                rc = -1;
         }
         i = j;
     }
-    free(open);
-    return 0;
+    if (rc == 0 && (dmux_end(mx) || mux_take(P, mx, first, callof)))
+        rc = -1;
+    dmux_free(mx);
+    free(first);
+    free(callof);
+    return rc;
 }
 
 /* ---- the units open at a point of the input ---- */
@@ -320,6 +372,17 @@ static int64_t *unlock_of(struct unlock *ul, size_t *nul, int32_t device)
         return NULL;
     ul[*nul] = (struct unlock){device, T_NONE};
     return &ul[(*nul)++].t;
+}
+
+/* Unit u's device's last unlock, for call c; NULL where it says nothing:
+ * several devices' sections interleave and the log never names u's device
+ * (cuzk's TIMELINE names the worker), so "its device" is not known. */
+static int64_t *dev_unlock(struct place *P, const struct call *c, struct unlock *ul, size_t *nul, uint32_t u)
+{
+    const struct unit *x = &P->r->units[u];
+    if (c->multi && !(x->flags & U_DEVSET))
+        return NULL;
+    return unlock_of(ul, nul, x->device);
 }
 
 /* The delay from a unit's GPU_START to the section's call's entry that
@@ -475,7 +538,7 @@ static int sections_to_units(struct place *P)
             uint32_t u = s.v[k];
             if (P->ucall[u])
                 continue;
-            int64_t *ut = unlock_of(ul, &nul, P->r->units[u].device);
+            int64_t *ut = dev_unlock(P, c, ul, &nul, u);
             cand[nc++] = (struct dur_cand){gs(P, u), ge(P, u), ut ? *ut : T_NONE, u};
         }
         struct dur_sect sect = {val(c, K_PRE_LOCK), val(c, K_MUTEX_WAIT), held_of(c), c->v[K_MUTEX_WAIT] >= 2,
@@ -499,7 +562,7 @@ static int sections_to_units(struct place *P)
             }
         }
         assign(P, c, u, d);
-        int64_t *ut = unlock_of(ul, &nul, P->r->units[u].device);
+        int64_t *ut = dev_unlock(P, c, ul, &nul, u);
         if (ut)
             *ut = c->t0 + sect.pre + sect.wait + sect.held;
     }
@@ -946,7 +1009,9 @@ int dur_name_of(const char *name, size_t n)
 {
     static const char *const names[] = {[DN_PRE_LOCK] = "pre_lock_cpu", [DN_MUTEX_WAIT] = "mutex_wait",
                                         [DN_GPU_TOTAL] = "gpu_total", [DN_HELD] = "mutex_held",
-                                        [DN_TOTAL_FN] = "total_start_fn"};
+                                        [DN_TOTAL_FN] = "total_start_fn", [DN_NTT] = "ntt_msm_h",
+                                        [DN_BARRIER] = "barrier_wait", [DN_BATCH] = "batch_add",
+                                        [DN_TAIL] = "tail_msm"};
     for (int k = 0; k < DN_OTHER; k++)
         if (strlen(names[k]) == n && !memcmp(name, names[k], n))
             return k;

@@ -69,7 +69,11 @@ int dur_spawn_fits(const struct dur_sect *s, const struct dur_cand *c, int64_t s
 void dur_clamp(int64_t *a, int64_t *b, int64_t lo, int64_t hi);
 
 /* The names `watch` places (live.c): the kernel's and what anchors it. */
-enum dur_name { DN_PRE_LOCK, DN_MUTEX_WAIT, DN_GPU_TOTAL, DN_HELD, DN_TOTAL_FN, DN_OTHER };
+enum dur_name {
+    DN_PRE_LOCK, DN_MUTEX_WAIT, DN_GPU_TOTAL, DN_HELD, DN_TOTAL_FN,
+    DN_NTT, DN_BARRIER, DN_BATCH, DN_TAIL, /* a gpu_tid's steps, in order (dur_mux.h) */
+    DN_OTHER
+};
 int dur_name_of(const char *name, size_t n);
 
 /* The name of the phase that encloses duration phase `name` (n bytes) by

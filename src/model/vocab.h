@@ -172,12 +172,26 @@ struct dline {
     uint64_t line;  /* part-relative, 0-based; the input's, 1-based, in the model */
     int64_t t_prev; /* the last record's time before it (the records' clock); T_NONE:
                      * none before it in the part (the model looks in the part before) */
-    int64_t ms;
-    uint32_t key;   /* the name without _ms: the part's strings (extra.strs), then the model's */
-    int16_t tid;    /* gpu_tid=, or -1 (above INT16_MAX: INT16_MAX); 32 bytes an entry, millions of them;
-                     * DL_SPAWN: an entry of the engine's spawn line (scan.h) */
-    uint8_t at;     /* its place among the line's durations */
-    uint8_t wall;   /* t_prev is a line's own wall clock (EV_WALL_BIT) */
+    /* 32 bytes an entry, millions of them: the rest packed in 64 bits */
+    int64_t ms : 40;  /* its value (scan_dur: 11 digits at most) */
+    int64_t tid : 16; /* gpu_tid=, or -1 (above INT16_MAX: INT16_MAX); DL_SPAWN: an entry of the
+                       * engine's spawn line (scan.h) */
+    uint64_t at : 7;  /* its place among the line's durations (SCAN_DUR_MAX at most) */
+    uint64_t wall : 1; /* t_prev is a line's own wall clock (EV_WALL_BIT) */
+    uint32_t key;     /* the name without _ms: the part's strings (extra.strs), then the model's */
+    uint32_t next_us; /* the first record after it: its time - t_prev, in us (DL_NEXT_NONE: none read,
+                       * a record of the other clock, or over an hour later) */
 };
+#define DL_NEXT_NONE UINT32_MAX
+_Static_assert(sizeof(struct dline) == 32, "a duration entry stays 32 bytes: millions of them");
+
+/* The next record's time (ns) as a dline keeps it after one at t_prev. */
+static inline uint32_t dline_next(int64_t t_prev, int prev_wall, int64_t t, int wall)
+{
+    if (t_prev == T_NONE || prev_wall != wall)
+        return DL_NEXT_NONE;
+    int64_t us = t > t_prev ? (t - t_prev) / 1000 : 0;
+    return us >= (int64_t)DL_NEXT_NONE ? DL_NEXT_NONE : (uint32_t)us;
+}
 
 #endif /* VOCAB_H */

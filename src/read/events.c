@@ -897,7 +897,8 @@ int evpart_dur(struct evpart *p, const struct scan_dur *d, int kind, uint64_t li
             return -1;
         }
         int16_t tid = spawn ? DL_SPAWN : (int16_t)(d->tid > INT16_MAX ? INT16_MAX : d->tid);
-        u->list[u->n++] = (struct dline){line, u->seen ? u->last_t : T_NONE, v, key, tid, (uint8_t)i, u->last_wall};
+        u->list[u->n++] = (struct dline){.line = line, .t_prev = u->seen ? u->last_t : T_NONE, .ms = v, .tid = tid,
+                                         .at = (uint64_t)i, .wall = u->last_wall, .key = key, .next_us = DL_NEXT_NONE};
     }
     return 0;
 }

@@ -197,6 +197,10 @@ struct ev_durs {
     size_t n, cap;
     int64_t last_t; /* the last record's time so far (T_NONE: none yet) */
     uint8_t last_wall, seen;
+    size_t next_from;   /* entries [next_from, n) wait for the next record (dline's next_us) */
+    int64_t first_t;    /* the part's first record's time (first_wall: its clock), for the entries
+                         * before it, whose t_prev is in a part before (stitch.c) */
+    uint8_t first_wall;
     uint64_t lines, info, bad; /* duration lines; those with no duration; unreadable ones */
     uint64_t bad_first;        /* the first unreadable one's line (part-relative) */
 };
@@ -333,6 +337,12 @@ int evpart_dur(struct evpart *p, const struct scan_dur *d, int kind, uint64_t li
  * lines after it keep (wall: EV_WALL_BIT's meaning). */
 static inline void evpart_dur_clock(struct evpart *p, int64_t t, int wall)
 {
+    struct ev_durs *u = &p->durs;
+    if (!u->seen)
+        u->first_t = t, u->first_wall = (uint8_t)(wall != 0);
+    for (; u->next_from < u->n; u->next_from++) /* the entries since the last record: this is their next */
+        u->list[u->next_from].next_us =
+            dline_next(u->list[u->next_from].t_prev, u->list[u->next_from].wall, t, wall != 0);
     p->durs.last_t = t;
     p->durs.last_wall = (uint8_t)(wall != 0);
     p->durs.seen = 1;

@@ -367,6 +367,7 @@ struct dur_acc {
     int64_t last_t;
     uint8_t last_wall, seen;
     uint64_t info, bad, bad_first;
+    size_t open_from; /* entries [open_from, n) wait for a record (dline's next_us): a later part's first */
 };
 
 /* Part p's entries onto the input's: each made the model's (its name, its
@@ -383,6 +384,8 @@ static int dur_take(struct model *m, struct dur_acc *a, struct evpart *p, uint64
     uint32_t *ids = d->n ? calloc(p->extra.strs.n + 1, sizeof *ids) : NULL; /* the part's name + 1 -> the model's */
     if (d->n && !ids)
         return -1;
+    for (size_t i = a->open_from; d->seen && i < a->n; i++) /* the record after the parts' before */
+        a->v[i].next_us = dline_next(a->v[i].t_prev, a->v[i].wall, d->first_t, d->first_wall);
     for (size_t i = 0; i < d->n; i++) {
         struct dline *x = &d->list[i];
         if (!ids[x->key]) {
@@ -397,12 +400,17 @@ static int dur_take(struct model *m, struct dur_acc *a, struct evpart *p, uint64
         }
         x->key = ids[x->key] - 1;
         x->line += base + 1;
-        if (x->t_prev == T_NONE && a->seen) /* the last record is in a part before */
+        if (x->t_prev == T_NONE && a->seen) { /* the last record is in a part before; the next, this part's first */
             x->t_prev = a->last_t, x->wall = a->last_wall;
+            if (d->seen)
+                x->next_us = dline_next(x->t_prev, x->wall, d->first_t, d->first_wall);
+        }
     }
     free(ids);
     if (d->seen)
         a->last_t = d->last_t, a->last_wall = d->last_wall, a->seen = 1;
+    if (d->seen) /* the part's entries after its last record wait for a later part's */
+        a->open_from = a->n + d->next_from;
     if (!d->n)
         return 0;
     if (!a->v) {

@@ -94,6 +94,9 @@ void live_free(struct live *l)
     free(l->dscratch);
     dmux_free(l->mux);
     free(l->mring);
+    free(l->dsect);
+    free(l->dpend);
+    free(l->msp);
     for (int c = 0; c < CAUSE_NO_WORK; c++)
         stair_free(&l->stair[c]);
     free(l->moves);
@@ -415,7 +418,8 @@ static int run_begin(struct live *l, int64_t t)
     l->devices_named = 0;
     l->have_wall = 0;
     memset(l->ended_in_flight, 0, sizeof l->ended_in_flight);
-    l->ndsect = l->ndpend = l->ndspawn = 0; /* a new life of the daemon: new mutexes, no call open */
+    l->ndsect = l->ndpend = 0; /* a new life of the daemon: new mutexes, no call open */
+    l->nmsp = 0;
     dmux_free(l->mux);
     l->mux = NULL;
     l->mseq = l->mfed = 0;
@@ -653,6 +657,9 @@ static int dur_decide(struct live *l, int end)
     while (l->ndpend) {
         const struct live_pend *p = &l->dpend[0];
         const struct live_sect *c = &p->c;
+        for (int i = 0; !end && c->multi && i < l->ndsect; i++)
+            if (l->dsect[i].sid < c->sid)
+                return 0; /* an older section is still open: analyze gives it its unit first */
         int64_t d = 0;
         int k = DUR_NONE;
         if (!c->interleaved && c->t_pos != T_NONE && c->gpu_total >= 0) {
@@ -740,15 +747,22 @@ static int spawn_in(struct live *l, const struct live_rec *r)
     }
     if (best)
         best->spawn = r->dms[0] * 1000000;
-    if (l->ndspawn == (int)(sizeof l->dspawn / sizeof *l->dspawn))
-        memmove(l->dspawn, l->dspawn + 1, --l->ndspawn * sizeof *l->dspawn);
-    l->dspawn[l->ndspawn++] = (struct live_spawn){l->dur_pos, best ? best->seq : UINT64_MAX, r->dms[0] * 1000000,
-                                                  r->dms[1] * 1000000};
-    for (int i = 0; i < l->ndpend; i++) /* the first spawn line after each closed section */
-        if (!l->dpend[i].sp_seen) {
+    /* The first spawn line after a closing line: its call's where no
+     * other section closed between (durations.c, by_spawn); else none. */
+    for (size_t i = 0; i < l->nmsp; i++) {
+        struct live_mline *m = &l->mring[l->msp[i] % LIVE_MRING];
+        if (l->msp[i] + LIVE_MRING <= l->mseq)
+            continue; /* gone from the ring */
+        m->sp_seen = 1, m->sp_seq = best && i + 1 == l->nmsp ? best->seq : UINT64_MAX;
+        m->sp_spawn = r->dms[0] * 1000000, m->sp_prove = r->dms[1] * 1000000;
+    }
+    l->nmsp = 0;
+    for (int i = 0; i < l->ndpend; i++) /* the closed sections waiting for it */
+        if (!l->dpend[i].sp_seen && l->dpend[i].close_seq + LIVE_MRING > l->mseq) {
+            const struct live_mline *m = &l->mring[l->dpend[i].close_seq % LIVE_MRING];
             l->dpend[i].sp_seen = 1;
-            l->dpend[i].sp_seq = best ? best->seq : UINT64_MAX;
-            l->dpend[i].sp_spawn = r->dms[0] * 1000000, l->dpend[i].sp_prove = r->dms[1] * 1000000;
+            l->dpend[i].sp_seq = m->sp_seq;
+            l->dpend[i].sp_spawn = m->sp_spawn, l->dpend[i].sp_prove = m->sp_prove;
         }
     return dur_decide(l, 0);
 }
@@ -783,17 +797,22 @@ static int mux_take(struct live *l)
             if (m->x.role != DMUX_CLOSE)
                 continue;
             c->multi = (uint8_t)o[q].multi;
-            if (l->ndpend == (int)(sizeof l->dpend / sizeof *l->dpend) && dur_decide(l, 1))
+            if (l->ndpend == LIVE_PEND_MAX && dur_decide(l, 1))
                 return -1; /* too many waiting: decide them as they stand */
-            struct live_pend *p = &l->dpend[l->ndpend++];
-            *p = (struct live_pend){.c = *c, .held = m->held, .total_fn = m->total_fn};
-            for (int k = 0; k < l->ndspawn; k++) /* its call's spawn line, if read already */
-                if (l->dspawn[k].pos > m->pos) {
-                    p->sp_seen = 1;
-                    p->sp_seq = l->dspawn[k].unit_seq;
-                    p->sp_spawn = l->dspawn[k].spawn, p->sp_prove = l->dspawn[k].prove;
-                    break;
-                }
+            if (grow_heap((void **)&l->dpend, &l->dpend_cap, (size_t)l->ndpend + 1, sizeof *l->dpend, 32))
+                return -1;
+            int at = l->ndpend; /* in the sections' opening order, as analyze gives them units */
+            while (at > 0 && l->dpend[at - 1].c.sid > c->sid)
+                at--;
+            memmove(&l->dpend[at + 1], &l->dpend[at], (size_t)(l->ndpend - at) * sizeof *l->dpend);
+            l->ndpend++;
+            struct live_pend *p = &l->dpend[at];
+            *p = (struct live_pend){.c = *c, .held = m->held, .total_fn = m->total_fn, .close_seq = o[q].seq};
+            if (m->sp_seen) { /* its call's spawn line, read already */
+                p->sp_seen = 1;
+                p->sp_seq = m->sp_seq;
+                p->sp_spawn = m->sp_spawn, p->sp_prove = m->sp_prove;
+            }
             memmove(c, c + 1, (size_t)(l->ndsect - i - 1) * sizeof *c);
             l->ndsect--;
             closed = 1;
@@ -825,7 +844,6 @@ static int mux_pump(struct live *l, int64_t hi, int end)
  * reads it); the engine's spawn line gives its unit's entry (spawn_in). */
 static int dur_in(struct live *l, const struct live_rec *r)
 {
-    l->dur_pos++;
     if (r->dtid == SCAN_TID_SPAWN)
         return l->run ? spawn_in(l, r) : 0;
     l->dur_lines++;
@@ -853,17 +871,25 @@ static int dur_in(struct live *l, const struct live_rec *r)
         if (v[r->dname[i]] < 0)
             v[r->dname[i]] = r->dms[i] * 1000000;
     struct live_mline *m = &l->mring[l->mseq % LIVE_MRING];
-    *m = (struct live_mline){.x = {role, r->dtid, 0, l->dur_t, INT64_MAX, -1, -1}, .pos = l->dur_pos,
+    *m = (struct live_mline){.x = {role, r->dtid, 0, l->dur_t, INT64_MAX, -1, -1},
                              .pre = v[DN_PRE_LOCK] < 0 ? 0 : v[DN_PRE_LOCK],
                              .wait = v[DN_MUTEX_WAIT] < 0 ? 0 : v[DN_MUTEX_WAIT],
                              .held = v[DN_HELD], .total_fn = v[DN_TOTAL_FN]};
     if (role == DMUX_OPEN) {
         m->x.v = m->pre + m->wait;
-        if (l->ndsect == (int)(sizeof l->dsect / sizeof *l->dsect))
-            memmove(l->dsect, l->dsect + 1, --l->ndsect * sizeof *l->dsect); /* the oldest never closed */
+        int w = 0; /* sections opened LIVE_MRING lines ago: never closed, and past what is kept */
+        for (int i = 0; i < l->ndsect; i++)
+            if (l->dsect[i].sid + LIVE_MRING > l->mseq)
+                l->dsect[w++] = l->dsect[i];
+        l->ndsect = w;
+        if (grow_heap((void **)&l->dsect, &l->dsect_cap, (size_t)l->ndsect + 1, sizeof *l->dsect, 16))
+            return -1;
         l->dsect[l->ndsect++] = (struct live_sect){m->pre, m->wait, -1, l->dur_t, 0, l->mseq, 0, 0};
     } else if (role == DMUX_CLOSE) {
         m->x.v = v[DN_HELD], m->x.v2 = v[DN_TOTAL_FN];
+        if (grow_heap((void **)&l->msp, &l->msp_cap, l->nmsp, sizeof *l->msp, 16))
+            return -1;
+        l->msp[l->nmsp++] = l->mseq; /* the spawn line after it gives its unit (spawn_in) */
     } else {
         m->x.v2 = v[DN_GPU_TOTAL];
         for (int i = 0; i < r->dn && m->x.v < 0; i++)

@@ -71,6 +71,8 @@ struct live_opts {
 /* Lines of critical sections kept until the mux decides them: it decides by
  * DMUX_PENDING lines, and lines wait for their next record before. */
 #define LIVE_MRING (2 * DMUX_PENDING)
+/* Closed sections waiting for their unit, at most (then decided as they stand). */
+#define LIVE_PEND_MAX 4096
 
 struct live_rec {
     int64_t t_ns;
@@ -208,25 +210,25 @@ struct live {
     struct dmux *mux;
     struct live_mline {
         struct dmux_line x;
-        uint64_t pos;            /* its place among the duration lines read (spawn lines included) */
         int64_t pre, wait;       /* an opening line's */
         int64_t held, total_fn;  /* a closing line's (-1: none) */
+        /* a closing line's: the first spawn line after it (durations.c, by_spawn): its
+         * unit (seq; UINT64_MAX: none), spawn_to_enter and prove_start */
+        uint8_t sp_seen;
+        uint64_t sp_seq;
+        int64_t sp_spawn, sp_prove;
     } *mring;                    /* LIVE_MRING of them, by seq */
+    uint64_t *msp;               /* closing lines still without a spawn line after them (seqs) */
+    size_t nmsp, msp_cap;
     uint64_t mseq, mfed;         /* lines kept; lines given to the mux */
-    uint64_t dur_pos;            /* duration lines read */
     struct live_sect {
         int64_t pre, wait, gpu_total, t_pos;
         uint64_t tid_done;
         uint64_t sid;            /* its opening line's seq */
         uint8_t interleaved, multi;
-    } dsect[64];                 /* the sections opened and not yet closed (the oldest goes) */
+    } *dsect;                    /* the sections opened and not yet closed (one LIVE_MRING lines old goes) */
     int ndsect;
-    struct live_spawn {          /* the spawn lines read lately: the first after a section's
-                                  * closing line is its call's (durations.c, by_spawn) */
-        uint64_t pos, unit_seq;  /* unit_seq: UINT64_MAX: none */
-        int64_t spawn, prove;
-    } dspawn[64];
-    int ndspawn;
+    size_t dsect_cap;
     struct live_unlock {
         int32_t device;
         int64_t t;
@@ -236,14 +238,16 @@ struct live {
                         * GPU_END still to come (dur_decide) */
         struct live_sect c;
         int64_t held, total_fn; /* mutex_held; total_start_fn (-1: none) */
+        uint64_t close_seq;     /* its closing line (the mux's seq) */
         /* the engine's spawn line read first after it (durations.h,
          * dur_spawn_fits): its unit (seq; UINT64_MAX: none), spawn_to_enter
          * and prove_start, ns */
         uint8_t sp_seen;
         uint64_t sp_seq;
         int64_t sp_spawn, sp_prove;
-    } dpend[32];
+    } *dpend;
     int ndpend;
+    size_t dpend_cap;
     int64_t dur_t;
     uint64_t dur_lines, dur_given; /* duration lines read; sections given a unit */
     uint64_t spawn_lines;          /* the engine's spawn lines read */

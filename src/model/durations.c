@@ -498,14 +498,38 @@ static int spawn_after(const void *ctx, size_t i)
 /* The candidate that the spawn line printed first after the call's
  * closing line names, when the section fits it there (durations.h,
  * dur_spawn_fits): its index, with its spawn as the delay; else -1. */
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Does a closing line of closes[0..n) (sorted) lie strictly between lines a and b? */
+static int close_between(const uint64_t *closes, size_t n, uint64_t a, uint64_t b)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) { /* the first after a */
+        size_t mid = lo + (hi - lo) / 2;
+        if (closes[mid] <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && closes[lo] < b;
+}
+
+/* The unit of the spawn line printed first after the call's closing line,
+ * where the section fits the entry it gives.  Where another section closed
+ * between the two (several devices' calls unlock at once), the line may be
+ * that one's: no unit from it. */
 static int by_spawn(struct place *P, const struct call *c, const struct dur_sect *sect, const struct dur_cand *cand,
-                    size_t nc, int64_t *d)
+                    size_t nc, int64_t *d, const uint64_t *closes, size_t ncloses)
 {
     if (!c->closed || !P->nsp)
         return -1;
     P->sp_after = c->last;
     size_t i = first_not_before(0, P->nsp, spawn_after, P);
-    if (i == P->nsp || P->sp[i].unit == UINT32_MAX)
+    if (i == P->nsp || P->sp[i].unit == UINT32_MAX || close_between(closes, ncloses, c->last, P->sp[i].line))
         return -1;
     uint32_t u = P->sp[i].unit;
     const struct dline *x = &P->dl[P->sp[i].e];
@@ -524,10 +548,15 @@ static int sections_to_units(struct place *P)
     struct sweep s = {malloc((P->nbyS + 1) * sizeof *s.v), malloc((P->nbyS + 1) * sizeof *s.d), 0, 0};
     struct dur_cand *cand = malloc((P->nbyS + 1) * sizeof *cand);
     struct unlock ul[64];
-    size_t nul = 0;
+    size_t nul = 0, ncloses = 0;
+    uint64_t *closes = malloc((P->nc + 1) * sizeof *closes); /* the sections' closing lines, in order */
     int rc = -1;
-    if (!s.v || !s.d || !cand)
+    if (!s.v || !s.d || !cand || !closes)
         goto out;
+    for (size_t ci = 0; ci < P->nc; ci++)
+        if (P->c[ci].closed)
+            closes[ncloses++] = P->c[ci].last;
+    qsort(closes, ncloses, sizeof *closes, cmp_u64);
     for (size_t ci = 0; ci < P->nc; ci++) {
         struct call *c = &P->c[ci];
         if (c->interleaved || c->t_pos == T_NONE)
@@ -544,11 +573,12 @@ static int sections_to_units(struct place *P)
         struct dur_sect sect = {val(c, K_PRE_LOCK), val(c, K_MUTEX_WAIT), held_of(c), c->v[K_MUTEX_WAIT] >= 2,
                                 c->t_pos};
         int64_t d;
-        int k = by_spawn(P, c, &sect, cand, nc, &d);
+        int k = by_spawn(P, c, &sect, cand, nc, &d, closes, ncloses);
         if (k < 0)
             k = dur_choose(&sect, cand, nc, &d, s.d);
         if (k == DUR_AMBIGUOUS)
             c->ambiguous = 1;
+        if (k < 0 && getenv("WF_DBG")) fprintf(stderr, "A call t_pos %lld -> none %d\n", (long long)c->t_pos, k);
         if (k < 0)
             continue; /* none fits: outside any GPU phase, or ambiguous */
         uint32_t u = cand[k].id;
@@ -561,6 +591,7 @@ static int sections_to_units(struct place *P)
                 P->uspawn[u] = 0;
             }
         }
+        if (getenv("WF_DBG")) fprintf(stderr, "A call t_pos %lld -> unit start %lld d %lld\n", (long long)c->t_pos, (long long)gs(P,u), (long long)d);
         assign(P, c, u, d);
         int64_t *ut = dev_unlock(P, c, ul, &nul, u);
         if (ut)
@@ -571,6 +602,7 @@ out:
     free(s.v);
     free(s.d);
     free(cand);
+    free(closes);
     return rc;
 }
 

@@ -117,6 +117,31 @@ py "$T/gpus.json" "r['durations']['interleaved'] > 0 and r['durations']['placed'
     ok || bad "two GPUs: what is not given is counted"
 "$W" analyze --no-progress "$T/gpus.log" 2>&1 | grep -q "durations not given to a unit" && ok || bad "two GPUs: the text says so"
 
+# --- two GPUs, no device named: the mux reads the sections apart by their
+# times (dur_mux.h).  Before it, none of these logs' sections was given.
+# What it gives is where the truth puts it (3 ms, plus 5% where two units
+# could have made the call), what it cannot is counted, watch reads them as
+# analyze does, and kernel utilization is not made of the units given.
+for cfg in "1:--gpus 2 --jobs 8" "2:--workers 2 --gpus 2 --jobs 8 --spawn-lines" "3:--workers 2 --gpus 2 --jobs 8 --spawn-lines"; do
+    seed=${cfg%%:*}
+    python3 "$GEN" "$T/mg$seed.log" "$T/mg$seed.truth" ${cfg#*:} --seed "$seed" || bad "gen two GPUs seed $seed"
+    "$W" analyze --json --no-progress "$T/mg$seed.log" >"$T/mg$seed.json" 2>/dev/null
+    "$W" render "$T/mg$seed.log" -o "$T/mg$seed.trace.json" 2>/dev/null
+    python3 "$HERE/kernel_at.py" "$T/mg$seed.trace.json" "$T/mg$seed.truth" --placed && ok ||
+        bad "two GPUs seed $seed: a given kernel is not where the truth puts it"
+    py "$T/mg$seed.json" "r['durations']['placed'] >= 0.5 * (r['durations']['values'] - r['durations']['outside']) and r['durations']['placed'] + r['durations']['interleaved'] + r['durations']['ambiguous'] + r['durations']['outside'] + r['durations']['stray'] == r['durations']['values']" &&
+        ok || bad "two GPUs seed $seed: half the sections' durations given, the rest counted: $(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['runs'][0]['durations'])" "$T/mg$seed.json")"
+    py "$T/mg$seed.json" "(r['kernel_utilization'] is None and r['durations']['kernel_partial']['units'] < 0.9 * r['durations']['kernel_partial']['of'] and r['bottleneck'] == 'gpu') or (r['durations']['kernel_partial'] is None and abs(r['kernel_utilization'] - json.load(open('$T/mg$seed.truth'))['kernel_utilization']) <= 0.005)" &&
+        ok || bad "two GPUs seed $seed: kernel utilization from the units given"
+    "$W" watch --once "$T/mg$seed.log" >"$T/mg$seed.w.jsonl" 2>/dev/null
+    python3 "$HERE/cmp_watch.py" "$T/mg$seed.json" "$T/mg$seed.w.jsonl" >"$T/mg$seed.cmp" && ok ||
+        bad "two GPUs seed $seed: watch --once and analyze differ: $(cat "$T/mg$seed.cmp")"
+done
+"$W" analyze --no-progress "$T/mg2.log" 2>&1 | grep -q "kernel util. *not known: gpu_total phases in only" && ok ||
+    bad "two GPUs: the text says why kernel utilization is not known: $("$W" analyze --no-progress "$T/mg2.log" 2>&1 | grep 'kernel util')"
+# a single GPU's log reads as it did: every section given to its unit
+py "$T/one.json" "r['durations']['kernel_partial'] is None" && ok || bad "one GPU: kernel_partial"
+
 # --- the engine's spawn lines (engine.rs: GPU_TIMING spawn_blocking prove_start)
 # A spawn delay of up to 80 ms: the lines alone do not say when each call
 # entered, the engine's line does (without it, 212 of 840 durations were

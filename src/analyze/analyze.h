@@ -131,6 +131,9 @@ struct phase_result {
     struct mark_row *marks; /* by name (owned) */
     size_t nmarks;
     int has_kernel;         /* some device has kernel phases */
+    /* devices whose kernel phases (from duration lines) are in under 90% of
+     * their units' GPU phases: the units that have them, and all */
+    uint64_t kernel_units_partial, gpu_units_partial;
     int64_t kernel_busy, kernel_window; /* over the devices with kernel phases */
     double kernel_utilization;          /* NAN: none */
     int64_t gpu_busy_kernel_devs;       /* those devices' GPU-phase busy time */

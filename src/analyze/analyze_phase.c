@@ -252,6 +252,7 @@ struct acc {
     size_t gcap;
     struct span **kspans; /* kernel phases by device */
     size_t *nk, *kc;
+    size_t *ku, *gu;      /* by device: units with a kernel phase, units with a GPU phase */
     size_t markcap, rowcap;
     double encl[WITHIN_N]; /* the enclosing stages' summed time, ns (a double: a long log's units' spans
                             * summed pass INT64_MAX, 292 years, where a queue grows without bound) */
@@ -360,6 +361,7 @@ static int walk_unit(const struct run *r, struct run_result *res, uint32_t u, st
     add_enclosing(un, a->up, np, a->encl);
     int gpu_phase = un->t[EV_GPU_START] != T_NONE && un->t[EV_GPU_END] != T_NONE;
     struct device_result *d = gpu_phase ? dev_of(res, un->device) : NULL;
+    int kernels = 0;
     for (size_t k = 0; k < np; k++) {
         const struct uphase *p = &a->up[k];
         if (p->mark) {
@@ -380,7 +382,12 @@ static int walk_unit(const struct run *r, struct run_result *res, uint32_t u, st
             if (grow_heap((void **)&a->kspans[di], &a->kc[di], a->nk[di], sizeof **a->kspans, 256))
                 return -1;
             a->kspans[di][a->nk[di]++] = (struct span){p->start, p->end};
+            kernels = 1;
         }
+    }
+    if (d) {
+        a->gu[d - res->dev]++;
+        a->ku[d - res->dev] += (size_t)kernels;
     }
     if (!gpu_phase)
         return 0;
@@ -506,14 +513,25 @@ static void critical_path(const struct run *r, struct phase_result *ph)
     c->host_bound = c->prep + c->bg2 > 1.05 * (c->kernels - c->barrier);
 }
 
-/* Kernel utilization, per device and over the devices that have it. */
-static void kernel_figures(struct acc *a, struct run_result *res)
+/* Kernel utilization, per device and over the devices that have it.
+ * Where the kernel phase comes from duration lines and some calls could
+ * not be given to their units, a device whose units have it in fewer
+ * than KERNEL_MIN_UNITS of their GPU phases has none: its union would
+ * leave the others' kernels out and read as idle kernels, and the
+ * bottleneck would follow it (counted in ph->kernel_units_partial). */
+#define KERNEL_MIN_UNITS 0.9
+static void kernel_figures(const struct run *r, struct acc *a, struct run_result *res)
 {
     struct phase_result *ph = &res->phase;
     for (size_t i = 0; i < res->ndev; i++) {
         struct device_result *d = &res->dev[i];
         if (!a->nk[i] || !d->units)
             continue;
+        if (r->dur.placed && (double)a->ku[i] < KERNEL_MIN_UNITS * (double)a->gu[i]) {
+            ph->kernel_units_partial += a->ku[i];
+            ph->gpu_units_partial += a->gu[i];
+            continue;
+        }
         d->has_kernel = 1;
         d->kernel_busy = union_len(a->kspans[i], a->nk[i], d->window_start, d->window_end);
         int64_t w = d->window_end - d->window_start;
@@ -541,7 +559,9 @@ int analyze_phase(struct scratch_pool *sp, const struct run *r, struct run_resul
     a.kspans = calloc(nd, sizeof *a.kspans);
     a.nk = calloc(nd, sizeof *a.nk);
     a.kc = calloc(nd, sizeof *a.kc);
-    int rc = a.kspans && a.nk && a.kc ? 0 : -1;
+    a.ku = calloc(nd, sizeof *a.ku);
+    a.gu = calloc(nd, sizeof *a.gu);
+    int rc = a.kspans && a.nk && a.kc && a.ku && a.gu ? 0 : -1;
     for (uint32_t u = 0; u < r->nunits && rc == 0; u++)
         if (!(r->units[u].flags & U_CONTRA))
             rc = walk_unit(r, res, u, &a);
@@ -550,7 +570,7 @@ int analyze_phase(struct scratch_pool *sp, const struct run *r, struct run_resul
     if (rc == 0) {
         nest_rows(r, ph);
         critical_path(r, ph);
-        kernel_figures(&a, res);
+        kernel_figures(r, &a, res);
         if (r->nxattr)
             rc = by_kind(sp, r, ph);
     }
@@ -559,6 +579,8 @@ int analyze_phase(struct scratch_pool *sp, const struct run *r, struct run_resul
     free(a.kspans);
     free(a.nk);
     free(a.kc);
+    free(a.ku);
+    free(a.gu);
     free(a.up);
     big_free(a.occ, a.occcap * sizeof *a.occ);
     free(a.g);

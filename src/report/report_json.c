@@ -361,7 +361,13 @@ static void durations_json(FILE *f, const struct run_result *res)
         secs(f, 1e6 * (double)d->marks[i].total_ms / (double)d->marks[i].count);
         fputc('}', f);
     }
-    fputs("], \"critical_path\": ", f);
+    fputs("], \"kernel_partial\": ", f);
+    if (res->phase.gpu_units_partial)
+        fprintf(f, "{\"units\": %llu, \"of\": %llu}", (unsigned long long)res->phase.kernel_units_partial,
+                (unsigned long long)res->phase.gpu_units_partial);
+    else
+        fputs("null", f);
+    fputs(", \"critical_path\": ", f);
     const struct crit_path *c = &res->phase.crit;
     if (!c->known) {
         fputs("null}", f);

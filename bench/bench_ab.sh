@@ -36,7 +36,7 @@ for shape in "$@"; do
     case $shape in
     sparse) log="$DIR/waterfall-bench-v2-1073741824.log" ;;
     dense | busy) log="$DIR/waterfall-bench-v2-$shape.log" ;;
-    cuzk) log="$DIR/waterfall-bench-v3-cuzk.log" ;; # v3: with the engine's spawn lines
+    cuzk) log="$DIR/waterfall-bench-v4-cuzk.log" ;; # v4: a bounded channel (gen_log, 2026-12-06)
     *)
         echo "bench_ab: no shape $shape (sparse, dense, busy, cuzk)" >&2
         exit 2

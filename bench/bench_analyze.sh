@@ -12,7 +12,8 @@
 #           unit's proving call (gen_log --busy --cuzk-timing: issue 30).
 # gen_log prints in time order since 2026-12-05 (v2 in the cached logs'
 # names: logs made before, in per-job blocks, are not reused; the cuzk
-# log is v3 since it holds the engine's spawn lines).
+# log is v4: v3 held the engine's spawn lines, v4 a bounded channel, so
+# that its GPU-bound pipeline no longer queues tens of thousands of units).
 # Each shape: the median of the rounds' ratios, the peak memory from a file
 # and from stdin.  The machine is named: the ratios depend on it.
 # Usage: bench_analyze.sh BUILD_DIR
@@ -68,7 +69,7 @@ shape() {
     done
     med=$(sort -n "$DIR/wf-bench-ratios.$$" | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}')
     rss=$(sort -k4 -n "$DIR/wf-bench-ratios.$$" | tail -1 | cut -d' ' -f4)
-    units=$("$W" analyze --json --no-progress "$log" | sed -n 's/.*"units": \([0-9]*\).*/\1/p' | head -1)
+    units=$("$W" analyze --json --no-progress "$log" | python3 -c "import json, sys; print(json.load(sys.stdin)['runs'][0]['units'])")
     set -- $(timed sh -c "cat '$log' | '$W' analyze --json --no-progress -")
     rss_stdin=$2
     echo
@@ -86,7 +87,7 @@ echo "analyze bench on: ${cpu:-an unknown CPU}, $(nproc) cores, $(awk '/MemTotal
 shape sparse "$DIR/waterfall-bench-v2-$SIZE.log" --bytes "$SIZE" --noise 0.7
 shape dense "$DIR/waterfall-bench-v2-dense.log" --dense
 shape busy "$DIR/waterfall-bench-v2-busy.log" --busy --bytes "$SIZE"
-shape cuzk "$DIR/waterfall-bench-v3-cuzk.log" --busy --cuzk-timing --bytes "$SIZE"
+shape cuzk "$DIR/waterfall-bench-v4-cuzk.log" --busy --cuzk-timing --bytes "$SIZE"
 echo
 echo "analyze / grep -c, all shapes (medians): $(awk '{printf "%s%s %s", (NR > 1 ? ", " : ""), $1, $2}' "$DIR/wf-bench-summary.$$")"
 echo "  (WATERFALL_TIMING=1 $W analyze --json LOG shows the time and memory of each phase)"

@@ -451,6 +451,8 @@ int dmux_end(struct dmux *m)
 size_t dmux_take(struct dmux *m, struct dmux_out *out, size_t cap)
 {
     size_t n = m->nout - m->ohead < cap ? m->nout - m->ohead : cap;
+    if (n == 0)
+        return 0; /* m->out may be NULL: nothing decided yet */
     memcpy(out, m->out + m->ohead, n * sizeof *out);
     m->ohead += n;
     if (m->ohead == m->nout)

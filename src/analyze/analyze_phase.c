@@ -523,11 +523,14 @@ static void critical_path(const struct run *r, struct phase_result *ph)
 static void kernel_figures(const struct run *r, struct acc *a, struct run_result *res)
 {
     struct phase_result *ph = &res->phase;
+    /* the kernel phase is the duration lines' gpu_total (its own name, or a
+     * GPU's of a call over several: gpu_total.gpu1) */
+    int from_lines = r->dur.placed && res->kernel_phase && strncmp(res->kernel_phase, "gpu_total", 9) == 0;
     for (size_t i = 0; i < res->ndev; i++) {
         struct device_result *d = &res->dev[i];
         if (!a->nk[i] || !d->units)
             continue;
-        if (r->dur.placed && (double)a->ku[i] < KERNEL_MIN_UNITS * (double)a->gu[i]) {
+        if (from_lines && (double)a->ku[i] < KERNEL_MIN_UNITS * (double)a->gu[i]) {
             ph->kernel_units_partial += a->ku[i];
             ph->gpu_units_partial += a->gu[i];
             continue;

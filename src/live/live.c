@@ -717,13 +717,18 @@ static int dur_decide(struct live *l, int end)
  * the horizon stays before it (the section's kernel may fall after). */
 static int64_t dur_hold(struct live *l, int64_t h)
 {
-    for (int i = 0; i < l->ndpend; i++)
+    /* and, while the mux has not decided some lines (several readings),
+     * the sections still open to it: one of them may be closed already */
+    int open = l->mux && dmux_undecided(l->mux) ? l->ndsect : 0;
+    for (int i = 0; i < l->ndpend + open; i++) {
+        int64_t t_pos = i < l->ndpend ? l->dpend[i].c.t_pos : l->dsect[i - l->ndpend].t_pos;
         for (size_t q = 0; q <= l->mask; q++) {
             const struct live_unit *x = l->tab[q];
             int64_t S = x ? x->u.t[EV_GPU_START] : T_NONE;
-            if (x && !x->dur_call && S != T_NONE && S <= l->dpend[i].c.t_pos && S < h)
+            if (x && !x->dur_call && S != T_NONE && S <= t_pos && S < h)
                 h = S;
         }
+    }
     return h;
 }
 
@@ -854,8 +859,8 @@ static int dur_in(struct live *l, const struct live_rec *r)
         role = DMUX_OPEN;
     else if (first == DN_HELD || first == DN_TOTAL_FN)
         role = DMUX_CLOSE;
-    else if ((first >= DN_NTT && first <= DN_TAIL) || first == DN_GPU_TOTAL || r->dtid >= 0)
-        role = DMUX_GPU;
+    else if ((first >= DN_NTT && first <= DN_TAIL) || first == DN_GPU_TOTAL || (first == DN_OTHER && r->dtid >= 0))
+        role = DMUX_GPU; /* as analyze: a known GPU key, or one it does not know on a gpu_tid line */
     else
         return 0; /* a line outside the section: no figure of watch's */
     if (!l->mux && !(l->mux = dmux_new(DMUX_PENDING)))
@@ -887,6 +892,11 @@ static int dur_in(struct live *l, const struct live_rec *r)
         l->dsect[l->ndsect++] = (struct live_sect){m->pre, m->wait, -1, l->dur_t, 0, l->mseq, 0, 0};
     } else if (role == DMUX_CLOSE) {
         m->x.v = v[DN_HELD], m->x.v2 = v[DN_TOTAL_FN];
+        size_t gone = 0; /* closing lines past the ring (a log without spawn lines): no spawn line for them */
+        while (gone < l->nmsp && l->msp[gone] + LIVE_MRING <= l->mseq)
+            gone++;
+        memmove(l->msp, l->msp + gone, (l->nmsp - gone) * sizeof *l->msp);
+        l->nmsp -= gone;
         if (grow_heap((void **)&l->msp, &l->msp_cap, l->nmsp, sizeof *l->msp, 16))
             return -1;
         l->msp[l->nmsp++] = l->mseq; /* the spawn line after it gives its unit (spawn_in) */
@@ -917,6 +927,15 @@ static int record_in(struct live *l, const struct live_rec *r)
          * possible restart decides it, whatever its kind */
         if (l->held && !timed(l, r, &t))
             return decide_held(l, t);
+        /* ... and is the record before the duration lines after it, as
+         * analyze's reader keeps it (evpart_dur_clock: every record); one
+         * timed by its line's own clock only once the run has that clock's
+         * origin (its first pipeline record's) */
+        if (l->run && (!r->wall || l->have_wall) && !timed(l, r, &t)) {
+            if (l->mseq > l->mfed && mux_pump(l, t, 0))
+                return -1;
+            l->dur_t = t;
+        }
         return 0;
     }
     if (timed(l, r, &t)) {
@@ -1205,6 +1224,7 @@ static int count_device(struct live *l, struct live_dev *d, int64_t lo, int64_t 
                 if (x->kern[k].start >= s.start && x->kern[k].end <= s.end && spans_add(kern, x->kern[k]))
                     goto out;
             if (x->dur_call) { /* moved in as analyze moves it (dur_clamp) */
+                d->kdur = 1;
                 struct span ks = {x->dka, x->dkb};
                 dur_clamp(&ks.start, &ks.end, s.start, s.end);
                 if (ks.start >= s.start && ks.end <= s.end && spans_add(kern, ks))
@@ -1299,6 +1319,13 @@ static void unit_count(struct live *l, struct live_unit *x)
     if (x->counted)
         return;
     x->counted = 1;
+    if (unit_consistent(&x->u) && unit_has(&x->u, EV_GPU_START) && unit_has(&x->u, EV_GPU_END)) {
+        struct live_dev *d = dev_get(l, x->u.device);
+        if (d) { /* kernel utilization's cover (live_kernel_known) */
+            d->gunits++;
+            d->kunits += x->dur_call || x->nkern;
+        }
+    }
     if (unit_consistent(&x->u)) {
         if (unit_has(&x->u, EV_GPU_END))
             l->units_completed++;
@@ -1384,7 +1411,7 @@ int live_settle(struct live *l, int quiet, int end)
     if ((end && mux_pump(l, T_NONE, 1)) || open_scan(l) || dur_decide(l, end))
         return -1;
     int64_t h = horizon_of(l, quiet, end);
-    if (l->ndpend)
+    if (l->ndpend || (l->mux && dmux_undecided(l->mux)))
         h = dur_hold(l, h);
     struct live_spans *queue = &l->sp_queue, *synth = &l->sp_synth;
     queue->n = synth->n = 0;

@@ -66,14 +66,14 @@ struct live_opts {
     const char *kernel_phase; /* the kernel phase's name (`--kernel-phase`; NULL: KERNEL) */
 };
 
-/* A record as the live state reads it: what of a scan_rec it uses, and
- * its unit key's hash. */
 /* Lines of critical sections kept until the mux decides them: it decides by
  * DMUX_PENDING lines, and lines wait for their next record before. */
 #define LIVE_MRING (2 * DMUX_PENDING)
 /* Closed sections waiting for their unit, at most (then decided as they stand). */
 #define LIVE_PEND_MAX 4096
 
+/* A record as the live state reads it: what of a scan_rec it uses, and
+ * its unit key's hash. */
 struct live_rec {
     int64_t t_ns;
     uint64_t hash; /* of the job id and partition (live_rec_of) */
@@ -119,6 +119,8 @@ struct live_dev {
     int64_t busy, idle, by_cause[CAUSE_N]; /* ns, settled, all runs */
     int64_t kernel;                         /* ns of kernel phases, settled, all runs */
     int has_kernel;                         /* some unit of it had a kernel phase */
+    int kdur;                               /* ... from duration lines (gpu_total) */
+    uint64_t gunits, kunits;                /* units counted with a GPU phase; of those, with kernels */
     int64_t ws, we;                         /* this run's window so far (we: latest GPU_END) */
     int64_t ws_gone, we_gone;               /* that of the units gone from the table */
     int64_t settled;                        /* this run: instants before it are counted */
@@ -293,5 +295,13 @@ void live_now(const struct live *l, struct live_now *out);
  * jobs point into l: free it with live_snapshot_free before l changes. */
 int live_snapshot(const struct live *l, size_t last, struct model *m);
 void live_snapshot_free(struct model *m);
+
+/* Is device d's kernel time known?  As analyze has it (analyze_phase.c,
+ * kernel_figures): not where its kernels come from duration lines and its
+ * units have them in under 90% of their GPU phases (calls not given). */
+static inline int live_kernel_known(const struct live_dev *d)
+{
+    return d->has_kernel && !(d->kdur && (double)d->kunits < 0.9 * (double)d->gunits);
+}
 
 #endif /* LIVE_H */

@@ -40,13 +40,13 @@ static void devices(FILE *f, const struct live *l)
                     cause_names[c], sec(l->dev[i].by_cause[c]));
     int kern = 0;
     for (size_t i = 0; i < l->ndev; i++)
-        kern |= l->dev[i].has_kernel;
+        kern |= live_kernel_known(&l->dev[i]);
     if (!kern)
         return; /* the log has no kernel phases: no figure, rather than 0 */
     family(f, "waterfall_gpu_kernel_seconds_total", "counter",
            "Time a device ran kernels (the union of KERNEL phases, or of duration lines' gpu_total, inside the GPU phase), settled.");
     for (size_t i = 0; i < l->ndev; i++)
-        if (l->dev[i].has_kernel)
+        if (live_kernel_known(&l->dev[i]))
             fprintf(f, "waterfall_gpu_kernel_seconds_total{device=\"%d\"} %.9f\n", l->dev[i].device,
                     sec(l->dev[i].kernel));
 }

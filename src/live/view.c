@@ -76,7 +76,7 @@ void view_json(FILE *f, const struct live *l, int bottleneck, const char *state)
         fputs(",\"idle_by_cause\":", f);
         json_causes(f, d->by_cause);
         fputs(",\"kernel_busy_s\":", f);
-        if (d->has_kernel)
+        if (live_kernel_known(d))
             json_num(f, sec(d->kernel));
         else
             fputs("null", f);

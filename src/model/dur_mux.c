@@ -355,7 +355,9 @@ int dmux_feed(struct dmux *m, const struct dmux_line *x)
     if (x->role == DMUX_OPEN) {
         if (open_line(m, x, seq))
             return -1;
-        return m->nh_ == 1 ? commit(m, 0) : 0;
+        if (m->nh_ == 1)
+            return commit(m, 0);
+        return m->seq - m->base >= m->pending || m->nnodes > 64 * m->pending ? force(m) : 0;
     }
     int cand[SMAX];
     /* the usual case: one reading, one section the line fits */
@@ -379,15 +381,16 @@ int dmux_feed(struct dmux *m, const struct dmux_line *x)
         for (int i = 0; i < h->n; i++) /* by the source's order only: a reading it contradicts goes */
             if (fits(&h->s[i], x, 1))
                 cand[nc++] = i;
-        int multi = h->multi || nc > 1;
+        int from = nn;
         for (int c = 0; c < nc; c++) {
             m->nh[nn] = *h;
-            m->nh[nn].multi = multi;
             int r = apply(m, &m->nh[nn], cand[c], x, h->node, 1);
             if (r < 0)
                 return -1;
             nn += r;
         }
+        for (int c = from; nn - from > 1 && c < nn; c++)
+            m->nh[c].multi = 1; /* two sections half way took it, each in time: several devices */
     }
     if (nn == 0) { /* no reading holds: the times contradict the model; as before the mux */
         if (force(m))
@@ -441,6 +444,11 @@ int dmux_feed(struct dmux *m, const struct dmux_line *x)
     if (over || m->seq - m->base >= m->pending || m->nnodes > 64 * m->pending)
         return force(m);
     return 0;
+}
+
+uint64_t dmux_undecided(const struct dmux *m)
+{
+    return m->seq - m->base;
 }
 
 int dmux_end(struct dmux *m)

@@ -72,6 +72,9 @@ void dmux_free(struct dmux *m);
  * -1 when out of memory. */
 int dmux_feed(struct dmux *m, const struct dmux_line *x);
 
+/* Lines fed and not yet decided (several readings are still possible). */
+uint64_t dmux_undecided(const struct dmux *m);
+
 /* No more lines: decide everything. */
 int dmux_end(struct dmux *m);
 

@@ -495,15 +495,6 @@ static int spawn_after(const void *ctx, size_t i)
     return P->sp[i].line <= P->sp_after;
 }
 
-/* The candidate that the spawn line printed first after the call's
- * closing line names, when the section fits it there (durations.h,
- * dur_spawn_fits): its index, with its spawn as the delay; else -1. */
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Does a closing line of closes[0..n) (sorted) lie strictly between lines a and b? */
 static int close_between(const uint64_t *closes, size_t n, uint64_t a, uint64_t b)
 {
@@ -518,10 +509,11 @@ static int close_between(const uint64_t *closes, size_t n, uint64_t a, uint64_t 
     return lo < n && closes[lo] < b;
 }
 
-/* The unit of the spawn line printed first after the call's closing line,
- * where the section fits the entry it gives.  Where another section closed
- * between the two (several devices' calls unlock at once), the line may be
- * that one's: no unit from it. */
+/* The candidate that the spawn line printed first after the call's
+ * closing line names, when the section fits it there (durations.h,
+ * dur_spawn_fits): its index, with its spawn as the delay; else -1.
+ * Where another closing line lies between the two (several devices'
+ * calls unlock at once), the line may be that section's: no unit from it. */
 static int by_spawn(struct place *P, const struct call *c, const struct dur_sect *sect, const struct dur_cand *cand,
                     size_t nc, int64_t *d, const uint64_t *closes, size_t ncloses)
 {
@@ -548,15 +540,21 @@ static int sections_to_units(struct place *P)
     struct sweep s = {malloc((P->nbyS + 1) * sizeof *s.v), malloc((P->nbyS + 1) * sizeof *s.d), 0, 0};
     struct dur_cand *cand = malloc((P->nbyS + 1) * sizeof *cand);
     struct unlock ul[64];
-    size_t nul = 0, ncloses = 0;
-    uint64_t *closes = malloc((P->nc + 1) * sizeof *closes); /* the sections' closing lines, in order */
+    size_t nul = 0, ncloses = 0, ccap = P->nc + 16;
+    uint64_t *closes = malloc(ccap * sizeof *closes); /* the closing lines, in line order */
     int rc = -1;
     if (!s.v || !s.d || !cand || !closes)
         goto out;
-    for (size_t ci = 0; ci < P->nc; ci++)
-        if (P->c[ci].closed)
-            closes[ncloses++] = P->c[ci].last;
-    qsort(closes, ncloses, sizeof *closes, cmp_u64);
+    for (size_t i = 0; i < P->n; i = line_end(P, i)) /* every closing line, given or stray: as watch keeps them */
+        if (role_of(P, i) == R_CLOSE) {
+            if (ncloses == ccap) {
+                uint64_t *nc2 = realloc(closes, 2 * ccap * sizeof *closes);
+                if (!nc2)
+                    goto out;
+                closes = nc2, ccap *= 2;
+            }
+            closes[ncloses++] = P->dl[i].line;
+        }
     for (size_t ci = 0; ci < P->nc; ci++) {
         struct call *c = &P->c[ci];
         if (c->interleaved || c->t_pos == T_NONE)
@@ -578,7 +576,6 @@ static int sections_to_units(struct place *P)
             k = dur_choose(&sect, cand, nc, &d, s.d);
         if (k == DUR_AMBIGUOUS)
             c->ambiguous = 1;
-        if (k < 0 && getenv("WF_DBG")) fprintf(stderr, "A call t_pos %lld -> none %d\n", (long long)c->t_pos, k);
         if (k < 0)
             continue; /* none fits: outside any GPU phase, or ambiguous */
         uint32_t u = cand[k].id;
@@ -591,7 +588,6 @@ static int sections_to_units(struct place *P)
                 P->uspawn[u] = 0;
             }
         }
-        if (getenv("WF_DBG")) fprintf(stderr, "A call t_pos %lld -> unit start %lld d %lld\n", (long long)c->t_pos, (long long)gs(P,u), (long long)d);
         assign(P, c, u, d);
         int64_t *ut = dev_unlock(P, c, ul, &nul, u);
         if (ut)
@@ -1044,8 +1040,13 @@ int dur_name_of(const char *name, size_t n)
                                         [DN_TOTAL_FN] = "total_start_fn", [DN_NTT] = "ntt_msm_h",
                                         [DN_BARRIER] = "barrier_wait", [DN_BATCH] = "batch_add",
                                         [DN_TAIL] = "tail_msm"};
-    for (int k = 0; k < DN_OTHER; k++)
+    static const char *const around[] = {"prep_msm", "b_g2_msm", "split_vectors", "setup_to_split",
+                                         "async_dealloc"};
+    for (int k = 0; k < DN_AROUND; k++)
         if (strlen(names[k]) == n && !memcmp(name, names[k], n))
             return k;
+    for (size_t k = 0; k < sizeof around / sizeof *around; k++)
+        if (strlen(around[k]) == n && !memcmp(name, around[k], n))
+            return DN_AROUND;
     return DN_OTHER;
 }

@@ -72,6 +72,8 @@ void dur_clamp(int64_t *a, int64_t *b, int64_t lo, int64_t hi);
 enum dur_name {
     DN_PRE_LOCK, DN_MUTEX_WAIT, DN_GPU_TOTAL, DN_HELD, DN_TOTAL_FN,
     DN_NTT, DN_BARRIER, DN_BATCH, DN_TAIL, /* a gpu_tid's steps, in order (dur_mux.h) */
+    DN_AROUND, /* a known key printed outside the section (prep_msm, b_g2_msm, split_vectors,
+                * setup_to_split, async_dealloc): never a section's line, whatever its gpu_tid */
     DN_OTHER
 };
 int dur_name_of(const char *name, size_t n);

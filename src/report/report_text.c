@@ -458,12 +458,16 @@ static void run_text(FILE *f, const struct run_result *res, size_t nruns_in_sour
         fprintf(f, "  %-14s %s%s%.1f%%%s  %s phases busy %s of the same window; the GPU phase's rest: %s\n",
                 "kernel util.", p.bold, kc, 100 * ph->kernel_utilization, p.off, res->kernel_phase,
                 fmt_dur(b1, sizeof b1, (double)ph->kernel_busy), report_phase_fill(fillb, sizeof fillb, res));
-    } else if (res->phase.gpu_units_partial) {
+    }
+    if (res->phase.gpu_units_partial) {
         const struct phase_result *ph = &res->phase;
-        fprintf(f, "  %-14s %snot known%s: %s phases in only %llu of %llu units' GPU phases (the other calls' "
-                   "duration lines could not be given to a unit: below); the bottleneck is judged on the GPU phase\n",
-                "kernel util.", p.yellow, p.off, res->kernel_phase, (unsigned long long)ph->kernel_units_partial,
-                (unsigned long long)ph->gpu_units_partial);
+        fprintf(f, "  %-14s %snot known%s%s: %s phases in only %llu of %llu units' GPU phases (the other calls' "
+                   "duration lines could not be given to a unit: below); %s\n",
+                ph->has_kernel ? "" : "kernel util.", p.yellow, p.off, ph->has_kernel ? " on the other devices" : "",
+                res->kernel_phase, (unsigned long long)ph->kernel_units_partial,
+                (unsigned long long)ph->gpu_units_partial,
+                ph->has_kernel ? "kernel utilization above is of the devices that have it"
+                               : "the bottleneck is judged on the GPU phase");
     }
     if (res->has_driver)
         driver_text(f, res, &p);

@@ -23,6 +23,8 @@ Usage: gen_cuzk_timing.py OUT.log OUT.truth.json [options]
   --call-gpus N (a call over N GPUs, gpu_tid 0..N-1; TIMELINE names device)
   --noise (tracing lines with ANSI colour)  --seed N  --delay MS (spawn)
   --plain OUT (the same run without the CUZK_TIMING lines)
+  --marks (a NOTE_MARK record after each section line, timed between it
+    and the next line: records the durations are timed from, of no unit)
   --spawn-lines (engine.rs's info! line "GPU_TIMING spawn_blocking
     prove_start" once the call returns: worker, partition, spawn_to_enter
     and prove_start, as tracing's fmt layer prints it)
@@ -43,6 +45,7 @@ ap.add_argument("--call-gpus", type=int, default=1)
 ap.add_argument("--noise", action="store_true")
 ap.add_argument("--seed", type=int, default=1)
 ap.add_argument("--delay", type=float, default=0.3)
+ap.add_argument("--marks", action="store_true")
 ap.add_argument("--plain")
 ap.add_argument("--spawn-lines", action="store_true")
 a = ap.parse_args()
@@ -208,6 +211,14 @@ lo, hi = int(min(s for s, _ in gpu_spans)), int(max(e for _, e in gpu_spans))
 kutil = union(kernel_spans, lo, hi) / (hi - lo)
 
 lines.sort()
+if a.marks:  # a mark between each section line and the line after it, timed between them
+    marked = []
+    for i, (t, q, text, dur) in enumerate(lines):
+        marked.append((t, q, text, dur))
+        if dur and i + 1 < len(lines) and ("gpu_tid" in text or "pre_lock" in text):
+            tm = (t + lines[i + 1][0]) / 2
+            marked.append((tm, q, "TIMELINE,%d,NOTE_MARK,mark-%d," % (int(tm), i), False))
+    lines = marked
 with open(a.log, "w") as f, (open(a.plain, "w") if a.plain else open("/dev/null", "w")) as fp:
     for t, _, text, dur in lines:
         if a.noise and rng.random() < 0.5:

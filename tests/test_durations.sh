@@ -139,6 +139,16 @@ for cfg in "1:--gpus 2 --jobs 8" "2:--workers 2 --gpus 2 --jobs 8 --spawn-lines"
 done
 "$W" analyze --no-progress "$T/mg2.log" 2>&1 | grep -q "kernel util. *not known: gpu_total phases in only" && ok ||
     bad "two GPUs: the text says why kernel utilization is not known: $("$W" analyze --no-progress "$T/mg2.log" 2>&1 | grep 'kernel util')"
+# marks between the sections' lines are records too: the lines after them
+# are timed from them, in analyze and watch alike (watch timed them from
+# the pipeline's records only, and its kernel time was 67.8 s to 71.2 s)
+python3 "$GEN" "$T/mgm.log" "$T/mgm.truth" --workers 4 --gpus 2 --jobs 8 --spawn-lines --seed 3 --marks || bad "gen marks"
+"$W" analyze --json --no-progress "$T/mgm.log" >"$T/mgm.json" 2>/dev/null
+py "$T/mgm.json" "abs(r['kernel_utilization'] - json.load(open('$T/mgm.truth'))['kernel_utilization']) <= 0.005 and r['durations']['placed'] >= 0.9 * (r['durations']['values'] - r['durations']['outside'])" &&
+    ok || bad "two GPUs with marks: kernel utilization as the truth's, nine in ten durations given"
+"$W" watch --once "$T/mgm.log" >"$T/mgm.w.jsonl" 2>/dev/null
+python3 "$HERE/cmp_watch.py" "$T/mgm.json" "$T/mgm.w.jsonl" >"$T/mgm.cmp" && ok ||
+    bad "two GPUs with marks between the lines: watch --once and analyze differ: $(cat "$T/mgm.cmp")"
 # a single GPU's log reads as it did: every section given to its unit
 py "$T/one.json" "r['durations']['kernel_partial'] is None" && ok || bad "one GPU: kernel_partial"
 

@@ -24,7 +24,12 @@
  * the times, as before there was a mux: one device's log reads as it did.
  *
  * `analyze` (durations.c, sections) and `watch` (live.c, dur_in) feed it
- * the same lines in the same order, and so read the same sections.
+ * the same lines in the same order, each with the records around it, and
+ * so read the same sections.  Two cases where they do not, both rare:
+ * 4096 lines with no record between them (watch feeds them without the
+ * record after), and a restart of the daemon's clock among a section's
+ * lines (watch gives the old run the lines it read before the record that
+ * decided the restart).
  */
 #ifndef DUR_MUX_H
 #define DUR_MUX_H

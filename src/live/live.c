@@ -895,8 +895,10 @@ static int dur_in(struct live *l, const struct live_rec *r)
         size_t gone = 0; /* closing lines past the ring (a log without spawn lines): no spawn line for them */
         while (gone < l->nmsp && l->msp[gone] + LIVE_MRING <= l->mseq)
             gone++;
-        memmove(l->msp, l->msp + gone, (l->nmsp - gone) * sizeof *l->msp);
-        l->nmsp -= gone;
+        if (gone) {
+            memmove(l->msp, l->msp + gone, (l->nmsp - gone) * sizeof *l->msp);
+            l->nmsp -= gone;
+        }
         if (grow_heap((void **)&l->msp, &l->msp_cap, l->nmsp, sizeof *l->msp, 16))
             return -1;
         l->msp[l->nmsp++] = l->mseq; /* the spawn line after it gives its unit (spawn_in) */

@@ -174,6 +174,18 @@ static int disagree(struct dmux *m, uint32_t a, uint32_t b)
 static int commit(struct dmux *m, int k)
 {
     struct hyp *h = &m->h[k];
+    if (m->ntaint == 0 && h->node != 0 && m->nodes[h->node].parent == 0 && k == 0) {
+        /* the usual case: one line since the last decision */
+        const struct node *x = &m->nodes[h->node];
+        if (x->kind == N_GIVE ? emit(m, DMUX_GIVE, m->base, x->sid, h->multi)
+                              : x->kind == N_STRAY ? emit(m, DMUX_STRAY, m->base, 0, h->multi) : 0)
+            return -1;
+        m->nh_ = 1;
+        h->node = 0;
+        m->nnodes = 1;
+        m->base++;
+        return 0;
+    }
     size_t n = 0;
     for (uint32_t x = h->node; x != 0; x = m->nodes[x].parent)
         n++;

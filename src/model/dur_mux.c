@@ -393,6 +393,13 @@ int dmux_feed(struct dmux *m, const struct dmux_line *x)
         for (int i = 0; i < h->n; i++) /* by the source's order only: a reading it contradicts goes */
             if (fits(&h->s[i], x, 1))
                 cand[nc++] = i;
+        if (nc > 1 && h->n > 2) { /* three or more sections open: the times do not tell them apart well
+                                   * enough (measured); none is read from here, all are ambiguous */
+            for (int c = 0; c < nc; c++)
+                if (taint(m, h->s[cand[c]].sid))
+                    return -1;
+            nc = 1;
+        }
         int from = nn;
         for (int c = 0; c < nc; c++) {
             m->nh[nn] = *h;

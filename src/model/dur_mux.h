@@ -20,6 +20,9 @@
  * line contradicts, and gives a line to its section once one reading is
  * left.  Readings that end in the same state are merged; a section they
  * read differently is ambiguous (its lines are counted, never guessed).
+ * Where three or more sections are open, a line more than one could take
+ * makes them all ambiguous: on three GPUs the times left a third of the
+ * units given with another section's lines (docs/cli.md, "Several GPUs").
  * A line that fits one section only is that section's without a look at
  * the times, as before there was a mux: one device's log reads as it did.
  *

@@ -29,7 +29,7 @@
 
 #define SMAX 8  /* open sections a reading keeps (the oldest, never closed, goes) */
 #define TMAX 8  /* gpu_tids whose lines' order and offsets are kept */
-#define HMAX 64 /* readings kept at once; more, and one is kept */
+#define HMAX 64 /* readings kept at once; more, and those of one structure are merged (merge_readings) */
 #define TOL DUR_TOL
 #define CROSS (2 * DUR_TOL + 1000000)
 #define NONE_LO INT64_MIN
@@ -222,19 +222,6 @@ static int force(struct dmux *m)
     return commit(m, 0);
 }
 
-static int same_state(const struct hyp *a, const struct hyp *b)
-{
-    if (a->n != b->n || a->floor != b->floor)
-        return 0;
-    for (int i = 0; i < a->n; i++) {
-        const struct sect *x = &a->s[i], *y = &b->s[i];
-        if (x->sid != y->sid || x->done != y->done || x->llo != y->llo || x->lhi != y->lhi || x->lastoff != y->lastoff ||
-            memcmp(x->stage, y->stage, sizeof x->stage) || memcmp(x->cur, y->cur, sizeof x->cur))
-            return 0;
-    }
-    return 1;
-}
-
 static int64_t max64(int64_t a, int64_t b)
 {
     return a > b ? a : b;
@@ -243,6 +230,54 @@ static int64_t max64(int64_t a, int64_t b)
 static int64_t min64(int64_t a, int64_t b)
 {
     return a < b ? a : b;
+}
+
+/* Are readings a and b in the same state?  exact: their times too (then
+ * one stands for both); else their structure only (which section is at
+ * which step: merged, their intervals widened, where there are too many). */
+static int same_state(const struct hyp *a, const struct hyp *b, int exact)
+{
+    if (a->n != b->n || (exact && a->floor != b->floor))
+        return 0;
+    for (int i = 0; i < a->n; i++) {
+        const struct sect *x = &a->s[i], *y = &b->s[i];
+        if (x->sid != y->sid || x->done != y->done ||
+            (exact && (x->llo != y->llo || x->lhi != y->lhi || x->lastoff != y->lastoff)) ||
+            memcmp(x->stage, y->stage, sizeof x->stage) || memcmp(x->cur, y->cur, sizeof x->cur))
+            return 0;
+    }
+    return 1;
+}
+
+/* Merge readings nh[0..n) in the same state (same_state); their count.
+ * What they read otherwise is ambiguous; the merged one's intervals hold
+ * both's (a relaxation: it never loses the true reading). */
+static int merge_readings(struct dmux *m, int n, int exact)
+{
+    int w = 0;
+    for (int k = 0; k < n; k++) {
+        int j = 0;
+        while (j < w && !same_state(&m->nh[j], &m->nh[k], exact))
+            j++;
+        if (j == w) {
+            if (w != k)
+                m->nh[w] = m->nh[k];
+            w++;
+            continue;
+        }
+        struct hyp *a = &m->nh[j];
+        const struct hyp *b = &m->nh[k];
+        if (disagree(m, a->node, b->node))
+            return -1;
+        a->floor = a->floor == NONE_LO || b->floor == NONE_LO ? NONE_LO : min64(a->floor, b->floor);
+        a->multi |= b->multi;
+        for (int i = 0; i < a->n; i++) {
+            a->s[i].llo = min64(a->s[i].llo, b->s[i].llo);
+            a->s[i].lhi = max64(a->s[i].lhi, b->s[i].lhi);
+            a->s[i].lastoff = min64(a->s[i].lastoff, b->s[i].lastoff);
+        }
+    }
+    return w;
 }
 
 /* May section s take line x?  strict: by the source's order of lines (a
@@ -426,30 +461,13 @@ int dmux_feed(struct dmux *m, const struct dmux_line *x)
             return -1;
         return commit(m, 0);
     }
-    /* readings in the same state are one: what they read otherwise is ambiguous */
-    int w = 0;
-    for (int k = 0; k < nn; k++) {
-        int j = 0;
-        while (j < w && !same_state(&m->nh[j], &m->nh[k]))
-            j++;
-        if (j == w) {
-            if (w != k)
-                m->nh[w] = m->nh[k];
-            w++;
-            continue;
-        }
-        struct hyp *a = &m->nh[j];
-        const struct hyp *b = &m->nh[k];
-        if (disagree(m, a->node, b->node))
-            return -1;
-        a->floor = a->floor == NONE_LO || b->floor == NONE_LO ? NONE_LO : min64(a->floor, b->floor);
-        a->multi |= b->multi;
-        for (int i = 0; i < a->n; i++) {
-            a->s[i].llo = min64(a->s[i].llo, b->s[i].llo);
-            a->s[i].lhi = max64(a->s[i].lhi, b->s[i].lhi);
-            a->s[i].lastoff = min64(a->s[i].lastoff, b->s[i].lastoff);
-        }
-    }
+    /* readings in the same state are one: what they read otherwise is
+     * ambiguous; too many, and those of one structure are one */
+    int w = merge_readings(m, nn, 1);
+    if (w > HMAX)
+        w = merge_readings(m, w, 0);
+    if (w < 0)
+        return -1;
     int keep = w < HMAX ? w : HMAX;
     memcpy(m->h, m->nh, (size_t)keep * sizeof *m->h);
     int over = w > HMAX;

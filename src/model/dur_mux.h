@@ -18,8 +18,10 @@
  * open sections, their stage per gpu_tid and their intervals), branching
  * where a line fits several sections and dropping a reading that a later
  * line contradicts, and gives a line to its section once one reading is
- * left.  Readings that end in the same state are merged; a section they
- * read differently is ambiguous (its lines are counted, never guessed).
+ * left.  Readings that end in the same state are merged (and, past 64 of
+ * them, those that put the same sections at the same steps, their times
+ * widened to hold both); a section they read differently is ambiguous
+ * (its lines are counted, never guessed).
  * Where three or more sections are open, a line more than one could take
  * makes them all ambiguous: on three GPUs the times left a third of the
  * units given with another section's lines (docs/cli.md, "Several GPUs").

@@ -854,14 +854,12 @@ static int dur_in(struct live *l, const struct live_rec *r)
     l->dur_lines++;
     if (!r->dn || !l->run)
         return 0;
-    int first = r->dname[0], role;
-    if (first == DN_PRE_LOCK || first == DN_MUTEX_WAIT)
-        role = DMUX_OPEN;
-    else if (first == DN_HELD || first == DN_TOTAL_FN)
-        role = DMUX_CLOSE;
-    else if ((first >= DN_NTT && first <= DN_TAIL) || first == DN_GPU_TOTAL || (first == DN_OTHER && r->dtid >= 0))
-        role = DMUX_GPU; /* as analyze: a known GPU key, or one it does not know on a gpu_tid line */
-    else
+    int dn[SCAN_DUR_MAX];
+    int64_t ns[SCAN_DUR_MAX];
+    for (int i = 0; i < r->dn; i++)
+        dn[i] = r->dname[i], ns[i] = r->dms[i] * 1000000;
+    struct dmux_line x;
+    if (dur_mux_line(dn, ns, r->dn, r->dtid, l->dur_t, INT64_MAX, &x))
         return 0; /* a line outside the section: no figure of watch's */
     if (!l->mux && !(l->mux = dmux_new(DMUX_PENDING)))
         return -1;
@@ -876,12 +874,11 @@ static int dur_in(struct live *l, const struct live_rec *r)
         if (v[r->dname[i]] < 0)
             v[r->dname[i]] = r->dms[i] * 1000000;
     struct live_mline *m = &l->mring[l->mseq % LIVE_MRING];
-    *m = (struct live_mline){.x = {role, r->dtid, 0, l->dur_t, INT64_MAX, -1, -1},
+    *m = (struct live_mline){.x = x,
                              .pre = v[DN_PRE_LOCK] < 0 ? 0 : v[DN_PRE_LOCK],
                              .wait = v[DN_MUTEX_WAIT] < 0 ? 0 : v[DN_MUTEX_WAIT],
                              .held = v[DN_HELD], .total_fn = v[DN_TOTAL_FN]};
-    if (role == DMUX_OPEN) {
-        m->x.v = m->pre + m->wait;
+    if (x.role == DMUX_OPEN) {
         int w = 0; /* sections opened LIVE_MRING lines ago: never closed, and past what is kept */
         for (int i = 0; i < l->ndsect; i++)
             if (l->dsect[i].sid + LIVE_MRING > l->mseq)
@@ -890,8 +887,7 @@ static int dur_in(struct live *l, const struct live_rec *r)
         if (grow_heap((void **)&l->dsect, &l->dsect_cap, (size_t)l->ndsect + 1, sizeof *l->dsect, 16))
             return -1;
         l->dsect[l->ndsect++] = (struct live_sect){m->pre, m->wait, -1, l->dur_t, 0, l->mseq, 0, 0};
-    } else if (role == DMUX_CLOSE) {
-        m->x.v = v[DN_HELD], m->x.v2 = v[DN_TOTAL_FN];
+    } else if (x.role == DMUX_CLOSE) {
         size_t gone = 0; /* closing lines past the ring (a log without spawn lines): no spawn line for them */
         while (gone < l->nmsp && l->msp[gone] + LIVE_MRING <= l->mseq)
             gone++;
@@ -902,14 +898,6 @@ static int dur_in(struct live *l, const struct live_rec *r)
         if (grow_heap((void **)&l->msp, &l->msp_cap, l->nmsp, sizeof *l->msp, 16))
             return -1;
         l->msp[l->nmsp++] = l->mseq; /* the spawn line after it gives its unit (spawn_in) */
-    } else {
-        m->x.v2 = v[DN_GPU_TOTAL];
-        for (int i = 0; i < r->dn && m->x.v < 0; i++)
-            if (r->dname[i] != DN_GPU_TOTAL) {
-                m->x.v = r->dms[i] * 1000000;
-                int d = r->dname[i];
-                m->x.step = d == DN_NTT ? 1 : d == DN_BARRIER ? 2 : d == DN_BATCH ? 3 : d == DN_TAIL ? 4 : 0;
-            }
     }
     l->mseq++;
     return 0;

@@ -202,38 +202,57 @@ static void give(struct place *P, size_t i, size_t j, int ci)
     c->last = P->dl[i].line;
 }
 
-/* The mux's line for entries [i, j) of one line of role `role`. */
-static struct dmux_line mux_line(const struct place *P, size_t i, size_t j, int role)
+int dur_mux_line(const int *dn, const int64_t *ns, int n, int tid, int64_t lo, int64_t hi, struct dmux_line *x)
 {
-    const struct dline *d = &P->dl[i];
-    struct dmux_line x = {role == R_OPEN ? DMUX_OPEN : role == R_CLOSE ? DMUX_CLOSE : DMUX_GPU, (int)d->tid, 0,
-                          d->t_prev, d->next_us == DL_NEXT_NONE ? INT64_MAX : d->t_prev + (int64_t)d->next_us * 1000,
-                          -1, -1};
-    int64_t pw = 0;
-    for (size_t e = i; e < j; e++) {
-        int k = P->kid[e];
-        int64_t v = P->dl[e].ms * MS;
-        if (x.role == DMUX_OPEN) {
-            if (k == K_PRE_LOCK || k == K_MUTEX_WAIT)
-                pw += v;
-        } else if (x.role == DMUX_CLOSE) {
-            if (k == K_HELD && x.v < 0)
-                x.v = v;
-            else if (k == K_TOTAL_FN && x.v2 < 0)
-                x.v2 = v;
-        } else if (k == K_GPU_TOTAL) {
-            if (x.v2 < 0)
-                x.v2 = v;
-        } else if (x.v < 0) {
-            x.v = v;
-            x.step = k == K_NTT ? 1 : k == K_BARRIER ? 2 : k == K_BATCH ? 3 : k == K_TAIL ? 4 : 0;
+    int first = n ? dn[0] : DN_OTHER, role;
+    if (first == DN_PRE_LOCK || first == DN_MUTEX_WAIT)
+        role = DMUX_OPEN;
+    else if (first == DN_HELD || first == DN_TOTAL_FN)
+        role = DMUX_CLOSE;
+    else if ((first >= DN_NTT && first <= DN_TAIL) || first == DN_GPU_TOTAL || (first == DN_OTHER && tid >= 0))
+        role = DMUX_GPU; /* a known GPU key, or one the table does not know on a gpu_tid line */
+    else
+        return -1; /* outside the section (prep_msm, ...), or a line of no gpu_tid and no known key */
+    *x = (struct dmux_line){role, tid, 0, lo, hi, -1, -1};
+    int64_t pre = -1, wait = -1;
+    for (int i = 0; i < n; i++) {
+        int d = dn[i];
+        if (role == DMUX_OPEN) {
+            if (d == DN_PRE_LOCK && pre < 0)
+                pre = ns[i];
+            else if (d == DN_MUTEX_WAIT && wait < 0)
+                wait = ns[i];
+        } else if (role == DMUX_CLOSE) {
+            if (d == DN_HELD && x->v < 0)
+                x->v = ns[i];
+            else if (d == DN_TOTAL_FN && x->v2 < 0)
+                x->v2 = ns[i];
+        } else if (d == DN_GPU_TOTAL) {
+            if (x->v2 < 0)
+                x->v2 = ns[i];
+        } else if (x->v < 0) {
+            x->v = ns[i];
+            x->step = d == DN_NTT ? 1 : d == DN_BARRIER ? 2 : d == DN_BATCH ? 3 : d == DN_TAIL ? 4 : 0;
         }
     }
-    if (x.role == DMUX_OPEN)
-        x.v = pw;
-    return x;
+    if (role == DMUX_OPEN)
+        x->v = (pre < 0 ? 0 : pre) + (wait < 0 ? 0 : wait);
+    return 0;
 }
 
+/* The mux's line for entries [i, j) of one line (dur_mux_line); -1: not
+ * a section's.  kdn: each key's enum dur_name. */
+static int mux_line(const struct place *P, size_t i, size_t j, const int *kdn, struct dmux_line *x)
+{
+    int dn[8];
+    int64_t ns[8];
+    int n = 0;
+    for (size_t e = i; e < j && n < 8; e++, n++)
+        dn[n] = kdn[P->kid[e]], ns[n] = P->dl[e].ms * MS;
+    const struct dline *d = &P->dl[i];
+    return dur_mux_line(dn, ns, n, (int)d->tid, d->t_prev,
+                        d->next_us == DL_NEXT_NONE ? INT64_MAX : d->t_prev + (int64_t)d->next_us * 1000, x);
+}
 /* The end of the line that starts at entry i. */
 static size_t line_end(const struct place *P, size_t i)
 {
@@ -283,15 +302,18 @@ static int sections(struct place *P)
     int *callof = malloc((nl + 1) * sizeof *callof);
     struct dmux *mx = dmux_new(DMUX_PENDING);
     int rc = first && callof && mx ? 0 : -1;
+    int kdn[K_N + 1]; /* each key's name as watch reads it (dur_name_of): the mux's lines are the same */
+    for (int k = 0; k < K_N; k++)
+        kdn[k] = dur_name_of(key_table[k].name, strlen(key_table[k].name));
+    kdn[K_OTHER] = DN_OTHER;
     uint64_t seq = 0;
     for (size_t i = 0; rc == 0 && i < P->n;) {
         size_t j = line_end(P, i);
-        int role = role_of(P, i);
-        if (role == R_OPEN || role == R_GPU || role == R_CLOSE) {
-            struct dmux_line x = mux_line(P, i, j, role);
+        struct dmux_line x;
+        if (mux_line(P, i, j, kdn, &x) == 0) {
             first[seq] = i;
             callof[seq] = -1;
-            if (role == R_OPEN) {
+            if (x.role == DMUX_OPEN) {
                 callof[seq] = new_call(P, i);
                 if (callof[seq] >= 0)
                     give(P, i, j, callof[seq]);

@@ -83,4 +83,12 @@ int dur_name_of(const char *name, size_t n);
  * gpu_total, ...), into out; its length, or 0 for a phase of no parent. */
 size_t dur_parent(const char *name, size_t n, char *out, size_t cap);
 
+/* A duration line as the mux reads it (dur_mux.h): its durations' names
+ * (enum dur_name) and values (ns), n of them, its gpu_tid (-1: none), and
+ * the records before and after it (lo, hi).  0, with *x; -1: not a line of
+ * a critical section.  analyze (durations.c) and watch (live.c) both read
+ * their lines with it, so that they feed the mux the same lines. */
+struct dmux_line;
+int dur_mux_line(const int *dn, const int64_t *ns, int n, int tid, int64_t lo, int64_t hi, struct dmux_line *x);
+
 #endif /* DURATIONS_H */

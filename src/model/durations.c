@@ -89,8 +89,9 @@ struct call {
 struct place {
     struct run *r;
     struct strtab *strs;
-    const struct dline *dl;
+    struct dline *dl; /* the entries; tally writes the phases over them */
     size_t n;
+    struct dur_mem *mem; /* where dl lies: the run's phases will */
     uint8_t *kid;     /* per entry: its key (K_*; a byte: millions of entries) */
     int32_t *own;     /* per entry: its call, or E_* */
     struct call *c;
@@ -804,21 +805,22 @@ static int phase_name(struct place *P, size_t e, uint32_t *id)
     return 0;
 }
 
+/* Entry e's phase, written over the entry (tally): it is read before. */
 static int add_phase(struct place *P, size_t e, uint32_t unit, int64_t a, int64_t b)
 {
-    struct run *r = P->r;
-    const struct unit *u = &r->units[unit];
+    const struct unit *u = &P->r->units[unit];
     dur_clamp(&a, &b, u->t[EV_GPU_START], u->t[EV_GPU_END]);
     uint32_t id;
     if (phase_name(P, e, &id))
         return -1;
-    r->dur.ph[r->dur.nph++] = (struct dphase){a, b, P->dl[e].line, id};
+    struct dphase x = {a, b, P->dl[e].line, id};
+    memcpy(&P->dl[e], &x, sizeof x); /* memcpy: the same bytes, read as a phase from now on */
     return 0;
 }
 
 /* The calling thread's durations and gpu_tid lines as the source orders
  * them, from the call's entry t0. */
-static int call_phases(struct place *P, size_t ci, const size_t *ent, size_t m)
+static int call_phases(struct place *P, size_t ci, const uint32_t *ent, size_t m)
 {
     const struct call *c = &P->c[ci];
     int64_t t0 = c->t0, pre = val(c, K_PRE_LOCK), L = t0 + pre + val(c, K_MUTEX_WAIT);
@@ -837,9 +839,8 @@ static int call_phases(struct place *P, size_t ci, const size_t *ent, size_t m)
         if (tid >= 0 && tid < 64) { /* a GPU thread's lines follow each other from L */
             if (k == K_GPU_TOTAL) {
                 a = L, b = L + ms;
-            } else if (k == K_TAIL && e + 1 < P->n && P->dl[e + 1].line == P->dl[e].line &&
-                       P->kid[e + 1] == K_GPU_TOTAL) {
-                gtot[tid] = P->dl[e + 1].ms * MS; /* the tail ends with the total */
+            } else if (k == K_TAIL && P->dl[e].t_prev >= 0) { /* tally kept its line's gpu_total there */
+                gtot[tid] = P->dl[e].t_prev * MS; /* the tail ends with the total */
                 a = L + gtot[tid] - ms, b = L + gtot[tid];
             } else {
                 a = cur[tid], b = cur[tid] + ms;
@@ -926,7 +927,8 @@ static int tally(struct place *P)
             d->outside++;
     }
     /* each call's entries, in line order (a counting sort by call) */
-    size_t *at = calloc(P->nc + 1, sizeof *at), *ent = big_alloc((P->n + 1) * sizeof *ent);
+    size_t *at = calloc(P->nc + 1, sizeof *at);
+    uint32_t *ent = big_alloc((P->n + 1) * sizeof *ent);
     int rc = at && ent ? 0 : -1;
     for (size_t e = 0; rc == 0 && e < P->n; e++)
         if (P->own[e] >= 0)
@@ -935,12 +937,11 @@ static int tally(struct place *P)
         at[ci + 1] += at[ci];
     for (size_t e = 0; rc == 0 && e < P->n; e++)
         if (P->own[e] >= 0)
-            ent[at[P->own[e]]++] = e;
+            ent[at[P->own[e]]++] = (uint32_t)e;
     for (size_t ci = P->nc; rc == 0 && ci > 0; ci--) /* at[ci] is now where call ci ends */
         at[ci] = at[ci - 1];
     if (at)
         at[0] = 0;
-    /* the phases, by unit: a unit has one call at most */
     size_t nph = 0;
     for (size_t ci = 0; rc == 0 && ci < P->nc; ci++) {
         d->calls++;
@@ -950,43 +951,101 @@ static int tally(struct place *P)
         }
     }
     nph += 2 * d->spawn_placed;
-    if (rc == 0 && nph) {
-        d->ph = big_alloc(nph * sizeof *d->ph);
-        d->ph_cap = d->ph ? nph : 0;
-        d->ph_at = malloc((r->nunits + 1) * sizeof *d->ph_at);
-        if (!d->ph || !d->ph_at)
-            rc = -1;
-    }
+    /* The phases are written over the entries, entry e's over e (a phase
+     * is 32 bytes, as an entry is, and an entry gives one at most), so the
+     * millions of them never take memory of their own; then moved into
+     * unit order.  Entries are read before they are overwritten, but for
+     * a tail_msm's end, its line's gpu_total (the next entry, maybe given
+     * first): kept in its own entry's t_prev, which is no longer read. */
+    for (size_t e = 0; rc == 0 && e < P->n; e++)
+        if (P->kid[e] == K_TAIL)
+            P->dl[e].t_prev = e + 1 < P->n && P->dl[e + 1].line == P->dl[e].line &&
+                                      P->kid[e + 1] == K_GPU_TOTAL
+                                  ? P->dl[e + 1].ms
+                                  : -1;
+    struct dphase *ph = (struct dphase *)(void *)P->dl;
+    uint32_t *dest = (uint32_t *)P->own; /* each entry's place among the phases (own is read no more) */
+    for (size_t e = 0; rc == 0 && e < P->n; e++)
+        dest[e] = UINT32_MAX;
+    if (rc == 0 && nph && !(d->ph_at = malloc((r->nunits + 1) * sizeof *d->ph_at)))
+        rc = -1;
+    uint32_t *lst = NULL; /* a unit's entries that became phases */
+    size_t lcap = 0, k0 = 0;
     for (size_t u = 0; rc == 0 && nph && u <= r->nunits; u++) {
-        d->ph_at[u] = d->nph;
-        if (u < r->nunits && (P->ucall[u] || P->uspawn[u])) {
-            size_t ci = P->ucall[u] - 1;
-            if (P->ucall[u])
-                rc = call_phases(P, ci, ent + at[ci], at[ci + 1] - at[ci]);
-            if (rc == 0 && P->uspawn[u])
-                rc = spawn_phases(P, (uint32_t)u);
-            /* by start, line and name, as unit_phases gives them: a dozen
-             * each, so that it finds them in order and need not sort them */
-            struct dphase *v = d->ph + d->ph_at[u];
-            for (size_t k = 1, n = d->nph - d->ph_at[u]; rc == 0 && k < n; k++) {
-                struct dphase x = v[k];
-                size_t j = k;
-                for (; j > 0 && (v[j - 1].a > x.a || (v[j - 1].a == x.a && (v[j - 1].line > x.line ||
-                                                                         (v[j - 1].line == x.line && v[j - 1].name > x.name))));
-                     j--)
-                    v[j] = v[j - 1];
-                v[j] = x;
+        d->ph_at[u] = k0;
+        if (u == r->nunits || !(P->ucall[u] || P->uspawn[u]))
+            continue;
+        size_t ci = P->ucall[u] - 1, m = (P->ucall[u] ? at[ci + 1] - at[ci] : 0) + (P->uspawn[u] ? 2 : 0);
+        if (m > lcap) {
+            uint32_t *nl = realloc(lst, m * sizeof *nl);
+            if (!nl) {
+                rc = -1;
+                break;
             }
+            lst = nl, lcap = m;
         }
+        size_t k = 0;
+        if (P->ucall[u]) {
+            rc = call_phases(P, ci, ent + at[ci], at[ci + 1] - at[ci]);
+            memcpy(lst, ent + at[ci], (at[ci + 1] - at[ci]) * sizeof *lst);
+            k = at[ci + 1] - at[ci];
+        }
+        if (rc == 0 && P->uspawn[u]) {
+            rc = spawn_phases(P, (uint32_t)u);
+            lst[k] = P->uspawn[u] - 1, lst[k + 1] = P->uspawn[u];
+        }
+        /* by start, line and name, as unit_phases gives them: a dozen
+         * each, so that it finds them in order and need not sort them */
+        for (size_t q = 1; rc == 0 && q < m; q++) {
+            uint32_t x = lst[q];
+            const struct dphase *px = &ph[x];
+            size_t j = q;
+            for (; j > 0; j--) {
+                const struct dphase *pj = &ph[lst[j - 1]];
+                if (!(pj->a > px->a || (pj->a == px->a && (pj->line > px->line ||
+                                                         (pj->line == px->line && pj->name > px->name)))))
+                    break;
+                lst[j] = lst[j - 1];
+            }
+            lst[j] = x;
+        }
+        for (size_t q = 0; q < m; q++)
+            dest[lst[q]] = (uint32_t)(k0 + q);
+        k0 += m;
+    }
+    free(lst);
+    /* into unit order, in place: each cycle of moves carried once */
+    for (size_t s0 = 0; rc == 0 && s0 < P->n; s0++) {
+        if (dest[s0] == UINT32_MAX)
+            continue;
+        struct dphase carry = ph[s0];
+        uint32_t t = dest[s0];
+        dest[s0] = UINT32_MAX;
+        while (dest[t] != UINT32_MAX) { /* t holds a phase not yet moved: take it on */
+            struct dphase next = ph[t];
+            uint32_t tt = dest[t];
+            dest[t] = UINT32_MAX;
+            ph[t] = carry;
+            carry = next, t = tt;
+        }
+        ph[t] = carry;
+    }
+    if (rc == 0 && nph) {
+        d->ph = ph, d->nph = k0, d->ph_cap = 0;
+        d->mem = P->mem, P->mem->refs++;
     }
     free(at);
     big_free(ent, (P->n + 1) * sizeof *ent);
     return rc;
 }
 
-int dur_place(struct run *r, struct strtab *strs, const struct dline *dl, size_t n)
+int dur_place(struct run *r, struct strtab *strs, struct dline *dl, size_t n, struct dur_mem *mem)
 {
-    struct place P = {.r = r, .strs = strs, .dl = dl, .n = n};
+    _Static_assert(sizeof(struct dphase) == sizeof(struct dline) && _Alignof(struct dphase) <= _Alignof(struct dline),
+                   "a phase is written over its entry (tally)");
+    if (n >= UINT32_MAX)
+        return -1; /* an entry's place is kept in 32 bits: 128 GB of entries */
+    struct place P = {.r = r, .strs = strs, .dl = dl, .n = n, .mem = mem};
     int rc = -1;
     /* millions of entries: their arrays on huge pages (mem.h) */
     P.kid = big_alloc(n * sizeof *P.kid);

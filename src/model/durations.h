@@ -23,8 +23,10 @@
  * line; lines 1-based, times on the run's raw clock) as phases of their
  * units (r->dur.ph, each unit's in start order) and count them (r->dur).
  * strs: the model's strings, where the phases' names go (NAME_START, as a
- * phase is named).  0, or -1 when out of memory. */
-int dur_place(struct run *r, struct strtab *strs, const struct dline *dl, size_t n);
+ * phase is named).  The phases are written over the entries, which lie in
+ * mem (the run takes a reference): dl holds no entry after it.  0, or -1
+ * when out of memory. */
+int dur_place(struct run *r, struct strtab *strs, struct dline *dl, size_t n, struct dur_mem *mem);
 
 /* Each value is truncated to whole ms and a placement adds up to three of
  * them: times within DUR_TOL of each other agree. */

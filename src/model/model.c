@@ -371,8 +371,19 @@ void run_free(struct run *r)
     free(r->xattr);
     free(r->gpu.pts);
     free(r->dur.marks);
-    big_free(r->dur.ph, r->dur.ph_cap * sizeof *r->dur.ph);
+    if (r->dur.mem)
+        dur_mem_release(r->dur.mem);
+    else
+        big_free(r->dur.ph, r->dur.ph_cap * sizeof *r->dur.ph);
     free(r->dur.ph_at);
+}
+
+void dur_mem_release(struct dur_mem *dm)
+{
+    if (dm && --dm->refs == 0) {
+        big_free(dm->p, dm->bytes);
+        free(dm);
+    }
 }
 
 void model_drop_runs(struct model *m, size_t from)

@@ -65,6 +65,17 @@ struct dphase {
     uint64_t line; /* the line that gave it */
     uint32_t name; /* its START event's name (NAME_START: the model's strings) */
 };
+/* The duration entries' array of an input, on which its runs' phases
+ * were written, each run's over its own entries (durations.c): a dozen
+ * million entries and their phases are never held twice.  Freed with the
+ * last run that holds it. */
+struct dur_mem {
+    void *p;
+    size_t bytes;
+    unsigned refs;
+};
+void dur_mem_release(struct dur_mem *dm);
+
 struct dur_use {
     uint64_t lines, info, bad; /* duration lines; messages with no duration; unreadable */
     uint64_t bad_first;        /* the first unreadable line */
@@ -78,8 +89,9 @@ struct dur_use {
     uint64_t spawn_lines, spawn_placed; /* the engine's spawn lines (scan.h); those given to a unit */
     struct dur_mark *marks;    /* the outside ones by name (owned) */
     size_t nmarks;
-    struct dphase *ph;         /* the placed ones, by unit (owned: big_alloc'd, ph_cap of them) */
+    struct dphase *ph;         /* the placed ones, by unit: in mem, or owned (big_alloc'd, ph_cap of them) */
     size_t nph, ph_cap;
+    struct dur_mem *mem;       /* where ph lies, shared (NULL: ph is owned) */
     size_t *ph_at;             /* unit u's are ph[ph_at[u], ph_at[u + 1]) (NULL: none placed) */
 };
 

@@ -444,16 +444,28 @@ static int dur_give(struct model *m, struct dur_acc *a, size_t first)
     m->runs[first].dur.bad = a->bad;
     m->runs[first].dur.bad_first = a->bad_first;
     m->runs[first].dur.lines = a->info + a->bad;
+    if (!a->n)
+        return 0;
+    /* the runs' phases are written over their entries: the array becomes
+     * theirs, freed with the last of them */
+    struct dur_mem *dm = malloc(sizeof *dm);
+    if (!dm)
+        return -1;
+    *dm = (struct dur_mem){a->v, a->cap * sizeof *a->v, 1};
+    a->v = NULL, a->cap = 0;
+    struct dline *v = dm->p;
     size_t i = 0;
-    for (size_t k = first; k < m->nruns; k++) {
+    int rc = 0;
+    for (size_t k = first; k < m->nruns && rc == 0; k++) {
         size_t j = i;
-        while (j < a->n && (k + 1 == m->nruns || a->v[j].line < m->runs[k + 1].first_line))
+        while (j < a->n && (k + 1 == m->nruns || v[j].line < m->runs[k + 1].first_line))
             j++;
-        if (j > i && dur_place(&m->runs[k], &m->strs, a->v + i, j - i))
-            return -1;
+        if (j > i && dur_place(&m->runs[k], &m->strs, v + i, j - i, dm))
+            rc = -1;
         i = j;
     }
-    return 0;
+    dur_mem_release(dm);
+    return rc;
 }
 
 int stitch_add(struct model *m, const char *source, const struct provenance *prov, struct evpart *parts,

@@ -9,6 +9,7 @@
 #include "trace_util.h"
 
 #include "load.h"
+#include "mem.h"
 #include "report.h"
 #include "scan.h"
 #include "wf_exit.h"
@@ -883,6 +884,48 @@ static void options_per_run(void)
     run_result_free(&b);
 }
 
+/* big_append (mem.c), which joins the parts' duration entries: the bytes
+ * of both, in order, whether b's pages moved (both mapped, a cut inside a
+ * page or not, b with or without room to shift) or b was copied (small
+ * arrays), and a's later growth still works. */
+static void mem_append(void)
+{
+    static const size_t sizes[][4] = {/* a used, a cap, b used, b cap */
+                                      {1000, 4096, 500, 1024},
+                                      {100000, 300000, 70000, 300000},
+                                      {(4u << 20) + 123, 8u << 20, (3u << 20) + 7, 4u << 20},
+                                      {(4u << 20) + 123, 8u << 20, 4u << 20, 4u << 20}, /* b full */
+                                      {2u << 20, 2u << 20, (1u << 20) + 5, 2u << 20},
+                                      {300000, 300000, 10, 100},
+                                      {(6u << 20) - 1, 6u << 20, (5u << 20) + 3, 6u << 20}};
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        size_t an = sizes[k][0], acap = sizes[k][1], bn = sizes[k][2], bcap = sizes[k][3];
+        unsigned char *a = big_alloc(acap), *b = big_alloc(bcap);
+        CHECK(a && b);
+        if (!a || !b)
+            return;
+        for (size_t i = 0; i < an; i++)
+            a[i] = (unsigned char)(i * 7 + 1);
+        for (size_t i = 0; i < bn; i++)
+            b[i] = (unsigned char)(i * 13 + 5);
+        unsigned char *j = big_append(a, an, &acap, b, bn, bcap);
+        CHECK(j != NULL && acap >= an + bn);
+        if (!j)
+            return;
+        size_t bad = 0;
+        for (size_t i = 0; i < an; i++)
+            bad += j[i] != (unsigned char)(i * 7 + 1);
+        for (size_t i = 0; i < bn; i++)
+            bad += j[an + i] != (unsigned char)(i * 13 + 5);
+        CHECK_EQ_U(bad, 0);
+        if (acap > an + bn)
+            j[acap - 1] = 9; /* the whole capacity is writable */
+        unsigned char *g = big_realloc(j, acap, acap + (1u << 20));
+        CHECK(g != NULL && g[0] == 1 && g[an + bn - 1] == (unsigned char)((bn - 1) * 13 + 5));
+        big_free(g, acap + (1u << 20));
+    }
+}
+
 int main(void)
 {
     merged_workers();
@@ -902,6 +945,7 @@ int main(void)
     cpu_advice_agrees();
     abandoned_units();
     options_per_run();
+    mem_append();
     loaded_free(&L);
     return check_done("analyze");
 }

@@ -13,6 +13,7 @@
 #endif
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -101,6 +102,52 @@ void *big_realloc(void *old, size_t old_n, size_t n)
 static size_t page_up(size_t n, size_t page)
 {
     return (n + page - 1) / page * page;
+}
+
+/* b's pages are moved behind a's data instead of b copied (which would
+ * make every page anew: in a virtual machine, fresh memory's first touch
+ * costs more than the copy).  Pages move whole, so a's data is cut at a
+ * page (at 2 MiB where both arrays lie on huge pages, which then move
+ * whole too): what follows the cut, under a page, goes to the head of b,
+ * whose data moves up by as much first. */
+void *big_append(void *a, size_t an, size_t *acap, void *b, size_t bn, size_t bcap)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+#if defined(WF_TSAN)
+    int move = 0; /* ThreadSanitizer does not follow moved pages (big_realloc) */
+#else
+    int move = a && b && *acap >= BIG_MIN && bcap >= BIG_MIN && (uintptr_t)a % pg == 0 && (uintptr_t)b % pg == 0;
+#endif
+    size_t g = (uintptr_t)a % (2u << 20) == 0 && (uintptr_t)b % (2u << 20) == 0 ? 2u << 20 : pg;
+    size_t a0 = an / g * g, tail = an - a0, blen = page_up(bcap, pg), alen = page_up(*acap, pg);
+    if (move && tail + bn > bcap) /* no room in b's pages to move its data up */
+        move = 0;
+    if (move && alen < a0 + blen) { /* room behind a's cut for b's pages: only addresses, no memory */
+        void *na = mremap(a, alen, a0 + blen, MREMAP_MAYMOVE);
+        if (na == MAP_FAILED)
+            move = 0;
+        else
+            a = na, alen = a0 + blen, *acap = alen;
+    }
+    if (!move) {
+        if (an + bn > *acap) {
+            void *na = big_realloc(a, *acap, an + bn);
+            if (!na)
+                return NULL;
+            a = na, *acap = an + bn;
+        }
+        memcpy((char *)a + an, b, bn);
+        big_free(b, bcap);
+        return a;
+    }
+    memmove((char *)b + tail, b, bn);
+    memcpy(b, (char *)a + a0, tail);
+    if (mremap(b, blen, blen, MREMAP_MAYMOVE | MREMAP_FIXED, (char *)a + a0) == MAP_FAILED) {
+        memcpy((char *)a + a0, b, tail + bn); /* a has the room: copy after all */
+        munmap(b, blen);
+    }
+    advise(a, alen);
+    return a;
 }
 
 void big_free(void *p, size_t n)

@@ -20,6 +20,11 @@ void *big_alloc(size_t n);
 void *big_alloc_full(size_t n);
 void *big_realloc(void *old, size_t old_n, size_t n);
 void big_free(void *p, size_t n);
+/* The an bytes of a (big_alloc'd, *acap bytes) followed by the bn bytes of
+ * b (big_alloc'd, bcap bytes; taken: freed or made part of a): b's pages
+ * move instead of b being copied where the arrays are mapped.  Returns a's
+ * new place (*acap updated), or NULL when out of memory (both kept). */
+void *big_append(void *a, size_t an, size_t *acap, void *b, size_t bn, size_t bcap);
 
 /* Make room for one more element of elem bytes in a malloc'd array of
  * *cap (doubling, from first): for the small tables that grow one entry

@@ -416,15 +416,11 @@ static int dur_take(struct model *m, struct dur_acc *a, struct evpart *p, uint64
     if (!a->v) {
         a->v = d->list, a->n = d->n, a->cap = d->cap;
     } else {
-        if (a->n + d->n > a->cap) {
-            struct dline *v = big_realloc(a->v, a->cap * sizeof *v, (a->n + d->n) * sizeof *v);
-            if (!v)
-                return -1;
-            a->v = v, a->cap = a->n + d->n;
-        }
-        memcpy(a->v + a->n, d->list, d->n * sizeof *d->list);
-        a->n += d->n;
-        big_free(d->list, d->cap * sizeof *d->list);
+        size_t cap = a->cap * sizeof *a->v;
+        struct dline *v = big_append(a->v, a->n * sizeof *v, &cap, d->list, d->n * sizeof *v, d->cap * sizeof *v);
+        if (!v)
+            return -1;
+        a->v = v, a->cap = cap / sizeof *v, a->n += d->n;
     }
     d->list = NULL;
     d->n = d->cap = 0;

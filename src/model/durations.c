@@ -47,8 +47,10 @@
 
 enum dur_role { R_OPEN, R_CLOSE, R_GPU, R_ENTRY, R_PREP, R_BG2, R_RUN, R_SPAWN, R_OTHER };
 enum dur_key {
-    K_SPLIT, K_SETUP, K_PRE_LOCK, K_MUTEX_WAIT, K_PREP, K_BG2, K_NTT, K_BARRIER,
-    K_BATCH, K_TAIL, K_GPU_TOTAL, K_HELD, K_TOTAL_FN, K_DEALLOC,
+    /* the values a call keeps (struct call's v) */
+    K_PRE_LOCK, K_MUTEX_WAIT, K_PREP, K_BG2, K_NTT, K_BARRIER, K_GPU_TOTAL, K_HELD, K_TOTAL_FN,
+    K_V,
+    K_SPLIT = K_V, K_SETUP, K_BATCH, K_TAIL, K_DEALLOC,
     K_SPAWN_ENTER, K_PROVE_START, K_SPAWN_WORKER, K_SPAWN_PART, /* the spawn line's (DL_SPAWN) */
     K_N,
     K_OTHER = K_N
@@ -78,7 +80,7 @@ struct call {
     uint64_t barrier_line; /* gpu_tid 0's barrier_wait (0: none) */
     uint64_t prep_line;    /* its prep_msm's line (0: none given) */
     int64_t t_pos;         /* the last record's time before its opening line */
-    int64_t v[K_N];        /* the calling thread's and gpu_tid 0's values, ms (-1: none) */
+    int64_t v[K_V];        /* the calling thread's and gpu_tid 0's values, ms (-1: none): a call per section, millions */
     uint64_t tid_done;     /* gpu_tid k printed its gpu_total (bit k) */
     uint32_t unit;         /* UINT32_MAX: none */
     int64_t t0;            /* its entry: the unit's GPU_START + the delay it implies */
@@ -177,7 +179,7 @@ static int new_call(struct place *P, size_t i)
         return -1; /* not reached: dur_place counted the opening lines */
     struct call c;
     memset(&c, 0, sizeof c);
-    for (int k = 0; k < K_N; k++)
+    for (int k = 0; k < K_V; k++)
         c.v[k] = -1;
     c.first = c.last = P->dl[i].line;
     c.t_pos = P->dl[i].t_prev;
@@ -193,7 +195,7 @@ static void give(struct place *P, size_t i, size_t j, int ci)
         P->own[e] = ci;
         int k = P->kid[e];
         int tid = P->dl[e].tid;
-        if (k != K_OTHER && tid <= 0 && c->v[k] < 0)
+        if (k < K_V && tid <= 0 && c->v[k] < 0)
             c->v[k] = P->dl[e].ms;
         if (k == K_BARRIER && tid <= 0)
             c->barrier_line = P->dl[e].line;

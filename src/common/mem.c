@@ -34,16 +34,39 @@ static void advise(void *p, size_t n)
  * inputs slow (measured: the fuzzer ran 200 inputs a second). */
 #define BIG_MIN (256u << 10)
 
+#define HUGE_PAGE (2u << 20)
+
+/* n bytes of fresh pages; from HUGE_PAGE up, starting on a huge page
+ * (more addresses asked for and the rest given back: addresses cost
+ * nothing), so that all of it can be huge pages and can move whole
+ * (big_append). */
+static void *map_fresh(size_t n)
+{
+    if (n < HUGE_PAGE) {
+        void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        return p == MAP_FAILED ? NULL : p;
+    }
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE), len = (n + pg - 1) / pg * pg;
+    char *p = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    char *q = (char *)(((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+    if (q > p)
+        munmap(p, (size_t)(q - p));
+    if (p + len + HUGE_PAGE > q + len)
+        munmap(q + len, (size_t)(p + len + HUGE_PAGE - (q + len)));
+    return q;
+}
+
 void *big_alloc(size_t n)
 {
     if (n == 0)
         n = 1;
     if (n < BIG_MIN)
         return calloc(1, n);
-    void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-        return NULL;
-    advise(p, n);
+    void *p = map_fresh(n);
+    if (p)
+        advise(p, n);
     return p;
 }
 
@@ -51,8 +74,8 @@ void *big_alloc_full(size_t n)
 {
     if (n < BIG_MIN)
         return calloc(1, n ? n : 1);
-    void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
+    void *p = map_fresh(n);
+    if (!p)
         return NULL;
     advise(p, n);
 #ifdef MADV_POPULATE_WRITE
@@ -106,19 +129,20 @@ static size_t page_up(size_t n, size_t page)
 
 /* b's pages are moved behind a's data instead of b copied (which would
  * make every page anew: in a virtual machine, fresh memory's first touch
- * costs more than the copy).  Pages move whole, so a's data is cut at a
- * page (at 2 MiB where both arrays lie on huge pages, which then move
- * whole too): what follows the cut, under a page, goes to the head of b,
- * whose data moves up by as much first. */
+ * costs more than the copy).  Huge pages move whole, so a's data is cut
+ * at 2 MiB: what follows the cut goes to the head of b, whose data moves
+ * up by as much first.  Only where both arrays start on a huge page: a
+ * move of 4 KiB pages splits huge ones, and in one VM the first scan of
+ * pages moved that way cost 40-120 ms per 26 MB (docs/bench.md); then b
+ * is copied. */
 void *big_append(void *a, size_t an, size_t *acap, void *b, size_t bn, size_t bcap)
 {
-    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE), g = HUGE_PAGE;
 #if defined(WF_TSAN)
     int move = 0; /* ThreadSanitizer does not follow moved pages (big_realloc) */
 #else
-    int move = a && b && *acap >= BIG_MIN && bcap >= BIG_MIN && (uintptr_t)a % pg == 0 && (uintptr_t)b % pg == 0;
+    int move = a && b && *acap >= BIG_MIN && bcap >= BIG_MIN && (uintptr_t)a % g == 0 && (uintptr_t)b % g == 0;
 #endif
-    size_t g = (uintptr_t)a % (2u << 20) == 0 && (uintptr_t)b % (2u << 20) == 0 ? 2u << 20 : pg;
     size_t a0 = an / g * g, tail = an - a0, blen = page_up(bcap, pg), alen = page_up(*acap, pg);
     if (move && tail + bn > bcap) /* no room in b's pages to move its data up */
         move = 0;

@@ -267,7 +267,9 @@ static int append_new(struct run *r, struct seg *s, const uint32_t *dest, uint64
      * once did): in this VM the first scan of pages moved that way cost
      * 40-120 ms per 26 MB (unseen by the guest's fault counters), a copy
      * 5; the whole analysis took 20% less CPU on the bench logs, for
-     * 10 MiB more at its peak (docs/bench.md). */
+     * 10 MiB more at its peak (docs/bench.md).  Moved by huge pages
+     * (big_append as it is now), the three bench logs took the same time
+     * (2026-12-06). */
     size_t first = r->nunits, U = sizeof *r->units;
     if (m) {
         if (grow_array((void **)&r->units, &r->units_cap, first + m, sizeof *r->units))

@@ -88,11 +88,22 @@ static int cmp_span_start(const void *a, const void *b)
     return (x->start > y->start) - (x->start < y->start);
 }
 
-/* The length of the union of s[0..n) clipped to [lo, hi] (s reordered). */
-static int64_t union_len(struct span *s, size_t n, int64_t lo, int64_t hi)
+/* The length of the union of s[0..n) clipped to [lo, hi] (s reordered):
+ * a unit's dozen by insertion, a device's kernels (hundreds of thousands)
+ * by the radix sort, its scratch from sp. */
+static int64_t union_len(struct scratch_pool *sp, struct span *s, size_t n, int64_t lo, int64_t hi)
 {
-    if (n)
-        qsort(s, n, sizeof *s, cmp_span_start);
+    if (n <= 32) {
+        for (size_t i = 1; i < n; i++) {
+            struct span x = s[i];
+            size_t j = i;
+            for (; j > 0 && s[j - 1].start > x.start; j--)
+                s[j] = s[j - 1];
+            s[j] = x;
+        }
+    } else if (sort_spans(sp, s, n)) {
+        qsort(s, n, sizeof *s, cmp_span_start); /* the radix sort's scratch was not to be had */
+    }
     int64_t total = 0, a = 0, b = 0;
     int open = 0;
     for (size_t i = 0; i < n; i++) {
@@ -393,7 +404,7 @@ static int walk_unit(const struct run *r, struct run_result *res, uint32_t u, st
         return 0;
     /* recorded for every GPU phase; a row only if some unit has a sub-phase */
     int64_t len = un->t[EV_GPU_END] - un->t[EV_GPU_START];
-    int64_t cov = ng ? union_len(a->gsub, ng, un->t[EV_GPU_START], un->t[EV_GPU_END]) : 0;
+    int64_t cov = ng ? union_len(a->sp, a->gsub, ng, un->t[EV_GPU_START], un->t[EV_GPU_END]) : 0;
     return add_occ(a, PHASE_UNACCOUNTED, WITHIN_GPU, len - cov);
 }
 
@@ -536,7 +547,7 @@ static void kernel_figures(const struct run *r, struct acc *a, struct run_result
             continue;
         }
         d->has_kernel = 1;
-        d->kernel_busy = union_len(a->kspans[i], a->nk[i], d->window_start, d->window_end);
+        d->kernel_busy = union_len(a->sp, a->kspans[i], a->nk[i], d->window_start, d->window_end);
         int64_t w = d->window_end - d->window_start;
         d->kernel_utilization = w > 0 ? (double)d->kernel_busy / (double)w : NAN;
         ph->has_kernel = 1;

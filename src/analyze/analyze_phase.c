@@ -45,16 +45,14 @@ int phase_row_is_kernel(const struct run_result *res, const struct phase_row *ro
     return phase_is_kernel(res, &p);
 }
 
-struct occ { /* one phase occurrence */
-    uint32_t group; /* its (within, name): acc's groups */
-    int64_t d;
-};
-
-/* A row to be: phases of one name within one stage. */
+/* A row to be: phases of one name within one stage, and their lengths
+ * (a group's own array: millions of occurrences, and few groups, so
+ * they are never gathered into one array to be sorted apart again). */
 struct group {
     uint32_t name;
     int within;
-    size_t n;
+    int64_t *d;
+    size_t n, cap;
 };
 
 static int cmp_time(const void *a, const void *b)
@@ -253,9 +251,8 @@ struct acc {
     struct scratch_pool *sp; /* the analysis's */
     struct uphase *up; /* the unit's phases and marks */
     size_t upcap;
-    struct occ *occ;   /* every phase occurrence, and each GPU phase's unaccounted part */
-    size_t nocc, occcap;
-    struct group *g;   /* the occurrences' groups, and their index by (within, name) */
+    struct group *g;   /* the occurrences (every phase, and each GPU phase's unaccounted part) by
+                        * (within, name), and their index */
     size_t ng, gcap_;
     uint32_t *gidx;    /* group + 1 by hash (0: empty); gmask + 1 slots */
     size_t gmask;
@@ -304,7 +301,7 @@ static int64_t group_of(struct acc *a, uint32_t name, int within)
     }
     if (grow_heap((void **)&a->g, &a->gcap_, a->ng, sizeof *a->g, 16))
         return -1;
-    a->g[a->ng] = (struct group){name, within, 0};
+    a->g[a->ng] = (struct group){name, within, NULL, 0, 0};
     a->gidx[i] = (uint32_t)++a->ng;
     return (int64_t)a->ng - 1;
 }
@@ -312,10 +309,12 @@ static int64_t group_of(struct acc *a, uint32_t name, int within)
 static int add_occ(struct acc *a, uint32_t name, int within, int64_t d)
 {
     int64_t g = group_of(a, name, within);
-    if (g < 0 || grow_array((void **)&a->occ, &a->occcap, a->nocc + 1, sizeof *a->occ)) /* millions: huge pages */
+    if (g < 0)
         return -1;
-    a->g[g].n++;
-    a->occ[a->nocc++] = (struct occ){(uint32_t)g, d};
+    struct group *x = &a->g[g];
+    if (grow_array((void **)&x->d, &x->cap, x->n + 1, sizeof *x->d)) /* millions: huge pages */
+        return -1;
+    x->d[x->n++] = d;
     return 0;
 }
 
@@ -413,23 +412,14 @@ static int walk_unit(const struct run *r, struct run_result *res, uint32_t u, st
  * counting and sorted for the quantiles before they are summed. */
 static int make_rows(struct acc *a, struct phase_result *ph)
 {
-    size_t *order = malloc((a->ng ? a->ng : 1) * sizeof *order), *at = calloc(a->ng + 1, sizeof *at);
     struct group *sorted = malloc((a->ng ? a->ng : 1) * sizeof *sorted);
-    int64_t *v = scratch_alloc(a->sp, (a->nocc ? a->nocc : 1) * sizeof *v);
-    int rc = order && at && sorted && v ? 0 : -1;
+    int rc = sorted ? 0 : -1;
     if (rc == 0 && a->ng) {
         memcpy(sorted, a->g, a->ng * sizeof *sorted);
         qsort(sorted, a->ng, sizeof *sorted, cmp_group);
-        for (size_t k = 0; k < a->ng; k++) /* group -> its place in (within, name) order */
-            order[group_of(a, sorted[k].name, sorted[k].within)] = k;
-        for (size_t k = 0; k < a->ng; k++)
-            at[k + 1] = at[k] + sorted[k].n;
-        for (size_t i = 0; i < a->nocc; i++)
-            v[at[order[a->occ[i].group]]++] = a->occ[i].d;
     }
-    /* at[k] is now where group k (in order) ends, and k + 1 begins */
-    for (size_t k = 0, lo = 0; rc == 0 && k < a->ng; lo = at[k++]) {
-        size_t n = at[k] - lo;
+    for (size_t k = 0; rc == 0 && k < a->ng; k++) {
+        size_t n = sorted[k].n;
         if (sorted[k].name == PHASE_UNACCOUNTED && !a->any_gpu_sub)
             continue;
         if (grow_heap((void **)&ph->rows, &a->rowcap, ph->nrows, sizeof *ph->rows, 8)) {
@@ -440,7 +430,7 @@ static int make_rows(struct acc *a, struct phase_result *ph)
         row->name = sorted[k].name;
         row->within = sorted[k].within;
         row->total = 0;
-        int64_t *g = v + lo;
+        int64_t *g = sorted[k].d;
         if (sort_times(a->sp, g, n)) /* ascending, as stage_fill sums them */
             qsort(g, n, sizeof *g, cmp_time); /* the radix sort's scratch was not to be had */
         for (size_t m = 0; m < n; m++)
@@ -448,10 +438,7 @@ static int make_rows(struct acc *a, struct phase_result *ph)
         stage_fill(a->sp, &row->st, g, n);
         row->share = a->encl[row->within] > 0 ? row->total / a->encl[row->within] : NAN;
     }
-    free(order);
     free(sorted);
-    free(at);
-    scratch_free(a->sp, v);
     if (rc == 0 && ph->nrows)
         qsort(ph->rows, ph->nrows, sizeof *ph->rows, cmp_row);
     return rc;
@@ -596,7 +583,8 @@ int analyze_phase(struct scratch_pool *sp, const struct run *r, struct run_resul
     free(a.ku);
     free(a.gu);
     free(a.up);
-    big_free(a.occ, a.occcap * sizeof *a.occ);
+    for (size_t i = 0; i < a.ng; i++)
+        big_free(a.g[i].d, a.g[i].cap * sizeof *a.g[i].d);
     free(a.g);
     free(a.gidx);
     free(a.gsub);

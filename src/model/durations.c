@@ -268,7 +268,7 @@ static size_t line_end(const struct place *P, size_t i)
 /* The mux's decisions: a line to its call, a call ambiguous, a line of none.
  * first[seq]: the line's first entry; callof[seq]: the call an opening line
  * made (-1: none). */
-static int mux_take(struct place *P, struct dmux *mx, const size_t *first, const int *callof)
+static int mux_take(struct place *P, struct dmux *mx, const uint32_t *first, const int *callof)
 {
     struct dmux_out o[256];
     size_t n;
@@ -301,7 +301,7 @@ static int sections(struct place *P)
     size_t nl = 0;
     for (size_t i = 0; i < P->n; i = line_end(P, i))
         nl++;
-    size_t *first = malloc((nl + 1) * sizeof *first);
+    uint32_t *first = malloc((nl + 1) * sizeof *first); /* entries < UINT32_MAX (dur_place) */
     int *callof = malloc((nl + 1) * sizeof *callof);
     struct dmux *mx = dmux_new(DMUX_PENDING);
     int rc = first && callof && mx ? 0 : -1;
@@ -314,7 +314,7 @@ static int sections(struct place *P)
         size_t j = line_end(P, i);
         struct dmux_line x;
         if (mux_line(P, i, j, kdn, &x) == 0) {
-            first[seq] = i;
+            first[seq] = (uint32_t)i;
             callof[seq] = -1;
             if (x.role == DMUX_OPEN) {
                 callof[seq] = new_call(P, i);

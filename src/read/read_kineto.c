@@ -160,7 +160,11 @@ static void launches_sort(struct kstate *k)
 {
     if (!k->nls)
         return;
-    qsort(k->ls, k->nls, sizeof *k->ls, lslot_cmp);
+    size_t run = 1; /* a trace's correlations mostly come in order: then there is nothing to sort */
+    while (run < k->nls && k->ls[run - 1].corr < k->ls[run].corr)
+        run++;
+    if (run < k->nls)
+        qsort(k->ls, k->nls, sizeof *k->ls, lslot_cmp);
     size_t m = 0;
     for (size_t i = 0; i < k->nls; i++) {
         if (m && k->ls[m - 1].corr == k->ls[i].corr)
@@ -188,13 +192,12 @@ static const struct lslot *launch_find(struct kstate *k, int64_t corr)
 static int us_to_ns(const char *s, size_t n, int64_t *ns, int *frac)
 {
     *frac = 0;
-    for (size_t i = 0; i < n; i++)
-        if (s[i] == '.' || s[i] == 'e' || s[i] == 'E')
-            *frac = 1;
     int exp = 0;
     for (size_t i = 0; i < n; i++)
-        if (s[i] == 'e' || s[i] == 'E')
-            exp = 1;
+        if (s[i] == '.' || s[i] == 'e' || s[i] == 'E') {
+            *frac = 1;
+            exp |= s[i] != '.';
+        }
     if (exp) { /* rare: through a double */
         char buf[64];
         if (n >= sizeof buf)
@@ -243,6 +246,16 @@ static int us_to_ns(const char *s, size_t n, int64_t *ns, int *frac)
  * as 7, so an integral decimal is one too. */
 static int int_of(const char *s, size_t n, int64_t *out)
 {
+    if (n && n <= 18) { /* plain digits, the usual: no copy, no strtoll */
+        size_t i = s[0] == '-';
+        int64_t v = 0;
+        for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+            v = v * 10 + (s[i] - '0');
+        if (i == n && n > (size_t)(s[0] == '-')) {
+            *out = s[0] == '-' ? -v : v;
+            return 0;
+        }
+    }
     char buf[40];
     if (n >= sizeof buf)
         return -1;
@@ -280,8 +293,8 @@ struct word {
 
 static int word_id(const unsigned char *s, size_t n, const struct word *w, size_t count, int none)
 {
-    for (size_t i = 0; i < count; i++)
-        if (w[i].n == n && memcmp(s, w[i].s, n) == 0)
+    for (size_t i = 0; i < count; i++) /* the first byte first: most keys are none of these */
+        if (w[i].n == n && n && s[0] == (unsigned char)w[i].s[0] && memcmp(s, w[i].s, n) == 0)
             return w[i].id;
     return none;
 }

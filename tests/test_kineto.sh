@@ -369,6 +369,39 @@ else
     echo "test_kineto: xmllint missing (apt-get install libxml2-utils): the SVG's form not checked"
 fi
 
+# two byte ranges at once (read_kineto.c): a trace of one event a line
+# read from its middle on a second thread gives what one reading in order
+# gives, JSON and text; where the second range's guess fails (the middle
+# inside deviceProperties) or it meets an error (cut, or a NaN), the
+# reading goes on in order and says the same
+python3 "$K/gen_big.py" "$T/two.json" 3000 4
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); json.dump(d, open(sys.argv[2], "w"), indent=2)' "$T/two.json" "$T/two_ind.json"
+python3 - "$T/two_dev.json" <<'PY'
+import json, sys
+ev = [{"ph": "X", "cat": "kernel", "name": "k", "ts": 10 * i, "dur": 5, "args": {"device": 0, "stream": 7}} for i in range(50)]
+with open(sys.argv[1], "w") as f:
+    f.write('{"deviceProperties": [\n' + ",\n".join(json.dumps({"id": i, "name": "gpu"}) for i in range(4000)) + "\n],\n")
+    f.write('"traceEvents": [\n' + ",\n".join(json.dumps(e) for e in ev) + "\n]}\n")
+PY
+size=$(wc -c <"$T/two.json")
+head -c $((size * 3 / 4)) "$T/two.json" >"$T/two_cut.json"
+lines=$(wc -l <"$T/two.json")
+awk -v at=$((lines * 3 / 4)) 'NR >= at && !done && /"dur": [0-9]/ { sub(/"dur": [0-9.]*/, "\"dur\": NaN"); done = 1 } { print }' "$T/two.json" >"$T/two_nan.json"
+grep -q NaN "$T/two_nan.json" || bad "two_nan.json: no NaN put in"
+for f in two:joined two_ind:joined two_dev:"the first did not end between two events" two_cut:"the second stopped at an error" two_nan:"the second stopped at an error"; do
+    n=${f%%:*} how=${f#*:}
+    for form in "--json" ""; do
+        WATERFALL_READ_THREADS=1 "$W" analyze --no-progress --color=never $form "$T/$n.json" >"$T/$n.one" 2>"$T/$n.one.err"
+        r1=$?
+        WATERFALL_TIMING=1 WATERFALL_READ_THREADS=2 "$W" analyze --no-progress --color=never $form "$T/$n.json" >"$T/$n.two" 2>"$T/$n.two.err"
+        r2=$?
+        grep -q "$n.json read in two ranges, the second from byte [0-9]*: $how" "$T/$n.two.err" &&
+            grep -v '^waterfall: ' "$T/$n.two.err" | cmp -s - "$T/$n.one.err" && [ $r1 = $r2 ] &&
+            cmp -s "$T/$n.one" "$T/$n.two" && ok ||
+            bad "$n.json ${form:-text} in two ranges (exit $r1 / $r2, want '$how'): $(head -c 300 "$T/$n.two.err")"
+    done
+done
+
 # and on every trace of an HTA checkout, where one is given
 if [ -n "$HTA_SRC" ]; then
     if (cd "$HTA_SRC/tests/data" && ${HTA_PYTHON:-python3} "$K/hta_expect.py" "$HTA_SRC" "$T/all.txt" $(find . -name '*.json*' | sed 's|^\./||' | sort)) >/dev/null 2>&1; then

@@ -22,6 +22,8 @@
 #include "vocab.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <sys/stat.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -863,23 +865,31 @@ static int build(struct model *m, const char *name, struct kstate *k)
     return rc;
 }
 
-int kineto_read(struct model *m, int fd, const char *name, const unsigned char *head, size_t hn, uint64_t *bytes,
-                struct streams_use *seen, uint64_t *skipped, char *err, size_t errlen)
-{
+/* A reader of a byte range: yajl's handle over its state, where the
+ * range ends (UINT64_MAX: at the end of the input, read as it comes),
+ * where it stopped, and its newlines so far. */
+struct krange_read {
     struct kstate k;
-    memset(&k, 0, sizeof k);
-    k.use.rank = -1;
-    yajl_handle h = yajl_alloc(&callbacks, NULL, &k);
+    yajl_handle h;
+    int fd;
+    uint64_t from, to; /* [from, to): pread; to == UINT64_MAX and !use_pread: read() to the end */
+    int use_pread, last; /* last: the input's end is in the range (then yajl is told it ended) */
+    uint64_t off, lines;
+    const char *name;
+    int rc;
+    char err[512];
+};
+
+/* Feed the range; rc and err as kineto_read says them. */
+static void range_feed(struct krange_read *R)
+{
     size_t cap = 1 << 18;
     unsigned char *buf = malloc(cap);
-    int rc = 0;
-    uint64_t off = 0, lines = 0;
-    if (!h || !buf) {
-        snprintf(err, errlen, "%s: out of memory", name);
-        rc = -1;
+    if (!buf) {
+        snprintf(R->err, sizeof R->err, "%s: out of memory", R->name);
+        R->rc = -1;
+        return;
     }
-    if (!rc && hn)
-        rc = feed(h, &k, head, hn, &off, &lines, name, err, errlen);
     /* yajl lexes a token that chunks cut from its start again with each
      * chunk: a string or number of L bytes fed in chunks of c costs L^2/c
      * (a 100 MB name took 10 s from a file, 40 s from a pipe).  While
@@ -887,16 +897,24 @@ int kineto_read(struct model *m, int fd, const char *name, const unsigned char *
      * as long and filled whole (a pipe gives 64 KiB a read), which keeps
      * the cost near 2L; after it, chunks are one read again. */
     size_t want = cap;
-    while (!rc) {
+    uint64_t at = R->from;
+    while (!R->rc) {
         size_t got = 0;
         int eof = 0;
-        while (!rc && got < want) {
-            ssize_t r = read(fd, buf + got, want - got);
+        while (!R->rc && got < want) {
+            size_t ask = want - got;
+            if (R->use_pread && R->to != UINT64_MAX && ask > R->to - at - got)
+                ask = (size_t)(R->to - at - got);
+            if (ask == 0) {
+                eof = 1;
+                break;
+            }
+            ssize_t r = R->use_pread ? pread(R->fd, buf + got, ask, (off_t)(at + got)) : read(R->fd, buf + got, ask);
             if (r < 0 && errno == EINTR)
                 continue;
             if (r < 0) {
-                snprintf(err, errlen, "%s: %s", name, strerror(errno));
-                rc = -1;
+                snprintf(R->err, sizeof R->err, "%s: %s", R->name, strerror(errno));
+                R->rc = -1;
             } else if (r == 0) {
                 eof = 1;
                 break;
@@ -906,19 +924,20 @@ int kineto_read(struct model *m, int fd, const char *name, const unsigned char *
             if (want == 1 << 18)
                 break; /* one read: the usual chunk */
         }
-        if (rc || got == 0)
+        if (R->rc || got == 0)
             break;
-        uint64_t before = k.tokens;
-        rc = feed(h, &k, buf, got, &off, &lines, name, err, errlen);
-        if (rc || eof)
+        at += got;
+        uint64_t before = R->k.tokens;
+        R->rc = feed(R->h, &R->k, buf, got, &R->off, &R->lines, R->name, R->err, sizeof R->err);
+        if (R->rc || eof)
             break; /* (no read after the end: a terminal would wait for a second ^D) */
-        if (k.tokens != before)
+        if (R->k.tokens != before)
             want = 1 << 18;
         else if (want < (size_t)1 << 28) {
             unsigned char *nb = want * 2 > cap ? realloc(buf, want * 2) : buf;
             if (!nb) {
-                snprintf(err, errlen, "%s: out of memory", name);
-                rc = -1;
+                snprintf(R->err, sizeof R->err, "%s: out of memory", R->name);
+                R->rc = -1;
             } else {
                 buf = nb;
                 want *= 2;
@@ -927,32 +946,288 @@ int kineto_read(struct model *m, int fd, const char *name, const unsigned char *
             }
         }
     }
-    if (!rc && yajl_complete_parse(h) != yajl_status_ok) {
-        json_error(h, name, off, lines + 1, err, errlen); /* cut short: where it ends */
-        rc = -1;
+    free(buf);
+    if (!R->rc && R->last && yajl_complete_parse(R->h) != yajl_status_ok) {
+        json_error(R->h, R->name, R->off, R->lines + 1, R->err, sizeof R->err); /* cut short: where it ends */
+        R->rc = -1;
     }
-    if (!rc && k.two_events) { /* Python's json (HTA's) keeps the last, others the first */
+}
+
+static void *range_thread(void *arg)
+{
+    range_feed(arg);
+    return NULL;
+}
+
+/* ---- two ranges at once ---- */
+
+/* A trace of 64 MiB or more in a file is read in two byte ranges at once,
+ * the second from a line that begins an event in its middle: JSON puts no
+ * newline inside a string, so a line's start is between tokens, and the
+ * second range is read as if the events array had just opened there (its
+ * yajl is first fed "{"traceEvents":[" or "[").  That guess is checked
+ * when the first range ends: its reading must then be inside the events
+ * array, between two events, just after a comma.  If it is, the second
+ * range's events follow the first's, renumbered; if not (or the second
+ * range met an error: its place is said by a reading in order), the
+ * first range's reading goes on through the second, as one thread. */
+#define SPLIT_MIN (64u << 20)
+
+/* Where the second range begins: past the middle, the first line whose
+ * first byte (past blanks) opens an object; 0: none near (no split). */
+static uint64_t split_point(int fd, uint64_t size)
+{
+    unsigned char b[1 << 16];
+    uint64_t at = size / 2;
+    for (int tries = 0; tries < 64 && at < size; tries++) {
+        ssize_t n = pread(fd, b, sizeof b, (off_t)at);
+        if (n <= 0)
+            return 0;
+        for (ssize_t i = 0; i < n; i++)
+            if (b[i] == '\n') {
+                ssize_t j = i + 1;
+                while (j < n && (b[j] == ' ' || b[j] == '\t' || b[j] == '\r'))
+                    j++;
+                if (j < n && b[j] == '{')
+                    return at + (uint64_t)(i + 1);
+            }
+        at += (uint64_t)n;
+    }
+    return 0;
+}
+
+/* The input's form by its first byte: 1 an object, 2 an array, 0 neither. */
+static int form_of(int fd)
+{
+    unsigned char b[4096];
+    ssize_t n = pread(fd, b, sizeof b, 0);
+    ssize_t i = n >= 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf ? 3 : 0;
+    while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r'))
+        i++;
+    return i < n ? (b[i] == '{' ? 1 : b[i] == '[' ? 2 : 0) : 0;
+}
+
+/* Did the first range end where the second was read from: in the events
+ * array, between events, after a comma? */
+static int split_holds(const struct krange_read *A, int form, uint64_t split)
+{
+    const struct kstate *k = &A->k;
+    if (A->rc || k->form != form || !k->seen_events || k->two_events || k->in_event ||
+        k->arr_depth != (form == 1 ? 2 : 1) || k->depth != k->arr_depth || (form == 1 && k->top_key != K_EVENTS))
+        return 0;
+    unsigned char b[4096];
+    uint64_t from = split > sizeof b ? split - sizeof b : 0;
+    ssize_t n = pread(A->fd, b, (size_t)(split - from), (off_t)from);
+    while (n > 0 && (b[n - 1] == ' ' || b[n - 1] == '\t' || b[n - 1] == '\n' || b[n - 1] == '\r'))
+        n--;
+    return n > 0 && b[n - 1] == ',';
+}
+
+/* b's ids of t's strings in a's table (map[id] for b's ids); NULL: out of memory. */
+static uint32_t *strtab_map(struct strtab *a, const struct strtab *b)
+{
+    uint32_t *map = malloc((b->n ? b->n : 1) * sizeof *map);
+    for (uint32_t i = 0; map && i < b->n; i++) {
+        size_t len;
+        const char *str = strtab_get(b, i, &len);
+        if (strtab_intern(a, str, len, &map[i])) {
+            free(map);
+            return NULL;
+        }
+    }
+    return map;
+}
+
+/* The second range's reading after the first's, as one reading in order
+ * would have made it: events renumbered, names and threads as the first
+ * knows them.  0, or -1 out of memory. */
+static int ranges_join(struct kstate *a, struct kstate *b)
+{
+    uint64_t ev = a->use.events;
+    uint32_t *names = strtab_map(&a->kr.names, &b->kr.names), *threads = strtab_map(&a->kr.threads, &b->kr.threads);
+    int rc = names && threads ? 0 : -1;
+    if (rc == 0 && b->nops) {
+        struct kop *o = realloc(a->ops, (a->nops + b->nops) * sizeof *o);
+        if (!o)
+            rc = -1;
+        else {
+            a->ops = o, a->ops_cap = a->nops + b->nops;
+            for (size_t i = 0; i < b->nops; i++, a->nops++)
+                o[a->nops] = b->ops[i], o[a->nops].index += ev;
+        }
+    }
+    if (rc == 0 && b->nskips) {
+        struct kop *o = realloc(a->skips, (a->nskips + b->nskips) * sizeof *o);
+        if (!o)
+            rc = -1;
+        else {
+            a->skips = o, a->skips_cap = a->nskips + b->nskips;
+            for (size_t i = 0; i < b->nskips; i++, a->nskips++)
+                o[a->nskips] = b->skips[i], o[a->nskips].index += ev;
+        }
+    }
+    if (rc == 0 && b->nls) {
+        struct lslot *l = realloc(a->ls, (a->nls + b->nls) * sizeof *l);
+        if (!l)
+            rc = -1;
+        else {
+            a->ls = l, a->ls_cap = a->nls + b->nls;
+            for (size_t i = 0; i < b->nls; i++, a->nls++) {
+                l[a->nls] = b->ls[i];
+                l[a->nls].thread = threads[b->ls[i].thread];
+                l[a->nls].seq = (uint32_t)a->nls;
+            }
+        }
+    }
+    for (size_t i = 0; rc == 0 && i < b->kr.n; i++) {
+        const struct krange *x = &b->kr.r[i];
+        rc = kranges_add(&a->kr, x->t0, x->t1, names[x->name], threads[x->thread]);
+    }
+    free(names);
+    free(threads);
+    if (rc)
+        return -1;
+    a->use.events += b->use.events;
+    a->use.ignored += b->use.ignored;
+    a->use.launches += b->use.launches;
+    a->use.cpu_ranges += b->use.cpu_ranges;
+    if (b->use.rank >= 0)
+        a->use.rank = b->use.rank; /* the last one read, as in order */
+    if (b->steps) {
+        if (!a->steps || b->step_lo < a->step_lo)
+            a->step_lo = b->step_lo;
+        if (!a->steps || b->step_hi > a->step_hi)
+            a->step_hi = b->step_hi;
+        if (!a->steps || b->step_last > a->step_last)
+            a->step_last = b->step_last;
+        a->steps += b->steps;
+    }
+    a->any_frac_ts |= b->any_frac_ts;
+    a->any_missing_ts |= b->any_missing_ts;
+    a->two_events |= b->two_events;
+    a->tokens += b->tokens;
+    return 0;
+}
+
+static void range_free(struct krange_read *R)
+{
+    if (!R)
+        return;
+    if (R->h)
+        yajl_free(R->h);
+    free(R->k.ops);
+    free(R->k.skips);
+    free(R->k.ls);
+    kranges_free(&R->k.kr);
+    free(R);
+}
+
+static struct krange_read *range_new(int fd, const char *name)
+{
+    struct krange_read *R = calloc(1, sizeof *R);
+    if (!R)
+        return NULL;
+    R->k.use.rank = -1;
+    R->fd = fd, R->name = name;
+    R->from = 0, R->to = UINT64_MAX, R->last = 1;
+    if (!(R->h = yajl_alloc(&callbacks, NULL, &R->k))) {
+        free(R);
+        return NULL;
+    }
+    return R;
+}
+
+/* Two ranges of a file of size bytes, where it is one worth it: the
+ * second read on its own thread (started), the first left to the caller;
+ * *split: where the second begins (0: no split). */
+static struct krange_read *second_range(struct krange_read *A, uint64_t size, pthread_t *th, uint64_t *split)
+{
+    *split = 0;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int two = cpus >= 2 && size >= SPLIT_MIN;
+    const char *force = getenv("WATERFALL_READ_THREADS"); /* as for logs: the tests check the split changes nothing */
+    if (force)
+        two = atoi(force) >= 2 && size > 0;
+    int form = two ? form_of(A->fd) : 0;
+    uint64_t at = form ? split_point(A->fd, size) : 0;
+    if (!at)
+        return NULL;
+    struct krange_read *B = range_new(A->fd, A->name);
+    if (!B)
+        return NULL;
+    static const char obj[] = "{\"traceEvents\":[", arr[] = "[";
+    const char *pre = form == 1 ? obj : arr;
+    B->from = B->off = at, B->to = size, B->use_pread = 1;
+    if (yajl_parse(B->h, (const unsigned char *)pre, strlen(pre)) != yajl_status_ok ||
+        pthread_create(th, NULL, range_thread, B) != 0) {
+        range_free(B);
+        return NULL;
+    }
+    A->to = at, A->use_pread = 1, A->last = 0;
+    *split = at;
+    return B;
+}
+
+int kineto_read(struct model *m, int fd, const char *name, const unsigned char *head, size_t hn, uint64_t *bytes,
+                struct streams_use *seen, uint64_t *skipped, char *err, size_t errlen)
+{
+    struct krange_read *A = range_new(fd, name), *B = NULL;
+    if (!A) {
+        snprintf(err, errlen, "%s: out of memory", name);
+        return -1;
+    }
+    if (hn)
+        A->rc = feed(A->h, &A->k, head, hn, &A->off, &A->lines, name, A->err, sizeof A->err);
+    struct stat st;
+    pthread_t th;
+    uint64_t split = 0;
+    if (!hn && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+        B = second_range(A, (uint64_t)st.st_size, &th, &split);
+    if (!A->rc)
+        range_feed(A);
+    if (B) {
+        pthread_join(th, NULL);
+        int form = form_of(fd);
+        int holds = !A->rc && !B->rc && split_holds(A, form, split);
+        if (getenv("WATERFALL_TIMING")) /* how the read went (the tests check that both ways run) */
+            fprintf(stderr, "waterfall: %s read in two ranges, the second from byte %llu: %s\n", name,
+                    (unsigned long long)split,
+                    holds    ? "joined"
+                    : A->rc  ? "the first stopped at an error"
+                    : B->rc  ? "the second stopped at an error: read again in order"
+                             : "the first did not end between two events: read again in order");
+        if (holds) {
+            if (ranges_join(&A->k, &B->k)) {
+                snprintf(A->err, sizeof A->err, "%s: out of memory", name);
+                A->rc = -1;
+            }
+            A->off = B->off, A->lines += B->lines;
+        } else if (!A->rc) { /* the guess did not hold, or the second range has an error: on, in order */
+            A->from = split, A->to = (uint64_t)st.st_size, A->last = 1;
+            range_feed(A);
+        }
+        range_free(B);
+    }
+    int rc = A->rc;
+    if (rc)
+        snprintf(err, errlen, "%s", A->err);
+    struct kstate *k = &A->k;
+    if (!rc && k->two_events) { /* Python's json (HTA's) keeps the last, others the first */
         snprintf(err, errlen, "%s: two \"traceEvents\" arrays: which one is the trace would be a guess", name);
         rc = -1;
     }
-    if (!rc && !k.seen_events) {
+    if (!rc && !k->seen_events) {
         snprintf(err, errlen, "%s: a JSON object with no \"traceEvents\" array: not a trace", name);
         rc = -1;
     }
-    if (!rc && build(m, name, &k)) {
+    if (!rc && build(m, name, k)) {
         snprintf(err, errlen, "%s: out of memory", name);
         rc = -1;
     }
-    *bytes = off;
-    k.use.ops = k.nops;
-    *seen = k.use;
-    *skipped = k.nskips;
-    if (h)
-        yajl_free(h);
-    free(buf);
-    free(k.ops);
-    free(k.skips);
-    free(k.ls);
-    kranges_free(&k.kr);
+    *bytes = A->off;
+    k->use.ops = k->nops;
+    *seen = k->use;
+    *skipped = k->nskips;
+    range_free(A);
     return rc;
 }

@@ -155,6 +155,66 @@ static int64_t launch_detail(const struct run *r, uint32_t u)
     return *end ? T_NONE : (int64_t)t;
 }
 
+/* The streams of a run, (device, stream) each, numbered as met: an open
+ * addressing table (a trace has a handful; a hostile one, any number). */
+struct skeys {
+    uint64_t *key; /* (device, stream) + 1 (0: empty) */
+    uint32_t *id;
+    size_t mask, n;
+};
+
+static uint64_t skey(int32_t device, int32_t stream)
+{
+    return ((uint64_t)(uint32_t)device << 32 | (uint32_t)stream) + 1;
+}
+
+/* The stream's number, added if new; -1 out of memory. */
+static int64_t skeys_id(struct skeys *t, uint64_t k)
+{
+    size_t j = t->key ? (size_t)((k * 0x9e3779b97f4a7c15ull) >> 32) & t->mask : 0;
+    for (; t->key && t->key[j]; j = (j + 1) & t->mask)
+        if (t->key[j] == k)
+            return t->id[j];
+    if (!t->key || 2 * (t->n + 1) > t->mask + 1) { /* at most half full */
+        size_t slots = t->key ? 2 * (t->mask + 1) : 64;
+        uint64_t *nk = calloc(slots, sizeof *nk);
+        uint32_t *ni = malloc(slots * sizeof *ni);
+        if (!nk || !ni) {
+            free(nk);
+            free(ni);
+            return -1;
+        }
+        for (size_t i = 0; t->key && i <= t->mask; i++)
+            if (t->key[i]) {
+                size_t h = (size_t)((t->key[i] * 0x9e3779b97f4a7c15ull) >> 32) & (slots - 1);
+                while (nk[h])
+                    h = (h + 1) & (slots - 1);
+                nk[h] = t->key[i], ni[h] = t->id[i];
+            }
+        free(t->key);
+        free(t->id);
+        t->key = nk, t->id = ni, t->mask = slots - 1;
+    }
+    j = (size_t)((k * 0x9e3779b97f4a7c15ull) >> 32) & t->mask;
+    while (t->key[j])
+        j = (j + 1) & t->mask;
+    t->key[j] = k, t->id[j] = (uint32_t)t->n;
+    return (int64_t)t->n++;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Does unit u's operation count on its stream (HTA takes every operation
+ * on a stream as it reads it, a contradicting one too)? */
+static int stream_op(const struct unit *u)
+{
+    return u->worker >= 0 && u->t[EV_GPU_START] != T_NONE && u->t[EV_GPU_END] != T_NONE;
+}
+
 int analyze_streams(const struct run *r, const struct analyze_opts *o, struct run_result *res)
 {
     if (!r->streams.streams)
@@ -162,17 +222,48 @@ int analyze_streams(const struct run *r, const struct analyze_opts *o, struct ru
     double delay_us = o && o->kernel_delay_set ? o->kernel_delay_us : HTA_KERNEL_DELAY_US;
     int round = r->streams.us_rounded;
     int64_t origin = r->streams.origin;
-    struct sop *v = malloc((r->nunits ? r->nunits : 1) * sizeof *v);
-    if (!v)
-        return -1;
-    size_t n = 0;
-    for (size_t i = 0; i < r->nunits; i++) {
+    /* The operations by (device, stream), each stream's in the input's
+     * order, counted first and then put in place: a trace's streams are
+     * few and each is mostly in time order already, so only a stream that
+     * is not is sorted (sop_cmp), and a million operations are not sorted
+     * as one array. */
+    struct skeys sk = {0};
+    size_t *at = NULL, ns;
+    uint64_t *keys = NULL;
+    uint32_t *rank = NULL; /* a stream's number -> its place in (device, stream) order */
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < r->nunits; i++)
+        if (stream_op(&r->units[i]) && skeys_id(&sk, skey(r->units[i].device, r->units[i].worker)) < 0)
+            rc = -1;
+    ns = sk.n;
+    if (rc == 0) {
+        keys = malloc((ns ? ns : 1) * sizeof *keys);
+        rank = malloc((ns ? ns : 1) * sizeof *rank);
+        at = calloc(ns + 1, sizeof *at);
+        if (!keys || !rank || !at)
+            rc = -1;
+    }
+    for (size_t j = 0, q = 0; rc == 0 && sk.key && j <= sk.mask; j++)
+        if (sk.key[j])
+            keys[q++] = sk.key[j];
+    if (rc == 0 && ns)
+        qsort(keys, ns, sizeof *keys, cmp_u64);
+    for (size_t q = 0; rc == 0 && q < ns; q++)
+        rank[skeys_id(&sk, keys[q])] = (uint32_t)q; /* there: found, not added */
+    for (size_t i = 0; rc == 0 && i < r->nunits; i++)
+        if (stream_op(&r->units[i]))
+            at[rank[skeys_id(&sk, skey(r->units[i].device, r->units[i].worker))] + 1]++;
+    for (size_t q = 0; rc == 0 && q < ns; q++)
+        at[q + 1] += at[q];
+    struct sop *v = rc == 0 ? malloc((r->nunits ? r->nunits : 1) * sizeof *v) : NULL;
+    if (rc == 0 && !v)
+        rc = -1;
+    size_t n = rc == 0 ? at[ns] : 0;
+    for (size_t i = 0; rc == 0 && i < r->nunits; i++) {
         const struct unit *u = &r->units[i];
-        /* HTA takes every operation on a stream as it reads it, a
-         * contradicting one too: so does its breakdown here */
-        if (u->worker < 0 || u->t[EV_GPU_START] == T_NONE || u->t[EV_GPU_END] == T_NONE)
+        if (!stream_op(u))
             continue;
-        struct sop *s = &v[n++];
+        struct sop *s = &v[at[rank[skeys_id(&sk, skey(u->device, u->worker))]]++];
         s->device = u->device;
         s->stream = u->worker;
         s->start = u->t[EV_GPU_START];
@@ -187,6 +278,15 @@ int analyze_streams(const struct run *r, const struct analyze_opts *o, struct ru
             s->launch = hta_ceil(l, origin);
         s->line = u->line;
     }
+    free(keys);
+    free(rank);
+    free(at);
+    free(sk.key);
+    free(sk.id);
+    if (rc) {
+        free(v);
+        return -1;
+    }
     if (r->streams.step_cut != T_NONE) { /* HTA's incomplete last iteration, left out */
         int64_t cut = round ? hta_ceil(r->streams.step_cut, origin) : r->streams.step_cut;
         size_t k = 0;
@@ -195,7 +295,16 @@ int analyze_streams(const struct run *r, const struct analyze_opts *o, struct ru
                 v[k++] = v[i];
         n = k;
     }
-    qsort(v, n, sizeof *v, sop_cmp);
+    for (size_t i = 0; i < n;) { /* each stream in HTA's order */
+        size_t j = i + 1;
+        int sorted = 1;
+        for (; j < n && v[j].device == v[i].device && v[j].stream == v[i].stream; j++)
+            if (sorted && sop_cmp(&v[j - 1], &v[j]) > 0)
+                sorted = 0;
+        if (!sorted)
+            qsort(v + i, j - i, sizeof *v, sop_cmp);
+        i = j;
+    }
     for (size_t d = 0; d < res->ndev; d++) {
         struct device_result *dr = &res->dev[d];
         size_t a = 0;

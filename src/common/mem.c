@@ -46,7 +46,10 @@ static void *map_fresh(size_t n)
         void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         return p == MAP_FAILED ? NULL : p;
     }
-    size_t pg = (size_t)sysconf(_SC_PAGESIZE), len = (n + pg - 1) / pg * pg;
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    if (n > SIZE_MAX - 2 * (size_t)HUGE_PAGE)
+        return NULL; /* the addresses asked for beyond would wrap */
+    size_t len = (n + pg - 1) / pg * pg;
     char *p = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
         return NULL;
@@ -164,6 +167,7 @@ void *big_append(void *a, size_t an, size_t *acap, void *b, size_t bn, size_t bc
         big_free(b, bcap);
         return a;
     }
+    *acap = alen; /* (the moved pages end within a's) */
     memmove((char *)b + tail, b, bn);
     memcpy(b, (char *)a + a0, tail);
     if (mremap(b, blen, blen, MREMAP_MAYMOVE | MREMAP_FIXED, (char *)a + a0) == MAP_FAILED) {

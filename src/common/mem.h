@@ -23,7 +23,10 @@ void big_free(void *p, size_t n);
 /* The an bytes of a (big_alloc'd, *acap bytes) followed by the bn bytes of
  * b (big_alloc'd, bcap bytes; taken: freed or made part of a): b's pages
  * move instead of b being copied where the arrays are mapped.  Returns a's
- * new place (*acap updated), or NULL when out of memory (both kept). */
+ * new place (*acap updated), or NULL when out of memory (both kept).  Once
+ * pages moved into a, a is two mappings, which the kernel cannot grow in
+ * place: a caller that appends several arrays gives a the room for all
+ * of them first (a big_alloc of their sum: addresses, not memory). */
 void *big_append(void *a, size_t an, size_t *acap, void *b, size_t bn, size_t bcap);
 
 /* Make room for one more element of elem bytes in a malloc'd array of

@@ -41,6 +41,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #define MS 1000000LL
 #define TOL DUR_TOL
@@ -1011,6 +1013,8 @@ static int tally(struct place *P)
             }
             lst[j] = x;
         }
+        if (rc)
+            break; /* lst is not all set */
         for (size_t q = 0; q < m; q++)
             dest[lst[q]] = (uint32_t)(k0 + q);
         k0 += m;
@@ -1035,6 +1039,12 @@ static int tally(struct place *P)
     if (rc == 0 && nph) {
         d->ph = ph, d->nph = k0, d->ph_cap = 0;
         d->mem = P->mem, P->mem->refs++;
+    }
+    if (rc == 0) { /* the entries past the phases are done with: their whole pages go back */
+        uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), lo = (uintptr_t)(ph + k0), hi = (uintptr_t)(P->dl + P->n);
+        lo = (lo + pg - 1) / pg * pg, hi = hi / pg * pg;
+        if (hi > lo)
+            madvise((void *)lo, hi - lo, MADV_DONTNEED);
     }
     free(at);
     big_free(ent, (P->n + 1) * sizeof *ent);

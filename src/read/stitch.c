@@ -370,6 +370,7 @@ struct dur_acc {
     uint8_t last_wall, seen;
     uint64_t info, bad, bad_first;
     size_t open_from; /* entries [open_from, n) wait for a record (dline's next_us): a later part's first */
+    size_t room;      /* every part's entries' capacity, summed (dur_take) */
 };
 
 /* Part p's entries onto the input's: each made the model's (its name, its
@@ -415,9 +416,14 @@ static int dur_take(struct model *m, struct dur_acc *a, struct evpart *p, uint64
         a->open_from = a->n + d->next_from;
     if (!d->n)
         return 0;
-    if (!a->v) {
+    if (!a->v && a->room <= d->cap) {
         a->v = d->list, a->n = d->n, a->cap = d->cap;
     } else {
+        if (!a->v) { /* room for every part's, so that pages moved in never need a to grow (mem.h) */
+            if (!(a->v = big_alloc(a->room * sizeof *a->v)))
+                return -1;
+            a->cap = a->room;
+        }
         size_t cap = a->cap * sizeof *a->v;
         struct dline *v = big_append(a->v, a->n * sizeof *v, &cap, d->list, d->n * sizeof *v, d->cap * sizeof *v);
         if (!v)
@@ -479,6 +485,8 @@ int stitch_add(struct model *m, const char *source, const struct provenance *pro
     int nwait = 0;
     int rc = 0;
     struct dur_acc durs = {0};
+    for (int pi = 0; pi < nparts; pi++)
+        durs.room += parts[pi].durs.cap;
     for (int pi = 0; pi < nparts && rc == 0; pi++) {
         struct evpart *p = &parts[pi];
         if (dur_take(m, &durs, p, base))

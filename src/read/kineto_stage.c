@@ -285,9 +285,29 @@ static int idle_of(const struct kop *ops, size_t nops, struct idle_fn *f)
         free(e);
         return -1;
     }
-    for (size_t i = 0; i < nops; i++)
+    int one_device = 1, in_order = 1;
+    for (size_t i = 0; i < nops; i++) {
         o[i] = (struct dspan){ops[i].ts, sat_add(ops[i].ts, ops[i].dur), ops[i].device};
-    qsort(o, nops, sizeof *o, dspan_cmp);
+        if (i && o[i].device != o[0].device)
+            one_device = 0;
+        if (i && in_order && dspan_cmp(&o[i - 1], &o[i]) > 0)
+            in_order = 0;
+    }
+    /* a trace's operations are mostly of one device and nearly in time
+     * order: the radix sort (adaptive) by start then, else qsort */
+    struct span *sp = !in_order && one_device ? malloc((nops ? nops : 1) * sizeof *sp) : NULL;
+    if (sp) {
+        for (size_t i = 0; i < nops; i++)
+            sp[i] = (struct span){o[i].ts, o[i].end};
+        if (sort_spans(NULL, sp, nops) == 0) {
+            for (size_t i = 0; i < nops; i++)
+                o[i].ts = sp[i].start, o[i].end = sp[i].end;
+            in_order = 1;
+        }
+        free(sp);
+    }
+    if (!in_order)
+        qsort(o, nops, sizeof *o, dspan_cmp);
     size_t ne = 0;
     f->first = INT64_MAX;
     f->last = INT64_MIN;
@@ -309,7 +329,11 @@ static int idle_of(const struct kop *ops, size_t nops, struct idle_fn *f)
         i = j;
     }
     free(o);
-    qsort(e, ne, sizeof *e, edge_cmp);
+    size_t k = 1; /* one device's gaps come in order already */
+    while (k < ne && edge_cmp(&e[k - 1], &e[k]) <= 0)
+        k++;
+    if (k < ne)
+        qsort(e, ne, sizeof *e, edge_cmp);
     f->p = malloc((ne ? ne : 1) * sizeof *f->p);
     if (!f->p) {
         free(e);
@@ -361,6 +385,42 @@ static void cand_put(struct streams_use *use, const struct kcand *c)
         use->ncand++;
 }
 
+/* kr's ranges by name, then start (krange_by_name): by counting the
+ * names (a trace has few), each name's in file order, which is mostly
+ * in time order already (sorted where it is not).  0, or -1 out of memory. */
+static int ranges_by_name(struct kranges *kr)
+{
+    if (!kr->n)
+        return 0;
+    size_t nn = kr->names.n, *at = calloc(nn + 1, sizeof *at);
+    struct krange *v = malloc(kr->n * sizeof *v);
+    if (!at || !v) {
+        free(at);
+        free(v);
+        return -1;
+    }
+    for (size_t i = 0; i < kr->n; i++)
+        at[kr->r[i].name + 1]++;
+    for (size_t q = 0; q < nn; q++)
+        at[q + 1] += at[q];
+    for (size_t i = 0; i < kr->n; i++)
+        v[at[kr->r[i].name]++] = kr->r[i];
+    free(at);
+    free(kr->r);
+    kr->r = v, kr->cap = kr->n;
+    for (size_t i = 0; i < kr->n;) {
+        size_t j = i + 1;
+        int sorted = 1;
+        for (; j < kr->n && v[j].name == v[i].name; j++)
+            if (v[j].t0 < v[j - 1].t0)
+                sorted = 0;
+        if (!sorted)
+            qsort(v + i, j - i, sizeof *v, krange_by_name);
+        i = j;
+    }
+    return 0;
+}
+
 int kstage_candidates(struct kranges *kr, const struct kop *ops, size_t nops, struct model *m,
                       struct streams_use *use)
 {
@@ -369,9 +429,11 @@ int kstage_candidates(struct kranges *kr, const struct kop *ops, size_t nops, st
         return -1;
     use->cand_idle = f.total;
     int64_t window = sat_sub(f.last, f.first);
+    if (ranges_by_name(kr)) {
+        free(f.p);
+        return -1;
+    }
     struct krange *r = kr->r;
-    if (kr->n)
-        qsort(r, kr->n, sizeof *r, krange_by_name);
     int rc = 0;
     for (size_t i = 0; i < kr->n && !rc;) {
         size_t e = i;

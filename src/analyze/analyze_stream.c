@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* One operation of a stream, in HTA's times. */
 struct sop {
@@ -161,7 +162,21 @@ struct skeys {
     uint64_t *key; /* (device, stream) + 1 (0: empty) */
     uint32_t *id;
     size_t mask, n;
+    uint64_t seed; /* mixed into the hash: a trace cannot be made to pile its streams into one slot */
 };
+
+/* The slot of key k: the key mixed with the table's seed (MurmurHash3's
+ * finalizer), its high bits; the output never depends on it, only the time. */
+static size_t skeys_slot(const struct skeys *t, uint64_t k, size_t mask)
+{
+    uint64_t h = k ^ t->seed;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return (size_t)h & mask;
+}
 
 static uint64_t skey(int32_t device, int32_t stream)
 {
@@ -171,7 +186,7 @@ static uint64_t skey(int32_t device, int32_t stream)
 /* The stream's number, added if new; -1 out of memory. */
 static int64_t skeys_id(struct skeys *t, uint64_t k)
 {
-    size_t j = t->key ? (size_t)((k * 0x9e3779b97f4a7c15ull) >> 32) & t->mask : 0;
+    size_t j = t->key ? skeys_slot(t, k, t->mask) : 0;
     for (; t->key && t->key[j]; j = (j + 1) & t->mask)
         if (t->key[j] == k)
             return t->id[j];
@@ -186,7 +201,7 @@ static int64_t skeys_id(struct skeys *t, uint64_t k)
         }
         for (size_t i = 0; t->key && i <= t->mask; i++)
             if (t->key[i]) {
-                size_t h = (size_t)((t->key[i] * 0x9e3779b97f4a7c15ull) >> 32) & (slots - 1);
+                size_t h = skeys_slot(t, t->key[i], slots - 1);
                 while (nk[h])
                     h = (h + 1) & (slots - 1);
                 nk[h] = t->key[i], ni[h] = t->id[i];
@@ -195,7 +210,7 @@ static int64_t skeys_id(struct skeys *t, uint64_t k)
         free(t->id);
         t->key = nk, t->id = ni, t->mask = slots - 1;
     }
-    j = (size_t)((k * 0x9e3779b97f4a7c15ull) >> 32) & t->mask;
+    j = skeys_slot(t, k, t->mask);
     while (t->key[j])
         j = (j + 1) & t->mask;
     t->key[j] = k, t->id[j] = (uint32_t)t->n;
@@ -228,6 +243,7 @@ int analyze_streams(const struct run *r, const struct analyze_opts *o, struct ru
      * is not is sorted (sop_cmp), and a million operations are not sorted
      * as one array. */
     struct skeys sk = {0};
+    sk.seed = (uint64_t)(uintptr_t)&sk ^ (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ull; /* varies by run (ASLR, time) */
     size_t *at = NULL, ns;
     uint64_t *keys = NULL;
     uint32_t *rank = NULL; /* a stream's number -> its place in (device, stream) order */
@@ -307,9 +323,14 @@ int analyze_streams(const struct run *r, const struct analyze_opts *o, struct ru
     }
     for (size_t d = 0; d < res->ndev; d++) {
         struct device_result *dr = &res->dev[d];
-        size_t a = 0;
-        while (a < n && v[a].device != dr->device)
-            a++;
+        size_t a = 0, hi = n; /* v is by (device as unsigned, stream): its first */
+        while (a < hi) {
+            size_t mid = a + (hi - a) / 2;
+            if ((uint32_t)v[mid].device < (uint32_t)dr->device)
+                a = mid + 1;
+            else
+                hi = mid;
+        }
         size_t b = a, count = 0;
         for (size_t i = a; i < n && v[i].device == dr->device; i++, b++)
             if (i == a || v[i].stream != v[i - 1].stream)

@@ -23,6 +23,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sys/stat.h>
 #include <math.h>
 #include <stdio.h>
@@ -878,6 +879,7 @@ struct krange_read {
     const char *name;
     int rc;
     char err[512];
+    _Atomic int stop; /* set by the other thread: what this range reads is no longer wanted */
 };
 
 /* Feed the range; rc and err as kineto_read says them. */
@@ -898,7 +900,7 @@ static void range_feed(struct krange_read *R)
      * the cost near 2L; after it, chunks are one read again. */
     size_t want = cap;
     uint64_t at = R->from;
-    while (!R->rc) {
+    while (!R->rc && !atomic_load_explicit(&R->stop, memory_order_relaxed)) {
         size_t got = 0;
         int eof = 0;
         while (!R->rc && got < want) {
@@ -947,7 +949,8 @@ static void range_feed(struct krange_read *R)
         }
     }
     free(buf);
-    if (!R->rc && R->last && yajl_complete_parse(R->h) != yajl_status_ok) {
+    if (!R->rc && R->last && !atomic_load_explicit(&R->stop, memory_order_relaxed) &&
+        yajl_complete_parse(R->h) != yajl_status_ok) {
         json_error(R->h, R->name, R->off, R->lines + 1, R->err, sizeof R->err); /* cut short: where it ends */
         R->rc = -1;
     }
@@ -1186,27 +1189,33 @@ int kineto_read(struct model *m, int fd, const char *name, const unsigned char *
     if (!A->rc)
         range_feed(A);
     if (B) {
-        pthread_join(th, NULL);
         int form = form_of(fd);
-        int holds = !A->rc && !B->rc && split_holds(A, form, split);
+        int guess = !A->rc && split_holds(A, form, split); /* the second range's reading is wanted */
+        if (!guess)
+            atomic_store_explicit(&B->stop, 1, memory_order_relaxed);
+        pthread_join(th, NULL);
+        int holds = guess && !B->rc;
         if (getenv("WATERFALL_TIMING")) /* how the read went (the tests check that both ways run) */
             fprintf(stderr, "waterfall: %s read in two ranges, the second from byte %llu: %s\n", name,
                     (unsigned long long)split,
                     holds    ? "joined"
                     : A->rc  ? "the first stopped at an error"
-                    : B->rc  ? "the second stopped at an error: read again in order"
-                             : "the first did not end between two events: read again in order");
+                    : !guess ? "the first did not end between two events: read again in order"
+                             : "the second stopped at an error: read again in order");
         if (holds) {
             if (ranges_join(&A->k, &B->k)) {
                 snprintf(A->err, sizeof A->err, "%s: out of memory", name);
                 A->rc = -1;
             }
             A->off = B->off, A->lines += B->lines;
-        } else if (!A->rc) { /* the guess did not hold, or the second range has an error: on, in order */
-            A->from = split, A->to = (uint64_t)st.st_size, A->last = 1;
-            range_feed(A);
+            range_free(B);
+        } else {
+            range_free(B); /* before the first reading goes on: not held beside it */
+            if (!A->rc) { /* the guess did not hold, or the second range has an error: on, in order */
+                A->from = split, A->to = (uint64_t)st.st_size, A->last = 1;
+                range_feed(A);
+            }
         }
-        range_free(B);
     }
     int rc = A->rc;
     if (rc)

@@ -80,6 +80,7 @@ void live_free(struct live *l)
         for (size_t i = 0; i <= l->mask; i++)
             unit_free(l->tab[i]);
     free(l->tab);
+    free(l->gs);
     if (l->done)
         done_clear(l);
     free(l->done);
@@ -140,6 +141,7 @@ static int tab_grow(struct live *l)
  * it (linear probing without tombstones). */
 static void tab_remove(struct live *l, size_t i)
 {
+    l->gs_dirty = 1;
     l->tab[i] = NULL;
     l->n--;
     for (size_t j = (i + 1) & l->mask; l->tab[j]; j = (j + 1) & l->mask) {
@@ -356,6 +358,12 @@ static int apply(struct live *l, const struct live_rec *r, int64_t t)
             l->late++;
     }
     u->t[ev] = t;
+    if (ev == EV_GPU_START && !x->in_gs && !l->gs_dirty) { /* (dirty: made again with it) */
+        if (grow_heap((void **)&l->gs, &l->gscap, l->ngs, sizeof *l->gs, 64))
+            l->gs_dirty = 1;
+        else
+            l->gs[l->ngs++] = x, x->in_gs = 1;
+    }
     if (r->worker >= 0 && u->worker < 0)
         u->worker = r->worker;
     if (r->device >= 0) {
@@ -559,6 +567,33 @@ static int timed(struct live *l, const struct live_rec *r, int64_t *t)
 
 /* ---- duration lines: each section's kernel, given as analyze gives it ---- */
 
+/* The table's units with a GPU_START, made again from the table when
+ * units left it; each unit's slot (dur_cand's id) is looked up. */
+static int gs_list(struct live *l)
+{
+    if (!l->gs_dirty)
+        return 0;
+    l->ngs = 0;
+    for (size_t i = 0; i <= l->mask; i++) {
+        struct live_unit *x = l->tab[i];
+        if (!x)
+            continue;
+        x->in_gs = 0;
+        if (x->u.t[EV_GPU_START] == T_NONE)
+            continue;
+        if (grow_heap((void **)&l->gs, &l->gscap, l->ngs, sizeof *l->gs, 64))
+            return -1;
+        l->gs[l->ngs++] = x, x->in_gs = 1;
+    }
+    l->gs_dirty = 0;
+    return 0;
+}
+
+static size_t slot_of_unit(const struct live *l, const struct live_unit *x)
+{
+    return slot_of(l, x->job, x->job_len, x->u.partition, x->hash);
+}
+
 static int64_t *dur_unlock(struct live *l, int32_t device)
 {
     for (size_t i = 0; i < l->ndunlock; i++)
@@ -586,13 +621,19 @@ static int dur_cands(struct live *l, const struct live_sect *c, size_t *n)
         l->dcap = cap;
     }
     *n = 0;
-    for (size_t i = 0; i <= l->mask; i++) {
-        const struct live_unit *x = l->tab[i];
-        int64_t S = x ? x->u.t[EV_GPU_START] : T_NONE, E = x ? x->u.t[EV_GPU_END] : T_NONE;
-        if (!x || x->dur_call || S == T_NONE || S > c->t_pos || (E != T_NONE && E < c->t_pos - DUR_TOL))
+    if (gs_list(l))
+        return -1;
+    for (size_t g = 0; g < l->ngs; g++) {
+        const struct live_unit *x = l->gs[g];
+        int64_t S = x->u.t[EV_GPU_START], E = x->u.t[EV_GPU_END];
+        if (x->dur_call || S > c->t_pos || (E != T_NONE && E < c->t_pos - DUR_TOL))
             continue;
         int64_t *ut = c->multi && !(x->u.flags & U_DEVSET) ? NULL : dur_unlock(l, x->u.device);
-        l->dcand[(*n)++] = (struct dur_cand){S, E, ut ? *ut : T_NONE, (uint32_t)i};
+        struct dur_cand d = {S, E, ut ? *ut : T_NONE, (uint32_t)slot_of_unit(l, x)};
+        size_t k = (*n)++; /* in slot order, as a scan of the table met them (ties go by it) */
+        for (; k > 0 && l->dcand[k - 1].id > d.id; k--)
+            l->dcand[k] = l->dcand[k - 1];
+        l->dcand[k] = d;
     }
     return 0;
 }
@@ -628,10 +669,9 @@ static void worker_latest(const struct live *l, int64_t *latest)
 {
     for (int w = 0; w < 256; w++)
         latest[w] = INT64_MIN;
-    for (size_t i = 0; i <= l->mask; i++) {
-        const struct live_unit *x = l->tab[i];
-        if (x && x->u.worker >= 0 && x->u.worker < 256 && x->u.t[EV_GPU_START] != T_NONE &&
-            x->u.t[EV_GPU_START] > latest[x->u.worker])
+    for (size_t g = 0; g < l->ngs; g++) { /* (gs_list made it, in dur_cands) */
+        const struct live_unit *x = l->gs[g];
+        if (x->u.worker >= 0 && x->u.worker < 256 && x->u.t[EV_GPU_START] > latest[x->u.worker])
             latest[x->u.worker] = x->u.t[EV_GPU_START];
     }
 }
@@ -720,9 +760,16 @@ static int64_t dur_hold(struct live *l, int64_t h)
     /* and, while the mux has not decided some lines (several readings),
      * the sections still open to it: one of them may be closed already */
     int open = l->mux && dmux_undecided(l->mux) ? l->ndsect : 0;
+    int use_gs = gs_list(l) == 0; /* out of memory: the whole table */
     for (int i = 0; i < l->ndpend + open; i++) {
         int64_t t_pos = i < l->ndpend ? l->dpend[i].c.t_pos : l->dsect[i - l->ndpend].t_pos;
-        for (size_t q = 0; q <= l->mask; q++) {
+        for (size_t g = 0; use_gs && g < l->ngs; g++) {
+            const struct live_unit *x = l->gs[g];
+            int64_t S = x->u.t[EV_GPU_START];
+            if (!x->dur_call && S <= t_pos && S < h)
+                h = S;
+        }
+        for (size_t q = 0; !use_gs && q <= l->mask; q++) {
             const struct live_unit *x = l->tab[q];
             int64_t S = x ? x->u.t[EV_GPU_START] : T_NONE;
             if (x && !x->dur_call && S != T_NONE && S <= t_pos && S < h)
@@ -741,8 +788,9 @@ static int spawn_in(struct live *l, const struct live_rec *r)
     if (l->dur_t == T_NONE)
         return 0;
     struct live_unit *best = NULL;
-    for (size_t i = 0; i <= l->mask; i++) {
-        struct live_unit *x = l->tab[i];
+    int use_gs = gs_list(l) == 0; /* the units with a GPU_START; out of memory: the whole table */
+    for (size_t i = 0; i < (use_gs ? l->ngs : l->mask + 1); i++) {
+        struct live_unit *x = use_gs ? l->gs[i] : l->tab[i];
         int64_t S = x ? x->u.t[EV_GPU_START] : T_NONE, E = x ? x->u.t[EV_GPU_END] : T_NONE;
         if (!x || x->u.worker != r->worker || (r->partition >= 0 && x->u.partition != r->partition) ||
             x->spawn >= 0 || S == T_NONE || S > l->dur_t || (E != T_NONE && E < l->dur_t - DUR_TOL))
@@ -1470,6 +1518,7 @@ static int in_flight_stage(const struct unit *u);
  * as analyze's in_flight does. */
 static void flush_units(struct live *l)
 {
+    l->gs_dirty = 1;
     memset(l->ended_in_flight, 0, sizeof l->ended_in_flight);
     for (size_t i = 0; i <= l->mask; i++)
         if (l->tab[i]) {

@@ -105,6 +105,7 @@ struct live_unit {
                        * the longest of its stage): where it stopped holding its cause
                        * (T_NONE: not so) */
     uint8_t dur_call;  /* a duration lines' section was given to it: its kernel is dk */
+    uint8_t in_gs;     /* in live's gs */
     int64_t dka, dkb;  /* that kernel (gpu_total), clamped into the GPU phase when counted */
     int64_t spawn;     /* its spawn line's spawn_to_enter (ns; -1: none given yet) */
     uint16_t nkern, kern_cap, nkopen;
@@ -155,6 +156,10 @@ struct live {
     /* the units kept, by (job, partition): open addressing, deleted by
      * shifting back */
     struct live_unit **tab;
+    struct live_unit **gs; /* the units of the table with a GPU_START (gs_list): the duration
+                            * lines' candidates are among them, not among the units queued */
+    size_t ngs, gscap;
+    int gs_dirty;          /* units left the table or moved: made again from it when asked */
     size_t mask, n;
     /* A settle's sets of spans (live.c), kept from one to the next so that
      * their memory is not allocated and faulted in again each time. */

@@ -421,6 +421,29 @@ done
 [ -s "$T/ord.streams" ] && grep -q '"stream": 39' "$T/ord.streams" && cmp -s "$T/ord.streams" "$T/ord_rev.streams" &&
     cmp -s "$T/ord.streams" "$T/ord_mix.streams" && ok || bad "a stream's figures depend on the events' order in the file"
 
+# a UTF-8 byte order mark before the JSON (which a reader may ignore, RFC
+# 8259 8.1): read as without it, from a file (in one range and in two) and
+# from a pipe; an error's byte counts it
+printf '\357\273\277' | cat - "$T/obj.json" >"$T/bom.json"
+"$W" analyze --json --no-progress "$T/obj.json" >"$T/nobom.out" 2>/dev/null
+for how in file two pipe; do
+    case $how in
+    file) "$W" analyze --json --no-progress "$T/bom.json" >"$T/bom.out" 2>"$T/bom.err" ;;
+    two) WATERFALL_READ_THREADS=2 "$W" analyze --json --no-progress "$T/bom.json" >"$T/bom.out" 2>"$T/bom.err" ;;
+    pipe) cat "$T/bom.json" | "$W" analyze --json --no-progress - >"$T/bom.out" 2>"$T/bom.err" ;;
+    esac
+    python3 - "$T/nobom.out" "$T/bom.out" <<'PY' && ok || bad "a trace after a byte order mark ($how): $(head -c 300 "$T/bom.err")"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+for r in a["runs"] + b["runs"]:
+    r.pop("source", None)
+assert a["runs"] == b["runs"], "differs"
+PY
+done
+printf '\357\273\277{"traceEvents": [x]}\n' >"$T/bomerr.json"
+"$W" analyze --no-progress "$T/bomerr.json" >/dev/null 2>"$T/bomerr.err"
+grep -q "bomerr.json: not valid JSON at byte 21 (line 1)" "$T/bomerr.err" && ok || bad "an error after a byte order mark: $(cat "$T/bomerr.err")"
+
 # and on every trace of an HTA checkout, where one is given
 if [ -n "$HTA_SRC" ]; then
     if (cd "$HTA_SRC/tests/data" && ${HTA_PYTHON:-python3} "$K/hta_expect.py" "$HTA_SRC" "$T/all.txt" $(find . -name '*.json*' | sed 's|^\./||' | sort)) >/dev/null 2>&1; then

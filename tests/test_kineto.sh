@@ -424,12 +424,16 @@ done
 # a UTF-8 byte order mark before the JSON (which a reader may ignore, RFC
 # 8259 8.1): read as without it, from a file (in one range and in two) and
 # from a pipe; an error's byte counts it
-printf '\357\273\277' | cat - "$T/obj.json" >"$T/bom.json"
-"$W" analyze --json --no-progress "$T/obj.json" >"$T/nobom.out" 2>/dev/null
+printf '\357\273\277' | cat - "$T/two.json" >"$T/bom.json"
+WATERFALL_READ_THREADS=1 "$W" analyze --json --no-progress "$T/two.json" >"$T/nobom.out" 2>/dev/null
 for how in file two pipe; do
     case $how in
-    file) "$W" analyze --json --no-progress "$T/bom.json" >"$T/bom.out" 2>"$T/bom.err" ;;
-    two) WATERFALL_READ_THREADS=2 "$W" analyze --json --no-progress "$T/bom.json" >"$T/bom.out" 2>"$T/bom.err" ;;
+    file) WATERFALL_READ_THREADS=1 "$W" analyze --json --no-progress "$T/bom.json" >"$T/bom.out" 2>"$T/bom.err" ;;
+    two)
+        WATERFALL_TIMING=1 WATERFALL_READ_THREADS=2 "$W" analyze --json --no-progress "$T/bom.json" >"$T/bom.out" 2>"$T/bom.err"
+        grep -q "bom.json read in two ranges, the second from byte [0-9]*: joined" "$T/bom.err" ||
+            bad "a trace after a byte order mark was not read in two ranges: $(head -c 300 "$T/bom.err")"
+        ;;
     pipe) cat "$T/bom.json" | "$W" analyze --json --no-progress - >"$T/bom.out" 2>"$T/bom.err" ;;
     esac
     python3 - "$T/nobom.out" "$T/bom.out" <<'PY' && ok || bad "a trace after a byte order mark ($how): $(head -c 300 "$T/bom.err")"

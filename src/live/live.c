@@ -763,14 +763,8 @@ static int64_t dur_hold(struct live *l, int64_t h)
     int use_gs = gs_list(l) == 0; /* out of memory: the whole table */
     for (int i = 0; i < l->ndpend + open; i++) {
         int64_t t_pos = i < l->ndpend ? l->dpend[i].c.t_pos : l->dsect[i - l->ndpend].t_pos;
-        for (size_t g = 0; use_gs && g < l->ngs; g++) {
-            const struct live_unit *x = l->gs[g];
-            int64_t S = x->u.t[EV_GPU_START];
-            if (!x->dur_call && S <= t_pos && S < h)
-                h = S;
-        }
-        for (size_t q = 0; !use_gs && q <= l->mask; q++) {
-            const struct live_unit *x = l->tab[q];
+        for (size_t q = 0; q < (use_gs ? l->ngs : l->mask + 1); q++) {
+            const struct live_unit *x = use_gs ? l->gs[q] : l->tab[q];
             int64_t S = x ? x->u.t[EV_GPU_START] : T_NONE;
             if (x && !x->dur_call && S != T_NONE && S <= t_pos && S < h)
                 h = S;

@@ -1041,6 +1041,21 @@ static uint32_t *strtab_map(struct strtab *a, const struct strtab *b)
     return map;
 }
 
+/* b's n operations after a's, their event numbers moved on by ev.  0, or
+ * -1 out of memory (a kept). */
+static int kops_join(struct kop **a, size_t *na, size_t *cap, const struct kop *b, size_t n, uint64_t ev)
+{
+    if (!n)
+        return 0;
+    struct kop *o = realloc(*a, (*na + n) * sizeof *o);
+    if (!o)
+        return -1;
+    *a = o, *cap = *na + n;
+    for (size_t i = 0; i < n; i++, (*na)++)
+        o[*na] = b[i], o[*na].index += ev;
+    return 0;
+}
+
 /* The second range's reading after the first's, as one reading in order
  * would have made it: events renumbered, names and threads as the first
  * knows them.  0, or -1 out of memory. */
@@ -1049,26 +1064,9 @@ static int ranges_join(struct kstate *a, struct kstate *b)
     uint64_t ev = a->use.events;
     uint32_t *names = strtab_map(&a->kr.names, &b->kr.names), *threads = strtab_map(&a->kr.threads, &b->kr.threads);
     int rc = names && threads ? 0 : -1;
-    if (rc == 0 && b->nops) {
-        struct kop *o = realloc(a->ops, (a->nops + b->nops) * sizeof *o);
-        if (!o)
-            rc = -1;
-        else {
-            a->ops = o, a->ops_cap = a->nops + b->nops;
-            for (size_t i = 0; i < b->nops; i++, a->nops++)
-                o[a->nops] = b->ops[i], o[a->nops].index += ev;
-        }
-    }
-    if (rc == 0 && b->nskips) {
-        struct kop *o = realloc(a->skips, (a->nskips + b->nskips) * sizeof *o);
-        if (!o)
-            rc = -1;
-        else {
-            a->skips = o, a->skips_cap = a->nskips + b->nskips;
-            for (size_t i = 0; i < b->nskips; i++, a->nskips++)
-                o[a->nskips] = b->skips[i], o[a->nskips].index += ev;
-        }
-    }
+    if (rc == 0 && (kops_join(&a->ops, &a->nops, &a->ops_cap, b->ops, b->nops, ev) ||
+                    kops_join(&a->skips, &a->nskips, &a->skips_cap, b->skips, b->nskips, ev)))
+        rc = -1;
     if (rc == 0 && b->nls) {
         struct lslot *l = realloc(a->ls, (a->nls + b->nls) * sizeof *l);
         if (!l)
@@ -1197,7 +1195,7 @@ int kineto_read(struct model *m, int fd, const char *name, const unsigned char *
     if (!A->rc)
         range_feed(A);
     if (B) {
-        int form = form_of(fd);
+        int form = B->k.form; /* the form guessed (its prefix made it) */
         int guess = !A->rc && split_holds(A, form, split); /* the second range's reading is wanted */
         if (!guess)
             atomic_store_explicit(&B->stop, 1, memory_order_relaxed);

@@ -87,21 +87,12 @@ static int cmp_span_start(const void *a, const void *b)
 }
 
 /* The length of the union of s[0..n) clipped to [lo, hi] (s reordered):
- * a unit's dozen by insertion, a device's kernels (hundreds of thousands)
- * by the radix sort, its scratch from sp. */
+ * sorted by sort_spans (a unit's dozen by its insertion pass, a device's
+ * kernels, hundreds of thousands, by its radix sort, scratch from sp). */
 static int64_t union_len(struct scratch_pool *sp, struct span *s, size_t n, int64_t lo, int64_t hi)
 {
-    if (n <= 32) {
-        for (size_t i = 1; i < n; i++) {
-            struct span x = s[i];
-            size_t j = i;
-            for (; j > 0 && s[j - 1].start > x.start; j--)
-                s[j] = s[j - 1];
-            s[j] = x;
-        }
-    } else if (sort_spans(sp, s, n)) {
+    if (sort_spans(sp, s, n))
         qsort(s, n, sizeof *s, cmp_span_start); /* the radix sort's scratch was not to be had */
-    }
     int64_t total = 0, a = 0, b = 0;
     int open = 0;
     for (size_t i = 0; i < n; i++) {

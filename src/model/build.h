@@ -43,6 +43,15 @@ void mb_init(struct mbuild *b, struct model *m, const char *source, const struct
 int mb_event(struct mbuild *b, int64_t t, const char *job, size_t job_len, int32_t partition, int ev,
              int32_t worker, int32_t device, uint64_t line, uint32_t flags);
 
+/* A whole unit of a job new to the run (the caller knows its id names no
+ * job of the run yet, such as a trace's event number): its events t[EV_*]
+ * (T_NONE: not seen), all naming worker and device, as that many mb_event
+ * calls would make it, without looking the job up.  The run's indexes are
+ * dropped, and made again from its arrays at the next lookup (mb_event,
+ * mb_other, mb_detail): a reader adds all such units first. */
+int mb_unit(struct mbuild *b, const char *job, size_t job_len, int32_t partition, const int64_t t[EV_N],
+            int32_t worker, int32_t device, uint64_t line, uint32_t flags);
+
 /* Another event of the unit (job, partition: -1 for the job's one unit):
  * a phase's start or end (NAME_START, NAME_END) or a mark, by name. */
 int mb_other(struct mbuild *b, int64_t t, const char *job, size_t job_len, int32_t partition,

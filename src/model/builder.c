@@ -88,6 +88,41 @@ int mb_event(struct mbuild *b, int64_t t, const char *id, size_t len, int32_t pa
     return 0;
 }
 
+int mb_unit(struct mbuild *b, const char *id, size_t len, int32_t partition, const int64_t t[EV_N],
+            int32_t worker, int32_t device, uint64_t line, uint32_t flags)
+{
+    int any = 0;
+    for (int e = 0; e < EV_N; e++)
+        any |= t[e] != T_NONE;
+    if (!any) /* no event: mb_event would have made no unit */
+        return 0;
+    struct run *r = mb_run(b);
+    if (!r || r->nunits >= UINT32_MAX - 1 || r->njobs >= UINT32_MAX - 1 ||
+        grow_array((void **)&r->jobs, &r->jobs_cap, r->njobs + 1, sizeof *r->jobs) ||
+        grow_array((void **)&r->units, &r->units_cap, r->nunits + 1, sizeof *r->units))
+        return -1;
+    const char *kept = model_keep_id(b->m, id, len);
+    if (!kept)
+        return -1;
+    /* an index would now miss this job and unit: hindex_reserve makes it
+     * again from all of them when one is next wanted */
+    hindex_free(&r->jindex);
+    hindex_free(&r->uindex);
+    uint32_t job = (uint32_t)r->njobs++;
+    r->jobs[job] = (struct job){kept, (uint32_t)len, 1, hash_bytes(id, len, 0)};
+    struct unit *u = &r->units[r->nunits++];
+    for (int e = 0; e < EV_N; e++)
+        u->t[e] = T_NONE;
+    u->job = job, u->partition = partition, u->worker = -1, u->device = 0;
+    u->line = line, u->flags = flags & U_QUEUE;
+    for (int e = 0; e < EV_N; e++)
+        if (t[e] != T_NONE) {
+            unit_set(u, e, t[e], worker, device);
+            note_line(r, line);
+        }
+    return 0;
+}
+
 /* An item for run_finish to attach: another event, or a detail. */
 static int extra(struct mbuild *b, int is_event, int64_t t, const char *id, size_t len,
                  int32_t partition, const char *k, size_t kn, const char *v, size_t vn, uint64_t line)

@@ -741,29 +741,55 @@ static struct kstage *stages_of(struct model *m, struct kstate *k, int64_t t_flo
     return st;
 }
 
-/* One operation's stages, through the builder: CHAN_SEND where it is
+/* One operation's stages into its unit's times: CHAN_SEND where it is
  * ready, GPU_PICKUP, SYNTH_START and SYNTH_END where it has them; where a
  * prep range makes it ready before its launch, the launch is kept as the
- * detail launch_ns (HTA's rule takes it: analyze_stream.c). */
-static int stage_events(struct mbuild *b, const struct kop *o, const struct kstage *st, int64_t launch, int64_t origin,
-                        const char *job, size_t jl, struct streams_use *use)
+ * detail launch_ns (HTA's rule takes it: analyze_stream.c; build adds it). */
+static void stage_times(int64_t t[EV_N], const struct kstage *st, int64_t origin, struct streams_use *use)
 {
-    int rc = mb_event(b, st->ready - origin, job, jl, -1, EV_CHAN_SEND, o->stream, o->device, o->index, 0);
-    if (!rc && st->pickup != T_NONE) {
-        rc = mb_event(b, st->pickup - origin, job, jl, -1, EV_GPU_PICKUP, o->stream, o->device, o->index, 0);
+    t[EV_CHAN_SEND] = st->ready - origin;
+    if (st->pickup != T_NONE) {
+        t[EV_GPU_PICKUP] = st->pickup - origin;
         use->stage_units[1]++;
     }
-    if (!rc && st->synth0 != T_NONE) {
-        rc = mb_event(b, st->synth0 - origin, job, jl, -1, EV_SYNTH_START, o->stream, o->device, o->index, 0) ||
-             mb_event(b, st->synth1 - origin, job, jl, -1, EV_SYNTH_END, o->stream, o->device, o->index, 0);
+    if (st->synth0 != T_NONE) {
+        t[EV_SYNTH_START] = st->synth0 - origin;
+        t[EV_SYNTH_END] = st->synth1 - origin;
         use->stage_units[0]++;
     }
-    if (!rc && st->ready != launch) {
-        char v[24];
-        size_t vl = (size_t)snprintf(v, sizeof v, "%lld", (long long)(launch - origin));
-        rc = mb_detail(b, job, jl, -1, "launch_ns", 9, v, vl, o->index);
-    }
-    return rc;
+}
+
+/* An operation's times from the origin, where they stay within 2^62 ns
+ * (146 years), so that the analysis's differences and sums of them cannot
+ * overflow: 0, or -1 for an operation skipped as a bad time. */
+static int op_times(const struct kop *o, int64_t origin, int64_t *t0, int64_t *t1)
+{
+    return __builtin_sub_overflow(o->ts, origin, t0) || *t0 < 0 || __builtin_add_overflow(*t0, o->dur, t1) ||
+                   *t1 > TIME_SPAN_MAX
+               ? -1
+               : 0;
+}
+
+/* The launch of an operation (by its correlation), or NULL: none, or one
+ * at a time below 0 in a trace of times >= 0 (t_floor). */
+static const struct lslot *op_launch(struct kstate *k, const struct kop *o, int64_t t_floor)
+{
+    const struct lslot *l = o->corr != -1 ? launch_find(k, o->corr) : NULL;
+    return l && l->ts < t_floor ? NULL : l;
+}
+
+/* An event number in decimal (the job id of its unit): its length. */
+static size_t u64_dec(char *out, uint64_t v)
+{
+    char tmp[24];
+    size_t n = 0;
+    do
+        tmp[n++] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    for (size_t i = 0; i < n; i++)
+        out[i] = tmp[n - 1 - i];
+    out[n] = 0;
+    return n;
 }
 
 /* The kept operations and launches, as units, through the builder. */
@@ -806,25 +832,25 @@ static int build(struct model *m, const char *name, struct kstate *k)
     kranges_free(&k->kr);
     int64_t lo = least[0] != INT64_MAX ? least[0] : least[1];
     int64_t origin = lo == INT64_MAX ? 0 : lo - ((lo % 1000) + 1000) % 1000;
+    /* Each operation is a unit of its own (its event number names it),
+     * added whole (mb_unit, no lookup); the details of some of them after
+     * all units, when the run's index is made once. */
     int rc = 0;
+    size_t details = 0;
     for (size_t i = 0; i < k->nops && !rc; i++) {
         const struct kop *o = &k->ops[i];
         char job[24];
-        size_t jl = (size_t)snprintf(job, sizeof job, "%llu", (unsigned long long)o->index);
-        /* times from the origin stay within 2^62 ns (146 years), so that
-         * the analysis's differences and sums of them cannot overflow; an
-         * operation beyond is skipped as a bad time */
+        size_t jl = u64_dec(job, o->index);
         int64_t t0, t1;
-        if (__builtin_sub_overflow(o->ts, origin, &t0) || t0 < 0 || __builtin_add_overflow(t0, o->dur, &t1) ||
-            t1 > TIME_SPAN_MAX) {
+        if (op_times(o, origin, &t0, &t1)) {
             rc = mb_skip(&b, o->index, SCAN_BAD_TIME);
             continue;
         }
-        rc = mb_event(&b, t0, job, jl, -1, EV_GPU_START, o->stream, o->device, o->index, 0) ||
-             mb_event(&b, t1, job, jl, -1, EV_GPU_END, o->stream, o->device, o->index, 0);
-        const struct lslot *l = o->corr != -1 ? launch_find(k, o->corr) : NULL;
-        if (l && l->ts < t_floor)
-            l = NULL; /* a launch at a time below 0 in a trace of times >= 0: none */
+        int64_t t[EV_N];
+        for (int e = 0; e < EV_N; e++)
+            t[e] = T_NONE;
+        t[EV_GPU_START] = t0, t[EV_GPU_END] = t1;
+        const struct lslot *l = op_launch(k, o, t_floor);
         if (!l)
             k->use.unlaunched++;
         else if (l->ts > o->ts) {
@@ -832,14 +858,25 @@ static int build(struct model *m, const char *name, struct kstate *k)
              * contradict; HTA's breakdown still takes the launch's time,
              * so it is kept as the unit's detail launch_ns (analyze_stream.c) */
             k->use.late_launch++;
-            char v[24];
-            size_t vl = (size_t)snprintf(v, sizeof v, "%lld", (long long)(l->ts - origin));
-            if (!rc)
-                rc = mb_detail(&b, job, jl, -1, "launch_ns", 9, v, vl, o->index);
-        } else if (!rc && st)
-            rc = stage_events(&b, o, &st[i], l->ts, origin, job, jl, &k->use);
-        else if (!rc)
-            rc = mb_event(&b, l->ts - origin, job, jl, -1, EV_CHAN_SEND, o->stream, o->device, o->index, 0);
+            details++;
+        } else if (st) {
+            stage_times(t, &st[i], origin, &k->use);
+            details += st[i].ready != l->ts;
+        } else
+            t[EV_CHAN_SEND] = l->ts - origin;
+        rc = mb_unit(&b, job, jl, -1, t, o->stream, o->device, o->index, 0);
+    }
+    for (size_t i = 0; i < k->nops && details && !rc; i++) {
+        const struct kop *o = &k->ops[i];
+        int64_t t0, t1;
+        const struct lslot *l = op_launch(k, o, t_floor);
+        if (!l || op_times(o, origin, &t0, &t1) || (l->ts <= o->ts && (!st || st[i].ready == l->ts)))
+            continue; /* skipped, or no detail */
+        char job[24], v[24];
+        size_t jl = u64_dec(job, o->index);
+        size_t vl = (size_t)snprintf(v, sizeof v, "%lld", (long long)(l->ts - origin));
+        rc = mb_detail(&b, job, jl, -1, "launch_ns", 9, v, vl, o->index);
+        details--;
     }
     free(st);
     /* the operations and launches are units now: their memory is the

@@ -104,6 +104,20 @@ py "$T/two.json" "r['durations']['ambiguous'] == 0 and [p for p in r['phases'] i
 python3 "$GEN" "$T/noise.log" "$T/noise.truth" --workers 2 --noise --seed 3 || bad "gen noise"
 against "$T/noise.log" "$T/noise.truth" noise
 
+# --- the daemon's stderr as Docker's json-file and journalctl -o json keep it:
+# each line a JSON string, escaped (ANSI colour as \u001b), duration lines too
+python3 - "$T/noise.log" "$T/docker.log" "$T/journal.log" <<'PY' || bad "make the JSON-wrapped logs"
+import json, sys
+lines = open(sys.argv[1], encoding='utf-8', errors='surrogateescape').read().splitlines()
+with open(sys.argv[2], 'w') as d, open(sys.argv[3], 'w') as j:
+    for i, l in enumerate(lines):
+        d.write(json.dumps({'log': l + '\n', 'stream': 'stderr', 'time': '2026-02-18T19:21:09.%06dZ' % i}) + '\n')
+        j.write(json.dumps({'__REALTIME_TIMESTAMP': str(1771442469000000 + i), 'MESSAGE': l, '_PID': '4242'}) + '\n')
+PY
+against "$T/docker.log" "$T/noise.truth" docker
+py "$T/docker.json" "r['durations']['unreadable'] == 0" && ok || bad "docker: duration lines unreadable"
+against "$T/journal.log" "$T/noise.truth" journal
+
 # --- a call over two GPUs (gpu_tid 0 and 1) -----------------------------------
 python3 "$GEN" "$T/multi.log" "$T/multi.truth" --call-gpus 2 --seed 4 || bad "gen multi"
 against "$T/multi.log" "$T/multi.truth" multi
@@ -200,7 +214,7 @@ py "$T/spawn2.json" "r['durations']['spawn_lines'] == 61 and r['durations']['spa
 "$W" analyze --no-progress "$T/spawn2.log" 2>&1 | grep -q "1 spawn lines not given to a unit" && ok || bad "spawn lines: the text says one was not given"
 
 # --- one range or several: the same JSON --------------------------------------
-for f in one two noise spawn; do
+for f in one two noise spawn docker; do
     WATERFALL_READ_THREADS=1 "$W" analyze --json --no-progress "$T/$f.log" >"$T/$f.1.json" 2>/dev/null
     WATERFALL_READ_THREADS=4 "$W" analyze --json --no-progress "$T/$f.log" >"$T/$f.4.json" 2>/dev/null
     cmp -s "$T/$f.1.json" "$T/$f.4.json" && ok || bad "$f: one read range and four differ"
@@ -258,7 +272,7 @@ sys.exit(0 if [x['gpu_workers_per_device'] for x in g] == [1, 2] and abs(g[1]['s
     bad "diff compares the sub-phases: $(cat "$T/diff.txt")"
 # --- watch and its metrics place the kernels as analyze does -----------------
 # (the same sections to the same units: to the nanosecond, cmp_watch.py)
-for f in one two noise multi gpus spawn; do
+for f in one two noise multi gpus spawn docker; do
     "$W" analyze --json --no-progress "$T/$f.log" >"$T/$f.a.json" 2>/dev/null
     "$W" watch --once "$T/$f.log" >"$T/$f.w.jsonl" 2>"$T/$f.w.err" || bad "$f: watch --once failed: $(cat "$T/$f.w.err")"
     python3 "$HERE/cmp_watch.py" "$T/$f.a.json" "$T/$f.w.jsonl" >"$T/$f.cmp" && ok ||

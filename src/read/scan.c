@@ -1729,8 +1729,16 @@ enum scan_dur_kind scan_dur(const char *tag, const char *eol, char *scratch, str
     int seen_worker = 0, seen_part = 0;
     if ((size_t)(end - p) > SCAN_LINE_MAX)
         return DUR_TOO_LONG;
+    /* The line inside a JSON string (Docker's json-file, journalctl -o
+     * json: {"log":"CUZK_TIMING: a_ms=1\n","stream":...}): its text,
+     * decoded, as for TIMELINE records. */
+    if (memchr(p, '"', (size_t)(end - p))) {
+        long n = json_unwrap(p, end, scratch);
+        if (n >= 0)
+            p = scratch, end = scratch + n;
+    }
     if (memchr(p, 0x1b, (size_t)(end - p))) {
-        size_t n = strip_ansi(p, end, scratch);
+        size_t n = strip_ansi(p, end, scratch); /* in place when p is scratch: it only shrinks */
         p = scratch, end = scratch + n;
     }
     while (end > p && (end[-1] == '\r' || end[-1] == ' ' || end[-1] == '\t'))

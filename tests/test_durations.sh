@@ -183,6 +183,13 @@ python3 "$GEN" "$T/spawn.log" "$T/spawn.truth" --workers 2 --delay 80 --spawn-li
 against "$T/spawn.log" "$T/spawn.truth" spawn
 py "$T/spawn.json" "r['durations']['spawn_lines'] == 60 and r['durations']['spawn_placed'] == 60 and r['durations']['ambiguous'] == 0 and {p['name']: p['parent'] for p in r['phases']}.get('total_start_fn') == 'prove_start'" &&
     ok || bad "spawn lines: all given, total_start_fn within prove_start: $(python3 -c "import json; print(json.load(open('$T/spawn.json'))['runs'][0]['durations'])")"
+# GPU_END's gpu_ms is timed from gpu_prove_start's entry, after the spawn
+# wait (pipeline.rs): checked against the timestamps less spawn_to_enter
+# (a 400 ms wait made 44 of 60 units "disagree" by over 5%)
+python3 "$GEN" "$T/slow.log" "$T/slow.truth" --delay 400 --spawn-lines --seed 2 || bad "gen slow spawn"
+"$W" analyze --json --no-progress "$T/slow.log" >"$T/slow.json" 2>/dev/null
+py "$T/slow.json" "r['reported']['gpu_ms']['checked'] == 60 and r['reported']['gpu_ms']['disagree'] == 0" && ok ||
+    bad "gpu_ms against GPU_END - (GPU_START + spawn_to_enter): $(python3 -c "import json; print(json.load(open('$T/slow.json'))['runs'][0]['reported'])")"
 "$W" analyze --no-progress "$T/spawn.log" 2>&1 | grep -q "GPU_TIMING spawn_blocking: 60 lines, 60 given to units" && ok ||
     bad "spawn lines: the text counts them"
 # each unit's kernel starts where the source puts it: GPU_START + spawn + pre_lock + wait

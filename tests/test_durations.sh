@@ -190,6 +190,43 @@ python3 "$GEN" "$T/slow.log" "$T/slow.truth" --delay 400 --spawn-lines --seed 2 
 "$W" analyze --json --no-progress "$T/slow.log" >"$T/slow.json" 2>/dev/null
 py "$T/slow.json" "r['reported']['gpu_ms']['checked'] == 60 and r['reported']['gpu_ms']['disagree'] == 0" && ok ||
     bad "gpu_ms against GPU_END - (GPU_START + spawn_to_enter): $(python3 -c "import json; print(json.load(open('$T/slow.json'))['runs'][0]['reported'])")"
+
+# --- records cut by the GPU library's lines ------------------------------------
+# cuzk's eprintln! writes a TIMELINE record a piece at a time (Rust's stderr
+# is unbuffered), so a CUZK_TIMING line that the C library prints at once
+# can land between two pieces: "TIMELINE,5481CUZK_TIMING: ...\n,GPU_END,...".
+# Each record followed by a duration line is cut at one of its eight piece
+# boundaries by that line: the same figures, nothing skipped, however read.
+python3 - "$T/spawn.log" "$T/cut.log" <<'PY' || bad "make the cut log"
+import random, re, sys
+rnd = random.Random(11)
+lines = open(sys.argv[1], encoding='utf-8', errors='surrogateescape').read().split('\n')
+out, i, cuts = [], 0, 0
+while i < len(lines):
+    l = lines[i]
+    m = re.match(r'(TIMELINE,)(\d+)(,)(\w+)(,)([^,]*)(,)(.*)$', l)
+    if m and i + 1 < len(lines) and lines[i + 1].startswith('CUZK_TIMING:'):
+        at = sum(len(g) for g in m.groups()[:rnd.randrange(1, 9)])
+        out += [l[:at] + lines[i + 1], l[at:]]
+        i += 2
+        cuts += 1
+        continue
+    out.append(l)
+    i += 1
+open(sys.argv[2], 'w', encoding='utf-8', errors='surrogateescape').write('\n'.join(out))
+sys.exit(0 if cuts >= 20 else 1)
+PY
+against "$T/cut.log" "$T/spawn.truth" cut
+python3 - "$T/spawn.json" "$T/cut.json" <<'PY' && ok || bad "cut records: read as the uncut log reads"
+import json, sys
+a, b = (json.load(open(p))['runs'][0] for p in sys.argv[1:3])
+same = ['utilization', 'busy_s', 'units', 'jobs_completed', 'kernel_utilization', 'idle_by_cause']
+errs = [k for k in same if a[k] != b[k]] + (['skipped %s' % b['skipped_lines']] if b['skipped_lines'] else [])
+da, db = a['durations'], b['durations']
+errs += ['durations %s: %s, %s' % (k, da[k], db[k]) for k in ('lines', 'values', 'placed', 'outside') if da[k] != db[k]]
+errs and print(errs, file=sys.stderr)
+sys.exit(1 if errs else 0)
+PY
 "$W" analyze --no-progress "$T/spawn.log" 2>&1 | grep -q "GPU_TIMING spawn_blocking: 60 lines, 60 given to units" && ok ||
     bad "spawn lines: the text counts them"
 # each unit's kernel starts where the source puts it: GPU_START + spawn + pre_lock + wait
@@ -221,7 +258,7 @@ py "$T/spawn2.json" "r['durations']['spawn_lines'] == 61 and r['durations']['spa
 "$W" analyze --no-progress "$T/spawn2.log" 2>&1 | grep -q "1 spawn lines not given to a unit" && ok || bad "spawn lines: the text says one was not given"
 
 # --- one range or several: the same JSON --------------------------------------
-for f in one two noise spawn docker; do
+for f in one two noise spawn docker cut; do
     WATERFALL_READ_THREADS=1 "$W" analyze --json --no-progress "$T/$f.log" >"$T/$f.1.json" 2>/dev/null
     WATERFALL_READ_THREADS=4 "$W" analyze --json --no-progress "$T/$f.log" >"$T/$f.4.json" 2>/dev/null
     cmp -s "$T/$f.1.json" "$T/$f.4.json" && ok || bad "$f: one read range and four differ"
@@ -279,12 +316,27 @@ sys.exit(0 if [x['gpu_workers_per_device'] for x in g] == [1, 2] and abs(g[1]['s
     bad "diff compares the sub-phases: $(cat "$T/diff.txt")"
 # --- watch and its metrics place the kernels as analyze does -----------------
 # (the same sections to the same units: to the nanosecond, cmp_watch.py)
-for f in one two noise multi gpus spawn docker; do
+for f in one two noise multi gpus spawn docker cut; do
     "$W" analyze --json --no-progress "$T/$f.log" >"$T/$f.a.json" 2>/dev/null
     "$W" watch --once "$T/$f.log" >"$T/$f.w.jsonl" 2>"$T/$f.w.err" || bad "$f: watch --once failed: $(cat "$T/$f.w.err")"
     python3 "$HERE/cmp_watch.py" "$T/$f.a.json" "$T/$f.w.jsonl" >"$T/$f.cmp" && ok ||
         bad "$f: watch --once and analyze differ: $(cat "$T/$f.cmp")"
 done
+# a cut record's rest not yet written when watch reads its head (a pipe,
+# paused after the head): held for it, as analyze reads the whole file
+python3 - "$T/cut.log" <<'PY' | "$W" watch --once - >"$T/cutp.w.jsonl" 2>"$T/cutp.w.err"
+import re, sys, time
+data = open(sys.argv[1], 'rb').read().split(b'\n')
+out, n = sys.stdout.buffer, 0
+for i, l in enumerate(data):
+    out.write(l + (b'\n' if i + 1 < len(data) else b''))
+    if re.match(rb'TIMELINE,.*CUZK_', l) and n < 6:
+        out.flush()
+        time.sleep(0.3)
+        n += 1
+PY
+python3 "$HERE/cmp_watch.py" "$T/cut.a.json" "$T/cutp.w.jsonl" >"$T/cutp.cmp" && ok ||
+    bad "cut records through a pipe, the rest after a pause: watch and analyze differ: $(cat "$T/cutp.w.err" "$T/cutp.cmp")"
 python3 "$GEN" "$T/three.log" "$T/three.truth" --workers 3 --jobs 10 --seed 23 || bad "gen three"
 "$W" analyze --json --no-progress "$T/three.log" >"$T/three.a.json" 2>/dev/null
 "$W" watch --once "$T/three.log" >"$T/three.w.jsonl" 2>/dev/null

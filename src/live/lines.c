@@ -27,6 +27,10 @@ struct lines_text {
     size_t nline;
     int line_long; /* it went past LINES_KEEP: only its start is kept */
     char scratch[SCAN_LINE_MAX];
+    /* a record that another thread's line cut (scan.h, scan_cut), held for
+     * its rest, the next line, when that is not read yet */
+    char held[SCAN_LINE_MAX];
+    size_t nheld, held_cut;
 };
 
 struct lines_pipe {
@@ -107,12 +111,58 @@ static int dur_add(struct lines_chunk *c, const char *tag, const char *eol, char
     return 0;
 }
 
+/* A cut record's head [hit, eol) and its rest [n0, n1) as one record,
+ * then the cutting line as the line it is, as read_text does: 1, 0 when
+ * they are not one record, -1 out of memory. */
+static int cut_add(struct lines_text *s, struct lines_chunk *c, const char *hit, const char *cut, const char *eol,
+                   const char *n0, const char *n1, uint32_t at)
+{
+    char joined[SCAN_LINE_MAX];
+    struct scan_rec r;
+    if (scan_joined(hit, cut, n0, n1, joined, s->scratch, &r) != SCAN_OK)
+        return 0;
+    if (rec_add(c, &r, at)) /* its id copied: scratch is used again below */
+        return -1;
+    uint64_t nl = 0;
+    const char *tag = scan_find_any_count(cut, eol, &nl);
+    if (tag && *tag != 'T' && dur_add(c, tag, eol, s->scratch, at))
+        return -1;
+    return 1;
+}
+
+/* The held record (if any) and line [n0, n1), its rest: 1 when they were
+ * one record, 0 when not (the held line counted as skipped), -1. */
+static int held_in(struct lines_text *s, struct lines_chunk *c, const char *n0, const char *n1, uint32_t at)
+{
+    if (!s->nheld)
+        return 0;
+    size_t hn = s->nheld;
+    s->nheld = 0;
+    int j = n0 ? cut_add(s, c, s->held, s->held + s->held_cut, s->held + hn, n0, n1, at) : 0;
+    if (j)
+        return j;
+    /* not one record: the held line as it reads alone, as read_text does */
+    struct scan_rec r;
+    enum scan_err e = scan_line_in(s->held, s->held, s->held + hn, s->held + hn, s->scratch, &r);
+    if (e == SCAN_OK)
+        return rec_add(c, &r, at) ? -1 : 0;
+    if (e != SCAN_NOT_RECORD) {
+        c->skipped++;
+        c->skipped_by[e]++;
+    }
+    return 0;
+}
+
 /* One whole line (without its '\n'); the bytes up to readable may be
- * read.  is_long: only its first LINES_KEEP bytes are here. */
+ * read.  is_long: only its first LINES_KEEP bytes are here.  0, 2 when
+ * the next line (in the bytes up to readable) was taken too, -1. */
 static int line_in(struct lines_text *s, struct lines_chunk *c, const char *line, size_t n, const char *readable,
                    int is_long)
 {
     uint32_t at = (uint32_t)c->lines++;
+    int held = held_in(s, c, is_long ? NULL : line, line + n, at);
+    if (held)
+        return held < 0 ? -1 : 0; /* the line was the held record's rest */
     if (is_long) {
         if (memmem(line, n, "TIMELINE", 8)) {
             c->skipped++;
@@ -133,6 +183,20 @@ static int line_in(struct lines_text *s, struct lines_chunk *c, const char *line
         if (e == SCAN_NOT_RECORD) {
             pos = hit + 8; /* a real one may follow on the same line */
             continue;
+        }
+        const char *cut = e != SCAN_NOT_RECORD ? r.cut : NULL;
+        if (cut) { /* cut by another line: its rest is the next line, here or held for it */
+            const char *n0 = end + 1, *n1 = n0 < readable ? memchr(n0, '\n', (size_t)(readable - n0)) : NULL;
+            if (n1) {
+                int j = cut_add(s, c, hit, cut, end, n0, n1, at);
+                if (j)
+                    return j < 0 ? -1 : 2;
+            } else if ((size_t)(end - hit) < SCAN_LINE_MAX) {
+                memcpy(s->held, hit, (size_t)(end - hit));
+                s->nheld = (size_t)(end - hit);
+                s->held_cut = (size_t)(cut - hit);
+                return 0;
+            }
         }
         if (e != SCAN_OK) {
             c->skipped++;
@@ -175,14 +239,19 @@ static void parse(struct lines_text *s, struct lines_chunk *c)
     c->failed = 0;
     const char *p = c->buf, *end = p + c->len;
     while (p < end) {
-        if (!s->nline && !s->line_long && (p = skip_lines(c, p, end)) == end)
+        if (!s->nline && !s->line_long && !s->nheld && (p = skip_lines(c, p, end)) == end)
             break;
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t take = (size_t)((nl ? nl : end) - p);
         if (nl && !s->nline && !s->line_long && take <= LINES_KEEP) {
-            if (line_in(s, c, p, take, end, 0))
+            int rc = line_in(s, c, p, take, end, 0);
+            if (rc < 0)
                 goto oom;
             p = nl + 1;
+            if (rc == 2) { /* the next line, a cut record's rest, was read with it */
+                c->lines++;
+                p = (const char *)memchr(p, '\n', (size_t)(end - p)) + 1;
+            }
             continue;
         }
         if (s->nline + take > LINES_KEEP) {
@@ -193,7 +262,7 @@ static void parse(struct lines_text *s, struct lines_chunk *c)
         s->nline += take;
         if (!nl)
             break;
-        if (line_in(s, c, s->line, s->nline, s->line + s->nline, s->line_long))
+        if (line_in(s, c, s->line, s->nline, s->line + s->nline, s->line_long) < 0)
             goto oom;
         s->nline = 0;
         s->line_long = 0;
@@ -201,11 +270,13 @@ static void parse(struct lines_text *s, struct lines_chunk *c)
     }
     /* the end: a last line without its newline is a line */
     if (c->end && s->nline) {
-        if (line_in(s, c, s->line, s->nline, s->line + s->nline, s->line_long))
+        if (line_in(s, c, s->line, s->nline, s->line + s->nline, s->line_long) < 0)
             goto oom;
         s->nline = 0;
         s->line_long = 0;
     }
+    if (c->end && held_in(s, c, NULL, NULL, 0) < 0) /* no rest came: a skipped line */
+        goto oom;
     return;
 oom:
     c->failed = 1;

@@ -143,11 +143,63 @@ static int clock_rec(struct evpart *p, struct scan_rec *r, const char *ls, const
     return 0;
 }
 
+/* A record that another thread's line cut (scan.h, scan_cut): joined
+ * with its rest, the next line, and added, then the cutting line read as
+ * the line it is.  *eol is the head's line end; more: the bytes past end
+ * that may be read (the next range's or window's: a rest there is left to
+ * it, where it has no hit).  What was done (CUT_LATER: the rest is not
+ * here yet, the line is to be read again with the next chunk). */
+enum { CUT_NONE, CUT_LATER, CUT_JOINED, CUT_JOINED_NEXT };
+static int cut_join(struct evpart *p, const char *buf, const char *hit, const char *cut, const char **eol,
+                    const char *end, const char *more, int last, uint64_t line)
+{
+    const char *n0 = *eol + 1, *stop = more > end ? more : end;
+    if (*eol >= stop || n0 > stop)
+        return CUT_NONE; /* no line after it */
+    const char *n1 = memchr(n0, '\n', (size_t)(stop - n0));
+    if (!n1) {
+        if (!last && stop == end)
+            return CUT_LATER;
+        if (stop != end)
+            return CUT_NONE; /* a rest past the next range's first line: not ours to read */
+        n1 = end;      /* the input's last line */
+    }
+    char *joined = malloc(2 * SCAN_LINE_MAX); /* a rare path: the stack holds the ring's */
+    if (!joined)
+        return CUT_NONE;
+    struct scan_rec r;
+    int how = CUT_NONE;
+    if (scan_joined(hit, cut, n0, n1, joined, joined + SCAN_LINE_MAX, &r) == SCAN_OK) {
+        if (__builtin_expect(p->set.clock != CLOCK_AS_READ, 0) && !clock_rec(p, &r, buf, hit, *eol, line)) {
+            /* the clocks' pass: nothing added */
+        } else {
+            struct evhint h;
+            evpart_dur_clock(p, r.t_ns, r.wall);
+            evpart_hint(p, r.job, r.job_len, r.partition, &h);
+            evpart_add_rec(p, &r, line, &h);
+        }
+        /* the cutting line: a duration line (or a message) printed after the record began */
+        uint64_t nl = 0;
+        const char *tag = scan_find_any_count(cut, *eol, &nl);
+        if (tag && *tag != 'T' && p->set.clock != CLOCK_PAIRS) {
+            struct scan_dur d;
+            evpart_dur(p, &d, scan_dur(tag, *eol, joined, &d), line);
+        }
+        how = CUT_JOINED;
+        if (n0 < end) { /* the rest is this chunk's: taken */
+            *eol = n1;
+            how = CUT_JOINED_NEXT;
+        }
+    }
+    free(joined);
+    return how;
+}
+
 /* Parse the complete lines in [buf, buf+len); returns the bytes used (up to
  * the last '\n', or everything when last is set).  *line is the number of
  * the line at buf (0-based within the part); buf is where a line starts. */
 static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int last,
-                          uint64_t *line, int long_check, const char *readable)
+                          uint64_t *line, int long_check, const char *readable, const char *more)
 {
     const char *end = buf + len, *pos = buf;
     const char *lstart = buf; /* where pos's line starts (long_check) */
@@ -173,6 +225,7 @@ static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int las
             ADD_OLDEST();                                                                          \
     } while (0)
     uint64_t rest = 0; /* newlines in [pos, the end of what is used) */
+    const char *carry = NULL; /* a cut record's line, read again with the next chunk */
     for (;;) {
         uint64_t nl = 0;
         const char *hit = scan_find_any_count(pos, end, &nl);
@@ -241,8 +294,23 @@ static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int las
             continue;
         }
         p->diag.timeline_lines++;
-        if (e == SCAN_OK && __builtin_expect(p->set.clock != CLOCK_AS_READ, 0) &&
-            !clock_rec(p, r, buf, hit, eol, *line)) {
+        int how = CUT_NONE;
+        if (__builtin_expect(r->cut != NULL, 0)) { /* a record another line cut: joined with its rest */
+            FLUSH();
+            how = cut_join(p, buf, hit, r->cut, &eol, end, more, last, *line);
+            if (how == CUT_LATER) { /* the rest is in the next chunk: this line is read again with it */
+                p->diag.timeline_lines--;
+                carry = hit > buf ? (const char *)memrchr(buf, '\n', (size_t)(hit - buf)) : NULL;
+                carry = carry ? carry + 1 : buf;
+                break;
+            }
+            if (how == CUT_JOINED_NEXT)
+                *line += 1; /* the head's line; eol is now the rest's */
+        }
+        if (how != CUT_NONE) {
+            /* added, with the line that cut it */
+        } else if (e == SCAN_OK && __builtin_expect(p->set.clock != CLOCK_AS_READ, 0) &&
+                   !clock_rec(p, r, buf, hit, eol, *line)) {
             /* the clocks' pass: nothing added */
         } else if (e == SCAN_OK) {
             evpart_dur_clock(p, r->t_ns, r->wall);
@@ -267,7 +335,9 @@ static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int las
     /* What is used ends at the last newline; an unfinished last line is
      * left for the next chunk.  Every newline in [pos, end) is before it. */
     const char *used_to = end;
-    if (!last) {
+    if (carry)
+        used_to = carry; /* *line is the carried line's */
+    else if (!last) {
         const char *nl = memrchr(pos, '\n', (size_t)(end - pos));
         used_to = nl ? nl + 1 : pos;
     }
@@ -358,7 +428,7 @@ static void work_map(struct worker *w)
             const char *nl = memchr(a + WINDOW - 1, '\n', (size_t)(e - (a + WINDOW - 1)));
             we = nl ? nl + 1 : e;
         }
-        parse_lines(p, a, (size_t)(we - a), 1, &line, 1, fe);
+        parse_lines(p, a, (size_t)(we - a), 1, &line, 1, fe, fe);
         progress_tick(w->prog, (uint64_t)(we - a), w->start == 0);
         /* done with these pages: keep the process's memory small */
         uintptr_t from = (uintptr_t)a & pmask, to = (uintptr_t)we & pmask;
@@ -460,7 +530,9 @@ static void *work(void *arg)
                 }
             }
         }
-        size_t used = from + parse_lines(p, buf + from, limit - from, last, &line, 0, buf + LINE_MAX_BYTES);
+        /* past a range's end, its next line may be read (a cut record's rest) */
+        size_t used = from + parse_lines(p, buf + from, limit - from, last, &line, 0, buf + LINE_MAX_BYTES,
+                                         buf + len);
         if (last)
             break;
         if (used == 0 && len == LINE_MAX_BYTES) {

@@ -531,7 +531,7 @@ static int parse_cuzk_fast(const char *p, size_t n, char *buf, int direct, struc
     else
         memcpy(buf, p, n); /* the bytes past n are masked off below */
     const __m128i comma = _mm_set1_epi8(','), eq = _mm_set1_epi8('='), esc = _mm_set1_epi8(0x1b),
-                  quote = _mm_set1_epi8('"');
+                  quote = _mm_set1_epi8('"'), colon = _mm_set1_epi8(':');
     uint64_t cm[2], em[2], xm[2];
 #define MASKS(w, o)                                                                             \
     do {                                                                                        \
@@ -547,13 +547,13 @@ static int parse_cuzk_fast(const char *p, size_t n, char *buf, int direct, struc
                 (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v1, eq)) << 16 |          \
                 (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v2, eq)) << 32 |          \
                 (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v3, eq)) << 48;           \
-        xm[w] = (uint64_t)(unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v0, esc),      \
+        xm[w] = (uint64_t)(unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v0, esc), _mm_cmpeq_epi8(v0, colon)), \
                                                                    _mm_cmpeq_epi8(v0, quote))) | \
-                (uint64_t)(unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v1, esc),      \
+                (uint64_t)(unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v1, esc), _mm_cmpeq_epi8(v1, colon)), \
                                                                    _mm_cmpeq_epi8(v1, quote))) << 16 | \
-                (uint64_t)(unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v2, esc),      \
+                (uint64_t)(unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v2, esc), _mm_cmpeq_epi8(v2, colon)), \
                                                                    _mm_cmpeq_epi8(v2, quote))) << 32 | \
-                (uint64_t)(unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v3, esc),      \
+                (uint64_t)(unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v3, esc), _mm_cmpeq_epi8(v3, colon)), \
                                                                    _mm_cmpeq_epi8(v3, quote))) << 48; \
     } while (0)
     MASKS(0, 0);
@@ -580,6 +580,7 @@ static int parse_cuzk_fast(const char *p, size_t n, char *buf, int direct, struc
     r->name = NULL;
     r->name_len = 0;
     r->queue = r->wall = r->nkv = 0;
+    r->cut = NULL;
     size_t c0 = next_set(cm, 0, n);
     if (c0 == n)
         return SCAN_BAD_TIME;
@@ -635,6 +636,7 @@ static int is_digit(int c)
 
 static void rec_reset(struct scan_rec *r)
 {
+    r->cut = NULL;
     r->job = NULL;
     r->job_len = 0;
     r->partition = r->worker = r->device = -1;
@@ -1639,6 +1641,10 @@ static enum scan_err scan_hit(const char *ls, const char *tl, const char *eol, c
     const struct where w = {ls, tl, 0, 0};
     switch (*p) {
     case ',':
+        /* ':' sends such a record here, not down the fast path: a CUZK_ line
+         * in it (scan.h) makes it the head of a record the reader joins */
+        if (p == tl + 8)
+            r->cut = scan_cut(tl, eol);
         return parse_cuzk(p + 1, eol, r);
     case ':': /* tracing-subscriber: TIMELINE: <message> <fields> */
         if (p + 1 < eol && p[1] == ':') /* a module path, TIMELINE::x */
@@ -1673,6 +1679,32 @@ enum scan_err scan_line_in(const char *ls, const char *tl, const char *eol, cons
                            char *scratch, struct scan_rec *r)
 {
     return scan_line_impl(ls, tl, eol, readable, scratch, r, 1);
+}
+
+const char *scan_cut(const char *tl, const char *eol)
+{
+    if (eol - tl < 9 || tl[8] != ',')
+        return NULL;
+    for (const char *c = tl + 9; (c = memmem(c, (size_t)(eol - c), "CUZK_", 5)) != NULL; c += 5) {
+        const char *q = c + 5; /* CUZK_TIMING:, CUZK_NTT_H: ... */
+        while (q < eol && ((*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') || *q == '_'))
+            q++;
+        if (q > c + 5 && q < eol && *q == ':')
+            return c;
+    }
+    return NULL;
+}
+
+enum scan_err scan_joined(const char *tl, const char *cut, const char *n0, const char *n1, char *joined,
+                          char *scratch, struct scan_rec *r)
+{
+    size_t a = (size_t)(cut - tl), b = (size_t)(n1 - n0);
+    uint64_t nl = 0;
+    if (a + b >= SCAN_LINE_MAX || scan_find_any_count(n0, n1, &nl))
+        return SCAN_NOT_RECORD; /* too long, or the next line is a line of its own */
+    memcpy(joined, tl, a);
+    memcpy(joined + a, n0, b);
+    return scan_line_in(joined, joined, joined + a + b, joined + a + b, scratch, r);
 }
 
 enum scan_err scan_line_ref(const char *ls, const char *tl, const char *eol, char *scratch,

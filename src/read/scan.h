@@ -56,6 +56,7 @@ struct scan_rec {
     uint8_t wall;        /* t_ns is the line's own wall-clock time (no ts= in the record) */
     uint8_t nkv;
     struct scan_kv kv[SCAN_KV_MAX];
+    const char *cut; /* a raw CSV record that another thread's line cut: where that line begins (scan_cut) */
 };
 
 /* The first byte c in [p, end), or end: inline, for the short spans of
@@ -97,6 +98,19 @@ enum scan_err scan_line(const char *ls, const char *tl, const char *eol, char *s
  * (r->job may point into the caller's buffer). */
 enum scan_err scan_line_in(const char *ls, const char *tl, const char *eol, const char *readable,
                            char *scratch, struct scan_rec *r);
+
+/* A record cut by another thread's line.  cuzk's eprintln! writes a
+ * TIMELINE record in pieces (Rust's stderr is unbuffered: a write per
+ * argument), and the GPU library's fprintf of a whole CUZK_ line can land
+ * between two: "TIMELINE,5481CUZK_TIMING: async_dealloc_ms=12\n" then
+ * ",GPU_END,job-1,...\n".  scan_cut: where, in the record [tl, eol), such
+ * a line begins (a CSV record only), or NULL.  scan_joined: the record's
+ * head [tl, cut) and its rest, the next line [n0, n1) (no hit of its
+ * own), parsed as one record; joined (SCAN_LINE_MAX bytes) holds it and
+ * r->job may point into it or into scratch. */
+const char *scan_cut(const char *tl, const char *eol);
+enum scan_err scan_joined(const char *tl, const char *cut, const char *n0, const char *n1, char *joined,
+                          char *scratch, struct scan_rec *r);
 
 /* The same without the fast path for short cuzk records: the reference
  * the tests hold scan_line to. */

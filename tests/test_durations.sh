@@ -118,6 +118,39 @@ against "$T/docker.log" "$T/noise.truth" docker
 py "$T/docker.json" "r['durations']['unreadable'] == 0" && ok || bad "docker: duration lines unreadable"
 against "$T/journal.log" "$T/noise.truth" journal
 
+# cut records at the edges (a reviewer's cases): a record's cut left from a
+# line too long to parse (it crashed), a rest that is the input's last line
+# without '\n' read from a second range, a head before a 5 MiB line, a head
+# at the end that watch held
+python3 - "$T" <<'PY' || bad "make the edge logs"
+import sys
+t = sys.argv[1]
+open(t + '/cut1.log', 'w').write('TIMELINE,1,GPU_END,j1CUZK_TIMING: a_ms=1\n,worker=0,partition=0\n'
+                                 'TIMELINE,2,GPU_START,' + 'x' * 5000 + '\n' + 'y' * 100 + '\n')
+r = 'TIMELINE,1000,GPU_START,job-1,worker=0,partition=0\nx\nTIMELINE,2000,GPU_END,job-1CUZK_TIMING: a_ms=1\n'
+open(t + '/cut2.log', 'w').write(r + ',worker=0,partition=0' + ' ' * (len(r) - 21))
+open(t + '/cut3.log', 'w').write('TIMELINE,1000,GPU_START,job-1,worker=0,partition=0\nTIMELINE,2000,GPU_END,job-1CUZK_TIMING: a_ms=1\n'
+                                 + 'z' * (5 << 20) + '\nCUZK_TIMING: prep_msm_ms=12x\n')
+open(t + '/cut4.log', 'w').write('TIMELINE,1000,GPU_START,job-1,worker=0,partition=0\nTIMELINE,2000,GPU_END,job-1CUZK_TIMING: a_ms=1\n')
+PY
+for f in cut1 cut2 cut3 cut4; do
+    rcs=
+    for mode in "1 0" "2 0" "2 1" "8 1"; do
+        set -- $mode
+        WATERFALL_READ_THREADS=$1 WATERFALL_MMAP=$2 "$W" analyze --json --no-progress "$T/$f.log" >"$T/$f.$1$2.json" 2>/dev/null
+        rcs="$rcs $?"
+    done
+    case "$rcs" in *13[0-9]*) bad "$f: analyze crashed ($rcs)" ;; *) ok ;; esac
+    cmp -s "$T/$f.10.json" "$T/$f.20.json" && cmp -s "$T/$f.10.json" "$T/$f.21.json" && cmp -s "$T/$f.10.json" "$T/$f.81.json" &&
+        ok || bad "$f: one read range, two and eight mapped differ"
+    "$W" watch --once "$T/$f.log" >"$T/$f.w.jsonl" 2>/dev/null
+    [ $? -lt 128 ] && python3 "$HERE/cmp_watch.py" "$T/$f.10.json" "$T/$f.w.jsonl" >"$T/$f.cmp" && ok ||
+        bad "$f: watch --once and analyze differ: $(cat "$T/$f.cmp")"
+done
+py "$T/cut2.10.json" "r['units'] == 1 and r['jobs_completed'] == 1" && ok || bad "cut2: the rest, the input's last line, joined"
+py "$T/cut3.10.json" "r['skipped_lines'] == 0 and r['durations']['first_unreadable_line'] == 4" && ok ||
+    bad "cut3: a head before a long line: $(cat "$T/cut3.10.json" | head -c 300)"
+
 # --- a call over two GPUs (gpu_tid 0 and 1) -----------------------------------
 python3 "$GEN" "$T/multi.log" "$T/multi.truth" --call-gpus 2 --seed 4 || bad "gen multi"
 against "$T/multi.log" "$T/multi.truth" multi

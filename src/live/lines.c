@@ -392,7 +392,7 @@ void lines_pipe_done(struct lines_pipe *p, struct lines_chunk *c)
 
 int lines_pipe_end(struct lines_pipe *p)
 {
-    if (!p->text.nline)
+    if (!p->text.nline && !p->text.nheld)
         return 0; /* read without the lock: the parser is idle (every chunk is done) */
     lines_pipe_submit(p, lines_pipe_idle(p), 0, 1);
     return 1;

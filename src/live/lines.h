@@ -66,8 +66,9 @@ void lines_pipe_submit(struct lines_pipe *p, struct lines_chunk *c, size_t len, 
 struct lines_chunk *lines_pipe_next(struct lines_pipe *p);
 void lines_pipe_done(struct lines_pipe *p, struct lines_chunk *c);
 
-/* The log ended: its last line, when it has no '\n', is submitted as a
- * chunk of its own (1; 0: there is none), to be taken with
+/* The log ended: its last line, when it has no '\n', or a cut record
+ * held for a rest that never came, is submitted as a chunk of its own
+ * (1; 0: there is none), to be taken with
  * lines_pipe_next like the others.  Every chunk before must be done. */
 int lines_pipe_end(struct lines_pipe *p);
 

@@ -151,18 +151,18 @@ static int clock_rec(struct evpart *p, struct scan_rec *r, const char *ls, const
  * here yet, the line is to be read again with the next chunk). */
 enum { CUT_NONE, CUT_LATER, CUT_JOINED, CUT_JOINED_NEXT };
 static int cut_join(struct evpart *p, const char *buf, const char *hit, const char *cut, const char **eol,
-                    const char *end, const char *more, int last, uint64_t line)
+                    const char *end, const char *more, int final, uint64_t line)
 {
     const char *n0 = *eol + 1, *stop = more > end ? more : end;
-    if (*eol >= stop || n0 > stop)
+    if (n0 > stop || (n0 == stop && final))
         return CUT_NONE; /* no line after it */
     const char *n1 = memchr(n0, '\n', (size_t)(stop - n0));
     if (!n1) {
-        if (!last && stop == end)
-            return CUT_LATER;
-        if (stop != end)
-            return CUT_NONE; /* a rest past the next range's first line: not ours to read */
-        n1 = end;      /* the input's last line */
+        if ((size_t)(stop - n0) >= SCAN_LINE_MAX)
+            return CUT_NONE; /* too long to be a record's rest */
+        if (!final)
+            return CUT_LATER; /* the rest is not all read yet */
+        n1 = stop; /* the input's last line */
     }
     char *joined = malloc(2 * SCAN_LINE_MAX); /* a rare path: the stack holds the ring's */
     if (!joined)
@@ -199,7 +199,7 @@ static int cut_join(struct evpart *p, const char *buf, const char *hit, const ch
  * the last '\n', or everything when last is set).  *line is the number of
  * the line at buf (0-based within the part); buf is where a line starts. */
 static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int last,
-                          uint64_t *line, int long_check, const char *readable, const char *more)
+                          uint64_t *line, int long_check, const char *readable, const char *more, int final)
 {
     const char *end = buf + len, *pos = buf;
     const char *lstart = buf; /* where pos's line starts (long_check) */
@@ -297,7 +297,7 @@ static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int las
         int how = CUT_NONE;
         if (__builtin_expect(r->cut != NULL, 0)) { /* a record another line cut: joined with its rest */
             FLUSH();
-            how = cut_join(p, buf, hit, r->cut, &eol, end, more, last, *line);
+            how = cut_join(p, buf, hit, r->cut, &eol, end, more, final, *line);
             if (how == CUT_LATER) { /* the rest is in the next chunk: this line is read again with it */
                 p->diag.timeline_lines--;
                 carry = hit > buf ? (const char *)memrchr(buf, '\n', (size_t)(hit - buf)) : NULL;
@@ -428,7 +428,7 @@ static void work_map(struct worker *w)
             const char *nl = memchr(a + WINDOW - 1, '\n', (size_t)(e - (a + WINDOW - 1)));
             we = nl ? nl + 1 : e;
         }
-        parse_lines(p, a, (size_t)(we - a), 1, &line, 1, fe, fe);
+        parse_lines(p, a, (size_t)(we - a), 1, &line, 1, fe, fe, 1);
         progress_tick(w->prog, (uint64_t)(we - a), w->start == 0);
         /* done with these pages: keep the process's memory small */
         uintptr_t from = (uintptr_t)a & pmask, to = (uintptr_t)we & pmask;
@@ -532,9 +532,9 @@ static void *work(void *arg)
         }
         /* past a range's end, its next line may be read (a cut record's rest) */
         size_t used = from + parse_lines(p, buf + from, limit - from, last, &line, 0, buf + LINE_MAX_BYTES,
-                                         buf + len);
-        if (last)
-            break;
+                                         buf + len, eof);
+        if (last && used >= limit)
+            break; /* else a cut record's line waits for its rest (read_text's cut_join): read on */
         if (used == 0 && len == LINE_MAX_BYTES) {
             /* One line fills the buffer: skip to its end, noting a record. */
             long_line = 1;

@@ -1577,6 +1577,7 @@ static enum scan_err scan_line_impl(const char *ls, const char *tl, const char *
 static enum scan_err scan_hit(const char *ls, const char *tl, const char *eol, const char *readable,
                               char *scratch, struct scan_rec *r, int fast)
 {
+    r->cut = NULL; /* before any verdict: the callers look at it for every record */
     if (!at_word_start(ls, tl))
         return SCAN_NOT_RECORD;
     const char *p = tl + 8;
@@ -1685,22 +1686,21 @@ const char *scan_cut(const char *tl, const char *eol)
 {
     if (eol - tl < 9 || tl[8] != ',')
         return NULL;
-    for (const char *c = tl + 9; (c = memmem(c, (size_t)(eol - c), "CUZK_", 5)) != NULL; c += 5) {
-        const char *q = c + 5; /* CUZK_TIMING:, CUZK_NTT_H: ... */
-        while (q < eol && ((*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') || *q == '_'))
-            q++;
-        if (q > c + 5 && q < eol && *q == ':')
+    /* the lines the GPU library prints (groth16_cuda.cu, groth16_ntt_h.cu) */
+    for (const char *c = tl + 9; (c = memmem(c, (size_t)(eol - c), "CUZK_", 5)) != NULL; c += 5)
+        if ((eol - c >= 12 && memcmp(c + 5, "TIMING:", 7) == 0) || (eol - c >= 11 && memcmp(c + 5, "NTT_H:", 6) == 0))
             return c;
-    }
     return NULL;
 }
 
 enum scan_err scan_joined(const char *tl, const char *cut, const char *n0, const char *n1, char *joined,
                           char *scratch, struct scan_rec *r)
 {
+    if (cut < tl || n1 < n0)
+        return SCAN_NOT_RECORD;
     size_t a = (size_t)(cut - tl), b = (size_t)(n1 - n0);
     uint64_t nl = 0;
-    if (a + b >= SCAN_LINE_MAX || scan_find_any_count(n0, n1, &nl))
+    if (a >= SCAN_LINE_MAX || b >= SCAN_LINE_MAX - a || scan_find_any_count(n0, n1, &nl))
         return SCAN_NOT_RECORD; /* too long, or the next line is a line of its own */
     memcpy(joined, tl, a);
     memcpy(joined + a, n0, b);

@@ -104,7 +104,7 @@ enum scan_err scan_line_in(const char *ls, const char *tl, const char *eol, cons
  * argument), and the GPU library's fprintf of a whole CUZK_ line can land
  * between two: "TIMELINE,5481CUZK_TIMING: async_dealloc_ms=12\n" then
  * ",GPU_END,job-1,...\n".  scan_cut: where, in the record [tl, eol), such
- * a line begins (a CSV record only), or NULL.  scan_joined: the record's
+ * a line (CUZK_TIMING: or CUZK_NTT_H:) begins (a CSV record only), or NULL.  scan_joined: the record's
  * head [tl, cut) and its rest, the next line [n0, n1) (no hit of its
  * own), parsed as one record; joined (SCAN_LINE_MAX bytes) holds it and
  * r->job may point into it or into scratch. */

@@ -31,6 +31,8 @@ struct lines_text {
      * its rest, the next line, when that is not read yet */
     char held[SCAN_LINE_MAX];
     size_t nheld, held_cut;
+    int held_has_line; /* and its line's own time, from before the record */
+    int64_t held_line_ns;
 };
 
 struct lines_pipe {
@@ -115,7 +117,7 @@ static int dur_add(struct lines_chunk *c, const char *tag, const char *eol, char
  * then the cutting line as the line it is, as read_text does: 1, 0 when
  * they are not one record, -1 out of memory. */
 static int cut_add(struct lines_text *s, struct lines_chunk *c, const char *hit, const char *cut, const char *eol,
-                   const char *n0, const char *n1, uint32_t at)
+                   const char *n0, const char *n1, uint32_t at, int has_line, int64_t line_ns)
 {
     char joined[SCAN_LINE_MAX];
     struct scan_rec r;
@@ -123,6 +125,10 @@ static int cut_add(struct lines_text *s, struct lines_chunk *c, const char *hit,
         return 0;
     if (rec_add(c, &r, at)) /* its id copied: scratch is used again below */
         return -1;
+    if (has_line && !r.wall) { /* its line's own time, as for any record (below) */
+        c->rec[c->nrec - 1].has_line = 1;
+        c->rec[c->nrec - 1].line_ns = line_ns;
+    }
     uint64_t nl = 0;
     const char *tag = scan_find_any_count(cut, eol, &nl);
     if (tag && *tag != 'T' && dur_add(c, tag, eol, s->scratch, at))
@@ -138,14 +144,23 @@ static int held_in(struct lines_text *s, struct lines_chunk *c, const char *n0, 
         return 0;
     size_t hn = s->nheld;
     s->nheld = 0;
-    int j = n0 ? cut_add(s, c, s->held, s->held + s->held_cut, s->held + hn, n0, n1, at) : 0;
+    int j = n0 ? cut_add(s, c, s->held, s->held + s->held_cut, s->held + hn, n0, n1, at, s->held_has_line,
+                         s->held_line_ns)
+               : 0;
     if (j)
         return j;
     /* not one record: the held line as it reads alone, as read_text does */
     struct scan_rec r;
     enum scan_err e = scan_line_in(s->held, s->held, s->held + hn, s->held + hn, s->scratch, &r);
-    if (e == SCAN_OK)
-        return rec_add(c, &r, at) ? -1 : 0;
+    if (e == SCAN_OK) {
+        if (rec_add(c, &r, at))
+            return -1;
+        if (s->held_has_line && !r.wall) {
+            c->rec[c->nrec - 1].has_line = 1;
+            c->rec[c->nrec - 1].line_ns = s->held_line_ns;
+        }
+        return 0;
+    }
     if (e != SCAN_NOT_RECORD) {
         c->skipped++;
         c->skipped_by[e]++;
@@ -187,14 +202,17 @@ static int line_in(struct lines_text *s, struct lines_chunk *c, const char *line
         const char *cut = e != SCAN_NOT_RECORD ? r.cut : NULL;
         if (cut) { /* cut by another line: its rest is the next line, here or held for it */
             const char *n0 = end + 1, *n1 = n0 < readable ? memchr(n0, '\n', (size_t)(readable - n0)) : NULL;
+            int64_t lt = 0;
+            int has_line = hit > line && scan_line_time(line, hit, end, &lt);
             if (n1) {
-                int j = cut_add(s, c, hit, cut, end, n0, n1, at);
+                int j = cut_add(s, c, hit, cut, end, n0, n1, at, has_line, lt);
                 if (j)
                     return j < 0 ? -1 : 2;
             } else if ((size_t)(end - hit) < SCAN_LINE_MAX) {
                 memcpy(s->held, hit, (size_t)(end - hit));
                 s->nheld = (size_t)(end - hit);
                 s->held_cut = (size_t)(cut - hit);
+                s->held_has_line = has_line, s->held_line_ns = lt;
                 return 0;
             }
         }

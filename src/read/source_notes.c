@@ -82,14 +82,20 @@ static void explain_no_timeline(FILE *out, const char *cmd, const struct source 
         fprintf(out, "%s: %s: %s: no TIMELINE records found\n", cmd, s->name, what);
         return;
     }
-    uint64_t lines = 0;
+    uint64_t lines = 0, dur = 0;
     for (int i = 0; i < s->nparts; i++)
-        lines += s->parts[i].diag.lines;
+        lines += s->parts[i].diag.lines, dur += s->parts[i].durs.lines;
     fprintf(out,
             "%s: %s: no TIMELINE records in its %llu line%s of %stext; a daemon prints them on stderr: "
             "capture it too (`daemon ... >log 2>&1`)\n",
             cmd, s->name, (unsigned long long)lines, lines == 1 ? "" : "s",
             s->compressed ? (s->compressed == DZ_GZIP ? "gzip-compressed " : "zstd-compressed ") : "");
+    if (dur) /* cuzk with its pipeline off prints CUZK_TIMING lines but no TIMELINE */
+        fprintf(out,
+                "%s: %s: its %llu duration line%s (CUZK_TIMING) are placed inside the GPU phases that TIMELINE "
+                "records give, and cannot be placed without them: cuzk prints TIMELINE lines when its pipeline "
+                "is enabled\n",
+                cmd, s->name, (unsigned long long)dur, dur == 1 ? "" : "s");
 }
 
 /* The first skipped lines of a source that produced no run at all. */

@@ -260,6 +260,21 @@ errs += ['durations %s: %s, %s' % (k, da[k], db[k]) for k in ('lines', 'values',
 errs and print(errs, file=sys.stderr)
 sys.exit(1 if errs else 0)
 PY
+
+# the same through journald (`journalctl -o short`): every line prefixed,
+# the rest of a cut record too, its digits not the head's
+python3 - "$T/cut.log" "$T/cutj.log" <<'PY' || bad "make the journald cut log"
+import sys
+lines = open(sys.argv[1], encoding='utf-8', errors='surrogateescape').read().split('\n')
+with open(sys.argv[2], 'w', encoding='utf-8', errors='surrogateescape') as o:
+    for i, l in enumerate(lines):
+        o.write('Dec 06 05:%02d:%02d prover cuzk-daemon[%d]: %s\n' % (i // 60 % 60, i % 60, 4242, l))
+PY
+against "$T/cutj.log" "$T/spawn.truth" cutj
+py "$T/cutj.json" "r['skipped_lines'] == 0" && ok || bad "journald cut records: skipped lines"
+"$W" watch --once "$T/cutj.log" >"$T/cutj.w.jsonl" 2>/dev/null
+python3 "$HERE/cmp_watch.py" "$T/cutj.json" "$T/cutj.w.jsonl" >"$T/cutj.cmp" && ok ||
+    bad "journald cut records: watch --once and analyze differ: $(cat "$T/cutj.cmp")"
 "$W" analyze --no-progress "$T/spawn.log" 2>&1 | grep -q "GPU_TIMING spawn_blocking: 60 lines, 60 given to units" && ok ||
     bad "spawn lines: the text counts them"
 # each unit's kernel starts where the source puts it: GPU_START + spawn + pre_lock + wait

@@ -169,7 +169,9 @@ static int cut_join(struct evpart *p, const char *buf, const char *hit, const ch
         return CUT_NONE;
     struct scan_rec r;
     int how = CUT_NONE;
-    if (scan_joined(hit, cut, n0, n1, joined, joined + SCAN_LINE_MAX, &r) == SCAN_OK) {
+    const char *ls = hit > buf ? memrchr(buf, '\n', (size_t)(hit - buf)) : NULL;
+    ls = ls ? ls + 1 : buf; /* the head's line: its prefix before the record */
+    if (scan_joined(hit, cut, n0, n1, ls, (size_t)(hit - ls), joined, joined + SCAN_LINE_MAX, &r) == SCAN_OK) {
         if (__builtin_expect(p->set.clock != CLOCK_AS_READ, 0) && !clock_rec(p, &r, buf, hit, *eol, line)) {
             /* the clocks' pass: nothing added */
         } else {

@@ -1693,11 +1693,24 @@ const char *scan_cut(const char *tl, const char *eol)
     return NULL;
 }
 
-enum scan_err scan_joined(const char *tl, const char *cut, const char *n0, const char *n1, char *joined,
-                          char *scratch, struct scan_rec *r)
+/* Does [n0, n1) begin with the prefix pre (pn bytes), digits aside? */
+static int same_prefix(const char *pre, size_t pn, const char *n0, const char *n1)
+{
+    if (!pn || (size_t)(n1 - n0) < pn)
+        return 0;
+    for (size_t i = 0; i < pn; i++)
+        if (pre[i] != n0[i] && !(is_digit((unsigned char)pre[i]) && is_digit((unsigned char)n0[i])))
+            return 0;
+    return 1;
+}
+
+enum scan_err scan_joined(const char *tl, const char *cut, const char *n0, const char *n1, const char *pre,
+                          size_t pn, char *joined, char *scratch, struct scan_rec *r)
 {
     if (cut < tl || n1 < n0)
         return SCAN_NOT_RECORD;
+    if (pn <= SCAN_CUT_PREFIX_MAX && same_prefix(pre, pn, n0, n1))
+        n0 += pn;
     size_t a = (size_t)(cut - tl), b = (size_t)(n1 - n0);
     uint64_t nl = 0;
     if (a >= SCAN_LINE_MAX || b >= SCAN_LINE_MAX - a || scan_find_any_count(n0, n1, &nl))

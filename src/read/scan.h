@@ -107,10 +107,14 @@ enum scan_err scan_line_in(const char *ls, const char *tl, const char *eol, cons
  * a line (CUZK_TIMING: or CUZK_NTT_H:) begins (a CSV record only), or NULL.  scan_joined: the record's
  * head [tl, cut) and its rest, the next line [n0, n1) (no hit of its
  * own), parsed as one record; joined (SCAN_LINE_MAX bytes) holds it and
- * r->job may point into it or into scratch. */
+ * r->job may point into it or into scratch.  pre: the head's line before
+ * tl (pn bytes): a collector that prefixes each line (journalctl's
+ * "Dec 06 05:00:00 host cuzk[123]: ") prefixes the rest too, and a rest
+ * that begins with the same bytes (digits aside) is read without them. */
+#define SCAN_CUT_PREFIX_MAX 256 /* a longer prefix is not looked for on the rest */
 const char *scan_cut(const char *tl, const char *eol);
-enum scan_err scan_joined(const char *tl, const char *cut, const char *n0, const char *n1, char *joined,
-                          char *scratch, struct scan_rec *r);
+enum scan_err scan_joined(const char *tl, const char *cut, const char *n0, const char *n1, const char *pre,
+                          size_t pn, char *joined, char *scratch, struct scan_rec *r);
 
 /* The same without the fast path for short cuzk records: the reference
  * the tests hold scan_line to. */

@@ -126,6 +126,13 @@ echo "$rss $grss $prss $bytes $gzbytes $ops $pa" | awk '{
     printf "  RSS per device operation: .json %.0f bytes, .json.gz %.0f bytes; from a pipe (cat | analyze -, once: %s s) %.0f MiB\n", $1 * 1024 / $6, $2 * 1024 / $6, $7, $3 / 1024
 }'
 echo "  (WATERFALL_TIMING=1 $W analyze --json TRACE shows the time and memory of each phase)"
+# the floor under a reader built on yajl: yajl alone, no callbacks, one thread
+if [ -x "$B/bench/yajl_floor" ]; then
+    set -- $(timed wc -l "$TRACE")
+    b=$1
+    set -- $(timed "$B/bench/yajl_floor" "$TRACE")
+    echo "$1 $b" | awk '{printf "  yajl alone (no callbacks, one thread: bench/yajl_floor): %s s = %.1fx wc -l (%s s); on two threads at best %.1fx\n", $1, ($2 > 0 ? $1 / $2 : 0), $2, ($2 > 0 ? $1 / $2 / 2 : 0)}'
+fi
 
 # HTA beside waterfall, on a smaller trace of the same shape
 if [ -n "$HTA_SRC" ] && [ -n "$HTA_PYTHON" ]; then

@@ -275,6 +275,22 @@ py "$T/cutj.json" "r['skipped_lines'] == 0" && ok || bad "journald cut records: 
 "$W" watch --once "$T/cutj.log" >"$T/cutj.w.jsonl" 2>/dev/null
 python3 "$HERE/cmp_watch.py" "$T/cutj.json" "$T/cutj.w.jsonl" >"$T/cutj.cmp" && ok ||
     bad "journald cut records: watch --once and analyze differ: $(cat "$T/cutj.cmp")"
+
+# and through Docker's json-file: each piece a JSON entry of its own, the
+# head's prefix ({"log":") the rest's, its string decoded
+python3 - "$T/cut.log" "$T/cutd.log" <<'PY' || bad "make the Docker cut log"
+import json, sys
+lines = open(sys.argv[1], encoding='utf-8', errors='surrogateescape').read().split('\n')
+with open(sys.argv[2], 'w') as o:
+    for i, l in enumerate(lines):
+        o.write(json.dumps({'log': l + '\n', 'stream': 'stderr', 'time': '2026-02-18T19:21:%02d.%06dZ' % (i % 60, i)},
+                           separators=(',', ':')) + '\n')
+PY
+against "$T/cutd.log" "$T/spawn.truth" cutd
+py "$T/cutd.json" "r['skipped_lines'] == 0" && ok || bad "Docker cut records: skipped lines"
+"$W" watch --once "$T/cutd.log" >"$T/cutd.w.jsonl" 2>/dev/null
+python3 "$HERE/cmp_watch.py" "$T/cutd.json" "$T/cutd.w.jsonl" >"$T/cutd.cmp" && ok ||
+    bad "Docker cut records: watch --once and analyze differ: $(cat "$T/cutd.cmp")"
 "$W" analyze --no-progress "$T/spawn.log" 2>&1 | grep -q "GPU_TIMING spawn_blocking: 60 lines, 60 given to units" && ok ||
     bad "spawn lines: the text counts them"
 # each unit's kernel starts where the source puts it: GPU_START + spawn + pre_lock + wait

@@ -1619,14 +1619,17 @@ static enum scan_err scan_hit(const char *ls, const char *tl, const char *eol, c
         return SCAN_NOT_RECORD;
     if (*q != ',' && *q != '\\' && inner_timeline(skip_codes(q + (*q == ':' || *q == ']'), eol, 1), eol))
         return SCAN_NOT_RECORD;
+    long wrapped = -1; /* the record is a JSON string's, of this many bytes decoded, from tl + 8 */
     if (scan_byte(p, eol, '"') < eol) {
         long n = json_unwrap(p, eol, scratch);
         if (n >= 0) {
+            wrapped = p == tl + 8 ? n : -1;
             p = scratch;
             eol = scratch + n;
         }
     }
     if (scan_byte(p, eol, 0x1b) < eol) {
+        wrapped = -1;
         size_t n = strip_ansi(p, eol, scratch); /* in place when p is scratch: it only shrinks */
         p = scratch;
         eol = scratch + n;
@@ -1646,6 +1649,10 @@ static enum scan_err scan_hit(const char *ls, const char *tl, const char *eol, c
          * in it (scan.h) makes it the head of a record the reader joins */
         if (p == tl + 8)
             r->cut = scan_cut(tl, eol);
+        else if (wrapped >= 0) { /* in a JSON string (Docker's json-file): where no escape precedes it */
+            const char *c = scan_cut(tl, tl + 8 + wrapped);
+            r->cut = c && !memchr(tl, '\\', (size_t)(c - tl)) ? c : NULL;
+        }
         return parse_cuzk(p + 1, eol, r);
     case ':': /* tracing-subscriber: TIMELINE: <message> <fields> */
         if (p + 1 < eol && p[1] == ':') /* a module path, TIMELINE::x */
@@ -1709,14 +1716,24 @@ enum scan_err scan_joined(const char *tl, const char *cut, const char *n0, const
 {
     if (cut < tl || n1 < n0)
         return SCAN_NOT_RECORD;
-    if (pn <= SCAN_CUT_PREFIX_MAX && same_prefix(pre, pn, n0, n1))
+    int json = 0; /* the head is a JSON string's (its prefix ends in a quote): so is the rest */
+    if (pn <= SCAN_CUT_PREFIX_MAX && same_prefix(pre, pn, n0, n1)) {
         n0 += pn;
+        json = pre[pn - 1] == '"';
+    }
     size_t a = (size_t)(cut - tl), b = (size_t)(n1 - n0);
     uint64_t nl = 0;
     if (a >= SCAN_LINE_MAX || b >= SCAN_LINE_MAX - a || scan_find_any_count(n0, n1, &nl))
         return SCAN_NOT_RECORD; /* too long, or the next line is a line of its own */
     memcpy(joined, tl, a);
-    memcpy(joined + a, n0, b);
+    if (json) {
+        long n = json_unwrap(n0, n1, joined + a); /* decoding only shrinks: b bytes hold it */
+        if (n < 0)
+            return SCAN_NOT_RECORD;
+        b = (size_t)n;
+    } else {
+        memcpy(joined + a, n0, b);
+    }
     return scan_line_in(joined, joined, joined + a + b, joined + a + b, scratch, r);
 }
 

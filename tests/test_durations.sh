@@ -227,9 +227,11 @@ py "$T/slow.json" "r['reported']['gpu_ms']['checked'] == 60 and r['reported']['g
 # --- records cut by the GPU library's lines ------------------------------------
 # cuzk's eprintln! writes a TIMELINE record a piece at a time (Rust's stderr
 # is unbuffered), so a CUZK_TIMING line that the C library prints at once
-# can land between two pieces: "TIMELINE,5481CUZK_TIMING: ...\n,GPU_END,...".
-# Each record followed by a duration line is cut at one of its eight piece
-# boundaries by that line: the same figures, nothing skipped, however read.
+# can land between two pieces: "TIMELINE,5481CUZK_TIMING: ...\n,GPU_END,...";
+# so can a tracing line (stdout) where both streams go to one file or
+# journal.  Each record followed by a duration or tracing line is cut at
+# one of its eight piece boundaries by that line: the same figures,
+# nothing skipped, however read.
 python3 - "$T/spawn.log" "$T/cut.log" <<'PY' || bad "make the cut log"
 import random, re, sys
 rnd = random.Random(11)
@@ -238,7 +240,8 @@ out, i, cuts = [], 0, 0
 while i < len(lines):
     l = lines[i]
     m = re.match(r'(TIMELINE,)(\d+)(,)(\w+)(,)([^,]*)(,)(.*)$', l)
-    if m and i + 1 < len(lines) and lines[i + 1].startswith('CUZK_TIMING:'):
+    if m and i + 1 < len(lines) and (lines[i + 1].startswith('CUZK_TIMING:') or
+                                     re.match(r'(\x1b\[[0-9;]*m)*\d{4}-\d\d-\d\dT', lines[i + 1])):
         at = sum(len(g) for g in m.groups()[:rnd.randrange(1, 9)])
         out += [l[:at] + lines[i + 1], l[at:]]
         i += 2

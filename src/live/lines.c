@@ -136,6 +136,22 @@ static int cut_add(struct lines_text *s, struct lines_chunk *c, const char *hit,
     const char *tag = scan_find_any_count(cut, eol, &nl);
     if (tag && *tag != 'T' && dur_add(c, tag, eol, s->scratch, at))
         return -1;
+    if (tag && *tag == 'T') { /* a tracing line with a record of its own */
+        struct scan_rec r2;
+        enum scan_err e2 = scan_line_in(cut, tag, eol, eol, s->scratch, &r2);
+        if (e2 == SCAN_OK) {
+            if (rec_add(c, &r2, at))
+                return -1;
+            int64_t lt;
+            if (!r2.wall && tag > cut && scan_line_time(cut, tag, eol, &lt)) {
+                c->rec[c->nrec - 1].has_line = 1;
+                c->rec[c->nrec - 1].line_ns = lt;
+            }
+        } else if (e2 != SCAN_NOT_RECORD) {
+            c->skipped++;
+            c->skipped_by[e2]++;
+        }
+    }
     return 1;
 }
 

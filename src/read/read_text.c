@@ -180,12 +180,26 @@ static int cut_join(struct evpart *p, const char *buf, const char *hit, const ch
             evpart_hint(p, r.job, r.job_len, r.partition, &h);
             evpart_add_rec(p, &r, line, &h);
         }
-        /* the cutting line: a duration line (or a message) printed after the record began */
+        /* the cutting line, printed after the record began: a duration
+         * line, a message, or a tracing line (which may hold a spawn line
+         * or a record of its own) */
         uint64_t nl = 0;
         const char *tag = scan_find_any_count(cut, *eol, &nl);
         if (tag && *tag != 'T' && p->set.clock != CLOCK_PAIRS) {
             struct scan_dur d;
             evpart_dur(p, &d, scan_dur(tag, *eol, joined, &d), line);
+        } else if (tag) {
+            struct scan_rec r2;
+            enum scan_err e2 = scan_line_in(cut, tag, *eol, *eol, joined, &r2);
+            if (e2 != SCAN_NOT_RECORD)
+                p->diag.timeline_lines++;
+            if (e2 == SCAN_OK && (p->set.clock == CLOCK_AS_READ || clock_rec(p, &r2, cut, tag, *eol, line))) {
+                struct evhint h2;
+                evpart_dur_clock(p, r2.t_ns, r2.wall);
+                evpart_hint(p, r2.job, r2.job_len, r2.partition, &h2);
+                evpart_add_rec(p, &r2, line, &h2);
+            } else if (e2 != SCAN_OK && e2 != SCAN_NOT_RECORD)
+                evpart_skip(p, line, e2);
         }
         how = CUT_JOINED;
         if (n0 < end) { /* the rest is this chunk's: taken */

@@ -1619,17 +1619,18 @@ static enum scan_err scan_hit(const char *ls, const char *tl, const char *eol, c
         return SCAN_NOT_RECORD;
     if (*q != ',' && *q != '\\' && inner_timeline(skip_codes(q + (*q == ':' || *q == ']'), eol, 1), eol))
         return SCAN_NOT_RECORD;
-    long wrapped = -1; /* the record is a JSON string's, of this many bytes decoded, from tl + 8 */
+    /* where a line that cut the record may be looked for (scan_cut): the
+     * raw line, or its JSON string's bytes (decoding only shrinks them) */
+    const char *cut_lim = eol;
     if (scan_byte(p, eol, '"') < eol) {
         long n = json_unwrap(p, eol, scratch);
         if (n >= 0) {
-            wrapped = p == tl + 8 ? n : -1;
+            cut_lim = p == tl + 8 ? tl + 8 + n : NULL;
             p = scratch;
             eol = scratch + n;
         }
     }
     if (scan_byte(p, eol, 0x1b) < eol) {
-        wrapped = -1;
         size_t n = strip_ansi(p, eol, scratch); /* in place when p is scratch: it only shrinks */
         p = scratch;
         eol = scratch + n;
@@ -1647,11 +1648,9 @@ static enum scan_err scan_hit(const char *ls, const char *tl, const char *eol, c
     case ',':
         /* ':' sends such a record here, not down the fast path: a CUZK_ line
          * in it (scan.h) makes it the head of a record the reader joins */
-        if (p == tl + 8)
-            r->cut = scan_cut(tl, eol);
-        else if (wrapped >= 0) { /* in a JSON string (Docker's json-file): where no escape precedes it */
-            const char *c = scan_cut(tl, tl + 8 + wrapped);
-            r->cut = c && !memchr(tl, '\\', (size_t)(c - tl)) ? c : NULL;
+        if (cut_lim && tl[8] == ',') { /* the record's own bytes: no escape or colour before the cut */
+            const char *c = scan_cut(tl, cut_lim);
+            r->cut = c && !memchr(tl, '\\', (size_t)(c - tl)) && !memchr(tl, 0x1b, (size_t)(c - tl)) ? c : NULL;
         }
         return parse_cuzk(p + 1, eol, r);
     case ':': /* tracing-subscriber: TIMELINE: <message> <fields> */
@@ -1689,14 +1688,73 @@ enum scan_err scan_line_in(const char *ls, const char *tl, const char *eol, cons
     return scan_line_impl(ls, tl, eol, readable, scratch, r, 1);
 }
 
+/* Past colour codes at p, raw (ESC [ ... m) or escaped in a JSON string
+ * (\u001b[ ... m), up to 4 of them. */
+static const char *past_colour(const char *p, const char *eol)
+{
+    for (int k = 0; k < 4; k++) {
+        const char *q = p;
+        if (q < eol && *q == 0x1b)
+            q++;
+        else if (json_escaped_esc(q, eol))
+            q += 6;
+        else
+            break;
+        if (q >= eol || *q != '[')
+            break;
+        for (q++; q < eol && !(*q >= 0x40 && *q <= 0x7e);)
+            q++;
+        p = q < eol ? q + 1 : eol;
+    }
+    return p;
+}
+
+/* Does a tracing line begin at p: an RFC 3339 date-time, then (past
+ * colour codes and blanks) a level, as tracing's and env_logger's default
+ * formats print it? */
+static int log_line_at(const char *p, const char *eol)
+{
+    static const char shape[] = "dddd-dd-ddTdd:dd:dd";
+    if (eol - p < (long)sizeof shape + 5)
+        return 0;
+    for (size_t i = 0; i < sizeof shape - 1; i++)
+        if (shape[i] == 'd' ? !is_digit((unsigned char)p[i]) : p[i] != shape[i])
+            return 0;
+    const char *q = p + sizeof shape - 1;
+    while (q < eol && *q != ' ' && *q != 0x1b && *q != '\\' && q - p < 40) /* .466123Z, +00:00 */
+        q++;
+    for (int k = 0; k < 3 && q < eol; k++) {
+        const char *q0 = q;
+        q = past_colour(q, eol);
+        while (q < eol && is_blank((unsigned char)*q))
+            q++;
+        if (q == q0)
+            break;
+    }
+    static const char *const levels[] = {"TRACE", "DEBUG", "INFO", "WARN", "ERROR"};
+    for (size_t k = 0; k < sizeof levels / sizeof *levels; k++) {
+        size_t n = strlen(levels[k]);
+        if ((size_t)(eol - q) >= n && memcmp(q, levels[k], n) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 const char *scan_cut(const char *tl, const char *eol)
 {
     if (eol - tl < 9 || tl[8] != ',')
         return NULL;
-    /* the lines the GPU library prints (groth16_cuda.cu, groth16_ntt_h.cu) */
-    for (const char *c = tl + 9; (c = memmem(c, (size_t)(eol - c), "CUZK_", 5)) != NULL; c += 5)
-        if ((eol - c >= 12 && memcmp(c + 5, "TIMING:", 7) == 0) || (eol - c >= 11 && memcmp(c + 5, "NTT_H:", 6) == 0))
+    for (const char *c = tl + 9; c < eol; c++) {
+        /* the lines the GPU library prints (groth16_cuda.cu, groth16_ntt_h.cu) */
+        if (*c == 'C' && eol - c >= 11 && memcmp(c, "CUZK_", 5) == 0 &&
+            ((eol - c >= 12 && memcmp(c + 5, "TIMING:", 7) == 0) || memcmp(c + 5, "NTT_H:", 6) == 0))
             return c;
+        /* a tracing line (the daemon's stdout, in the same file or journal
+         * as its stderr), coloured or not; not a value's timestamp (k=...) */
+        if ((*c == 0x1b || *c == '\\' || is_digit((unsigned char)*c)) && c[-1] != '=' &&
+            log_line_at(past_colour(c, eol), eol))
+            return c;
+    }
     return NULL;
 }
 

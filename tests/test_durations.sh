@@ -118,6 +118,24 @@ against "$T/docker.log" "$T/noise.truth" docker
 py "$T/docker.json" "r['durations']['unreadable'] == 0" && ok || bad "docker: duration lines unreadable"
 against "$T/journal.log" "$T/noise.truth" journal
 
+# cut records a second reviewer built (tests/data/cut): a date-time and a
+# level inside a record's detail are no cut (the detail is one write); a
+# coloured env_logger line, a coloured tracing line in Docker's json-file
+# and journalctl -o json (its MESSAGE past a 300-byte cursor) are cutters.
+# Each: one unit, completed, nothing skipped, however read.
+for f in detail-date-not-cut env-logger-colour docker-colour-tracing journal-json; do
+    L="$HERE/data/cut/$f.log"
+    WATERFALL_READ_THREADS=1 "$W" analyze --json --no-progress "$L" >"$T/$f.1.json" 2>/dev/null
+    WATERFALL_READ_THREADS=2 WATERFALL_MMAP=1 "$W" analyze --json --no-progress "$L" >"$T/$f.2.json" 2>/dev/null
+    want="r['jobs_completed'] == 1 and r['skipped_lines'] == 0 and r['in_flight'] == 0"
+    [ $f = detail-date-not-cut ] && want="r['units'] == 2 and r['jobs_completed'] == 1 and r['skipped_lines'] == 0"
+    py "$T/$f.1.json" "$want" && cmp -s "$T/$f.1.json" "$T/$f.2.json" && ok ||
+        bad "$f: $(head -c 400 "$T/$f.1.json")"
+    "$W" watch --once "$L" >"$T/$f.w.jsonl" 2>/dev/null
+    python3 "$HERE/cmp_watch.py" "$T/$f.1.json" "$T/$f.w.jsonl" >"$T/$f.cmp" && ok ||
+        bad "$f: watch --once and analyze differ: $(cat "$T/$f.cmp")"
+done
+
 # cut records at the edges (a reviewer's cases): a record's cut left from a
 # line too long to parse (it crashed), a rest that is the input's last line
 # without '\n' read from a second range, a head before a 5 MiB line, a head

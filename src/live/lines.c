@@ -33,8 +33,10 @@ struct lines_text {
     size_t nheld, held_cut;
     int held_has_line; /* and its line's own time, from before the record */
     int64_t held_line_ns;
-    char held_pre[SCAN_CUT_PREFIX_MAX]; /* and its line's prefix (scan_joined) */
+    char held_pre[SCAN_CUT_PREFIX_MAX]; /* and its line's prefix (scan_joined; SIZE_MAX: too long) */
     size_t held_pn;
+    char held_key[SCAN_JSON_KEY_MAX]; /* and its JSON string's key (scan_json_key) */
+    size_t held_kn;
 };
 
 struct lines_pipe {
@@ -119,12 +121,12 @@ static int dur_add(struct lines_chunk *c, const char *tag, const char *eol, char
  * then the cutting line as the line it is, as read_text does: 1, 0 when
  * they are not one record, -1 out of memory. */
 static int cut_add(struct lines_text *s, struct lines_chunk *c, const char *hit, const char *cut, const char *eol,
-                   const char *pre, size_t pn, const char *n0, const char *n1, uint32_t at, int has_line,
-                   int64_t line_ns)
+                   const char *pre, size_t pn, const char *key, size_t kn, const char *n0, const char *n1,
+                   uint32_t at, int has_line, int64_t line_ns)
 {
     char joined[SCAN_LINE_MAX];
     struct scan_rec r;
-    if (scan_joined(hit, cut, n0, n1, pre, pn, joined, s->scratch, &r) != SCAN_OK)
+    if (scan_joined(hit, cut, n0, n1, pre, pn, key, kn, joined, s->scratch, &r) != SCAN_OK)
         return 0;
     if (rec_add(c, &r, at)) /* its id copied: scratch is used again below */
         return -1;
@@ -163,8 +165,8 @@ static int held_in(struct lines_text *s, struct lines_chunk *c, const char *n0, 
         return 0;
     size_t hn = s->nheld;
     s->nheld = 0;
-    int j = n0 ? cut_add(s, c, s->held, s->held + s->held_cut, s->held + hn, s->held_pre, s->held_pn, n0, n1, at,
-                         s->held_has_line, s->held_line_ns)
+    int j = n0 ? cut_add(s, c, s->held, s->held + s->held_cut, s->held + hn, s->held_pre, s->held_pn, s->held_key,
+                         s->held_kn, n0, n1, at, s->held_has_line, s->held_line_ns)
                : 0;
     if (j)
         return j;
@@ -223,8 +225,10 @@ static int line_in(struct lines_text *s, struct lines_chunk *c, const char *line
             const char *n0 = end + 1, *n1 = n0 < readable ? memchr(n0, '\n', (size_t)(readable - n0)) : NULL;
             int64_t lt = 0;
             int has_line = hit > line && scan_line_time(line, hit, end, &lt);
+            const char *key = NULL;
+            size_t kn = scan_json_key(line, (size_t)(hit - line), &key);
             if (n1) {
-                int j = cut_add(s, c, hit, cut, end, line, (size_t)(hit - line), n0, n1, at, has_line, lt);
+                int j = cut_add(s, c, hit, cut, end, line, (size_t)(hit - line), key, kn, n0, n1, at, has_line, lt);
                 if (j)
                     return j < 0 ? -1 : 2;
             } else if ((size_t)(end - hit) < SCAN_LINE_MAX) {
@@ -234,6 +238,9 @@ static int line_in(struct lines_text *s, struct lines_chunk *c, const char *line
                 s->held_has_line = has_line, s->held_line_ns = lt;
                 s->held_pn = (size_t)(hit - line) <= sizeof s->held_pre ? (size_t)(hit - line) : SIZE_MAX;
                 memcpy(s->held_pre, line, s->held_pn == SIZE_MAX ? 0 : s->held_pn);
+                s->held_kn = kn;
+                if (kn)
+                    memcpy(s->held_key, key, kn);
                 return 0;
             }
         }

@@ -171,7 +171,10 @@ static int cut_join(struct evpart *p, const char *buf, const char *hit, const ch
     int how = CUT_NONE;
     const char *ls = hit > buf ? memrchr(buf, '\n', (size_t)(hit - buf)) : NULL;
     ls = ls ? ls + 1 : buf; /* the head's line: its prefix before the record */
-    if (scan_joined(hit, cut, n0, n1, ls, (size_t)(hit - ls), joined, joined + SCAN_LINE_MAX, &r) == SCAN_OK) {
+    const char *key = NULL;
+    size_t kn = scan_json_key(ls, (size_t)(hit - ls), &key);
+    if (scan_joined(hit, cut, n0, n1, ls, (size_t)(hit - ls), key, kn, joined, joined + SCAN_LINE_MAX, &r) ==
+        SCAN_OK) {
         if (__builtin_expect(p->set.clock != CLOCK_AS_READ, 0) && !clock_rec(p, &r, buf, hit, *eol, line)) {
             /* the clocks' pass: nothing added */
         } else {

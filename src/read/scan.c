@@ -1454,6 +1454,21 @@ static enum scan_err parse_json_target(const char *lo, const char *tl, const cha
  * escapes are decoded into out: \u001b is the ESC of a colour code,
  * \n, \r and \t are white space (trimmed at the end like a CR).
  * Returns the new length, or -1 when [p, end) is not such a string. */
+/* Where the JSON string whose bytes begin at p ends (its closing quote),
+ * or NULL. */
+static const char *json_string_end(const char *p, const char *end)
+{
+    for (const char *q = p; q < end; q++) {
+        if (*q == '\\' && q + 1 < end) {
+            q++;
+            continue;
+        }
+        if (*q == '"')
+            return q;
+    }
+    return NULL;
+}
+
 static long json_unwrap(const char *p, const char *end, char *out)
 {
     const char *q = p;
@@ -1625,7 +1640,7 @@ static enum scan_err scan_hit(const char *ls, const char *tl, const char *eol, c
     if (scan_byte(p, eol, '"') < eol) {
         long n = json_unwrap(p, eol, scratch);
         if (n >= 0) {
-            cut_lim = p == tl + 8 ? tl + 8 + n : NULL;
+            cut_lim = p == tl + 8 ? json_string_end(p, eol) : NULL;
             p = scratch;
             eol = scratch + n;
         }
@@ -1709,8 +1724,8 @@ static const char *past_colour(const char *p, const char *eol)
     return p;
 }
 
-/* Does a tracing line begin at p: an RFC 3339 date-time, then (past
- * colour codes and blanks) a level, as tracing's and env_logger's default
+/* Does a log line's date-time begin at p: RFC 3339, then (past colour
+ * codes and blanks) a level, as tracing's and env_logger's default
  * formats print it? */
 static int log_line_at(const char *p, const char *eol)
 {
@@ -1740,6 +1755,16 @@ static int log_line_at(const char *p, const char *eol)
     return 0;
 }
 
+/* A log line at c: tracing's (a date-time first) or env_logger's ("[" and
+ * then one), either coloured. */
+static int log_start(const char *c, const char *eol)
+{
+    const char *q = past_colour(c, eol);
+    if (q < eol && *q == '[')
+        q = past_colour(q + 1, eol);
+    return log_line_at(q, eol);
+}
+
 const char *scan_cut(const char *tl, const char *eol)
 {
     if (eol - tl < 9 || tl[8] != ',')
@@ -1751,8 +1776,8 @@ const char *scan_cut(const char *tl, const char *eol)
             return c;
         /* a tracing line (the daemon's stdout, in the same file or journal
          * as its stderr), coloured or not; not a value's timestamp (k=...) */
-        if ((*c == 0x1b || *c == '\\' || is_digit((unsigned char)*c)) && c[-1] != '=' &&
-            log_line_at(past_colour(c, eol), eol))
+        if ((*c == 0x1b || *c == '\\' || *c == '[' || is_digit((unsigned char)*c)) && c[-1] != '=' &&
+            log_start(c, eol))
             return c;
     }
     return NULL;
@@ -1769,20 +1794,66 @@ static int same_prefix(const char *pre, size_t pn, const char *n0, const char *n
     return 1;
 }
 
+size_t scan_json_key(const char *pre, size_t pn, const char **key)
+{
+    /* pre ends in ..."KEY":" (blanks allowed around the colon) */
+    if (!pn || pre[pn - 1] != '"')
+        return 0;
+    size_t i = pn - 1;
+    while (i > 0 && is_blank((unsigned char)pre[i - 1]))
+        i--;
+    if (i == 0 || pre[i - 1] != ':')
+        return 0;
+    i--;
+    while (i > 0 && is_blank((unsigned char)pre[i - 1]))
+        i--;
+    if (i == 0 || pre[i - 1] != '"')
+        return 0;
+    size_t end = --i; /* the key's closing quote */
+    while (i > 0 && pre[i - 1] != '"' && end - i < SCAN_JSON_KEY_MAX)
+        i--;
+    if (i == 0 || pre[i - 1] != '"' || i == end)
+        return 0;
+    *key = pre + i;
+    return end - i;
+}
+
+/* The bytes of the JSON string that key kn names in [n0, n1), or NULL. */
+static const char *json_value_of(const char *key, size_t kn, const char *n0, const char *n1)
+{
+    for (const char *q = n0; (q = memmem(q, (size_t)(n1 - q), key, kn)) != NULL; q += kn) {
+        if (q == n0 || q[-1] != '"' || q + kn >= n1 || q[kn] != '"')
+            continue;
+        const char *v = q + kn + 1;
+        while (v < n1 && is_blank((unsigned char)*v))
+            v++;
+        if (v >= n1 || *v != ':')
+            continue;
+        for (v++; v < n1 && is_blank((unsigned char)*v);)
+            v++;
+        return v < n1 && *v == '"' ? v + 1 : NULL;
+    }
+    return NULL;
+}
+
 enum scan_err scan_joined(const char *tl, const char *cut, const char *n0, const char *n1, const char *pre,
-                          size_t pn, char *joined, char *scratch, struct scan_rec *r)
+                          size_t pn, const char *key, size_t kn, char *joined, char *scratch, struct scan_rec *r)
 {
     if (cut < tl || n1 < n0)
         return SCAN_NOT_RECORD;
-    int json = 0; /* the head is a JSON string's (its prefix ends in a quote): so is the rest */
-    if (pn <= SCAN_CUT_PREFIX_MAX && same_prefix(pre, pn, n0, n1)) {
-        n0 += pn;
-        json = pre[pn - 1] == '"';
-    }
-    size_t a = (size_t)(cut - tl), b = (size_t)(n1 - n0);
     uint64_t nl = 0;
-    if (a >= SCAN_LINE_MAX || b >= SCAN_LINE_MAX - a || scan_find_any_count(n0, n1, &nl))
-        return SCAN_NOT_RECORD; /* too long, or the next line is a line of its own */
+    if (scan_find_any_count(n0, n1, &nl))
+        return SCAN_NOT_RECORD; /* the next line is a line of its own */
+    /* the rest: the same JSON string of its entry (Docker's "log",
+     * journald's "MESSAGE"), or the line past the head's prefix */
+    int json = kn > 0;
+    if (json && !(n0 = json_value_of(key, kn, n0, n1)))
+        return SCAN_NOT_RECORD;
+    if (!json && pn <= SCAN_CUT_PREFIX_MAX && same_prefix(pre, pn, n0, n1))
+        n0 += pn;
+    size_t a = (size_t)(cut - tl), b = (size_t)(n1 - n0);
+    if (a >= SCAN_LINE_MAX || b >= SCAN_LINE_MAX - a)
+        return SCAN_NOT_RECORD; /* too long */
     memcpy(joined, tl, a);
     if (json) {
         long n = json_unwrap(n0, n1, joined + a); /* decoding only shrinks: b bytes hold it */
@@ -1792,6 +1863,16 @@ enum scan_err scan_joined(const char *tl, const char *cut, const char *n0, const
     } else {
         memcpy(joined + a, n0, b);
     }
+    /* A record's pieces are "TIMELINE," ts "," event "," job "," detail
+     * "\n": a cut after the fourth comma but right after it is inside the
+     * detail, one write, so only its end, with the newline for a rest. */
+    size_t commas = 0;
+    for (const char *q = tl + 8; q < cut; q++)
+        commas += *q == ',';
+    if (commas >= 4 && !(commas == 4 && cut[-1] == ','))
+        for (size_t i = a; i < a + b; i++)
+            if (joined[i] != ' ' && joined[i] != '\t' && joined[i] != '\r')
+                return SCAN_NOT_RECORD;
     return scan_line_in(joined, joined, joined + a + b, joined + a + b, scratch, r);
 }
 

@@ -110,11 +110,18 @@ enum scan_err scan_line_in(const char *ls, const char *tl, const char *eol, cons
  * r->job may point into it or into scratch.  pre: the head's line before
  * tl (pn bytes): a collector that prefixes each line (journalctl's
  * "Dec 06 05:00:00 host cuzk[123]: ") prefixes the rest too, and a rest
- * that begins with the same bytes (digits aside) is read without them. */
+ * that begins with the same bytes (digits aside) is read without them.
+ * The cut must fall between two of the record's pieces: inside its
+ * detail (one write) only at the end, with an empty rest. */
 #define SCAN_CUT_PREFIX_MAX 256 /* a longer prefix is not looked for on the rest */
+#define SCAN_JSON_KEY_MAX 64
 const char *scan_cut(const char *tl, const char *eol);
+/* Where the head is a JSON string's (pre, its line before the record, ends
+ * in "KEY":"), its key (0: none): the rest is that key's string in the
+ * next entry (Docker's "log", journald's "MESSAGE"), decoded. */
+size_t scan_json_key(const char *pre, size_t pn, const char **key);
 enum scan_err scan_joined(const char *tl, const char *cut, const char *n0, const char *n1, const char *pre,
-                          size_t pn, char *joined, char *scratch, struct scan_rec *r);
+                          size_t pn, const char *key, size_t kn, char *joined, char *scratch, struct scan_rec *r);
 
 /* The same without the fast path for short cuzk records: the reference
  * the tests hold scan_line to. */

@@ -297,6 +297,19 @@ py "$T/cutj.json" "r['skipped_lines'] == 0" && ok || bad "journald cut records: 
 python3 "$HERE/cmp_watch.py" "$T/cutj.json" "$T/cutj.w.jsonl" >"$T/cutj.cmp" && ok ||
     bad "journald cut records: watch --once and analyze differ: $(cat "$T/cutj.cmp")"
 
+# and as `docker logs -t` prints it: an RFC3339Nano time first, whose
+# fraction drops its trailing zeros (the rest's prefix is not the head's width)
+python3 - "$T/cut.log" "$T/cutt.log" <<'PY' || bad "make the docker -t cut log"
+import sys
+lines = open(sys.argv[1], encoding='utf-8', errors='surrogateescape').read().split('\n')
+with open(sys.argv[2], 'w', encoding='utf-8', errors='surrogateescape') as o:
+    for i, l in enumerate(lines):
+        frac = ('%09d' % (i * 7919 % 10 ** 9 // 10 ** (i % 7))).rstrip('0')
+        o.write('2026-02-18T19:%02d:%02d%sZ %s\n' % (i // 60 % 60, i % 60, '.' + frac if frac else '', l))
+PY
+against "$T/cutt.log" "$T/spawn.truth" cutt
+py "$T/cutt.json" "r['skipped_lines'] == 0" && ok || bad "docker -t cut records: skipped lines"
+
 # and through Docker's json-file: each piece a JSON entry of its own, the
 # head's prefix ({"log":") the rest's, its string decoded
 python3 - "$T/cut.log" "$T/cutd.log" <<'PY' || bad "make the Docker cut log"

@@ -1783,15 +1783,40 @@ const char *scan_cut(const char *tl, const char *eol)
     return NULL;
 }
 
-/* Does [n0, n1) begin with the prefix pre (pn bytes), digits aside? */
-static int same_prefix(const char *pre, size_t pn, const char *n0, const char *n1)
+/* Does a date-time begin at p ("dddd-dd-ddT")? */
+static int date_shape(const char *p, size_t n)
 {
-    if (!pn || (size_t)(n1 - n0) < pn)
+    static const char shape[] = "dddd-dd-ddT";
+    if (n < sizeof shape - 1)
         return 0;
-    for (size_t i = 0; i < pn; i++)
-        if (pre[i] != n0[i] && !(is_digit((unsigned char)pre[i]) && is_digit((unsigned char)n0[i])))
+    for (size_t i = 0; i < sizeof shape - 1; i++)
+        if (shape[i] == 'd' ? !is_digit((unsigned char)p[i]) : p[i] != shape[i])
             return 0;
     return 1;
+}
+
+/* The length of the prefix of [n0, n1) that matches pre (pn bytes): the
+ * same bytes, digits aside, and a date-time for a date-time, whatever its
+ * width (docker logs -t and kubectl --timestamps drop a fraction's
+ * trailing zeros); -1 when it does not match. */
+static long rest_prefix(const char *pre, size_t pn, const char *n0, const char *n1)
+{
+    size_t i = 0, j = 0, rn = (size_t)(n1 - n0);
+    if (!pn)
+        return -1;
+    while (i < pn) {
+        if (date_shape(pre + i, pn - i) && date_shape(n0 + j, rn - j)) {
+            while (i < pn && !is_blank((unsigned char)pre[i]))
+                i++;
+            while (j < rn && !is_blank((unsigned char)n0[j]))
+                j++;
+            continue;
+        }
+        if (j >= rn || (pre[i] != n0[j] && !(is_digit((unsigned char)pre[i]) && is_digit((unsigned char)n0[j]))))
+            return -1;
+        i++, j++;
+    }
+    return (long)j;
 }
 
 size_t scan_json_key(const char *pre, size_t pn, const char **key)
@@ -1849,8 +1874,9 @@ enum scan_err scan_joined(const char *tl, const char *cut, const char *n0, const
     int json = kn > 0;
     if (json && !(n0 = json_value_of(key, kn, n0, n1)))
         return SCAN_NOT_RECORD;
-    if (!json && pn <= SCAN_CUT_PREFIX_MAX && same_prefix(pre, pn, n0, n1))
-        n0 += pn;
+    long rp = !json && pn <= SCAN_CUT_PREFIX_MAX ? rest_prefix(pre, pn, n0, n1) : -1;
+    if (rp >= 0)
+        n0 += rp;
     size_t a = (size_t)(cut - tl), b = (size_t)(n1 - n0);
     if (a >= SCAN_LINE_MAX || b >= SCAN_LINE_MAX - a)
         return SCAN_NOT_RECORD; /* too long */

@@ -110,7 +110,8 @@ enum scan_err scan_line_in(const char *ls, const char *tl, const char *eol, cons
  * r->job may point into it or into scratch.  pre: the head's line before
  * tl (pn bytes): a collector that prefixes each line (journalctl's
  * "Dec 06 05:00:00 host cuzk[123]: ") prefixes the rest too, and a rest
- * that begins with the same bytes (digits aside) is read without them.
+ * that begins with the same bytes (digits aside, and a date-time of any
+ * width for a date-time: docker logs -t) is read without them.
  * The cut must fall between two of the record's pieces: inside its
  * detail (one write) only at the end, with an empty rest. */
 #define SCAN_CUT_PREFIX_MAX 256 /* a longer prefix is not looked for on the rest */

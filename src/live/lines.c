@@ -95,6 +95,35 @@ static int rec_add(struct lines_chunk *c, const struct scan_rec *sr, uint32_t at
     return 0;
 }
 
+/* A record read from its line: added, with the line's own time where it
+ * has one before the record and the record no ts= (has_line: the offset
+ * between the clocks of a log that mixes them), or counted as skipped.
+ * 0, or -1. */
+static int rec_in(struct lines_chunk *c, const struct scan_rec *r, enum scan_err e, int has_line, int64_t line_ns,
+                  uint32_t at)
+{
+    if (e == SCAN_NOT_RECORD)
+        return 0;
+    if (e != SCAN_OK) {
+        c->skipped++;
+        c->skipped_by[e]++;
+        return 0;
+    }
+    if (rec_add(c, r, at))
+        return -1;
+    if (has_line && !r->wall) {
+        c->rec[c->nrec - 1].has_line = 1;
+        c->rec[c->nrec - 1].line_ns = line_ns;
+    }
+    return 0;
+}
+
+/* The own time of the line [line, end) before its record at hit: 1, or 0. */
+static int line_time(const char *line, const char *hit, const char *end, int64_t *ns)
+{
+    return hit > line && scan_line_time(line, hit, end, ns);
+}
+
 /* A duration line, as a record of what watch places of it (live.h):
  * the names durations.h knows, with gpu_tid. */
 static int dur_add(struct lines_chunk *c, const char *tag, const char *eol, char *scratch, uint32_t at)
@@ -128,12 +157,8 @@ static int cut_add(struct lines_text *s, struct lines_chunk *c, const char *hit,
     struct scan_rec r;
     if (scan_joined(hit, cut, n0, n1, pre, pn, key, kn, joined, s->scratch, &r) != SCAN_OK)
         return 0;
-    if (rec_add(c, &r, at)) /* its id copied: scratch is used again below */
+    if (rec_in(c, &r, SCAN_OK, has_line, line_ns, at)) /* its id copied: scratch is used again below */
         return -1;
-    if (has_line && !r.wall) { /* its line's own time, as for any record (below) */
-        c->rec[c->nrec - 1].has_line = 1;
-        c->rec[c->nrec - 1].line_ns = line_ns;
-    }
     uint64_t nl = 0;
     const char *tag = scan_find_any_count(cut, eol, &nl);
     if (tag && *tag != 'T' && dur_add(c, tag, eol, s->scratch, at))
@@ -141,18 +166,10 @@ static int cut_add(struct lines_text *s, struct lines_chunk *c, const char *hit,
     if (tag && *tag == 'T') { /* a tracing line with a record of its own */
         struct scan_rec r2;
         enum scan_err e2 = scan_line_in(cut, tag, eol, eol, s->scratch, &r2);
-        if (e2 == SCAN_OK) {
-            if (rec_add(c, &r2, at))
-                return -1;
-            int64_t lt;
-            if (!r2.wall && tag > cut && scan_line_time(cut, tag, eol, &lt)) {
-                c->rec[c->nrec - 1].has_line = 1;
-                c->rec[c->nrec - 1].line_ns = lt;
-            }
-        } else if (e2 != SCAN_NOT_RECORD) {
-            c->skipped++;
-            c->skipped_by[e2]++;
-        }
+        int64_t lt = 0;
+        int own_time = e2 == SCAN_OK && line_time(cut, tag, eol, &lt); /* before lt is passed */
+        if (rec_in(c, &r2, e2, own_time, lt, at))
+            return -1;
     }
     return 1;
 }
@@ -173,20 +190,7 @@ static int held_in(struct lines_text *s, struct lines_chunk *c, const char *n0, 
     /* not one record: the held line as it reads alone, as read_text does */
     struct scan_rec r;
     enum scan_err e = scan_line_in(s->held, s->held, s->held + hn, s->held + hn, s->scratch, &r);
-    if (e == SCAN_OK) {
-        if (rec_add(c, &r, at))
-            return -1;
-        if (s->held_has_line && !r.wall) {
-            c->rec[c->nrec - 1].has_line = 1;
-            c->rec[c->nrec - 1].line_ns = s->held_line_ns;
-        }
-        return 0;
-    }
-    if (e != SCAN_NOT_RECORD) {
-        c->skipped++;
-        c->skipped_by[e]++;
-    }
-    return 0;
+    return rec_in(c, &r, e, s->held_has_line, s->held_line_ns, at);
 }
 
 /* One whole line (without its '\n'); the bytes up to readable may be
@@ -224,7 +228,7 @@ static int line_in(struct lines_text *s, struct lines_chunk *c, const char *line
         if (cut) { /* cut by another line: its rest is the next line, here or held for it */
             const char *n0 = end + 1, *n1 = n0 < readable ? memchr(n0, '\n', (size_t)(readable - n0)) : NULL;
             int64_t lt = 0;
-            int has_line = hit > line && scan_line_time(line, hit, end, &lt);
+            int has_line = line_time(line, hit, end, &lt);
             const char *key = NULL;
             size_t kn = scan_json_key(line, (size_t)(hit - line), &key);
             if (n1) {
@@ -244,21 +248,9 @@ static int line_in(struct lines_text *s, struct lines_chunk *c, const char *line
                 return 0;
             }
         }
-        if (e != SCAN_OK) {
-            c->skipped++;
-            c->skipped_by[e]++;
-            return 0;
-        }
-        if (rec_add(c, &r, at))
-            return -1;
-        /* a record with its own ts= after a prefix: its line's timestamp
-         * gives the offset between the clocks of a log that mixes them */
-        int64_t lt;
-        if (!r.wall && hit > line && scan_line_time(line, hit, end, &lt)) {
-            c->rec[c->nrec - 1].has_line = 1;
-            c->rec[c->nrec - 1].line_ns = lt;
-        }
-        return 0;
+        int64_t lt = 0;
+        int has_line = e == SCAN_OK && line_time(line, hit, end, &lt); /* before lt is passed */
+        return rec_in(c, &r, e, has_line, lt, at);
     }
 }
 

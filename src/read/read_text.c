@@ -143,6 +143,24 @@ static int clock_rec(struct evpart *p, struct scan_rec *r, const char *ls, const
     return 0;
 }
 
+/* A record read apart from parse_lines' ring (its look ahead flushed):
+ * in the clocks' pass, only its clocks; else added now, or skipped (e). */
+static void rec_now(struct evpart *p, struct scan_rec *r, enum scan_err e, const char *buf, const char *hit,
+                    const char *eol, uint64_t line)
+{
+    if (e != SCAN_OK) {
+        if (e != SCAN_NOT_RECORD)
+            evpart_skip(p, line, e);
+        return;
+    }
+    if (__builtin_expect(p->set.clock != CLOCK_AS_READ, 0) && !clock_rec(p, r, buf, hit, eol, line))
+        return; /* the clocks' pass: nothing added */
+    struct evhint h;
+    evpart_dur_clock(p, r->t_ns, r->wall);
+    evpart_hint(p, r->job, r->job_len, r->partition, &h);
+    evpart_add_rec(p, r, line, &h);
+}
+
 /* A record that another thread's line cut (scan.h, scan_cut): joined
  * with its rest, the next line, and added, then the cutting line read as
  * the line it is.  *eol is the head's line end; more: the bytes past end
@@ -175,14 +193,7 @@ static int cut_join(struct evpart *p, const char *buf, const char *hit, const ch
     size_t kn = scan_json_key(ls, (size_t)(hit - ls), &key);
     if (scan_joined(hit, cut, n0, n1, ls, (size_t)(hit - ls), key, kn, joined, joined + SCAN_LINE_MAX, &r) ==
         SCAN_OK) {
-        if (__builtin_expect(p->set.clock != CLOCK_AS_READ, 0) && !clock_rec(p, &r, buf, hit, *eol, line)) {
-            /* the clocks' pass: nothing added */
-        } else {
-            struct evhint h;
-            evpart_dur_clock(p, r.t_ns, r.wall);
-            evpart_hint(p, r.job, r.job_len, r.partition, &h);
-            evpart_add_rec(p, &r, line, &h);
-        }
+        rec_now(p, &r, SCAN_OK, buf, hit, *eol, line);
         /* the cutting line, printed after the record began: a duration
          * line, a message, or a tracing line (which may hold a spawn line
          * or a record of its own) */
@@ -191,18 +202,12 @@ static int cut_join(struct evpart *p, const char *buf, const char *hit, const ch
         if (tag && *tag != 'T' && p->set.clock != CLOCK_PAIRS) {
             struct scan_dur d;
             evpart_dur(p, &d, scan_dur(tag, *eol, joined, &d), line);
-        } else if (tag) {
+        } else if (tag && *tag == 'T') {
             struct scan_rec r2;
             enum scan_err e2 = scan_line_in(cut, tag, *eol, *eol, joined, &r2);
             if (e2 != SCAN_NOT_RECORD)
                 p->diag.timeline_lines++;
-            if (e2 == SCAN_OK && (p->set.clock == CLOCK_AS_READ || clock_rec(p, &r2, cut, tag, *eol, line))) {
-                struct evhint h2;
-                evpart_dur_clock(p, r2.t_ns, r2.wall);
-                evpart_hint(p, r2.job, r2.job_len, r2.partition, &h2);
-                evpart_add_rec(p, &r2, line, &h2);
-            } else if (e2 != SCAN_OK && e2 != SCAN_NOT_RECORD)
-                evpart_skip(p, line, e2);
+            rec_now(p, &r2, e2, cut, tag, *eol, line);
         }
         how = CUT_JOINED;
         if (n0 < end) { /* the rest is this chunk's: taken */

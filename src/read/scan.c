@@ -579,8 +579,7 @@ static int parse_cuzk_fast(const char *p, size_t n, char *buf, int direct, struc
     r->t_ns = 0;
     r->name = NULL;
     r->name_len = 0;
-    r->queue = r->wall = r->nkv = 0;
-    r->cut = NULL;
+    r->queue = r->wall = r->nkv = 0; /* (cut: scan_hit clears it first) */
     size_t c0 = next_set(cm, 0, n);
     if (c0 == n)
         return SCAN_BAD_TIME;
@@ -636,8 +635,7 @@ static int is_digit(int c)
 
 static void rec_reset(struct scan_rec *r)
 {
-    r->cut = NULL;
-    r->job = NULL;
+    r->job = NULL; /* (cut: scan_hit clears it first) */
     r->job_len = 0;
     r->partition = r->worker = r->device = -1;
     r->t_ns = 0;

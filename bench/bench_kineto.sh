@@ -133,6 +133,15 @@ if [ -x "$B/bench/yajl_floor" ]; then
     set -- $(timed "$B/bench/yajl_floor" "$TRACE")
     echo "$1 $b" | awk '{printf "  yajl alone (no callbacks, one thread: bench/yajl_floor): %s s = %.1fx wc -l (%s s); on two threads at best %.1fx\n", $1, ($2 > 0 ? $1 / $2 : 0), $2, ($2 > 0 ? $1 / $2 / 2 : 0)}'
 fi
+# and under one built on simdjson, reading only the fields the reader keeps
+if [ -x "$B/bench/simdjson_floor" ]; then
+    set -- $(timed wc -l "$TRACE")
+    b=$1
+    set -- $(timed "$B/bench/simdjson_floor" "$TRACE")
+    echo "$1 $b" | awk '{printf "  simdjson reading the fields alone (one thread: bench/simdjson_floor): %s s = %.1fx wc -l (%s s); on two threads at best %.1fx\n", $1, ($2 > 0 ? $1 / $2 : 0), $2, ($2 > 0 ? $1 / $2 / 2 : 0)}'
+else
+    echo "  simdjson floor: skipped (bench/simdjson_floor not built: a C++ compiler and libsimdjson-dev are needed at configure time)"
+fi
 
 # HTA beside waterfall, on a smaller trace of the same shape
 if [ -n "$HTA_SRC" ] && [ -n "$HTA_PYTHON" ]; then

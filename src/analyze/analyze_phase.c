@@ -165,7 +165,10 @@ static void check_reported(const struct run *r, uint32_t ui, const char *key, in
     if (rep < 0)
         return;
     c->checked++;
-    if (fabs(timed - rep) > REPORTED_TOLERANCE * rep && fabs(timed - rep) > 1e6) {
+    if (timed - rep > REPORTED_TOLERANCE * rep && timed - rep > 1e6) {
+        c->outside++;
+        c->outside_ns += timed - rep;
+    } else if (rep - timed > REPORTED_TOLERANCE * rep && rep - timed > 1e6) {
         if (!c->disagree++) {
             c->first_line = line;
             c->first_reported = rep;

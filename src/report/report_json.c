@@ -393,10 +393,12 @@ static void reported_json(FILE *f, const char *key, const struct reported_check 
         secs(f, c->first_reported);
         fputs(", \"first_timed_s\": ", f);
         secs(f, c->first_timed);
-        fputc('}', f);
     } else {
-        fputs("null, \"first_reported_s\": null, \"first_timed_s\": null}", f);
+        fputs("null, \"first_reported_s\": null, \"first_timed_s\": null", f);
     }
+    fprintf(f, ", \"outside\": %llu, \"outside_s\": ", (unsigned long long)c->outside);
+    secs(f, c->outside_ns);
+    fputc('}', f);
 }
 
 /* The phases inside the stages, marks, kinds, the daemon's own durations,

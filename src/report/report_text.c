@@ -153,6 +153,9 @@ static void stat_cells(FILE *f, const struct stage_stats *st)
             fmt_dur(c, sizeof c, st->p90));
 }
 
+/* A reported duration longer than its records' interval is a warning (the
+ * daemon times work between them); a shorter one is a note: the stage holds
+ * time the daemon does not time (analyze.h). */
 static void reported_text(FILE *f, const char *key, const struct reported_check *c, const struct paint *p)
 {
     char a[32], b[32];
@@ -162,6 +165,14 @@ static void reported_text(FILE *f, const char *key, const struct reported_check 
                 p->yellow, p->off, key, 100 * REPORTED_TOLERANCE, (unsigned long long)c->disagree,
                 (unsigned long long)c->checked, (unsigned long long)c->first_line,
                 fmt_dur(a, sizeof a, c->first_reported), fmt_dur(b, sizeof b, c->first_timed));
+    if (c->outside)
+        fprintf(f, "  %snote            %s stage runs over %.0f%% past the daemon's %s on %llu of %llu units, %s in "
+                   "all: time it does not time (%s)%s\n",
+                p->dim, strcmp(key, "gpu_ms") ? "the synthesis" : "the GPU", 100 * REPORTED_TOLERANCE, key,
+                (unsigned long long)c->outside, (unsigned long long)c->checked, fmt_dur(a, sizeof a, c->outside_ns),
+                strcmp(key, "gpu_ms") ? "cuzk's synth_ms leaves out the blocking pool's wait and the circuit's build"
+                                      : "cuzk's gpu_ms leaves out the blocking pool's wait where no spawn line gives it",
+                p->off);
 }
 
 /* Units that never finished a stage (analyze_abandon.c): how many, in
@@ -288,7 +299,7 @@ static void phases_text(FILE *f, const struct run_result *res, const struct pain
             fputc('\n', f);
         }
     }
-    if (ph->synth_ms.disagree || ph->gpu_ms.disagree)
+    if (ph->synth_ms.disagree || ph->gpu_ms.disagree || ph->synth_ms.outside || ph->gpu_ms.outside)
         fputc('\n', f);
     reported_text(f, "synth_ms", &ph->synth_ms, p);
     reported_text(f, "gpu_ms", &ph->gpu_ms, p);

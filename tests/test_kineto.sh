@@ -291,6 +291,15 @@ check late "$T/late.json" <<'PY'
 want('late', [us(st[(0, 7)]['host_wait_s']), us(st[(0, 7)]['other_s'])], [90, 0])
 PY
 
+# args' numbers written as strings: numbers where pandas' to_numeric reads
+# them (HTA: "7" is stream 7, and a launch's "2" its correlation), ROCm's
+# "0x1" none (stream absent: the operation has no stream, as with HTA)
+printf '{"traceEvents":[{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","ts":0,"dur":1,"args":{"correlation":"1"}},{"ph":"X","cat":"kernel","name":"k1","ts":5,"dur":10,"args":{"stream":"7","device":"0","correlation":1}},{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","ts":40,"dur":1,"args":{"correlation":"2.0"}},{"ph":"X","cat":"kernel","name":"k2","ts":50,"dur":10,"args":{"stream":"7","device":0,"correlation":"2"}},{"ph":"X","cat":"kernel","name":"k3","ts":70,"dur":10,"args":{"stream":"0x1","device":0,"correlation":3}}]}' >"$T/strnum.json"
+check strnum "$T/strnum.json" <<'PY'
+want('string stream, device and correlation', sorted(st), [(0, 7)])
+want('string launch times', [us(st[(0, 7)]['host_wait_s']), us(st[(0, 7)]['other_s'])], [35, 0])
+PY
+
 # two traceEvents arrays: which is the trace would be a guess (exit 3)
 printf '{"traceEvents":[{"ph":"X","cat":"kernel","ts":0,"dur":1,"args":{"stream":7}}],"traceEvents":[]}' >"$T/two.json"
 "$W" analyze --no-progress "$T/two.json" >/dev/null 2>"$T/two.err"

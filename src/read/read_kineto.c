@@ -527,6 +527,48 @@ static void keep_id(char *dst, size_t cap, const char *s, size_t n)
     dst[n] = 0;
 }
 
+/* args' device, stream or correlation, a number as the input wrote it */
+static void args_number(struct kstate *k, const char *s, size_t n)
+{
+    int64_t v;
+    if (int_of(s, n, &v))
+        return; /* HTA's to_numeric makes it -1 / absent: so do we */
+    if (k->args_key == K_DEVICE) {
+        k->dev = v;
+        k->has_dev = 1;
+    } else if (k->args_key == K_STREAM) {
+        k->stream = v;
+        k->has_stream = 1;
+    } else {
+        k->corr = v;
+        k->has_corr = 1;
+    }
+}
+
+/* A string that pandas' to_numeric reads as a number, as HTA reads args
+ * (hta/common/trace_parser.py, through pd.to_numeric(errors="coerce")):
+ * a decimal, signed, with a fraction or an exponent; "0x0" (ROCm) or any
+ * other text is not one, and stays absent as with HTA. */
+static int decimal_string(const unsigned char *s, size_t n)
+{
+    size_t i = n && (s[0] == '-' || s[0] == '+');
+    size_t d = 0;
+    for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+        d++;
+    if (i < n && s[i] == '.')
+        for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+            d++;
+    if (d && i < n && (s[i] == 'e' || s[i] == 'E')) {
+        i += 1 + (i + 1 < n && (s[i + 1] == '-' || s[i + 1] == '+'));
+        size_t e = i;
+        for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+            ;
+        if (i == e)
+            return 0;
+    }
+    return d && i == n;
+}
+
 static int cb_number(void *ctx, const char *s, size_t n)
 {
     struct kstate *k = ctx;
@@ -551,19 +593,7 @@ static int cb_number(void *ctx, const char *s, size_t n)
             k->has_dur = 1;
         }
     } else if (k->in_args && k->depth == k->arr_depth + 2 && k->args_key != K_NONE) {
-        int64_t v;
-        if (int_of(s, n, &v))
-            return 1; /* HTA's to_numeric makes it -1 / absent: so do we */
-        if (k->args_key == K_DEVICE) {
-            k->dev = v;
-            k->has_dev = 1;
-        } else if (k->args_key == K_STREAM) {
-            k->stream = v;
-            k->has_stream = 1;
-        } else {
-            k->corr = v;
-            k->has_corr = 1;
-        }
+        args_number(k, s, n);
     } else if (k->in_dist && k->depth == 2 && k->dist_key == K_RANK) {
         int64_t v;
         if (!int_of(s, n, &v) && v >= 0 && v <= INT32_MAX)
@@ -593,6 +623,10 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n)
     }
     if (k->in_event && k->depth == k->arr_depth + 1 && k->ev_key == K_CAT)
         k->cat_class = cat_class(s, n);
+    /* a device, stream or correlation written as a string: a number to
+     * HTA where pandas reads one */
+    if (k->in_args && k->depth == k->arr_depth + 2 && k->args_key != K_NONE && decimal_string(s, n))
+        args_number(k, (const char *)s, n);
     if (k->in_event && k->depth == k->arr_depth + 1) {
         char *dst = k->ev_key == K_PH ? k->ph : k->ev_key == K_NAME ? k->name : NULL;
         size_t cap = k->ev_key == K_PH ? sizeof k->ph : sizeof k->name;

@@ -300,6 +300,15 @@ want('string stream, device and correlation', sorted(st), [(0, 7)])
 want('string launch times', [us(st[(0, 7)]['host_wait_s']), us(st[(0, 7)]['other_s'])], [35, 0])
 PY
 
+# a launch is a row HTA's parser keeps: one with no dur (an instant), no
+# cat, or the cat "Trace" is not one (then k2 has no launch: never host_wait)
+for bad in '"ph":"i","cat":"cuda_runtime"' '"ph":"X","dur":1' '"ph":"X","cat":"Trace","dur":1'; do
+    printf '{"traceEvents":[{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","ts":0,"dur":1,"args":{"correlation":1}},{"ph":"X","cat":"kernel","name":"k1","ts":5,"dur":10,"args":{"stream":7,"device":0,"correlation":1}},{%s,"name":"cudaLaunchKernel","ts":40,"args":{"correlation":2}},{"ph":"X","cat":"kernel","name":"k2","ts":50,"dur":10,"args":{"stream":7,"device":0,"correlation":2}}]}' "$bad" >"$T/nolaunch.json"
+    check nolaunch "$T/nolaunch.json" <<'PY'
+want('a launch HTA drops', [us(st[(0, 7)]['host_wait_s']), us(st[(0, 7)]['other_s'])], [0, 35])
+PY
+done
+
 # two traceEvents arrays: which is the trace would be a guess (exit 3)
 printf '{"traceEvents":[{"ph":"X","cat":"kernel","ts":0,"dur":1,"args":{"stream":7}}],"traceEvents":[]}' >"$T/two.json"
 "$W" analyze --no-progress "$T/two.json" >/dev/null 2>"$T/two.err"

@@ -283,7 +283,7 @@ static int int_of(const char *s, size_t n, int64_t *out)
 /* The categories HTA's idle-time breakdown takes as a stream's kernels
  * (hta/analyzers/breakdown_analysis.py, get_idle_time_breakdown): memory
  * copies and sets count, as on the device they do. */
-enum { CAT_NONE, CAT_DEVICE, CAT_RANGE, CAT_OTHER };
+enum { CAT_NONE, CAT_DEVICE, CAT_RANGE, CAT_OTHER, CAT_TRACE };
 
 /* A key or a value looked for, with its length (keys are compared
  * millions of times). */
@@ -306,15 +306,15 @@ static int word_id(const unsigned char *s, size_t n, const struct word *w, size_
  * breakdown takes these as a stream's kernels:
  * hta/analyzers/breakdown_analysis.py, get_idle_time_breakdown; memory
  * copies and sets count, as on the device they do); CAT_RANGE, a CPU
- * range kineto_stage.c maps to stages (HTA's CPU categories); else
- * CAT_OTHER. */
+ * range kineto_stage.c maps to stages (HTA's CPU categories); CAT_TRACE,
+ * "Trace", a row HTA's parser drops; else CAT_OTHER. */
 static int cat_class(const unsigned char *s, size_t n)
 {
     static const struct word cats[] = {
         WORD("kernel", CAT_DEVICE),  WORD("Kernel", CAT_DEVICE),          WORD("gpu_memcpy", CAT_DEVICE),
         WORD("Memcpy", CAT_DEVICE),  WORD("gpu_memset", CAT_DEVICE),      WORD("Memset", CAT_DEVICE),
         WORD("mtia_ccp_events", CAT_DEVICE), WORD("cpu_op", CAT_RANGE),   WORD("user_annotation", CAT_RANGE),
-        WORD("python_function", CAT_RANGE),
+        WORD("python_function", CAT_RANGE), WORD("Trace", CAT_TRACE),
     };
     return word_id(s, n, cats, sizeof cats / sizeof *cats, CAT_OTHER);
 }
@@ -385,8 +385,12 @@ static int event_end(struct kstate *k)
         return 0;
     }
     /* HTA's CPU side: what is not a kernel on a stream (a correlation and
-     * a stream), nor the device's Event or Context Sync */
-    int cpu = !(stream >= 0 && k->has_corr && k->corr >= 0) && strcmp(k->name, "Event Sync") != 0 &&
+     * a stream), nor the device's Event or Context Sync, of the rows its
+     * parser keeps: those with a dur and a cat, not of the cat "Trace"
+     * (hta/common/trace_parser.py drops the rest before it joins launches
+     * or finds the steps) */
+    int cpu = k->has_dur && k->cat_class != CAT_NONE && k->cat_class != CAT_TRACE &&
+              !(stream >= 0 && k->has_corr && k->corr >= 0) && strcmp(k->name, "Event Sync") != 0 &&
               strcmp(k->name, "Context Sync") != 0;
     if (cpu && k->has_name_id && k->cat_class == CAT_RANGE && strcmp(k->ph, "X") == 0 && k->has_ts && k->has_dur &&
         k->dur >= 0 && !k->bad_num) {

@@ -702,13 +702,18 @@ static int dur_decide(struct live *l, int end)
                 return 0; /* an older section is still open: analyze gives it its unit first */
         int64_t d = 0;
         int k = DUR_NONE;
-        if (!c->interleaved && c->t_pos != T_NONE && c->gpu_total >= 0) {
+        /* a section with no gpu_total (a failed call: its GPU thread printed
+         * nothing, the mutex was still held and released) is given as
+         * analyze gives it, and moves its device's unlock, with no kernel */
+        if (!c->interleaved && c->t_pos != T_NONE) {
             size_t n;
             if (dur_cands(l, c, &n))
                 return -1;
             if (!end && !p->sp_seen && spawns_to_come(l, l->dcand, n))
                 return 0; /* its call's own spawn line is still to come: wait */
-            struct dur_sect sect = {c->pre, c->wait, p->held, c->wait >= 2000000, c->t_pos};
+            /* held: mutex_held, else gpu_total (durations.c, held_of) */
+            int64_t held = p->held >= 0 ? p->held : c->gpu_total >= 0 ? c->gpu_total : 0;
+            struct dur_sect sect = {c->pre, c->wait, held, c->wait >= 2000000, c->t_pos};
             k = DUR_NONE;
             for (size_t q = 0; p->sp_seen && p->sp_seq != UINT64_MAX && q < n; q++)
                 if (l->tab[l->dcand[q].id]->seq == p->sp_seq &&
@@ -741,10 +746,11 @@ static int dur_decide(struct live *l, int end)
                 struct live_unit *x = l->tab[l->dcand[k].id];
                 int64_t L = x->u.t[EV_GPU_START] + d + c->pre + c->wait;
                 x->dur_call = 1;
-                x->dka = L, x->dkb = L + c->gpu_total;
+                x->dur_kern = c->gpu_total >= 0;
+                x->dka = L, x->dkb = L + (c->gpu_total >= 0 ? c->gpu_total : 0);
                 int64_t *ut = c->multi && !(x->u.flags & U_DEVSET) ? NULL : dur_unlock(l, x->u.device);
                 if (ut)
-                    *ut = L + p->held;
+                    *ut = L + held;
                 l->dur_given++;
             }
         }
@@ -1255,7 +1261,7 @@ static int count_device(struct live *l, struct live_dev *d, int64_t lo, int64_t 
             for (uint16_t k = 0; k < x->nkern; k++)
                 if (x->kern[k].start >= s.start && x->kern[k].end <= s.end && spans_add(kern, x->kern[k]))
                     goto out;
-            if (x->dur_call) { /* moved in as analyze moves it (dur_clamp) */
+            if (x->dur_kern) { /* moved in as analyze moves it (dur_clamp) */
                 d->kdur = 1;
                 struct span ks = {x->dka, x->dkb};
                 dur_clamp(&ks.start, &ks.end, s.start, s.end);
@@ -1355,7 +1361,7 @@ static void unit_count(struct live *l, struct live_unit *x)
         struct live_dev *d = dev_get(l, x->u.device);
         if (d) { /* kernel utilization's cover (live_kernel_known) */
             d->gunits++;
-            d->kunits += x->dur_call || x->nkern;
+            d->kunits += x->dur_kern || x->nkern;
         }
     }
     if (unit_consistent(&x->u)) {

@@ -104,7 +104,8 @@ struct live_unit {
     int64_t cut;      /* judged left in its state (its worker moved on, or it lasted twice
                        * the longest of its stage): where it stopped holding its cause
                        * (T_NONE: not so) */
-    uint8_t dur_call;  /* a duration lines' section was given to it: its kernel is dk */
+    uint8_t dur_call;  /* a duration lines' section was given to it */
+    uint8_t dur_kern;  /* and that section had its kernel (gpu_total): dk (a failed call's has none) */
     uint8_t in_gs;     /* in live's gs */
     int64_t dka, dkb;  /* that kernel (gpu_total), clamped into the GPU phase when counted */
     int64_t spawn;     /* its spawn line's spawn_to_enter (ns; -1: none given yet) */

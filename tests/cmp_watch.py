@@ -4,8 +4,9 @@
 Usage: cmp_watch.py ANALYZE.json WATCH.jsonl [--allow-late]
 
 Compares the settled totals (busy, idle, idle by cause, units completed,
-each stage's count and sum) of watch's last line with the sums over the
-runs of `analyze --json`.  Times are compared to the nanosecond (both print
+each stage's count and sum, kernel time by device) of watch's last line
+with the sums over the runs of `analyze --json`, and its bottleneck with
+the last run's.  Times are compared to the nanosecond (both print
 exact decimal seconds; 1e-6 relative covers the JSON's 9 significant
 digits on big sums).  watch is exact when no record came behind its
 horizon (late == 0); with --allow-late, a line with late > 0 is not
@@ -85,6 +86,9 @@ def main():
     for dev, k in wk.items():  # a kernel time analyze does not know (too few calls given) is not watch's either
         if k is not None and dev not in kern:
             bad.append("device %d kernel: analyze None, watch %r" % (dev, k))
+    # the bottleneck now: analyze's rule on the current (last) run's totals
+    if runs and w.get("bottleneck") != runs[-1]["bottleneck"]:
+        bad.append("bottleneck: analyze %r (last run), watch %r" % (runs[-1]["bottleneck"], w.get("bottleneck")))
     if w["late"]:
         bad.append("%d records came behind the horizon" % w["late"])
     for b in bad:

@@ -491,6 +491,52 @@ static int throughput(struct scratch_pool *sp, const struct run *r, struct run_r
     return 0;
 }
 
+int bottleneck_rule(const struct bn_totals *t, const struct cpu_result *c)
+{
+    if (t->busy <= 0 && t->window <= 0)
+        return BN_NONE;
+    /* With kernel phases, the device computes only in them: the time it
+     * does not is the idle causes plus the GPU phase's other work, and the
+     * largest of those decides (a GPU phase busy while its kernels idle is
+     * not a GPU bottleneck). */
+    double util = t->has_kernel ? (t->kernel_window > 0 ? (double)t->kernel_busy / (double)t->kernel_window : NAN)
+                                : (t->window > 0 ? (double)t->busy / (double)t->window : NAN);
+    int64_t in_phase = t->has_kernel ? t->busy_kernel_devs - t->kernel_busy : 0;
+    if (t->barrier_busy > 0 && t->has_kernel && t->kernel_window > 0) {
+        /* duration lines: gpu_total holds barrier_wait, where the GPU waits
+         * (mutex held) for the host's prep_msm; the device's mutex makes
+         * those waits disjoint, so their sum is their union.  The rule
+         * counts it with the GPU phase's other work. */
+        util -= t->barrier_busy / (double)t->kernel_window;
+        in_phase += (int64_t)t->barrier_busy;
+    }
+    int bn;
+    if (util >= 0.95) {
+        bn = BN_GPU;
+    } else {
+        int big = CAUSE_SYNTHESIS;
+        for (int k = 0; k < CAUSE_N; k++)
+            if (t->by_cause[k] > t->by_cause[big])
+                big = k;
+        bn = big == CAUSE_SYNTHESIS ? BN_SYNTHESIS : big == CAUSE_NO_WORK ? BN_INPUT : BN_DISPATCH;
+        if (in_phase > t->by_cause[big])
+            bn = BN_GPU_PHASE;
+    }
+    /* cpu: the cores limit throughput.  Before synthesis, which more
+     * syntheses cannot help when either stage waits for a core; and before
+     * gpu when the GPU phase itself waits for one (its busy time then holds
+     * that waiting, and more GPU would not help). */
+    int kind = -1;
+    if (bn == BN_SYNTHESIS && c->contention)
+        kind = c->kind;
+    else if ((bn == BN_GPU || bn == BN_GPU_PHASE) && c->gpu_contended)
+        kind = c->source == CPU_SRC_SAMPLES ? c->gpu_kind : KIND_NONE;
+    /* the kind from samples names it; from timing alone (KIND_NONE) the cores, as before */
+    if (kind >= 0)
+        bn = kind == KIND_MEMORY ? BN_MEMORY : kind == KIND_WAITING ? BN_WAITING : BN_CPU;
+    return bn;
+}
+
 static void decide(struct run_result *res)
 {
     for (size_t i = 0; i < res->ndev; i++) {
@@ -504,50 +550,11 @@ static void decide(struct run_result *res)
             res->by_cause[c] += d->by_cause[c];
     }
     res->utilization = res->window > 0 ? (double)res->busy / (double)res->window : NAN;
-    res->bottleneck = BN_NONE;
-    if (res->busy > 0 || res->window > 0) {
-        /* With kernel phases, the device computes only in them: the time
-         * it does not is the idle causes plus the GPU phase's other work,
-         * and the largest of those decides (a GPU phase busy while its
-         * kernels idle is not a GPU bottleneck). */
-        const struct phase_result *ph = &res->phase;
-        double util = ph->has_kernel ? ph->kernel_utilization : res->utilization;
-        int64_t in_phase = ph->has_kernel ? ph->gpu_busy_kernel_devs - ph->kernel_busy : 0;
-        if (ph->crit.known && ph->has_kernel && ph->kernel_window > 0) {
-            /* duration lines: gpu_total holds barrier_wait, where the GPU
-             * waits (mutex held) for the host's prep_msm; the device's
-             * mutex makes those waits disjoint, so their sum is their
-             * union.  The rule counts it with the GPU phase's other work. */
-            util -= ph->crit.barrier_busy / (double)ph->kernel_window;
-            in_phase += (int64_t)ph->crit.barrier_busy;
-        }
-        if (util >= 0.95) {
-            res->bottleneck = BN_GPU;
-        } else {
-            int big = CAUSE_SYNTHESIS;
-            for (int c = 0; c < CAUSE_N; c++)
-                if (res->by_cause[c] > res->by_cause[big])
-                    big = c;
-            res->bottleneck = big == CAUSE_SYNTHESIS ? BN_SYNTHESIS
-                              : big == CAUSE_NO_WORK ? BN_INPUT
-                                                     : BN_DISPATCH;
-            if (in_phase > res->by_cause[big])
-                res->bottleneck = BN_GPU_PHASE;
-        }
-        /* cpu: the cores limit throughput.  Before synthesis, which more
-         * syntheses cannot help when either stage waits for a core; and
-         * before gpu when the GPU phase itself waits for one (its busy time
-         * then holds that waiting, and more GPU would not help). */
-        const struct cpu_result *c = &res->cpu;
-        int kind = -1;
-        if (res->bottleneck == BN_SYNTHESIS && c->contention)
-            kind = c->kind;
-        else if ((res->bottleneck == BN_GPU || res->bottleneck == BN_GPU_PHASE) && c->gpu_contended)
-            kind = c->source == CPU_SRC_SAMPLES ? c->gpu_kind : KIND_NONE;
-        /* the kind from samples names it; from timing alone (KIND_NONE) the cores, as before */
-        if (kind >= 0)
-            res->bottleneck = kind == KIND_MEMORY ? BN_MEMORY : kind == KIND_WAITING ? BN_WAITING : BN_CPU;
-    }
+    const struct phase_result *ph = &res->phase;
+    struct bn_totals t = {res->busy, res->window, {0}, ph->has_kernel, ph->kernel_busy, ph->kernel_window,
+                          ph->gpu_busy_kernel_devs, ph->crit.known ? ph->crit.barrier_busy : 0};
+    memcpy(t.by_cause, res->by_cause, sizeof t.by_cause);
+    res->bottleneck = bottleneck_rule(&t, &res->cpu);
     /* Advice: c syntheses at once make c/s units per unit time; the devices
      * take sum(1/g).  No CPU contention in this formula. */
     struct advice *a = &res->advice;

@@ -309,6 +309,20 @@ struct analyze_opts {
  * takes it: 1 to 64 letters, digits, '_', '.', '-' or ':'. */
 int phase_name_ok(const char *v);
 
+/* What the bottleneck rule decides on: a run's totals over its devices
+ * (ns), the kernel figures over the devices whose kernel time is known,
+ * and barrier_wait's total where the GPU phase's critical path is known
+ * (else 0).  analyze fills it from its results; watch from its own
+ * settled totals (live.h), so that the two decide alike. */
+struct bn_totals {
+    int64_t busy, window, by_cause[CAUSE_N];
+    int has_kernel;
+    int64_t kernel_busy, kernel_window, busy_kernel_devs;
+    double barrier_busy;
+};
+/* The bottleneck (BN_*) of those totals, with c's CPU contention. */
+int bottleneck_rule(const struct bn_totals *t, const struct cpu_result *c);
+
 /* Analyse one run with the options o (NULL: the defaults, keeping
  * everything); 0, or -1 when out of memory. */
 int analyze_run_opts(const struct run *r, const struct analyze_opts *o, struct run_result *out);

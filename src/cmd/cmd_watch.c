@@ -234,7 +234,9 @@ static int analyse_now(struct watch *w, struct model *chart_m, struct run_result
     struct model m;
     struct run_result res;
     struct analyze_opts ao = {.kernel_phase = w->o.lo.kernel_phase, .keep = KEEP_ALL};
-    w->bottleneck = BN_NONE;
+    /* the rule on the run's settled totals (analyze's at a log's end); the
+     * units kept give the CPU contention */
+    w->bottleneck = live_bottleneck(&w->l, NULL);
     if (live_snapshot(&w->l, 0, &m))
         return -1;
     if (m.nruns && m.runs[0].nunits) {
@@ -242,7 +244,7 @@ static int analyse_now(struct watch *w, struct model *chart_m, struct run_result
             live_snapshot_free(&m);
             return -1;
         }
-        w->bottleneck = res.bottleneck;
+        w->bottleneck = live_bottleneck(&w->l, &res);
         run_result_free(&res);
     }
     live_snapshot_free(&m);

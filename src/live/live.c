@@ -434,7 +434,10 @@ static int run_begin(struct live *l, int64_t t)
     l->ndunlock = 0;
     for (int c = 0; c < CAUSE_NO_WORK; c++)
         l->stair[c].n = 0; /* a new run's stages */
+    l->run_barrier = 0;
     for (size_t i = 0; i < l->ndev; i++) {
+        l->dev[i].rbusy = l->dev[i].ridle = l->dev[i].rkernel = 0;
+        memset(l->dev[i].rby_cause, 0, sizeof l->dev[i].rby_cause);
         l->dev[i].ws = l->dev[i].ws_gone = INT64_MAX;
         l->dev[i].we = l->dev[i].we_gone = INT64_MIN;
         l->dev[i].settled = INT64_MIN;
@@ -747,6 +750,7 @@ static int dur_decide(struct live *l, int end)
                 int64_t L = x->u.t[EV_GPU_START] + d + c->pre + c->wait;
                 x->dur_call = 1;
                 x->dur_kern = c->gpu_total >= 0;
+                x->dbar = c->barrier > 0 ? c->barrier : 0;
                 x->dka = L, x->dkb = L + (c->gpu_total >= 0 ? c->gpu_total : 0);
                 int64_t *ut = c->multi && !(x->u.flags & U_DEVSET) ? NULL : dur_unlock(l, x->u.device);
                 if (ut)
@@ -843,6 +847,8 @@ static int mux_take(struct live *l)
             if (m->x.role == DMUX_GPU) {
                 if (m->x.v2 >= 0 && m->x.tid >= 0 && m->x.tid < 64)
                     c->tid_done |= 1ull << m->x.tid;
+                if (m->x.step == 2 && m->x.tid <= 0 && c->barrier < 0)
+                    c->barrier = m->x.v; /* as analyze's barrier_wait row keeps it: gpu_tid 0 or none */
                 if (m->x.v2 >= 0 && m->x.tid <= 0 && c->gpu_total < 0)
                     c->gpu_total = m->x.v2; /* as analyze keeps it: the first, of gpu_tid 0 or none */
                 continue;
@@ -934,7 +940,7 @@ static int dur_in(struct live *l, const struct live_rec *r)
         l->ndsect = w;
         if (grow_heap((void **)&l->dsect, &l->dsect_cap, (size_t)l->ndsect + 1, sizeof *l->dsect, 16))
             return -1;
-        l->dsect[l->ndsect++] = (struct live_sect){m->pre, m->wait, -1, l->dur_t, 0, l->mseq, 0, 0};
+        l->dsect[l->ndsect++] = (struct live_sect){m->pre, m->wait, -1, l->dur_t, 0, -1, l->mseq, 0, 0};
     } else if (x.role == DMUX_CLOSE) {
         size_t gone = 0; /* closing lines past the ring (a log without spawn lines): no spawn line for them */
         while (gone < l->nmsp && l->msp[gone] + LIVE_MRING <= l->mseq)
@@ -1279,7 +1285,7 @@ static int count_device(struct live *l, struct live_dev *d, int64_t lo, int64_t 
     for (size_t k = 0; k < kern->n; k++) {
         int64_t a = kern->s[k].start > lo ? kern->s[k].start : lo, b = kern->s[k].end < hi ? kern->s[k].end : hi;
         if (b > a)
-            d->kernel += b - a;
+            d->kernel += b - a, d->rkernel += b - a;
     }
     struct idle_sets c;
     idle_sets_init(&c, prep->s, prep->n, queue->s, queue->n, synth->s, synth->n, lo);
@@ -1297,6 +1303,8 @@ static int count_device(struct live *l, struct live_dev *d, int64_t lo, int64_t 
             for (int q = 0; q < CAUSE_N; q++) {
                 d->by_cause[q] += by[q];
                 d->idle += by[q];
+                d->rby_cause[q] += by[q];
+                d->ridle += by[q];
             }
             t = bs;
         }
@@ -1304,6 +1312,7 @@ static int count_device(struct live *l, struct live_dev *d, int64_t lo, int64_t 
             be = hi;
         if (be > t) {
             d->busy += be - t;
+            d->rbusy += be - t;
             bins_add(l, t, be, -1);
             t = be;
         }
@@ -1357,6 +1366,7 @@ static void unit_count(struct live *l, struct live_unit *x)
     if (x->counted)
         return;
     x->counted = 1;
+    l->run_barrier += x->dbar; /* analyze's barrier_wait row: every unit given a section */
     if (unit_consistent(&x->u) && unit_has(&x->u, EV_GPU_START) && unit_has(&x->u, EV_GPU_END)) {
         struct live_dev *d = dev_get(l, x->u.device);
         if (d) { /* kernel utilization's cover (live_kernel_known) */
@@ -1401,6 +1411,28 @@ static void done_push(struct live *l, struct live_unit *x)
     l->done[(l->done_head + l->ndone++) % cap] = x;
 }
 
+/* Units that leave the table together go to the kept completed ones in
+ * the order they completed (GPU_END; those with none last, by arrival), so
+ * that the ring keeps the last `keep` to complete, not those a scan of the
+ * table met last: the bottleneck now is analysed on them (live_snapshot). */
+static int cmp_done(const void *a, const void *b)
+{
+    const struct live_unit *x = *(const struct live_unit *const *)a, *y = *(const struct live_unit *const *)b;
+    int64_t ex = unit_has(&x->u, EV_GPU_END) ? x->u.t[EV_GPU_END] : INT64_MAX;
+    int64_t ey = unit_has(&y->u, EV_GPU_END) ? y->u.t[EV_GPU_END] : INT64_MAX;
+    if (ex != ey)
+        return (ex > ey) - (ex < ey);
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static void done_push_all(struct live *l, struct live_unit **v, size_t n)
+{
+    if (n > 1)
+        qsort(v, n, sizeof *v, cmp_done);
+    for (size_t i = 0; i < n; i++)
+        done_push(l, v[i]);
+}
+
 /* Units every device's counting has passed leave the table: those that
  * completed before each device's settled point, and before any unit still
  * on a GPU started (its device's window may yet reach back to it). */
@@ -1422,17 +1454,28 @@ static int retire(struct live *l, int64_t h)
         if (x && unit_has(&x->u, EV_GPU_END) && x->u.t[EV_GPU_END] <= bound)
             gone_prefetch(l, x->hash);
     }
+    struct live_unit **out = malloc((l->n ? l->n : 1) * sizeof *out);
+    size_t nout = 0;
     for (size_t i = 0; i <= l->mask;) {
         struct live_unit *x = l->tab[i];
         if (x && unit_has(&x->u, EV_GPU_END) && x->u.t[EV_GPU_END] <= bound) {
             tab_remove(l, i);
-            if (unit_gone(l, x, 1))
+            if (unit_gone(l, x, 1)) {
+                done_push_all(l, out, nout);
+                free(out);
+                done_push(l, x);
                 return -1;
-            done_push(l, x);
+            }
+            if (out)
+                out[nout++] = x;
+            else
+                done_push(l, x); /* out of memory: in the table's order */
             continue; /* slot i may hold a shifted entry now */
         }
         i++;
     }
+    done_push_all(l, out, nout);
+    free(out);
     return 0;
 }
 
@@ -1520,15 +1563,22 @@ static void flush_units(struct live *l)
 {
     l->gs_dirty = 1;
     memset(l->ended_in_flight, 0, sizeof l->ended_in_flight);
+    struct live_unit **out = malloc((l->n ? l->n : 1) * sizeof *out);
+    size_t nout = 0;
     for (size_t i = 0; i <= l->mask; i++)
         if (l->tab[i]) {
             int st = in_flight_stage(&l->tab[i]->u);
             if (st >= 0)
                 l->ended_in_flight[st]++;
             unit_gone(l, l->tab[i], 0); /* out of memory: only its window lost, and the run is over */
-            done_push(l, l->tab[i]);
+            if (out)
+                out[nout++] = l->tab[i];
+            else
+                done_push(l, l->tab[i]); /* out of memory: in the table's order */
             l->tab[i] = NULL;
         }
+    done_push_all(l, out, nout);
+    free(out);
     l->n = 0;
 }
 
@@ -1580,6 +1630,32 @@ static int cmp_seq(const void *a, const void *b)
 {
     uint64_t x = (*(const struct live_unit *const *)a)->seq, y = (*(const struct live_unit *const *)b)->seq;
     return (x > y) - (x < y);
+}
+
+int live_bottleneck(const struct live *l, const struct run_result *kept)
+{
+    struct bn_totals t = {0};
+    int kdur = 0;
+    for (size_t i = 0; i < l->ndev; i++) {
+        const struct live_dev *d = &l->dev[i];
+        int64_t w = d->rbusy + d->ridle;
+        t.busy += d->rbusy;
+        t.window += w;
+        for (int c = 0; c < CAUSE_N; c++)
+            t.by_cause[c] += d->rby_cause[c];
+        if (w > 0 && live_kernel_known(d)) { /* as analyze's kernel_figures takes a device */
+            t.has_kernel = 1;
+            t.kernel_busy += d->rkernel;
+            t.kernel_window += w;
+            t.busy_kernel_devs += d->rbusy;
+            kdur |= d->kdur;
+        }
+    }
+    /* barrier_wait counts where the kernel is the duration lines' gpu_total
+     * (analyze: where its critical path is known) */
+    t.barrier_busy = kdur ? (double)l->run_barrier : 0;
+    static const struct cpu_result none;
+    return bottleneck_rule(&t, kept ? &kept->cpu : &none);
 }
 
 int live_snapshot(const struct live *l, size_t last, struct model *m)

@@ -106,6 +106,7 @@ struct live_unit {
                        * (T_NONE: not so) */
     uint8_t dur_call;  /* a duration lines' section was given to it */
     uint8_t dur_kern;  /* and that section had its kernel (gpu_total): dk (a failed call's has none) */
+    int64_t dbar;      /* that section's barrier_wait (ns; 0: none) */
     uint8_t in_gs;     /* in live's gs */
     int64_t dka, dkb;  /* that kernel (gpu_total), clamped into the GPU phase when counted */
     int64_t spawn;     /* its spawn line's spawn_to_enter (ns; -1: none given yet) */
@@ -126,6 +127,9 @@ struct live_dev {
     int64_t ws, we;                         /* this run's window so far (we: latest GPU_END) */
     int64_t ws_gone, we_gone;               /* that of the units gone from the table */
     int64_t settled;                        /* this run: instants before it are counted */
+    /* busy, idle by cause and kernel time of this run alone: the
+     * bottleneck now is decided on them (live_bottleneck) */
+    int64_t rbusy, ridle, rby_cause[CAUSE_N], rkernel;
 };
 
 /* Per-second bins of log time: what was settled in each (all devices). */
@@ -188,6 +192,7 @@ struct live {
     /* the current run */
     int run;              /* 1-based; 0 before the first record */
     uint64_t run_first_seq; /* the first unit of the run (struct live_unit seq) */
+    int64_t run_barrier;  /* barrier_wait of its units counted (ns; live_bottleneck) */
     int64_t run_max;      /* its latest time */
     int64_t max_lag;      /* the most a record came behind run_max (all runs) */
     int64_t horizon;      /* instants before it are settled, all devices */
@@ -232,6 +237,7 @@ struct live {
     struct live_sect {
         int64_t pre, wait, gpu_total, t_pos;
         uint64_t tid_done;
+        int64_t barrier;         /* its barrier_wait (gpu_tid 0 or none; -1: none read) */
         uint64_t sid;            /* its opening line's seq */
         uint8_t interleaved, multi;
     } *dsect;                    /* the sections opened and not yet closed (one LIVE_MRING lines old goes) */
@@ -301,6 +307,15 @@ void live_now(const struct live *l, struct live_now *out);
  * jobs point into l: free it with live_snapshot_free before l changes. */
 int live_snapshot(const struct live *l, size_t last, struct model *m);
 void live_snapshot_free(struct model *m);
+
+/* The bottleneck now (BN_*): analyze's rule (analyze.h, bottleneck_rule)
+ * on the current run's settled totals, which are analyze's own at the end
+ * of a log; kept: the analysis of the units kept (live_snapshot), which
+ * gives what totals cannot, the CPU contention and, where it has kernel
+ * phases, nothing else; barrier_wait comes from the duration lines'
+ * sections given to units, as analyze's row has it. */
+struct run_result;
+int live_bottleneck(const struct live *l, const struct run_result *kept);
 
 /* Is device d's kernel time known?  As analyze has it (analyze_phase.c,
  * kernel_figures): not where its kernels come from duration lines and its

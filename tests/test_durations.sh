@@ -136,6 +136,36 @@ for f in detail-date-not-cut env-logger-colour docker-colour-tracing journal-jso
         bad "$f: watch --once and analyze differ: $(cat "$T/$f.cmp")"
 done
 
+# ntt_msm_h's own breakdown (groth16_ntt_h.cu prints a CUZK_NTT_H: line for
+# each circuit, inside ntt_msm_h, with no gpu_tid): counted and said, and
+# nothing else changes (it was read as no line at all)
+python3 - "$T/one.log" "$T/ntt.log" <<'PY' || bad "make the CUZK_NTT_H log"
+import sys
+out = []
+for l in open(sys.argv[1]):
+    if 'ntt_msm_h_ms=' in l:
+        out.append('CUZK_NTT_H: d_b_alloc=0ms ntt_kernels=301ms coset_intt_sync=120ms msm_init=2ms msm_invoke=400ms msm_dtor=1ms total=824ms\n')
+    out.append(l)
+open(sys.argv[2], 'w').write(''.join(out))
+PY
+n=$(grep -c CUZK_NTT_H "$T/ntt.log")
+"$W" analyze --json --no-progress "$T/ntt.log" >"$T/ntt.json" 2>/dev/null
+python3 - "$T/one.json" "$T/ntt.json" "$n" <<'PY' && ok || bad "CUZK_NTT_H lines: counted, nothing else changed"
+import json, sys
+a, b, n = json.load(open(sys.argv[1]))['runs'][0], json.load(open(sys.argv[2]))['runs'][0], int(sys.argv[3])
+da, db = a.pop('durations'), b.pop('durations')
+assert n > 0 and db['ntt_h_lines'] == n and da['ntt_h_lines'] == 0, (n, db['ntt_h_lines'])
+assert db['lines'] == da['lines'] + n
+for k in da:
+    if k not in ('lines', 'ntt_h_lines'):
+        assert da[k] == db[k], k
+for k in a:
+    if k not in ('first_line', 'last_line', 'lines'):
+        assert a[k] == b[k], k
+PY
+"$W" analyze --no-progress "$T/ntt.log" 2>&1 | grep -q "CUZK_NTT_H: $n lines (ntt_msm_h's breakdown, counted, not placed)" && ok ||
+    bad "CUZK_NTT_H lines in the text"
+
 # a call that failed on the GPU (a reviewer's log, from groth16_cuda.cu and
 # engine.rs): its GPU thread printed nothing, mutex_held came all the same,
 # and its unit never ended.  Its section is its unit's and moves the

@@ -78,6 +78,7 @@ void dur_mem_release(struct dur_mem *dm);
 
 struct dur_use {
     uint64_t lines, info, bad; /* duration lines; messages with no duration; unreadable */
+    uint64_t ntt;              /* CUZK_NTT_H lines: ntt_msm_h's breakdown, counted, not placed */
     uint64_t bad_first;        /* the first unreadable line */
     uint64_t values;           /* durations read */
     uint64_t placed;           /* ... placed as phases of a unit */

@@ -873,6 +873,10 @@ int evpart_dur(struct evpart *p, const struct scan_dur *d, int kind, uint64_t li
         u->info++;
         return 0;
     }
+    if (kind == DUR_NTT) {
+        u->ntt++;
+        return 0;
+    }
     if (kind != DUR_LINE) {
         if (!u->bad++)
             u->bad_first = line;

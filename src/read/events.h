@@ -202,6 +202,7 @@ struct ev_durs {
                          * before it, whose t_prev is in a part before (stitch.c) */
     uint8_t first_wall;
     uint64_t lines, info, bad; /* duration lines; those with no duration; unreadable ones */
+    uint64_t ntt;              /* CUZK_NTT_H lines (scan.h, DUR_NTT) */
     uint64_t bad_first;        /* the first unreadable one's line (part-relative) */
 };
 

@@ -49,13 +49,17 @@ static const char DUR_TAG[12] = {'C', 'U', 'Z', 'K', '_', 'T', 'I', 'M', 'I', 'N
 static const char SPAWN_TAG[] = "GPU_TIMING spawn_blocking prove_start";
 #define SPAWN_TAG_LEN (sizeof SPAWN_TAG - 1)
 
+/* And ntt_msm_h's own breakdown (groth16_ntt_h.cu), counted (DUR_NTT):
+ * 'C' here and 'Z' two on as well. */
+static const char NTT_TAG[11] = {'C', 'U', 'Z', 'K', '_', 'N', 'T', 'T', '_', 'H', ':'};
+
 static int any_at(const char *p, const char *end)
 {
     if (*p == 'T')
         return end - p >= 8 && memcmp(p, NEEDLE, 8) == 0;
     if (*p == 'G')
         return (size_t)(end - p) >= SPAWN_TAG_LEN && memcmp(p, SPAWN_TAG, SPAWN_TAG_LEN) == 0;
-    return end - p >= 12 && memcmp(p, DUR_TAG, 12) == 0;
+    return (end - p >= 12 && memcmp(p, DUR_TAG, 12) == 0) || (end - p >= 11 && memcmp(p, NTT_TAG, 11) == 0);
 }
 
 static const char *find_any_scalar(const char *p, const char *end)
@@ -1946,6 +1950,12 @@ static int spawn_partition(const char *v, size_t n, int32_t *out)
 
 enum scan_dur_kind scan_dur(const char *tag, const char *eol, char *scratch, struct scan_dur *d)
 {
+    if (*tag == 'C' && tag[5] == 'N') { /* CUZK_NTT_H: (any_at) */
+        memset(d, 0, sizeof *d);
+        d->tid = -1;
+        d->worker = d->partition = -1;
+        return DUR_NTT;
+    }
     int spawn = *tag == 'G';
     const char *p = tag + (spawn ? SPAWN_TAG_LEN : 12), *end = eol;
     memset(d, 0, sizeof *d);

@@ -160,7 +160,9 @@ enum scan_dur_kind {
     DUR_LINE,    /* durations read */
     DUR_INFO,    /* no duration: a message ("d_a_cache allocated ... on gpu 0") */
     DUR_BAD,     /* a _ms value or gpu_tid that is not a count, or too many durations */
-    DUR_TOO_LONG /* over SCAN_LINE_MAX bytes */
+    DUR_TOO_LONG, /* over SCAN_LINE_MAX bytes */
+    DUR_NTT      /* CUZK_NTT_H: ntt_msm_h's own breakdown (groth16_ntt_h.cu, "d_b_alloc=12ms ...",
+                  * one a circuit, no gpu_tid): counted, not placed */
 };
 
 /* The engine's own timing of each proving call (cuzk's engine.rs, an

@@ -368,7 +368,7 @@ struct dur_acc {
     size_t n, cap;
     int64_t last_t;
     uint8_t last_wall, seen;
-    uint64_t info, bad, bad_first;
+    uint64_t info, bad, bad_first, ntt;
     size_t open_from; /* entries [open_from, n) wait for a record (dline's next_us): a later part's first */
     size_t room;      /* every part's entries' capacity, summed (dur_take) */
 };
@@ -383,6 +383,7 @@ static int dur_take(struct model *m, struct dur_acc *a, struct evpart *p, uint64
     if (d->bad && !a->bad)
         a->bad_first = base + d->bad_first + 1;
     a->info += d->info;
+    a->ntt += d->ntt;
     a->bad += d->bad;
     uint32_t *ids = d->n ? calloc(p->extra.strs.n + 1, sizeof *ids) : NULL; /* the part's name + 1 -> the model's */
     if (d->n && !ids)
@@ -445,9 +446,10 @@ static int dur_give(struct model *m, struct dur_acc *a, size_t first)
         return 0;
     }
     m->runs[first].dur.info = a->info;
+    m->runs[first].dur.ntt = a->ntt;
     m->runs[first].dur.bad = a->bad;
     m->runs[first].dur.bad_first = a->bad_first;
-    m->runs[first].dur.lines = a->info + a->bad;
+    m->runs[first].dur.lines = a->info + a->bad + a->ntt;
     if (!a->n)
         return 0;
     /* the runs' phases are written over their entries: the array becomes

@@ -341,12 +341,12 @@ static void durations_json(FILE *f, const struct run_result *res)
     fprintf(f, ", \"durations\": {\"source\": \"CUZK_TIMING\", \"lines\": %llu, \"values\": %llu, \"placed\": %llu, "
                "\"calls\": %llu, \"units\": %llu, \"ambiguous\": %llu, \"interleaved\": %llu, \"stray\": %llu, "
                "\"outside\": %llu, \"spawn_lines\": %llu, \"spawn_placed\": %llu, \"messages\": %llu, "
-               "\"unreadable\": %llu, \"first_unreadable_line\": ",
+               "\"ntt_h_lines\": %llu, \"unreadable\": %llu, \"first_unreadable_line\": ",
             (unsigned long long)d->lines, (unsigned long long)d->values, (unsigned long long)d->placed,
             (unsigned long long)d->calls, (unsigned long long)d->units, (unsigned long long)d->ambiguous,
             (unsigned long long)d->interleaved, (unsigned long long)d->stray, (unsigned long long)d->outside,
             (unsigned long long)d->spawn_lines, (unsigned long long)d->spawn_placed, (unsigned long long)d->info,
-            (unsigned long long)d->bad);
+            (unsigned long long)d->ntt, (unsigned long long)d->bad);
     if (d->bad)
         fprintf(f, "%llu", (unsigned long long)d->bad_first);
     else

@@ -241,6 +241,9 @@ static void durations_text(FILE *f, const struct run *r, const struct paint *p)
     }
     if (d->info)
         fprintf(f, "; %llu message%s with no duration", (unsigned long long)d->info, d->info == 1 ? "" : "s");
+    if (d->ntt)
+        fprintf(f, "; CUZK_NTT_H: %llu line%s (ntt_msm_h's breakdown, counted, not placed)", (unsigned long long)d->ntt,
+                d->ntt == 1 ? "" : "s");
     if (d->spawn_lines)
         fprintf(f, "; GPU_TIMING spawn_blocking: %llu lines, %llu given to units", (unsigned long long)d->spawn_lines,
                 (unsigned long long)d->spawn_placed);

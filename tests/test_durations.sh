@@ -160,7 +160,7 @@ for k in da:
     if k not in ('lines', 'ntt_h_lines'):
         assert da[k] == db[k], k
 for k in a:
-    if k not in ('first_line', 'last_line', 'lines'):
+    if k not in ('source', 'first_line', 'last_line', 'lines'):
         assert a[k] == b[k], k
 PY
 "$W" analyze --no-progress "$T/ntt.log" 2>&1 | grep -q "CUZK_NTT_H: $n lines (ntt_msm_h's breakdown, counted, not placed)" && ok ||

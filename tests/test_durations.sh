@@ -166,6 +166,13 @@ PY
 "$W" analyze --no-progress "$T/ntt.log" 2>&1 | grep -q "CUZK_NTT_H: $n lines (ntt_msm_h's breakdown, counted, not placed)" && ok ||
     bad "CUZK_NTT_H lines in the text"
 
+# cuzk's sync debug mode (CUZK_DISABLE_SPLIT_PROVE=1, engine.rs) prints no
+# GPU_START or GPU_END: the text says the lines were read, and why none is
+# placed (it said nothing of them)
+grep -v -e ',GPU_START,' -e ',GPU_END,' "$T/one.log" >"$T/sync.log"
+"$W" analyze --no-progress "$T/sync.log" 2>&1 | grep -q "CUZK_TIMING: [0-9]* lines, [0-9]* durations, none placed: no unit's GPU phase" &&
+    ok || bad "sync mode: the text says why no duration is placed: $("$W" analyze --no-progress "$T/sync.log" 2>&1 | head -5)"
+
 # a call that failed on the GPU (a reviewer's log, from groth16_cuda.cu and
 # engine.rs): its GPU thread printed nothing, mutex_held came all the same,
 # and its unit never ended.  Its section is its unit's and moves the

@@ -449,6 +449,12 @@ static void run_text(FILE *f, const struct run_result *res, size_t nruns_in_sour
                        "to measure utilization in\n\n");
         else
             fprintf(f, "  no unit has both GPU_START and GPU_END: nothing to measure on a GPU yet\n\n");
+        const struct dur_use *d = &r->dur;
+        if (d->values && !d->placed) /* the GPU library's lines, with no phase to place them in */
+            fprintf(f, "  %sCUZK_TIMING: %llu lines, %llu durations, none placed: no unit's GPU phase (GPU_START .. "
+                       "GPU_END) was open where they were printed (cuzk with CUZK_DISABLE_SPLIT_PROVE=1 prints "
+                       "neither)%s\n\n",
+                    p.dim, (unsigned long long)d->lines, (unsigned long long)d->values, p.off);
         return;
     }
     const char *uc = res->utilization >= 0.95 ? p.green : res->utilization >= 0.8 ? p.yellow : p.red;

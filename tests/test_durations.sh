@@ -173,6 +173,17 @@ grep -v -e ',GPU_START,' -e ',GPU_END,' "$T/one.log" >"$T/sync.log"
 "$W" analyze --no-progress "$T/sync.log" 2>&1 | grep -q "CUZK_TIMING: [0-9]* lines, [0-9]* durations, none placed: no unit's GPU phase" &&
     ok || bad "sync mode: the text says why no duration is placed: $("$W" analyze --no-progress "$T/sync.log" 2>&1 | head -5)"
 
+# a kernel utilization from 90% of the units' calls or more, the rest not
+# given (two GPUs, seed 5: 8 of 80): their kernels count as idle, so it is a
+# floor, and says so (it was printed as a plain figure)
+python3 "$GEN" "$T/km.log" "$T/km.truth" --gpus 2 --jobs 8 --seed 5 || bad "gen kernel_missing"
+"$W" analyze --json --no-progress "$T/km.log" >"$T/km.json" 2>/dev/null
+py "$T/km.json" "r['durations']['kernel_missing'] == {'units': 8, 'of': 80} and r['kernel_utilization'] <= json.load(open('$T/km.truth'))['kernel_utilization'] + 0.005" &&
+    ok || bad "kernel_missing: $(python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['runs'][0]; print(r['durations']['kernel_missing'], r['kernel_utilization'])" "$T/km.json")"
+"$W" analyze --no-progress "$T/km.log" >"$T/km.txt" 2>&1
+grep -q "kernel util\. *at least [0-9.]*%" "$T/km.txt" && grep -q "8 of 80 GPU phases have no gpu_total" "$T/km.txt" && ok ||
+    bad "kernel_missing: the text says the figure is a floor: $(grep -A1 'kernel util' "$T/km.txt")"
+
 # a call that failed on the GPU (a reviewer's log, from groth16_cuda.cu and
 # engine.rs): its GPU thread printed nothing, mutex_held came all the same,
 # and its unit never ended.  Its section is its unit's and moves the

@@ -140,6 +140,10 @@ struct phase_result {
     /* devices whose kernel phases (from duration lines) are in under 90% of
      * their units' GPU phases: the units that have them, and all */
     uint64_t kernel_units_partial, gpu_units_partial;
+    /* over the devices that have it, from duration lines: the units whose
+     * GPU phase has no kernel (its call not given) and the units with a
+     * GPU phase: their kernels count as idle, so the figure is a floor */
+    uint64_t kernel_units_missing, gpu_units_kernel;
     int64_t kernel_busy, kernel_window; /* over the devices with kernel phases */
     double kernel_utilization;          /* NAN: none */
     int64_t gpu_busy_kernel_devs;       /* those devices' GPU-phase busy time */

@@ -542,6 +542,10 @@ static void kernel_figures(const struct run *r, struct acc *a, struct run_result
             continue;
         }
         d->has_kernel = 1;
+        if (from_lines) {
+            ph->kernel_units_missing += a->gu[i] - a->ku[i];
+            ph->gpu_units_kernel += a->gu[i];
+        }
         d->kernel_busy = union_len(a->sp, a->kspans[i], a->nk[i], d->window_start, d->window_end);
         int64_t w = d->window_end - d->window_start;
         d->kernel_utilization = w > 0 ? (double)d->kernel_busy / (double)w : NAN;

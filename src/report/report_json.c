@@ -367,6 +367,12 @@ static void durations_json(FILE *f, const struct run_result *res)
                 (unsigned long long)res->phase.gpu_units_partial);
     else
         fputs("null", f);
+    fputs(", \"kernel_missing\": ", f);
+    if (res->phase.kernel_units_missing)
+        fprintf(f, "{\"units\": %llu, \"of\": %llu}", (unsigned long long)res->phase.kernel_units_missing,
+                (unsigned long long)res->phase.gpu_units_kernel);
+    else
+        fputs("null", f);
     fputs(", \"critical_path\": ", f);
     const struct crit_path *c = &res->phase.crit;
     if (!c->known) {

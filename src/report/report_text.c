@@ -475,9 +475,15 @@ static void run_text(FILE *f, const struct run_result *res, size_t nruns_in_sour
         const struct phase_result *ph = &res->phase;
         const char *kc = ph->kernel_utilization >= 0.95 ? p.green : ph->kernel_utilization >= 0.8 ? p.yellow : p.red;
         char fillb[256];
-        fprintf(f, "  %-14s %s%s%.1f%%%s  %s phases busy %s of the same window; the GPU phase's rest: %s\n",
-                "kernel util.", p.bold, kc, 100 * ph->kernel_utilization, p.off, res->kernel_phase,
-                fmt_dur(b1, sizeof b1, (double)ph->kernel_busy), report_phase_fill(fillb, sizeof fillb, res));
+        fprintf(f, "  %-14s %s%s%s%.1f%%%s  %s phases busy %s of the same window; the GPU phase's rest: %s\n",
+                "kernel util.", p.bold, kc, ph->kernel_units_missing ? "at least " : "", 100 * ph->kernel_utilization,
+                p.off, res->kernel_phase, fmt_dur(b1, sizeof b1, (double)ph->kernel_busy),
+                report_phase_fill(fillb, sizeof fillb, res));
+        if (ph->kernel_units_missing)
+            fprintf(f, "  %-14s %s%llu of %llu GPU phases have no %s (their calls' duration lines could not be given "
+                       "to a unit: below): their kernels count as idle, so the figure is a floor%s\n",
+                    "", p.yellow, (unsigned long long)ph->kernel_units_missing,
+                    (unsigned long long)ph->gpu_units_kernel, res->kernel_phase, p.off);
     }
     if (res->phase.gpu_units_partial) {
         const struct phase_result *ph = &res->phase;

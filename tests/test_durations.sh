@@ -184,6 +184,20 @@ py "$T/km.json" "r['durations']['kernel_missing'] == {'units': 8, 'of': 80} and 
 grep -q "kernel util\. *at least [0-9.]*%" "$T/km.txt" && grep -q "8 of 80 GPU phases have no gpu_total" "$T/km.txt" && ok ||
     bad "kernel_missing: the text says the figure is a floor: $(grep -A1 'kernel util' "$T/km.txt")"
 
+# two workers, no spawn line: A enters its call 5 ms after its GPU_START
+# (the engine's spawn_blocking), B waits for A's unlock (a reviewer's log
+# from groth16_cuda.cu: tests/data/spawn-delay.log).  A's unlock is only
+# bounded (its least delay puts it 5 ms early; its closing line's next
+# record, late), and B's section is B's: both kernels, 3.00 s of 3.06 s
+# (B's was lost, and the kernel utilization with it)
+L="$HERE/data/spawn-delay.log"
+"$W" analyze --json --no-progress "$L" >"$T/sd.json" 2>/dev/null
+py "$T/sd.json" "r['durations']['units'] == 2 and abs(r['kernel_utilization'] - 3.0 / 3.06) < 0.005" && ok ||
+    bad "spawn delay: $(head -c 600 "$T/sd.json")"
+"$W" watch --once "$L" >"$T/sd.w.jsonl" 2>/dev/null
+python3 "$HERE/cmp_watch.py" "$T/sd.json" "$T/sd.w.jsonl" >"$T/sd.cmp" && ok ||
+    bad "spawn delay: watch --once and analyze differ: $(cat "$T/sd.cmp")"
+
 # a call that failed on the GPU (a reviewer's log, from groth16_cuda.cu and
 # engine.rs): its GPU thread printed nothing, mutex_held came all the same,
 # and its unit never ended.  Its section is its unit's and moves the

@@ -597,15 +597,15 @@ static size_t slot_of_unit(const struct live *l, const struct live_unit *x)
     return slot_of(l, x->job, x->job_len, x->u.partition, x->hash);
 }
 
-static int64_t *dur_unlock(struct live *l, int32_t device)
+static struct live_unlock *dur_unlock(struct live *l, int32_t device)
 {
     for (size_t i = 0; i < l->ndunlock; i++)
         if (l->dunlock[i].device == device)
-            return &l->dunlock[i].t;
+            return &l->dunlock[i];
     if (l->ndunlock == sizeof l->dunlock / sizeof *l->dunlock)
         return NULL;
-    l->dunlock[l->ndunlock] = (struct live_unlock){device, T_NONE};
-    return &l->dunlock[l->ndunlock++].t;
+    l->dunlock[l->ndunlock] = (struct live_unlock){device, T_NONE, INT64_MAX};
+    return &l->dunlock[l->ndunlock++];
 }
 
 /* The units whose GPU phase was open at section c's opening line, as
@@ -631,8 +631,8 @@ static int dur_cands(struct live *l, const struct live_sect *c, size_t *n)
         int64_t S = x->u.t[EV_GPU_START], E = x->u.t[EV_GPU_END];
         if (x->dur_call || S > c->t_pos || (E != T_NONE && E < c->t_pos - DUR_TOL))
             continue;
-        int64_t *ut = c->multi && !(x->u.flags & U_DEVSET) ? NULL : dur_unlock(l, x->u.device);
-        struct dur_cand d = {S, E, ut ? *ut : T_NONE, (uint32_t)slot_of_unit(l, x)};
+        struct live_unlock *ut = c->multi && !(x->u.flags & U_DEVSET) ? NULL : dur_unlock(l, x->u.device);
+        struct dur_cand d = {S, E, ut ? ut->t : T_NONE, ut ? ut->hi : INT64_MAX, (uint32_t)slot_of_unit(l, x)};
         size_t k = (*n)++; /* in slot order, as a scan of the table met them (ties go by it) */
         for (; k > 0 && l->dcand[k - 1].id > d.id; k--)
             l->dcand[k] = l->dcand[k - 1];
@@ -752,9 +752,11 @@ static int dur_decide(struct live *l, int end)
                 x->dur_kern = c->gpu_total >= 0;
                 x->dbar = c->barrier > 0 ? c->barrier : 0;
                 x->dka = L, x->dkb = L + (c->gpu_total >= 0 ? c->gpu_total : 0);
-                int64_t *ut = c->multi && !(x->u.flags & U_DEVSET) ? NULL : dur_unlock(l, x->u.device);
-                if (ut)
-                    *ut = L + held;
+                struct live_unlock *ut = c->multi && !(x->u.flags & U_DEVSET) ? NULL : dur_unlock(l, x->u.device);
+                if (ut) {
+                    ut->t = L + held;
+                    ut->hi = dur_unlock_hi(ut->t, p->close_hi);
+                }
                 l->dur_given++;
             }
         }
@@ -866,7 +868,8 @@ static int mux_take(struct live *l)
             memmove(&l->dpend[at + 1], &l->dpend[at], (size_t)(l->ndpend - at) * sizeof *l->dpend);
             l->ndpend++;
             struct live_pend *p = &l->dpend[at];
-            *p = (struct live_pend){.c = *c, .held = m->held, .total_fn = m->total_fn, .close_seq = o[q].seq};
+            *p = (struct live_pend){.c = *c, .held = m->held, .total_fn = m->total_fn, .close_seq = o[q].seq,
+                                    .close_hi = m->x.hi}; /* as analyze reads it (durations.c, mux_take) */
             if (m->sp_seen) { /* its call's spawn line, read already */
                 p->sp_seen = 1;
                 p->sp_seq = m->sp_seq;

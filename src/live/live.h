@@ -245,13 +245,14 @@ struct live {
     size_t dsect_cap;
     struct live_unlock {
         int32_t device;
-        int64_t t;
+        int64_t t, hi; /* the last unlock, and the latest it can be (durations.h, dur_unlock_hi) */
     } dunlock[64];
     size_t ndunlock;
     struct live_pend { /* closed sections not yet given: which unit fits may turn on a
                         * GPU_END still to come (dur_decide) */
         struct live_sect c;
         int64_t held, total_fn; /* mutex_held; total_start_fn (-1: none) */
+        int64_t close_hi;       /* the first record's time after its closing line (INT64_MAX: none) */
         uint64_t close_seq;     /* its closing line (the mux's seq) */
         /* the engine's spawn line read first after it (durations.h,
          * dur_spawn_fits): its unit (seq; UINT64_MAX: none), spawn_to_enter

@@ -82,6 +82,7 @@ struct call {
     uint64_t barrier_line; /* gpu_tid 0's barrier_wait (0: none) */
     uint64_t prep_line;    /* its prep_msm's line (0: none given) */
     int64_t t_pos;         /* the last record's time before its opening line */
+    int64_t close_hi;      /* the first record's time after its closing line (INT64_MAX: none) */
     int64_t v[K_V];        /* the calling thread's and gpu_tid 0's values, ms (-1: none): a call per section, millions */
     uint64_t tid_done;     /* gpu_tid k printed its gpu_total (bit k) */
     uint32_t unit;         /* UINT32_MAX: none */
@@ -185,6 +186,7 @@ static int new_call(struct place *P, size_t i)
         c.v[k] = -1;
     c.first = c.last = P->dl[i].line;
     c.t_pos = P->dl[i].t_prev;
+    c.close_hi = INT64_MAX;
     c.unit = UINT32_MAX;
     P->c[P->nc] = c;
     return (int)P->nc++;
@@ -289,8 +291,11 @@ static int mux_take(struct place *P, struct dmux *mx, const uint32_t *first, con
                 continue;
             }
             give(P, i, j, ci);
-            if (role_of(P, i) == R_CLOSE)
+            if (role_of(P, i) == R_CLOSE) {
+                const struct dline *d = &P->dl[i]; /* as watch reads it: its line's hi (mux_line) */
                 P->c[ci].closed = 1, P->c[ci].multi = (uint8_t)o[q].multi;
+                P->c[ci].close_hi = d->next_us == DL_NEXT_NONE ? INT64_MAX : d->t_prev + (int64_t)d->next_us * 1000;
+            }
         }
     return 0;
 }
@@ -387,24 +392,24 @@ static void sweep_to(struct place *P, struct sweep *s, int64_t t)
 
 struct unlock {
     int32_t device;
-    int64_t t;
+    int64_t t, hi; /* the last unlock, and the latest it can be (dur_unlock_hi) */
 };
 
-static int64_t *unlock_of(struct unlock *ul, size_t *nul, int32_t device)
+static struct unlock *unlock_of(struct unlock *ul, size_t *nul, int32_t device)
 {
     for (size_t i = 0; i < *nul; i++)
         if (ul[i].device == device)
-            return &ul[i].t;
+            return &ul[i];
     if (*nul == 64)
         return NULL;
-    ul[*nul] = (struct unlock){device, T_NONE};
-    return &ul[(*nul)++].t;
+    ul[*nul] = (struct unlock){device, T_NONE, INT64_MAX};
+    return &ul[(*nul)++];
 }
 
 /* Unit u's device's last unlock, for call c; NULL where it says nothing:
  * several devices' sections interleave and the log never names u's device
  * (cuzk's TIMELINE names the worker), so "its device" is not known. */
-static int64_t *dev_unlock(struct place *P, const struct call *c, struct unlock *ul, size_t *nul, uint32_t u)
+static struct unlock *dev_unlock(struct place *P, const struct call *c, struct unlock *ul, size_t *nul, uint32_t u)
 {
     const struct unit *x = &P->r->units[u];
     if (c->multi && !(x->flags & U_DEVSET))
@@ -416,14 +421,15 @@ static int64_t *dev_unlock(struct place *P, const struct call *c, struct unlock 
  * the section implies (its opening line printed after the record before
  * it; a wait ends at the unlock before it, and no lock is taken before
  * it), or -1 when the unit cannot have made it. */
-static int64_t entry_delay(const struct dur_sect *s, const struct dur_cand *c)
+static int64_t entry_delay(const struct dur_sect *s, const struct dur_cand *c, int relax)
 {
     int64_t L = c->start + s->pre + s->wait, d = 0;
     if (s->t_pos != T_NONE && s->t_pos - TOL > L)
         d = s->t_pos - TOL - L;
     if (c->unlock != T_NONE) {
-        if (s->waited && L > c->unlock + TOL)
-            return -1; /* it waited, so it locked at that unlock, not after */
+        int64_t at = relax && c->unlock_hi != INT64_MAX ? c->unlock_hi : c->unlock;
+        if (s->waited && L > at + TOL)
+            return -1; /* it waited, so it locked at that unlock (relax: by its latest), not after */
         if (L + d < c->unlock - TOL)
             d = c->unlock - TOL - L;
     }
@@ -442,7 +448,8 @@ static int ends_first(const struct dur_cand *a, const struct dur_cand *b)
     return a->start < b->start || (a->start == b->start && a->id < b->id);
 }
 
-int dur_choose(const struct dur_sect *s, const struct dur_cand *c, size_t n, int64_t *delay, int64_t *scratch)
+static int choose(const struct dur_sect *s, const struct dur_cand *c, size_t n, int64_t *delay, int64_t *scratch,
+                  int relax)
 {
     /* The least delay wins; within TOL of it, the earliest GPU_END (the
      * unit that locked first ends first: giving it the earlier call
@@ -450,21 +457,32 @@ int dur_choose(const struct dur_sect *s, const struct dur_cand *c, size_t n, int
      * earliest GPU_START. */
     int64_t dmin = -1;
     for (size_t k = 0; k < n; k++) {
-        scratch[k] = entry_delay(s, &c[k]);
+        scratch[k] = entry_delay(s, &c[k], relax);
         if (scratch[k] >= 0 && (dmin < 0 || scratch[k] < dmin))
             dmin = scratch[k];
     }
     if (dmin < 0)
         return DUR_NONE;
+    /* Where the least delay is forced (the entry is held back by the
+     * record before the opening line, or by the unlock), every unit it
+     * forces enters at that same instant: their delays differ only by
+     * their GPU_STARTs and say nothing of which made the call, so they tie
+     * with it (the earliest GPU_END then, not the latest GPU_START). */
+    int64_t emin = INT64_MAX;
+    for (size_t k = 0; k < n; k++)
+        if (scratch[k] >= 0 && scratch[k] <= dmin + TOL && c[k].start + scratch[k] < emin)
+            emin = c[k].start + scratch[k];
     int best = -1;
     for (size_t k = 0; k < n; k++)
-        if (scratch[k] >= 0 && scratch[k] <= dmin + TOL && (best < 0 || ends_first(&c[k], &c[best])))
+        if (scratch[k] >= 0 && (scratch[k] <= dmin + TOL || (scratch[k] > 0 && c[k].start + scratch[k] <= emin + TOL)) &&
+            (best < 0 || ends_first(&c[k], &c[best])))
             best = (int)k;
     /* Another could have made it too.  The choice moves the call by the
      * difference of their entries: a guess, unless that is within TOL or
      * 5% of the call's length (then every figure is the same). */
     for (size_t k = 0; k < n; k++) {
-        if ((int)k == best || scratch[k] < 0 || scratch[k] > dmin + TOL)
+        if ((int)k == best || scratch[k] < 0 ||
+            (scratch[k] > dmin + TOL && !(scratch[k] > 0 && c[k].start + scratch[k] <= emin + TOL)))
             continue;
         int64_t move = (c[k].start + scratch[k]) - (c[best].start + scratch[best]);
         if (move < 0)
@@ -474,6 +492,14 @@ int dur_choose(const struct dur_sect *s, const struct dur_cand *c, size_t n, int
     }
     *delay = scratch[best];
     return best;
+}
+
+int dur_choose(const struct dur_sect *s, const struct dur_cand *c, size_t n, int64_t *delay, int64_t *scratch)
+{
+    int k = choose(s, c, n, delay, scratch, 0);
+    if (k == DUR_NONE && s->waited) /* the unlock before it may be later than its point (dur_unlock_hi) */
+        k = choose(s, c, n, delay, scratch, 1);
+    return k;
 }
 
 int dur_spawn_fits(const struct dur_sect *s, const struct dur_cand *c, int64_t spawn, int64_t prove, int64_t total_fn)
@@ -592,8 +618,8 @@ static int sections_to_units(struct place *P)
             uint32_t u = s.v[k];
             if (P->ucall[u])
                 continue;
-            int64_t *ut = dev_unlock(P, c, ul, &nul, u);
-            cand[nc++] = (struct dur_cand){gs(P, u), ge(P, u), ut ? *ut : T_NONE, u};
+            struct unlock *ut = dev_unlock(P, c, ul, &nul, u);
+            cand[nc++] = (struct dur_cand){gs(P, u), ge(P, u), ut ? ut->t : T_NONE, ut ? ut->hi : INT64_MAX, u};
         }
         struct dur_sect sect = {val(c, K_PRE_LOCK), val(c, K_MUTEX_WAIT), held_of(c), c->v[K_MUTEX_WAIT] >= 2,
                                 c->t_pos};
@@ -616,9 +642,11 @@ static int sections_to_units(struct place *P)
             }
         }
         assign(P, c, u, d);
-        int64_t *ut = dev_unlock(P, c, ul, &nul, u);
-        if (ut)
-            *ut = c->t0 + sect.pre + sect.wait + sect.held;
+        struct unlock *ut = dev_unlock(P, c, ul, &nul, u);
+        if (ut) {
+            ut->t = c->t0 + sect.pre + sect.wait + sect.held;
+            ut->hi = dur_unlock_hi(ut->t, c->close_hi);
+        }
     }
     rc = 0;
 out:

@@ -42,6 +42,7 @@ struct dur_sect {
 struct dur_cand {
     int64_t start, end; /* its GPU_START and GPU_END (T_NONE: none yet) */
     int64_t unlock;     /* its device's last unlock, from the sections given before (T_NONE) */
+    int64_t unlock_hi;  /* the latest that unlock can be (INT64_MAX: not known): see dur_unlock_hi */
     uint32_t id;        /* the caller's */
 };
 enum { DUR_NONE = -1, DUR_AMBIGUOUS = -2 };
@@ -51,6 +52,25 @@ enum { DUR_NONE = -1, DUR_AMBIGUOUS = -2 };
  * scratch: n values.  `analyze` (the model) and `watch` (live.c) both
  * decide with it, so that they agree. */
 int dur_choose(const struct dur_sect *s, const struct dur_cand *c, size_t n, int64_t *delay, int64_t *scratch);
+
+/* A call given to a unit unlocked its device at `unlock` (its entry, as
+ * the least delay that fits puts it, + pre_lock_cpu + mutex_wait +
+ * mutex_held), or later: the delay from GPU_START to the entry is only
+ * bounded (the engine's spawn_blocking, with no spawn line in the log).
+ * Its closing line is printed just before the unlock (groth16_cuda.cu),
+ * so the unlock is no later than the first record after that line
+ * (close_hi; INT64_MAX: none) + DUR_TOL.  The latest it can be, then
+ * (INT64_MAX: not known).  A section that waited for the mutex locked at
+ * that unlock: dur_choose takes it at the point first, and only where no
+ * unit fits so, anywhere up to this bound (two workers, whose first call
+ * entered a few ms late, lost the second call's section). */
+static inline int64_t dur_unlock_hi(int64_t unlock, int64_t close_hi)
+{
+    if (close_hi == INT64_MAX || unlock == T_NONE)
+        return INT64_MAX;
+    int64_t hi = close_hi + DUR_TOL;
+    return hi > unlock ? hi : unlock;
+}
 
 /* The engine's spawn line (scan.h) gives a unit's entry: does section s
  * fit candidate c entering spawn ns after its GPU_START (its lock after

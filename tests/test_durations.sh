@@ -198,6 +198,20 @@ py "$T/sd.json" "r['durations']['units'] == 2 and abs(r['kernel_utilization'] - 
 python3 "$HERE/cmp_watch.py" "$T/sd.json" "$T/sd.w.jsonl" >"$T/sd.cmp" && ok ||
     bad "spawn delay: watch --once and analyze differ: $(cat "$T/sd.cmp")"
 
+# watch ends on analyze's last run (a reviewer's logs, tests/data/runs):
+# kernel phases in the first run and none in the second, duration lines
+# only in the second (each run's kernel time known or not as analyze
+# decides it, run by run), and duration lines read with --kernel-phase
+# KERNEL (no kernel: gpu_total is the kernel only when none is named)
+for f in kernel-then-plain plain-then-durlines durlines-kernel-phase; do
+    opt=
+    [ $f = durlines-kernel-phase ] && opt="--kernel-phase KERNEL"
+    "$W" analyze --json --no-progress $opt "$HERE/data/runs/$f.log" >"$T/$f.json" 2>/dev/null
+    "$W" watch --once $opt "$HERE/data/runs/$f.log" >"$T/$f.w.jsonl" 2>/dev/null
+    python3 "$HERE/cmp_watch.py" "$T/$f.json" "$T/$f.w.jsonl" >"$T/$f.cmp" && ok ||
+        bad "$f: watch --once and analyze differ: $(cat "$T/$f.cmp")"
+done
+
 # a call that failed on the GPU (a reviewer's log, from groth16_cuda.cu and
 # engine.rs): its GPU thread printed nothing, mutex_held came all the same,
 # and its unit never ended.  Its section is its unit's and moves the

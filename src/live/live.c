@@ -42,6 +42,7 @@ int live_init(struct live *l, const struct live_opts *o)
     l->o = *o;
     if (l->o.slack_ns < 0)
         l->o.slack_ns = 0;
+    l->dur_kernel = !l->o.kernel_phase || strcasecmp(l->o.kernel_phase, "gpu_total") == 0;
     if (!l->o.kernel_phase)
         l->o.kernel_phase = "KERNEL";
     if (l->o.recent_ns <= 0)
@@ -436,7 +437,13 @@ static int run_begin(struct live *l, int64_t t)
         l->stair[c].n = 0; /* a new run's stages */
     l->run_barrier = 0;
     for (size_t i = 0; i < l->ndev; i++) {
+        if (live_kernel_known_run(&l->dev[i])) { /* the run before, ended: its kernel time as analyze has it */
+            l->dev[i].kernel_runs += l->dev[i].rkernel;
+            l->dev[i].kernel_runs_any = 1;
+        }
         l->dev[i].rbusy = l->dev[i].ridle = l->dev[i].rkernel = 0;
+        l->dev[i].rhas_kernel = l->dev[i].rkdur = 0;
+        l->dev[i].rgunits = l->dev[i].rkunits = 0;
         memset(l->dev[i].rby_cause, 0, sizeof l->dev[i].rby_cause);
         l->dev[i].ws = l->dev[i].ws_gone = INT64_MAX;
         l->dev[i].we = l->dev[i].we_gone = INT64_MIN;
@@ -1270,8 +1277,8 @@ static int count_device(struct live *l, struct live_dev *d, int64_t lo, int64_t 
             for (uint16_t k = 0; k < x->nkern; k++)
                 if (x->kern[k].start >= s.start && x->kern[k].end <= s.end && spans_add(kern, x->kern[k]))
                     goto out;
-            if (x->dur_kern) { /* moved in as analyze moves it (dur_clamp) */
-                d->kdur = 1;
+            if (x->dur_kern && l->dur_kernel) { /* moved in as analyze moves it (dur_clamp) */
+                d->kdur = d->rkdur = 1;
                 struct span ks = {x->dka, x->dkb};
                 dur_clamp(&ks.start, &ks.end, s.start, s.end);
                 if (ks.start >= s.start && ks.end <= s.end && spans_add(kern, ks))
@@ -1284,7 +1291,7 @@ static int count_device(struct live *l, struct live_dev *d, int64_t lo, int64_t 
     if (spans_merge(busy) || spans_merge(prep) || spans_merge(kern))
         goto out;
     if (kern->n)
-        d->has_kernel = 1;
+        d->has_kernel = d->rhas_kernel = 1;
     for (size_t k = 0; k < kern->n; k++) {
         int64_t a = kern->s[k].start > lo ? kern->s[k].start : lo, b = kern->s[k].end < hi ? kern->s[k].end : hi;
         if (b > a)
@@ -1373,8 +1380,9 @@ static void unit_count(struct live *l, struct live_unit *x)
     if (unit_consistent(&x->u) && unit_has(&x->u, EV_GPU_START) && unit_has(&x->u, EV_GPU_END)) {
         struct live_dev *d = dev_get(l, x->u.device);
         if (d) { /* kernel utilization's cover (live_kernel_known) */
-            d->gunits++;
-            d->kunits += x->dur_kern || x->nkern;
+            int k = (l->dur_kernel && x->dur_kern) || x->nkern;
+            d->gunits++, d->rgunits++;
+            d->kunits += k, d->rkunits += k;
         }
     }
     if (unit_consistent(&x->u)) {
@@ -1646,12 +1654,12 @@ int live_bottleneck(const struct live *l, const struct run_result *kept)
         t.window += w;
         for (int c = 0; c < CAUSE_N; c++)
             t.by_cause[c] += d->rby_cause[c];
-        if (w > 0 && live_kernel_known(d)) { /* as analyze's kernel_figures takes a device */
+        if (w > 0 && live_kernel_known_run(d)) { /* as analyze's kernel_figures takes a device */
             t.has_kernel = 1;
             t.kernel_busy += d->rkernel;
             t.kernel_window += w;
             t.busy_kernel_devs += d->rbusy;
-            kdur |= d->kdur;
+            kdur |= d->rkdur;
         }
     }
     /* barrier_wait counts where the kernel is the duration lines' gpu_total

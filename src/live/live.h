@@ -130,6 +130,10 @@ struct live_dev {
     /* busy, idle by cause and kernel time of this run alone: the
      * bottleneck now is decided on them (live_bottleneck) */
     int64_t rbusy, ridle, rby_cause[CAUSE_N], rkernel;
+    int rhas_kernel, rkdur;                 /* has_kernel, kdur and the units of this run alone */
+    uint64_t rgunits, rkunits;
+    int64_t kernel_runs;                    /* kernel time of the runs before whose kernel time was known */
+    int kernel_runs_any;                    /* ... some was */
 };
 
 /* Per-second bins of log time: what was settled in each (all devices). */
@@ -204,6 +208,8 @@ struct live {
     int64_t clock_off;
     int devices_named;    /* some record of the run named its device */
     int held;             /* a record whose time looks like a restart waits for the next */
+    int dur_kernel;       /* the duration lines' gpu_total is the kernel: no --kernel-phase, or
+                           * gpu_total named (analyze.c, kernel_phase_of) */
     struct live_rec hold;
     char hold_job[SCAN_JOB_MAX];
     /* counts, all runs */
@@ -324,6 +330,19 @@ int live_bottleneck(const struct live *l, const struct run_result *kept);
 static inline int live_kernel_known(const struct live_dev *d)
 {
     return d->has_kernel && !(d->kdur && (double)d->kunits < 0.9 * (double)d->gunits);
+}
+/* The same over the current run alone (analyze decides it run by run). */
+static inline int live_kernel_known_run(const struct live_dev *d)
+{
+    return d->rhas_kernel && !(d->rkdur && (double)d->rkunits < 0.9 * (double)d->rgunits);
+}
+/* Device d's kernel time as analyze sums it over runs, each run's where
+ * it is known (ns into *ns); 0 where no run's is. */
+static inline int live_kernel_runs(const struct live_dev *d, int64_t *ns)
+{
+    int now = live_kernel_known_run(d);
+    *ns = d->kernel_runs + (now ? d->rkernel : 0);
+    return now || d->kernel_runs_any;
 }
 
 #endif /* LIVE_H */

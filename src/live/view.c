@@ -75,9 +75,10 @@ void view_json(FILE *f, const struct live *l, int bottleneck, const char *state)
         json_num(f, sec(d->idle));
         fputs(",\"idle_by_cause\":", f);
         json_causes(f, d->by_cause);
-        fputs(",\"kernel_busy_s\":", f);
-        if (live_kernel_known(d))
-            json_num(f, sec(d->kernel));
+        fputs(",\"kernel_busy_s\":", f); /* as analyze's runs sum it */
+        int64_t kns;
+        if (live_kernel_runs(d, &kns))
+            json_num(f, sec(kns));
         else
             fputs("null", f);
         fputc('}', f);

@@ -752,6 +752,20 @@ static int dur_decide(struct live *l, int end)
                     }
                 }
             }
+            if (k < 0 && n) { /* no unit took it: its mutex was still held (durations.c) */
+                struct live_unlock *ut = NULL;
+                for (size_t q = 0; q < n; q++) {
+                    const struct live_unit *y = l->tab[l->dcand[q].id];
+                    struct live_unlock *uq = c->multi && !(y->u.flags & U_DEVSET) ? NULL : dur_unlock(l, y->u.device);
+                    if (!uq || (q && uq != ut)) {
+                        ut = NULL;
+                        break;
+                    }
+                    ut = uq;
+                }
+                if (ut)
+                    dur_unlock_unplaced(&ut->t, &ut->hi, held, p->close_lo, p->close_hi);
+            }
             if (k >= 0) {
                 struct live_unit *x = l->tab[l->dcand[k].id];
                 int64_t L = x->u.t[EV_GPU_START] + d + c->pre + c->wait;
@@ -876,7 +890,7 @@ static int mux_take(struct live *l)
             l->ndpend++;
             struct live_pend *p = &l->dpend[at];
             *p = (struct live_pend){.c = *c, .held = m->held, .total_fn = m->total_fn, .close_seq = o[q].seq,
-                                    .close_hi = m->x.hi}; /* as analyze reads it (durations.c, mux_take) */
+                                    .close_hi = m->x.hi, .close_lo = m->x.lo}; /* as analyze reads them (durations.c, mux_take) */
             if (m->sp_seen) { /* its call's spawn line, read already */
                 p->sp_seen = 1;
                 p->sp_seq = m->sp_seq;

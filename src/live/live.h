@@ -259,6 +259,7 @@ struct live {
         struct live_sect c;
         int64_t held, total_fn; /* mutex_held; total_start_fn (-1: none) */
         int64_t close_hi;       /* the first record's time after its closing line (INT64_MAX: none) */
+        int64_t close_lo;       /* the last record's time before it (INT64_MIN: none) */
         uint64_t close_seq;     /* its closing line (the mux's seq) */
         /* the engine's spawn line read first after it (durations.h,
          * dur_spawn_fits): its unit (seq; UINT64_MAX: none), spawn_to_enter

@@ -83,6 +83,7 @@ struct call {
     uint64_t prep_line;    /* its prep_msm's line (0: none given) */
     int64_t t_pos;         /* the last record's time before its opening line */
     int64_t close_hi;      /* the first record's time after its closing line (INT64_MAX: none) */
+    int64_t close_lo;      /* the last record's time before it (T_NONE: none) */
     int64_t v[K_V];        /* the calling thread's and gpu_tid 0's values, ms (-1: none): a call per section, millions */
     uint64_t tid_done;     /* gpu_tid k printed its gpu_total (bit k) */
     uint32_t unit;         /* UINT32_MAX: none */
@@ -187,6 +188,7 @@ static int new_call(struct place *P, size_t i)
     c.first = c.last = P->dl[i].line;
     c.t_pos = P->dl[i].t_prev;
     c.close_hi = INT64_MAX;
+    c.close_lo = T_NONE;
     c.unit = UINT32_MAX;
     P->c[P->nc] = c;
     return (int)P->nc++;
@@ -295,6 +297,7 @@ static int mux_take(struct place *P, struct dmux *mx, const uint32_t *first, con
                 const struct dline *d = &P->dl[i]; /* as watch reads it: its line's hi (mux_line) */
                 P->c[ci].closed = 1, P->c[ci].multi = (uint8_t)o[q].multi;
                 P->c[ci].close_hi = d->next_us == DL_NEXT_NONE ? INT64_MAX : d->t_prev + (int64_t)d->next_us * 1000;
+                P->c[ci].close_lo = d->t_prev;
             }
         }
     return 0;
@@ -629,8 +632,15 @@ static int sections_to_units(struct place *P)
             k = dur_choose(&sect, cand, nc, &d, s.d);
         if (k == DUR_AMBIGUOUS)
             c->ambiguous = 1;
-        if (k < 0)
-            continue; /* none fits: outside any GPU phase, or ambiguous */
+        if (k < 0) { /* none fits: outside any GPU phase, or ambiguous; its mutex was still held */
+            struct unlock *ut = nc && c->closed ? dev_unlock(P, c, ul, &nul, cand[0].id) : NULL;
+            for (size_t q = 1; ut && q < nc; q++)
+                if (dev_unlock(P, c, ul, &nul, cand[q].id) != ut)
+                    ut = NULL; /* its candidates are on several devices: whose is not known */
+            if (ut)
+                dur_unlock_unplaced(&ut->t, &ut->hi, sect.held, c->close_lo, c->close_hi);
+            continue;
+        }
         uint32_t u = cand[k].id;
         if (P->uspawn[u] && d != spawn_of(P, u)) { /* chosen by the lines: enter at the engine's entry */
             if (dur_spawn_fits(&sect, &cand[k], spawn_of(P, u), -1, -1)) {

@@ -72,6 +72,25 @@ static inline int64_t dur_unlock_hi(int64_t unlock, int64_t close_hi)
     return hi > unlock ? hi : unlock;
 }
 
+/* A closed section that no unit took (none fits, or the choice is a guess)
+ * still took its device's mutex after the unlock before (*t, *hi) and held
+ * it for `held`: that unlock moves on to no earlier than *t + held and than
+ * the record before its closing line (close_lo; T_NONE: none), and no
+ * later than the first record after it.  Else every section after it
+ * would be judged against the unlock of the call before it, and one
+ * section lost would lose all the rest (analyze and watch alike, where
+ * every unit that could have made it is on the one device). */
+static inline void dur_unlock_unplaced(int64_t *t, int64_t *hi, int64_t held, int64_t close_lo, int64_t close_hi)
+{
+    int64_t u = *t != T_NONE ? *t + held : T_NONE;
+    if (close_lo != T_NONE && (u == T_NONE || close_lo > u))
+        u = close_lo;
+    if (u == T_NONE)
+        return;
+    *t = u;
+    *hi = dur_unlock_hi(u, close_hi);
+}
+
 /* The engine's spawn line (scan.h) gives a unit's entry: does section s
  * fit candidate c entering spawn ns after its GPU_START (its lock after
  * the record before its first line, at or after its device's unlock, at

@@ -219,7 +219,7 @@ done
 for seed in 1 2 3; do
     python3 "$GEN" "$T/sw$seed.log" "$T/sw$seed.truth" --workers 2 --delay 200 --seed $seed || bad "gen spawn wait $seed"
     "$W" analyze --json --no-progress "$T/sw$seed.log" >"$T/sw$seed.json" 2>/dev/null
-    py "$T/sw$seed.json" "r['durations']['units'] == r['durations']['calls'] == 60 and abs(r['kernel_utilization'] - json.load(open('$T/sw$seed.truth'))['kernel_utilization']) <= 0.005" &&
+    py "$T/sw$seed.json" "r['durations']['units'] == r['durations']['calls'] == 60 and abs(r['kernel_utilization'] - json.load(open('$T/sw$seed.truth'))['kernel_utilization']) <= 0.005 and [m['name'] for m in r['durations']['outside_by_name']] == ['async_dealloc']" &&
         ok || bad "spawn wait seed $seed: $(python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['runs'][0]; print(r['durations']['units'], r['kernel_utilization'])" "$T/sw$seed.json")"
     "$W" watch --once "$T/sw$seed.log" >"$T/sw$seed.w.jsonl" 2>/dev/null
     python3 "$HERE/cmp_watch.py" "$T/sw$seed.json" "$T/sw$seed.w.jsonl" >"$T/sw$seed.cmp" && ok ||

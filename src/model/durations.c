@@ -630,8 +630,8 @@ static int sections_to_units(struct place *P)
         int k = by_spawn(P, c, &sect, cand, nc, &d, closes, ncloses);
         if (k < 0)
             k = dur_choose(&sect, cand, nc, &d, s.d);
-        if (k == DUR_AMBIGUOUS)
-            c->ambiguous = 1;
+        if (k == DUR_AMBIGUOUS || (k == DUR_NONE && nc))
+            c->ambiguous = 1; /* GPU phases were open, but none fits it: not "outside" either (as a line's, below) */
         if (k < 0) { /* none fits: outside any GPU phase, or ambiguous; its mutex was still held */
             struct unlock *ut = nc && c->closed ? dev_unlock(P, c, ul, &nul, cand[0].id) : NULL;
             for (size_t q = 1; ut && q < nc; q++)

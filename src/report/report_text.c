@@ -254,7 +254,8 @@ static void durations_text(FILE *f, const struct run *r, const struct paint *p)
                 p->yellow, "", (unsigned long long)(d->spawn_lines - d->spawn_placed), p->off);
     uint64_t lost = d->ambiguous + d->interleaved + d->stray;
     if (lost)
-        fprintf(f, "  %s%-22s %llu durations not given to a unit: %llu of calls more than one unit could have made, "
+        fprintf(f, "  %s%-22s %llu durations not given to a unit: %llu of calls no one open GPU phase fits (two could, "
+                   "or none), "
                    "%llu of calls whose lines interleave (several GPUs, no device named), %llu of calls whose first "
                    "line is missing%s\n",
                 p->yellow, "", (unsigned long long)lost, (unsigned long long)d->ambiguous,

@@ -4,8 +4,9 @@
  * line timestamps) on any bytes, line by line as read_text goes (the
  * buffer's start passed as the lowest byte to look back to, the next hit
  * tried after one that is not a record), checked against a plain memmem
- * for the finder; and the finder of any tag (TIMELINE, CUZK_TIMING:, the
- * engine's spawn line) with the duration lines' reader on what it finds.
+ * for the finder; and the finder of any tag (TIMELINE, CUZK_TIMING:,
+ * CUZK_NTT_H:, the engine's spawn line) with the duration lines' reader on
+ * what it finds.
  */
 #include "scan.h"
 
@@ -27,10 +28,11 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     if (scan_count_lines(p, end) != lines)
         abort();
     char scratch[SCAN_LINE_MAX];
-    /* Any tag: the first of the three, with the newlines before it. */
-    static const char *const tags[] = {"TIMELINE", "CUZK_TIMING:", "GPU_TIMING spawn_blocking prove_start"};
+    /* Any tag: the first of the four, with the newlines before it. */
+    static const char *const tags[] = {"TIMELINE", "CUZK_TIMING:", "CUZK_NTT_H:",
+                                       "GPU_TIMING spawn_blocking prove_start"};
     const char *first = NULL;
-    for (int t = 0; t < 3; t++) {
+    for (int t = 0; t < 4; t++) {
         const char *h = memmem(p, size, tags[t], strlen(tags[t]));
         if (h && (!first || h < first))
             first = h;
@@ -46,6 +48,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
         struct scan_dur d;
         enum scan_dur_kind k = scan_dur(any, eol ? eol : end, scratch, &d);
         if (k == DUR_LINE && (d.n < 1 || d.n > SCAN_DUR_MAX || (d.tid == SCAN_TID_SPAWN && (d.n != 2 || d.worker < 0))))
+            abort();
+        if ((k == DUR_NTT) != (any[5] == 'N')) /* CUZK_NTT_H: is counted, and only it */
             abort();
     }
     const char *ls = p;

@@ -633,10 +633,27 @@ static int dur_cands(struct live *l, const struct live_sect *c, size_t *n)
     *n = 0;
     if (gs_list(l))
         return -1;
+    /* each worker's last unit started by the section's opening line: an
+     * earlier one of its, never ended, is no candidate (durations.c,
+     * sweep_to: its worker moved on) */
+    int64_t lastS[256];
+    uint64_t lastq[256];
+    for (int w = 0; w < 256; w++)
+        lastS[w] = INT64_MIN, lastq[w] = 0;
+    for (size_t g = 0; g < l->ngs; g++) {
+        const struct live_unit *x = l->gs[g];
+        int w = x->u.worker;
+        int64_t S = x->u.t[EV_GPU_START];
+        if (w >= 0 && w < 256 && S <= c->t_pos && (S > lastS[w] || (S == lastS[w] && x->seq > lastq[w])))
+            lastS[w] = S, lastq[w] = x->seq;
+    }
     for (size_t g = 0; g < l->ngs; g++) {
         const struct live_unit *x = l->gs[g];
         int64_t S = x->u.t[EV_GPU_START], E = x->u.t[EV_GPU_END];
         if (x->dur_call || S > c->t_pos || (E != T_NONE && E < c->t_pos - DUR_TOL))
+            continue;
+        int w = x->u.worker;
+        if (E == T_NONE && w >= 0 && w < 256 && (lastS[w] > S || (lastS[w] == S && lastq[w] > x->seq)))
             continue;
         struct live_unlock *ut = c->multi && !(x->u.flags & U_DEVSET) ? NULL : dur_unlock(l, x->u.device);
         struct dur_cand d = {S, E, ut ? ut->t : T_NONE, ut ? ut->hi : INT64_MAX, (uint32_t)slot_of_unit(l, x)};

@@ -499,10 +499,10 @@ static int choose(const struct dur_sect *s, const struct dur_cand *c, size_t n, 
 
 int dur_choose(const struct dur_sect *s, const struct dur_cand *c, size_t n, int64_t *delay, int64_t *scratch)
 {
-    int k = choose(s, c, n, delay, scratch, 0);
-    if (k == DUR_NONE && s->waited) /* the unlock before it may be later than its point (dur_unlock_hi) */
-        k = choose(s, c, n, delay, scratch, 1);
-    return k;
+    /* a section that waited locked at the unlock before it, which is only
+     * bounded (dur_unlock_hi): every unit whose lock falls in that interval
+     * fits, and the rule chooses among them all */
+    return choose(s, c, n, delay, scratch, s->waited);
 }
 
 int dur_spawn_fits(const struct dur_sect *s, const struct dur_cand *c, int64_t spawn, int64_t prove, int64_t total_fn)
@@ -510,8 +510,9 @@ int dur_spawn_fits(const struct dur_sect *s, const struct dur_cand *c, int64_t s
     int64_t L = c->start + spawn + s->pre + s->wait;
     if (s->t_pos != T_NONE && L < s->t_pos - TOL)
         return 0; /* the section's first line is printed at L, after the record before it */
-    if (c->unlock != T_NONE && (L < c->unlock - TOL || (s->waited && L > c->unlock + TOL)))
-        return 0; /* it locked before the device's unlock, or it waited and locked after it */
+    int64_t hi = c->unlock_hi != INT64_MAX ? c->unlock_hi : c->unlock; /* the entry here is the line's own */
+    if (c->unlock != T_NONE && (L < c->unlock - TOL || (s->waited && L > hi + TOL)))
+        return 0; /* it locked before the device's unlock, or it waited and locked after its latest */
     if (c->end != T_NONE && L + s->held > c->end + TOL)
         return 0;
     if (prove >= 0 && total_fn >= 0 && prove < total_fn - TOL)

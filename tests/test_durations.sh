@@ -226,6 +226,30 @@ for seed in 1 2 3; do
         bad "spawn wait seed $seed: watch --once and analyze differ: $(cat "$T/sw$seed.cmp")"
 done
 
+# a second review's logs (tests/data/review/README): two and three workers
+# with calls that fail on the GPU, three workers with no spawn lines.  Every
+# spawn line given after a failed call (one failed call lost all later ones:
+# its unlock, at the least delay, was 5 ms early); with no spawn lines, every
+# call given (a unit still waiting fit the point and took another's call);
+# the bottleneck gpu, as the truth's kernel utilization of 0.99 says (it was
+# judged on the floor of 91.5%); watch --once the same
+R="$HERE/data/review"
+"$W" analyze --json --no-progress "$R/two-workers-failed-call.log" >"$T/rv2.json" 2>/dev/null
+py "$T/rv2.json" "r['durations']['spawn_placed'] == r['durations']['spawn_lines'] == 94 and abs(r['kernel_utilization'] - 0.98927) <= 0.005" &&
+    ok || bad "review, two workers, failed calls: $(python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['runs'][0]; print(r['durations']['spawn_placed'], r['kernel_utilization'])" "$T/rv2.json")"
+"$W" analyze --json --no-progress "$R/three-workers-failed-call.log" >"$T/rv3.json" 2>/dev/null
+py "$T/rv3.json" "r['bottleneck'] == 'gpu' and r['kernel_utilization'] <= 0.98902 + 0.005" && ok ||
+    bad "review, three workers, failed calls: $(python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['runs'][0]; print(r['bottleneck'], r['kernel_utilization'], r['durations']['kernel_missing'])" "$T/rv3.json")"
+"$W" analyze --json --no-progress "$R/three-workers-no-spawn.log" >"$T/rvn.json" 2>/dev/null
+py "$T/rvn.json" "r['durations']['units'] == r['durations']['calls'] == 120 and r['bottleneck'] == 'gpu' and abs(r['kernel_utilization'] - 0.99837) <= 0.005" &&
+    ok || bad "review, three workers, no spawn lines: $(python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['runs'][0]; print(r['durations']['units'], r['bottleneck'], r['kernel_utilization'])" "$T/rvn.json")"
+for f in two-workers-failed-call three-workers-failed-call three-workers-no-spawn watch-failed-unit; do
+    "$W" analyze --json --no-progress "$R/$f.log" >"$T/rv-$f.json" 2>/dev/null
+    "$W" watch --once "$R/$f.log" >"$T/rv-$f.w.jsonl" 2>/dev/null
+    python3 "$HERE/cmp_watch.py" "$T/rv-$f.json" "$T/rv-$f.w.jsonl" >"$T/rv-$f.cmp" && ok ||
+        bad "review $f: watch --once and analyze differ: $(cat "$T/rv-$f.cmp")"
+done
+
 # a call that failed on the GPU (a reviewer's log, from groth16_cuda.cu and
 # engine.rs): its GPU thread printed nothing, mutex_held came all the same,
 # and its unit never ended.  Its section is its unit's and moves the

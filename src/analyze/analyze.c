@@ -491,7 +491,26 @@ static int throughput(struct scratch_pool *sp, const struct run *r, struct run_r
     return 0;
 }
 
+static int rule_at(const struct bn_totals *t, const struct cpu_result *c);
+
 int bottleneck_rule(const struct bn_totals *t, const struct cpu_result *c)
+{
+    int bn = rule_at(t, c);
+    if (t->has_kernel && t->kernel_missing_busy > 0) { /* the kernel time is a floor */
+        struct bn_totals hi = *t;
+        hi.kernel_busy += t->kernel_missing_busy;
+        if (hi.kernel_busy > t->busy_kernel_devs)
+            hi.kernel_busy = t->busy_kernel_devs;
+        if (rule_at(&hi, c) != bn) { /* the calls not given decide it: judged on the GPU phase */
+            hi = *t;
+            hi.has_kernel = 0;
+            bn = rule_at(&hi, c);
+        }
+    }
+    return bn;
+}
+
+static int rule_at(const struct bn_totals *t, const struct cpu_result *c)
 {
     if (t->busy <= 0 && t->window <= 0)
         return BN_NONE;
@@ -552,7 +571,8 @@ static void decide(struct run_result *res)
     res->utilization = res->window > 0 ? (double)res->busy / (double)res->window : NAN;
     const struct phase_result *ph = &res->phase;
     struct bn_totals t = {res->busy, res->window, {0}, ph->has_kernel, ph->kernel_busy, ph->kernel_window,
-                          ph->gpu_busy_kernel_devs, ph->crit.known ? ph->crit.barrier_busy : 0};
+                          ph->gpu_busy_kernel_devs, ph->crit.known ? ph->crit.barrier_busy : 0,
+                          ph->kernel_missing_busy};
     memcpy(t.by_cause, res->by_cause, sizeof t.by_cause);
     res->bottleneck = bottleneck_rule(&t, &res->cpu);
     /* Advice: c syntheses at once make c/s units per unit time; the devices

@@ -144,6 +144,7 @@ struct phase_result {
      * GPU phase has no kernel (its call not given) and the units with a
      * GPU phase: their kernels count as idle, so the figure is a floor */
     uint64_t kernel_units_missing, gpu_units_kernel;
+    int64_t kernel_missing_busy; /* those units' GPU phases, summed: what their kernels can add at most */
     int64_t kernel_busy, kernel_window; /* over the devices with kernel phases */
     double kernel_utilization;          /* NAN: none */
     int64_t gpu_busy_kernel_devs;       /* those devices' GPU-phase busy time */
@@ -323,6 +324,11 @@ struct bn_totals {
     int has_kernel;
     int64_t kernel_busy, kernel_window, busy_kernel_devs;
     double barrier_busy;
+    /* the GPU phases with no kernel where the kernel time is a floor (their
+     * calls not given): what their kernels can add at most.  Where the
+     * rule decides otherwise at that ceiling than at the floor, it judges
+     * on the GPU phase, as where the kernel time is not known. */
+    int64_t kernel_missing_busy;
 };
 /* The bottleneck (BN_*) of those totals, with c's CPU contention. */
 int bottleneck_rule(const struct bn_totals *t, const struct cpu_result *c);

@@ -269,6 +269,7 @@ struct acc {
     struct span **kspans; /* kernel phases by device */
     size_t *nk, *kc;
     size_t *ku, *gu;      /* by device: units with a kernel phase, units with a GPU phase */
+    int64_t *nokern;      /* by device: the GPU phases of units with none, summed (ns) */
     size_t markcap, rowcap;
     double encl[WITHIN_N]; /* the enclosing stages' summed time, ns (a double: a long log's units' spans
                             * summed pass INT64_MAX, 292 years, where a queue grows without bound) */
@@ -406,6 +407,8 @@ static int walk_unit(const struct run *r, struct run_result *res, uint32_t u, st
     if (d) {
         a->gu[d - res->dev]++;
         a->ku[d - res->dev] += (size_t)kernels;
+        if (!kernels)
+            a->nokern[d - res->dev] += un->t[EV_GPU_END] - un->t[EV_GPU_START];
     }
     if (!gpu_phase)
         return 0;
@@ -545,6 +548,7 @@ static void kernel_figures(const struct run *r, struct acc *a, struct run_result
         if (from_lines) {
             ph->kernel_units_missing += a->gu[i] - a->ku[i];
             ph->gpu_units_kernel += a->gu[i];
+            ph->kernel_missing_busy += a->nokern[i];
         }
         d->kernel_busy = union_len(a->sp, a->kspans[i], a->nk[i], d->window_start, d->window_end);
         int64_t w = d->window_end - d->window_start;
@@ -574,7 +578,8 @@ int analyze_phase(struct scratch_pool *sp, const struct run *r, struct run_resul
     a.kc = calloc(nd, sizeof *a.kc);
     a.ku = calloc(nd, sizeof *a.ku);
     a.gu = calloc(nd, sizeof *a.gu);
-    int rc = a.kspans && a.nk && a.kc && a.ku && a.gu ? 0 : -1;
+    a.nokern = calloc(nd, sizeof *a.nokern);
+    int rc = a.kspans && a.nk && a.kc && a.ku && a.gu && a.nokern ? 0 : -1;
     for (uint32_t u = 0; u < r->nunits && rc == 0; u++)
         if (!(r->units[u].flags & U_CONTRA))
             rc = walk_unit(r, res, u, &a);
@@ -594,6 +599,7 @@ int analyze_phase(struct scratch_pool *sp, const struct run *r, struct run_resul
     free(a.kc);
     free(a.ku);
     free(a.gu);
+    free(a.nokern);
     free(a.up);
     for (size_t i = 0; i < a.ng; i++)
         big_free(a.g[i].d, a.g[i].cap * sizeof *a.g[i].d);

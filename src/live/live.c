@@ -444,6 +444,7 @@ static int run_begin(struct live *l, int64_t t)
         l->dev[i].rbusy = l->dev[i].ridle = l->dev[i].rkernel = 0;
         l->dev[i].rhas_kernel = l->dev[i].rkdur = 0;
         l->dev[i].rgunits = l->dev[i].rkunits = 0;
+        l->dev[i].rnokern = 0;
         memset(l->dev[i].rby_cause, 0, sizeof l->dev[i].rby_cause);
         l->dev[i].ws = l->dev[i].ws_gone = INT64_MAX;
         l->dev[i].we = l->dev[i].we_gone = INT64_MIN;
@@ -1414,6 +1415,8 @@ static void unit_count(struct live *l, struct live_unit *x)
             int k = (l->dur_kernel && x->dur_kern) || x->nkern;
             d->gunits++, d->rgunits++;
             d->kunits += k, d->rkunits += k;
+            if (!k)
+                d->rnokern += x->u.t[EV_GPU_END] - x->u.t[EV_GPU_START];
         }
     }
     if (unit_consistent(&x->u)) {
@@ -1691,6 +1694,8 @@ int live_bottleneck(const struct live *l, const struct run_result *kept)
             t.kernel_window += w;
             t.busy_kernel_devs += d->rbusy;
             kdur |= d->rkdur;
+            if (d->rkdur) /* a floor where calls were not given (analyze_phase.c, kernel_figures) */
+                t.kernel_missing_busy += d->rnokern;
         }
     }
     /* barrier_wait counts where the kernel is the duration lines' gpu_total

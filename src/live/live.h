@@ -132,6 +132,7 @@ struct live_dev {
     int64_t rbusy, ridle, rby_cause[CAUSE_N], rkernel;
     int rhas_kernel, rkdur;                 /* has_kernel, kdur and the units of this run alone */
     uint64_t rgunits, rkunits;
+    int64_t rnokern;                        /* this run's GPU phases of units with no kernel (bn_totals) */
     int64_t kernel_runs;                    /* kernel time of the runs before whose kernel time was known */
     int kernel_runs_any;                    /* ... some was */
 };

@@ -776,6 +776,9 @@ static int around(struct place *P)
         }
         int role = role_of(P, i);
         int64_t t = P->dl[i].t_prev;
+        /* and the first record after it: a line is printed between the two */
+        int64_t t_next = P->dl[i].next_us == DL_NEXT_NONE || t == T_NONE ? INT64_MAX
+                                                                         : t + (int64_t)P->dl[i].next_us * 1000;
         int32_t to = E_OUTSIDE;
         if (role != R_RUN && t != T_NONE) {
             sweep_to(P, &s, t);
@@ -789,8 +792,8 @@ static int around(struct place *P)
                     continue;
                 const struct call *c = &P->c[P->ucall[u] - 1];
                 int64_t at = printed_at(P, i, j, c, role);
-                if (at == T_NONE || at < t - TOL)
-                    continue; /* printed before the record that precedes it */
+                if (at == T_NONE || at < t - TOL || (t_next != INT64_MAX && at > t_next + TOL))
+                    continue; /* printed before the record that precedes it, or after the one that follows */
                 if (bc < 0 || at - t < best)
                     best = at - t, bc = (int32_t)(c - P->c);
             }

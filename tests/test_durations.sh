@@ -52,6 +52,15 @@ PY
 python3 "$GEN" "$T/one.log" "$T/one.truth" --plain "$T/one.plain" || bad "gen one"
 against "$T/one.log" "$T/one.truth" one
 py() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r=d['runs'][0]; sys.exit(0 if ($2) else 1)" "$1"; }
+# watch_same LABEL LOG ANALYZE_JSON [OPTIONS...]: watch --once of LOG ends
+# on analyze's JSON (cmp_watch.py: totals, kernel time, bottleneck)
+watch_same() {
+    label=$1 log=$2 aj=$3
+    shift 3
+    "$W" watch --once "$@" "$log" >"$aj.w.jsonl" 2>/dev/null
+    python3 "$HERE/cmp_watch.py" "$aj" "$aj.w.jsonl" >"$aj.cmp" && ok ||
+        bad "$label: watch --once and analyze differ: $(cat "$aj.cmp")"
+}
 py "$T/one.json" "r['bottleneck'] == 'gpu_phase' and r['durations']['critical_path']['host_bound']" && ok ||
     bad "one worker: the critical path is on the CPU"
 "$W" analyze --no-progress "$T/one.log" >"$T/one.txt" 2>&1
@@ -194,9 +203,7 @@ L="$HERE/data/spawn-delay.log"
 "$W" analyze --json --no-progress "$L" >"$T/sd.json" 2>/dev/null
 py "$T/sd.json" "r['durations']['units'] == 2 and abs(r['kernel_utilization'] - 3.0 / 3.06) < 0.005" && ok ||
     bad "spawn delay: $(head -c 600 "$T/sd.json")"
-"$W" watch --once "$L" >"$T/sd.w.jsonl" 2>/dev/null
-python3 "$HERE/cmp_watch.py" "$T/sd.json" "$T/sd.w.jsonl" >"$T/sd.cmp" && ok ||
-    bad "spawn delay: watch --once and analyze differ: $(cat "$T/sd.cmp")"
+watch_same "spawn delay" "$L" "$T/sd.json"
 
 # watch ends on analyze's last run (a reviewer's logs, tests/data/runs):
 # kernel phases in the first run and none in the second, duration lines
@@ -207,9 +214,7 @@ for f in kernel-then-plain plain-then-durlines durlines-kernel-phase; do
     opt=
     [ $f = durlines-kernel-phase ] && opt="--kernel-phase KERNEL"
     "$W" analyze --json --no-progress $opt "$HERE/data/runs/$f.log" >"$T/$f.json" 2>/dev/null
-    "$W" watch --once $opt "$HERE/data/runs/$f.log" >"$T/$f.w.jsonl" 2>/dev/null
-    python3 "$HERE/cmp_watch.py" "$T/$f.json" "$T/$f.w.jsonl" >"$T/$f.cmp" && ok ||
-        bad "$f: watch --once and analyze differ: $(cat "$T/$f.cmp")"
+    watch_same "$f" "$HERE/data/runs/$f.log" "$T/$f.json" $opt
 done
 
 # the same at scale, the default two workers and a 200 ms blocking-pool
@@ -221,9 +226,7 @@ for seed in 1 2 3; do
     "$W" analyze --json --no-progress "$T/sw$seed.log" >"$T/sw$seed.json" 2>/dev/null
     py "$T/sw$seed.json" "r['durations']['units'] == r['durations']['calls'] == 60 and abs(r['kernel_utilization'] - json.load(open('$T/sw$seed.truth'))['kernel_utilization']) <= 0.005 and [m['name'] for m in r['durations']['outside_by_name']] == ['async_dealloc']" &&
         ok || bad "spawn wait seed $seed: $(python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['runs'][0]; print(r['durations']['units'], r['kernel_utilization'])" "$T/sw$seed.json")"
-    "$W" watch --once "$T/sw$seed.log" >"$T/sw$seed.w.jsonl" 2>/dev/null
-    python3 "$HERE/cmp_watch.py" "$T/sw$seed.json" "$T/sw$seed.w.jsonl" >"$T/sw$seed.cmp" && ok ||
-        bad "spawn wait seed $seed: watch --once and analyze differ: $(cat "$T/sw$seed.cmp")"
+    watch_same "spawn wait seed $seed" "$T/sw$seed.log" "$T/sw$seed.json"
 done
 
 # a second review's logs (tests/data/review/README): two and three workers
@@ -245,9 +248,7 @@ py "$T/rvn.json" "r['durations']['units'] == r['durations']['calls'] == 120 and 
     ok || bad "review, three workers, no spawn lines: $(python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['runs'][0]; print(r['durations']['units'], r['bottleneck'], r['kernel_utilization'])" "$T/rvn.json")"
 for f in two-workers-failed-call three-workers-failed-call three-workers-no-spawn watch-failed-unit; do
     "$W" analyze --json --no-progress "$R/$f.log" >"$T/rv-$f.json" 2>/dev/null
-    "$W" watch --once "$R/$f.log" >"$T/rv-$f.w.jsonl" 2>/dev/null
-    python3 "$HERE/cmp_watch.py" "$T/rv-$f.json" "$T/rv-$f.w.jsonl" >"$T/rv-$f.cmp" && ok ||
-        bad "review $f: watch --once and analyze differ: $(cat "$T/rv-$f.cmp")"
+    watch_same "review $f" "$R/$f.log" "$T/rv-$f.json"
 done
 
 # a call that failed on the GPU (a reviewer's log, from groth16_cuda.cu and
@@ -260,9 +261,7 @@ L="$HERE/data/failed-call.log"
 "$W" analyze --json --no-progress "$L" >"$T/fc.json" 2>/dev/null
 py "$T/fc.json" "abs(r['devices'][0]['kernel_busy_s'] - 5.315) < 1e-9 and r['in_flight'] == 1" && ok ||
     bad "failed call: $(head -c 400 "$T/fc.json")"
-"$W" watch --once "$L" >"$T/fc.w.jsonl" 2>/dev/null
-python3 "$HERE/cmp_watch.py" "$T/fc.json" "$T/fc.w.jsonl" >"$T/fc.cmp" && ok ||
-    bad "failed call: watch --once and analyze differ: $(cat "$T/fc.cmp")"
+watch_same "failed call" "$L" "$T/fc.json"
 
 # cut records at the edges (a reviewer's cases): a record's cut left from a
 # line too long to parse (it crashed), a rest that is the input's last line
@@ -335,9 +334,7 @@ for cfg in "1:0.25:--gpus 2 --jobs 8" "2:0.25:--workers 2 --gpus 2 --jobs 8 --sp
         ok || bad "two GPUs seed $seed: a share $share of the sections' durations given, the rest counted: $(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['runs'][0]['durations'])" "$T/mg$seed.json")"
     py "$T/mg$seed.json" "(r['kernel_utilization'] is None and r['durations']['kernel_partial']['units'] < 0.9 * r['durations']['kernel_partial']['of'] and r['bottleneck'] == 'gpu') or (r['durations']['kernel_partial'] is None and abs(r['kernel_utilization'] - json.load(open('$T/mg$seed.truth'))['kernel_utilization']) <= 0.005)" &&
         ok || bad "two GPUs seed $seed: kernel utilization from the units given"
-    "$W" watch --once "$T/mg$seed.log" >"$T/mg$seed.w.jsonl" 2>/dev/null
-    python3 "$HERE/cmp_watch.py" "$T/mg$seed.json" "$T/mg$seed.w.jsonl" >"$T/mg$seed.cmp" && ok ||
-        bad "two GPUs seed $seed: watch --once and analyze differ: $(cat "$T/mg$seed.cmp")"
+    watch_same "two GPUs seed $seed" "$T/mg$seed.log" "$T/mg$seed.json"
 done
 "$W" analyze --no-progress "$T/mg2.log" 2>&1 | grep -q "kernel util. *not known: gpu_total phases in only" && ok ||
     bad "two GPUs: the text says why kernel utilization is not known: $("$W" analyze --no-progress "$T/mg2.log" 2>&1 | grep 'kernel util')"
@@ -348,9 +345,7 @@ python3 "$GEN" "$T/mgm.log" "$T/mgm.truth" --workers 4 --gpus 2 --jobs 8 --spawn
 "$W" analyze --json --no-progress "$T/mgm.log" >"$T/mgm.json" 2>/dev/null
 py "$T/mgm.json" "abs(r['kernel_utilization'] - json.load(open('$T/mgm.truth'))['kernel_utilization']) <= 0.005 and r['durations']['placed'] >= 0.9 * (r['durations']['values'] - r['durations']['outside'])" &&
     ok || bad "two GPUs with marks: kernel utilization as the truth's, nine in ten durations given"
-"$W" watch --once "$T/mgm.log" >"$T/mgm.w.jsonl" 2>/dev/null
-python3 "$HERE/cmp_watch.py" "$T/mgm.json" "$T/mgm.w.jsonl" >"$T/mgm.cmp" && ok ||
-    bad "two GPUs with marks between the lines: watch --once and analyze differ: $(cat "$T/mgm.cmp")"
+watch_same "two GPUs with marks between the lines" "$T/mgm.log" "$T/mgm.json"
 # a single GPU's log reads as it did: every section given to its unit
 py "$T/one.json" "r['durations']['kernel_partial'] is None" && ok || bad "one GPU: kernel_partial"
 
@@ -421,9 +416,7 @@ with open(sys.argv[2], 'w', encoding='utf-8', errors='surrogateescape') as o:
 PY
 against "$T/cutj.log" "$T/spawn.truth" cutj
 py "$T/cutj.json" "r['skipped_lines'] == 0" && ok || bad "journald cut records: skipped lines"
-"$W" watch --once "$T/cutj.log" >"$T/cutj.w.jsonl" 2>/dev/null
-python3 "$HERE/cmp_watch.py" "$T/cutj.json" "$T/cutj.w.jsonl" >"$T/cutj.cmp" && ok ||
-    bad "journald cut records: watch --once and analyze differ: $(cat "$T/cutj.cmp")"
+watch_same "journald cut records" "$T/cutj.log" "$T/cutj.json"
 
 # and as `docker logs -t` prints it: an RFC3339Nano time first, whose
 # fraction drops its trailing zeros (the rest's prefix is not the head's width)
@@ -450,9 +443,7 @@ with open(sys.argv[2], 'w') as o:
 PY
 against "$T/cutd.log" "$T/spawn.truth" cutd
 py "$T/cutd.json" "r['skipped_lines'] == 0" && ok || bad "Docker cut records: skipped lines"
-"$W" watch --once "$T/cutd.log" >"$T/cutd.w.jsonl" 2>/dev/null
-python3 "$HERE/cmp_watch.py" "$T/cutd.json" "$T/cutd.w.jsonl" >"$T/cutd.cmp" && ok ||
-    bad "Docker cut records: watch --once and analyze differ: $(cat "$T/cutd.cmp")"
+watch_same "Docker cut records" "$T/cutd.log" "$T/cutd.json"
 "$W" analyze --no-progress "$T/spawn.log" 2>&1 | grep -q "GPU_TIMING spawn_blocking: 60 lines, 60 given to units" && ok ||
     bad "spawn lines: the text counts them"
 # each unit's kernel starts where the source puts it: GPU_START + spawn + pre_lock + wait

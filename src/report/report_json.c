@@ -333,6 +333,18 @@ static void phases_json(FILE *f, const struct run_result *res)
     fputc(']', f);
 }
 
+/* `, "key": {"units": n, "of": m}`, or null where m is 0: the units of a
+ * device's GPU phases that have the kernel phase (kernel_partial) or lack
+ * it (kernel_missing), of those with a GPU phase */
+static void units_of_json(FILE *f, const char *key, uint64_t n, uint64_t of)
+{
+    fprintf(f, ", \"%s\": ", key);
+    if (of)
+        fprintf(f, "{\"units\": %llu, \"of\": %llu}", (unsigned long long)n, (unsigned long long)of);
+    else
+        fputs("null", f);
+}
+
 /* runs[].durations (docs/json.md, "Duration lines"): only where the run
  * has duration lines, so that other runs' JSON is as it was. */
 static void durations_json(FILE *f, const struct run_result *res)
@@ -361,18 +373,10 @@ static void durations_json(FILE *f, const struct run_result *res)
         secs(f, 1e6 * (double)d->marks[i].total_ms / (double)d->marks[i].count);
         fputc('}', f);
     }
-    fputs("], \"kernel_partial\": ", f);
-    if (res->phase.gpu_units_partial)
-        fprintf(f, "{\"units\": %llu, \"of\": %llu}", (unsigned long long)res->phase.kernel_units_partial,
-                (unsigned long long)res->phase.gpu_units_partial);
-    else
-        fputs("null", f);
-    fputs(", \"kernel_missing\": ", f);
-    if (res->phase.kernel_units_missing)
-        fprintf(f, "{\"units\": %llu, \"of\": %llu}", (unsigned long long)res->phase.kernel_units_missing,
-                (unsigned long long)res->phase.gpu_units_kernel);
-    else
-        fputs("null", f);
+    fputs("]", f);
+    units_of_json(f, "kernel_partial", res->phase.kernel_units_partial, res->phase.gpu_units_partial);
+    units_of_json(f, "kernel_missing", res->phase.kernel_units_missing,
+                  res->phase.kernel_units_missing ? res->phase.gpu_units_kernel : 0);
     fputs(", \"critical_path\": ", f);
     const struct crit_path *c = &res->phase.crit;
     if (!c->known) {

@@ -90,6 +90,12 @@ static const char *find_sse2(const char *p, const char *end)
     return find_scalar(p, end);
 }
 
+/* The AVX2 loops leave with _mm256_zeroupper(), on every way out and
+ * before every call, by hand: gcc 12 at -O2 returned from a hit without
+ * it (the paths that call a function compiled without AVX), and the
+ * parser's SSE code after it then ran with the upper halves dirty.  On
+ * the 2-vCPU Intel Xeon VM that took a third of `analyze`'s time on the
+ * 1 GB logs (docs/bench.md, 2026-12-06, twelfth session). */
 __attribute__((target("avx2"))) static const char *find_avx2(const char *p, const char *end)
 {
     const __m256i first = _mm256_set1_epi8('T'), last = _mm256_set1_epi8('E');
@@ -100,12 +106,15 @@ __attribute__((target("avx2"))) static const char *find_avx2(const char *p, cons
             _mm256_and_si256(_mm256_cmpeq_epi8(a, first), _mm256_cmpeq_epi8(b, last)));
         while (m) {
             int i = __builtin_ctz(m);
-            if (memcmp(p + i + 1, NEEDLE + 1, 6) == 0)
+            if (memcmp(p + i + 1, NEEDLE + 1, 6) == 0) {
+                _mm256_zeroupper();
                 return p + i;
+            }
             m &= m - 1;
         }
         p += 32;
     }
+    _mm256_zeroupper();
     return find_sse2(p, end);
 }
 
@@ -118,6 +127,7 @@ __attribute__((target("avx2"))) static uint64_t count_avx2(const char *p, const 
         n += (uint64_t)__builtin_popcount((unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, nl)));
         p += 32;
     }
+    _mm256_zeroupper();
     if (end - p >= 16) {
         __m128i a = _mm_loadu_si128((const __m128i *)p);
         n += (uint64_t)__builtin_popcount((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, _mm_set1_epi8('\n'))));
@@ -146,6 +156,7 @@ __attribute__((target("avx2"))) static const char *find_count_avx2(const char *p
             int i = __builtin_ctz(m);
             if (memcmp(p + i + 1, NEEDLE + 1, 6) == 0) {
                 *nl += n + (uint64_t)__builtin_popcount(l & ((1u << i) - 1));
+                _mm256_zeroupper();
                 return p + i;
             }
             m &= m - 1;
@@ -153,6 +164,7 @@ __attribute__((target("avx2"))) static const char *find_count_avx2(const char *p
         n += (uint64_t)__builtin_popcount(l);
         p += 32;
     }
+    _mm256_zeroupper();
     const char *hit = find_sse2(p, end);
     *nl += n + count_avx2(p, hit ? hit : end);
     return hit;
@@ -177,6 +189,7 @@ __attribute__((target("avx2"))) static const char *find_any_count_avx2(const cha
         unsigned l = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, lf));
         while (m) {
             int i = __builtin_ctz(m);
+            _mm256_zeroupper(); /* any_at is compiled without AVX */
             if (any_at(p + i, end)) {
                 *nl += n + (uint64_t)__builtin_popcount(l & ((1u << i) - 1));
                 return p + i;
@@ -186,6 +199,7 @@ __attribute__((target("avx2"))) static const char *find_any_count_avx2(const cha
         n += (uint64_t)__builtin_popcount(l);
         p += 32;
     }
+    _mm256_zeroupper();
     const char *hit = find_any_scalar(p, end);
     *nl += n + count_avx2(p, hit ? hit : end);
     return hit;

@@ -134,7 +134,7 @@ against "$T/journal.log" "$T/noise.truth" journal
 # Each: one unit, completed, nothing skipped, however read.
 for f in detail-date-not-cut env-logger-colour docker-colour-tracing journal-json; do
     L="$HERE/data/cut/$f.log"
-    WATERFALL_READ_THREADS=1 "$W" analyze --json --no-progress "$L" >"$T/$f.1.json" 2>/dev/null
+    WATERFALL_READ_THREADS=1 WATERFALL_MMAP=0 "$W" analyze --json --no-progress "$L" >"$T/$f.1.json" 2>/dev/null
     WATERFALL_READ_THREADS=2 WATERFALL_MMAP=1 "$W" analyze --json --no-progress "$L" >"$T/$f.2.json" 2>/dev/null
     want="r['jobs_completed'] == 1 and r['skipped_lines'] == 0 and r['in_flight'] == 0"
     [ $f = detail-date-not-cut ] && want="r['units'] == 2 and r['jobs_completed'] == 1 and r['skipped_lines'] == 0"

@@ -263,18 +263,23 @@ static int append_new(struct run *r, struct seg *s, const uint32_t *dest, uint64
         r->jobs[u.job].units++;
         s->units[m++] = u;
     }
-    /* Copied, not moved page by page into place (mremap, as big_append
-     * once did): in this VM the first scan of pages moved that way cost
-     * 40-120 ms per 26 MB (unseen by the guest's fault counters), a copy
-     * 5; the whole analysis took 20% less CPU on the bench logs, for
-     * 10 MiB more at its peak (docs/bench.md).  Moved by huge pages
-     * (big_append as it is now), the three bench logs took the same time
-     * (2026-12-06). */
+    /* Their pages moved behind the run's units (big_append), not copied:
+     * a copy's destination is fresh memory, which on the 2-vCPU Intel VM
+     * cost 80 ms on one thread for the second part's 28 MB of the 1 GB
+     * dense log (docs/bench.md, twelfth session).  Moved by 4 KiB pages,
+     * as mremap once did, the first scan of them cost 40-120 ms per 26 MB
+     * on the AMD VM before it; big_append moves only huge pages, and
+     * copies where it cannot. */
     size_t first = r->nunits, U = sizeof *r->units;
     if (m) {
-        if (grow_array((void **)&r->units, &r->units_cap, first + m, sizeof *r->units))
+        size_t cap = r->units_cap * U;
+        struct unit *v = big_append(r->units, first * U, &cap, s->units, m * U, s->units_cap * U);
+        if (!v)
             return -1;
-        memcpy(r->units + first, s->units, m * U);
+        r->units = v;
+        r->units_cap = cap / U;
+        s->units = NULL; /* big_append took its pages, or freed it */
+        s->units_cap = 0;
     }
     r->nunits = first + m;
     if (more)

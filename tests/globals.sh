@@ -15,6 +15,9 @@ AR=$1
 #   read_text.c bus_jmp: a SIGBUS handler can reach only static state; it
 #     is per thread, set and cleared around each read of a mapped range
 #   read_text.c once: installs that handler once per process (pthread_once)
+#   read_text.c bus_prev: the SIGBUS handler before it, to which a SIGBUS
+#     that is not a mapped read's goes (the library may live in a program
+#     that has one)
 #   scan.c have_avx2: the CPU's AVX2, found once; the same for every
 #     thread and every run
 #   cmd_watch.c stop_flag: what the SIGINT/SIGTERM handler sets for
@@ -22,7 +25,7 @@ AR=$1
 #   wf_crc.c crc_table, crc_once, crc_hw (lib/common/, in the library):
 #     the CRC-32C table, built once per process (pthread_once), and the
 #     CPU's CRC instruction: the same for every thread and every run
-ALLOWED="read_text.c.o:bus_jmp read_text.c.o:once scan.c.o:have_avx2 cmd_watch.c.o:stop_flag
+ALLOWED="read_text.c.o:bus_jmp read_text.c.o:once read_text.c.o:bus_prev scan.c.o:have_avx2 cmd_watch.c.o:stop_flag
 wf_crc.c.o:crc_table wf_crc.c.o:crc_once wf_crc.c.o:crc_hw"
 allowed() {
     for a in $ALLOWED; do [ "$a" = "$1" ] && return 0; done

@@ -34,6 +34,10 @@ $CC $SAN -Wall -Werror -o "$T/client-static" "$HERE/libanalysis/client.c" $(pkg-
 $CC $SAN -Wall -Werror -o "$T/clash" "$HERE/libanalysis/clash.c" $(pkg-config --cflags waterfall-analysis) \
     "$LIBDIR/libwaterfall-analysis.a" $(pkg-config --static --libs waterfall-analysis | sed 's/-lwaterfall-analysis//') &&
     ok || bad "a program with its own model_free, hash_bytes, ... does not build against the static library"
+# a program's own SIGBUS handler is kept for every SIGBUS that is not a
+# mapped read's (sigbus.c)
+$CC $SAN -Wall -Werror -o "$T/sigbus" "$HERE/libanalysis/sigbus.c" $(pkg-config --cflags --libs waterfall-analysis) &&
+    ok || bad "the SIGBUS client does not build"
 $CC $SAN -Wall -Werror -o "$T/csv_reader" "$HERE/libanalysis/csv_reader.c" $(pkg-config --cflags --libs waterfall-analysis) &&
     ok || bad "the CSV reader does not build"
 # the shared client depends on the library, and on nothing of the recorder
@@ -88,6 +92,9 @@ cmp -s "$T/st.cmd.json" "$T/st.lib.json" && ! cmp -s "$T/st.lib.json" "$T/st.def
     bad "stages: the library's JSON is not analyze --stage's"
 "$T/client" --stage 'gpu=x' stage.json >/dev/null 2>"$T/err"
 [ $? = 2 ] && grep -q "stages\[0\] is STAGE=GLOB" "$T/err" && ok || bad "a bad stage rule: $(cat "$T/err")"
+"$T/sigbus" text-cuzk.log >"$T/sigbus.out" 2>&1
+printf 'runs 1 own-handler 1\nagain 1\n' | cmp -s - "$T/sigbus.out" && ok ||
+    bad "a program's SIGBUS handler after a mapped read: $(cat "$T/sigbus.out")"
 "$T/clash" text-cuzk.log >"$T/clash.out" 2>&1
 grep -qx 'own 42 runs 1' "$T/clash.out" && ok || bad "the program's own functions, or the analysis beside them: $(cat "$T/clash.out")"
 "$T/client" --summary text-cuzk.log >"$T/sum" 2>/dev/null

@@ -399,12 +399,25 @@ static void progress_tick(struct progress *pr, uint64_t n, int leader)
  * instead of the process dying. */
 static _Thread_local sigjmp_buf *bus_jmp;
 
+/* The handler before ours (the library may live in a program that has
+ * one): a SIGBUS that is not a mapped read's goes to it. */
+static struct sigaction bus_prev;
+
 static void on_sigbus(int sig, siginfo_t *si, void *ctx)
 {
-    (void)si;
-    (void)ctx;
     if (bus_jmp)
         siglongjmp(*bus_jmp, 1);
+    if (bus_prev.sa_flags & SA_SIGINFO) {
+        if (bus_prev.sa_sigaction) {
+            bus_prev.sa_sigaction(sig, si, ctx);
+            return;
+        }
+    } else if (bus_prev.sa_handler == SIG_IGN) {
+        return;
+    } else if (bus_prev.sa_handler != SIG_DFL) {
+        bus_prev.sa_handler(sig);
+        return;
+    }
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -416,7 +429,7 @@ static void install_sigbus(void)
     sa.sa_sigaction = on_sigbus;
     sa.sa_flags = SA_SIGINFO | SA_NODEFER;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGBUS, &sa, NULL);
+    sigaction(SIGBUS, &sa, &bus_prev);
 }
 
 static void catch_sigbus(void)

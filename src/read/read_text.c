@@ -281,9 +281,13 @@ static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int las
                 ls0 = (const char *)memrchr(pos, '\n', (size_t)(hit - pos)) + 1;
             if (ls0 && (size_t)(eol - ls0) >= LINE_MAX_BYTES) {
                 *line += nl;
-                p->diag.timeline_lines++;
                 FLUSH();
-                evpart_skip(p, *line, SCAN_TOO_LONG);
+                /* a record too long, as work() counts one: a line that
+                 * holds TIMELINE (the hit may be a duration line's tag) */
+                if (*hit == 'T' || scan_find(ls0, eol)) {
+                    p->diag.timeline_lines++;
+                    evpart_skip(p, *line, SCAN_TOO_LONG);
+                }
                 if (eol == end) {
                     pos = end;
                     break;
@@ -954,10 +958,14 @@ int read_text(struct text_input *in, int fd, const char *name, const void *prefi
     }
     in->nparts = n;
     /* The file is mapped (no copy); WATERFALL_MMAP=0, or a file that cannot
-     * be mapped, is read. */
+     * be mapped, is read.  So is a file whose last line is not ended: a log
+     * still being written, whose last record pread() reads on to its end
+     * past the size seen here, where a mapping would stop at that size. */
     const char *map = NULL;
     const char *mm = getenv("WATERFALL_MMAP");
-    if (!is_pipe && size > 0 && !(mm && strcmp(mm, "0") == 0)) {
+    char lastc = 0;
+    if (!is_pipe && size > 0 && !(mm && strcmp(mm, "0") == 0) && pread(fd, &lastc, 1, (off_t)(size - 1)) == 1 &&
+        lastc == '\n') {
         void *mp = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (mp != MAP_FAILED) {
             map = mp;
@@ -986,8 +994,14 @@ int read_text(struct text_input *in, int fd, const char *name, const void *prefi
     if (clocks_mixed(in, n) && align_clocks(in, w, th, &n, is_pipe, size, again, name, &clocks, err, errlen))
         rc = -1;
     free(clocks.pairs);
-    if (map)
+    if (map) {
+        /* A file cut within its last page raises no SIGBUS: the bytes past
+         * its new end read as zeros.  Its size tells. */
+        struct stat now;
+        if (fstat(fd, &now) == 0 && (uint64_t)now.st_size < size && n > 0 && !w[0].err)
+            w[0].err = ESTALE;
         munmap((void *)map, (size_t)size);
+    }
     for (int i = 0; i < n && rc == 0; i++) {
         if (w[i].err == ESTALE) {
             snprintf(err, errlen, "%s: read failed: the file shrank while it was being read", name);

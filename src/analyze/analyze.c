@@ -493,9 +493,11 @@ static int throughput(struct scratch_pool *sp, const struct run *r, struct run_r
 
 static int rule_at(const struct bn_totals *t, const struct cpu_result *c);
 
-int bottleneck_rule(const struct bn_totals *t, const struct cpu_result *c)
+int bottleneck_rule(const struct bn_totals *t, const struct cpu_result *c, int *on_phase)
 {
     int bn = rule_at(t, c);
+    if (on_phase)
+        *on_phase = 0;
     if (t->has_kernel && t->kernel_missing_busy > 0) { /* the kernel time is a floor */
         struct bn_totals hi = *t;
         hi.kernel_busy += t->kernel_missing_busy;
@@ -505,6 +507,8 @@ int bottleneck_rule(const struct bn_totals *t, const struct cpu_result *c)
             hi = *t;
             hi.has_kernel = 0;
             bn = rule_at(&hi, c);
+            if (on_phase)
+                *on_phase = 1;
         }
     }
     return bn;
@@ -570,11 +574,24 @@ static void decide(struct run_result *res)
     }
     res->utilization = res->window > 0 ? (double)res->busy / (double)res->window : NAN;
     const struct phase_result *ph = &res->phase;
-    struct bn_totals t = {res->busy, res->window, {0}, ph->has_kernel, ph->kernel_busy, ph->kernel_window,
-                          ph->gpu_busy_kernel_devs, ph->crit.known ? ph->crit.barrier_busy : 0,
-                          ph->kernel_missing_busy};
+    /* the devices whose kernel time is partial count too, as a floor: the
+     * rule's verdict where every placement of their calls not given gives
+     * the same one (a GPU phase that waits for the host, known from the
+     * calls given), else the GPU phase's */
+    struct bn_totals t = {res->busy,
+                          res->window,
+                          {0},
+                          ph->has_kernel || ph->partial.kernel_window > 0,
+                          ph->kernel_busy + ph->partial.kernel_busy,
+                          ph->kernel_window + ph->partial.kernel_window,
+                          ph->gpu_busy_kernel_devs + ph->partial.gpu_busy,
+                          ph->crit.known ? ph->crit.barrier_busy : 0,
+                          ph->kernel_missing_busy + ph->partial.missing_busy};
     memcpy(t.by_cause, res->by_cause, sizeof t.by_cause);
-    res->bottleneck = bottleneck_rule(&t, &res->cpu);
+    res->bottleneck = bottleneck_rule(&t, &res->cpu, &res->bottleneck_on_phase);
+    res->kernel_floor = t.kernel_missing_busy > 0 && t.kernel_window > 0
+                            ? (double)t.kernel_busy / (double)t.kernel_window
+                            : NAN;
     /* Advice: c syntheses at once make c/s units per unit time; the devices
      * take sum(1/g).  No CPU contention in this formula. */
     struct advice *a = &res->advice;

@@ -148,6 +148,12 @@ struct phase_result {
     int64_t kernel_busy, kernel_window; /* over the devices with kernel phases */
     double kernel_utilization;          /* NAN: none */
     int64_t gpu_busy_kernel_devs;       /* those devices' GPU-phase busy time */
+    /* the partial devices' kernel time too, for the bottleneck rule alone:
+     * there it is a floor, as kernel_missing_busy makes one (the verdict
+     * that the floor and the ceiling both give, else the GPU phase's) */
+    struct {
+        int64_t kernel_busy, kernel_window, gpu_busy, missing_busy;
+    } partial;
     struct kind_row *kinds; /* when the run holds two kinds or more (owned) */
     size_t nkinds;
     struct reported_check synth_ms, gpu_ms;
@@ -269,6 +275,12 @@ struct run_result {
     int64_t busy, window, idle, by_cause[CAUSE_N]; /* over all devices */
     double utilization;      /* busy / window over all devices */
     int bottleneck;
+    /* where some kernel time is a floor (calls not given): the kernels'
+     * share of the window at that floor (NAN: none is), and whether the
+     * floor and its ceiling gave two verdicts, so that the GPU phase's
+     * decided (bottleneck_rule) */
+    double kernel_floor;
+    int bottleneck_on_phase;
     double s_per_job, steady_s_per_job; /* ns; negative: undefined */
     int synth_max;
     double synth_mean_active; /* mean syntheses in flight over the window; NAN: no window */
@@ -330,8 +342,11 @@ struct bn_totals {
      * on the GPU phase, as where the kernel time is not known. */
     int64_t kernel_missing_busy;
 };
-/* The bottleneck (BN_*) of those totals, with c's CPU contention. */
-int bottleneck_rule(const struct bn_totals *t, const struct cpu_result *c);
+/* The bottleneck (BN_*) of those totals, with c's CPU contention;
+ * *on_phase (may be NULL): 1 where the kernel time is a floor and the
+ * verdicts at it and at its ceiling differ, so that the GPU phase's is
+ * given. */
+int bottleneck_rule(const struct bn_totals *t, const struct cpu_result *c, int *on_phase);
 
 /* Analyse one run with the options o (NULL: the defaults, keeping
  * everything); 0, or -1 when out of memory. */

@@ -542,6 +542,11 @@ static void kernel_figures(const struct run *r, struct acc *a, struct run_result
         if (from_lines && (double)a->ku[i] < KERNEL_MIN_UNITS * (double)a->gu[i]) {
             ph->kernel_units_partial += a->ku[i];
             ph->gpu_units_partial += a->gu[i];
+            /* no figure, but a floor for the bottleneck rule (decide) */
+            ph->partial.kernel_busy += union_len(a->sp, a->kspans[i], a->nk[i], d->window_start, d->window_end);
+            ph->partial.kernel_window += d->window_end - d->window_start;
+            ph->partial.gpu_busy += d->busy;
+            ph->partial.missing_busy += a->nokern[i];
             continue;
         }
         d->has_kernel = 1;

@@ -79,15 +79,29 @@ const char *report_phase_fill(char *buf, size_t n, const struct run_result *res)
     return buf;
 }
 
+/* The kernels' share of the window as the bottleneck rule took it: the
+ * figure, or, where some devices' kernel time is partial (calls not
+ * given), the floor over them all ("at least"). */
+static const char *kernels_run(char *buf, size_t n, const struct run_result *res)
+{
+    const struct phase_result *ph = &res->phase;
+    if (!isnan(res->kernel_floor) && (!ph->has_kernel || ph->partial.kernel_window > 0 || ph->kernel_units_missing))
+        snprintf(buf, n, "at least %.1f%%", 100 * res->kernel_floor);
+    else
+        snprintf(buf, n, "%.1f%%", 100 * ph->kernel_utilization);
+    return buf;
+}
+
 const char *bottleneck_sentence(char *buf, size_t n, const struct run_result *res)
 {
+    char kr[48];
     char s[32], g[32], q[32], pr[32];
     const struct advice *a = &res->advice;
     switch (res->bottleneck) {
     case BN_GPU:
-        if (res->phase.has_kernel)
-            snprintf(buf, n, "gpu: the kernels run %.1f%% of the window; only more GPU capacity or faster kernels help",
-                     100 * res->phase.kernel_utilization);
+        if (res->phase.has_kernel || (!isnan(res->kernel_floor) && !res->bottleneck_on_phase))
+            snprintf(buf, n, "gpu: the kernels run %s of the window; only more GPU capacity or faster kernels help",
+                     kernels_run(kr, sizeof kr, res));
         else
             snprintf(buf, n, "gpu: the GPU is busy %.1f%% of its window; only more GPU capacity or faster proving helps",
                      100 * res->utilization);
@@ -99,17 +113,17 @@ const char *bottleneck_sentence(char *buf, size_t n, const struct run_result *re
         if (c->known && c->host_bound) {
             char k[32], w[32], h[32];
             snprintf(buf, n,
-                     "gpu_phase: the GPU phase is busy %.1f%% of the window but its kernels run %.1f%%; its critical "
+                     "gpu_phase: the GPU phase is busy %.1f%% of the window but its kernels run %s; its critical "
                      "path is on the CPU: kernels %s per unit (gpu_total less its barrier_wait, %s); the phase waits "
                      "for prep_msm + b_g2_msm, %s, on the CPU; the rest of the phase is %s",
-                     100 * res->utilization, 100 * res->phase.kernel_utilization,
+                     100 * res->utilization, kernels_run(kr, sizeof kr, res),
                      fmt_dur(k, sizeof k, (c->kernels - c->barrier)), fmt_dur(w, sizeof w, c->barrier),
                      fmt_dur(h, sizeof h, (c->prep + c->bg2)), fill);
         } else {
             snprintf(buf, n,
-                     "gpu_phase: the GPU phase is busy %.1f%% of the window but its kernels run %.1f%%; the rest of the "
+                     "gpu_phase: the GPU phase is busy %.1f%% of the window but its kernels run %s; the rest of the "
                      "phase is %s",
-                     100 * res->utilization, 100 * res->phase.kernel_utilization, fill);
+                     100 * res->utilization, kernels_run(kr, sizeof kr, res), fill);
         }
         break;
     }
@@ -372,15 +386,17 @@ int report_advice_lines(const struct run_result *res, char *l1, size_t n1, char 
             snprintf(l1, n1, "none for synthesis: shorten the GPU phase's work outside the kernels");
         if (a->workers_done) {
             char x[32], y[32];
+            char kr[48];
             snprintf(l2, n2, "SIMULATED, the device held for the kernels only: %d GPU worker%s per device would give "
-                             "%s per job, against %s with %d (kernel utilization %.1f%% now, %.1f%% for the GPU phase)",
+                             "%s per job, against %s with %d (kernel utilization %s now, %.1f%% for the GPU phase)",
                      a->workers_now + 1, a->workers_now + 1 == 1 ? "" : "s", fmt_dur(x, sizeof x, a->workers_spj[1]),
-                     fmt_dur(y, sizeof y, a->workers_spj[0]), a->workers_now, 100 * res->phase.kernel_utilization,
+                     fmt_dur(y, sizeof y, a->workers_spj[0]), a->workers_now, kernels_run(kr, sizeof kr, res),
                      100 * res->utilization);
         } else {
-            snprintf(l2, n2, "kernel utilization %.1f%% against %.1f%% for the GPU phase: more syntheses cannot fill "
+            char kr[48];
+            snprintf(l2, n2, "kernel utilization %s against %.1f%% for the GPU phase: more syntheses cannot fill "
                              "the kernels' idle time inside the phase",
-                     100 * res->phase.kernel_utilization, 100 * res->utilization);
+                     kernels_run(kr, sizeof kr, res), 100 * res->utilization);
         }
     } else if (res->bottleneck == BN_GPU) {
         snprintf(l1, n1, "none for synthesis: the GPU is the bottleneck (the formula, with g = %s and "

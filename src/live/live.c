@@ -1688,7 +1688,9 @@ int live_bottleneck(const struct live *l, const struct run_result *kept)
         t.window += w;
         for (int c = 0; c < CAUSE_N; c++)
             t.by_cause[c] += d->rby_cause[c];
-        if (w > 0 && live_kernel_known_run(d)) { /* as analyze's kernel_figures takes a device */
+        /* as analyze's decide takes a device: where its kernel time is known,
+         * and where it is partial (a floor) */
+        if (w > 0 && d->rhas_kernel) {
             t.has_kernel = 1;
             t.kernel_busy += d->rkernel;
             t.kernel_window += w;
@@ -1702,7 +1704,7 @@ int live_bottleneck(const struct live *l, const struct run_result *kept)
      * (analyze: where its critical path is known) */
     t.barrier_busy = kdur ? (double)l->run_barrier : 0;
     static const struct cpu_result none;
-    return bottleneck_rule(&t, kept ? &kept->cpu : &none);
+    return bottleneck_rule(&t, kept ? &kept->cpu : &none, NULL);
 }
 
 int live_snapshot(const struct live *l, size_t last, struct model *m)

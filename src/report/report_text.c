@@ -493,8 +493,10 @@ static void run_text(FILE *f, const struct run_result *res, size_t nruns_in_sour
                 ph->has_kernel ? "" : "kernel util.", p.yellow, p.off, ph->has_kernel ? " on the other devices" : "",
                 res->kernel_phase, (unsigned long long)ph->kernel_units_partial,
                 (unsigned long long)ph->gpu_units_partial,
-                ph->has_kernel ? "kernel utilization above is of the devices that have it"
-                               : "the bottleneck is judged on the GPU phase");
+                ph->has_kernel           ? "kernel utilization above is of the devices that have it"
+                : res->bottleneck_on_phase ? "the bottleneck is judged on the GPU phase (the calls not given decide it)"
+                                           : "the bottleneck takes the calls given as a floor (wherever the others "
+                                             "go, it is the same)");
     }
     if (res->has_driver)
         driver_text(f, res, &p);

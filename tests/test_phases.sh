@@ -255,4 +255,11 @@ grep -q 'synthesis by kind, then syntheses at once: porep: 1: 38.00 s (3) · 2: 
 grep -q 'of effective GPU time per unit (busy / units; workers overlap)' "$T/kinds.txt" && ok ||
     bad "the bottleneck does not say what g is: $(grep bottleneck "$T/kinds.txt")"
 
+# occurrences of one name that overlap within a unit (START, START, END,
+# END; two streams): the share is of the time they cover, each unit's
+# merged, never above 1 (it was 1.8 for LOAD, 1.56 for NTT)
+printf 'TIMELINE,0,LOAD_START,j,\nTIMELINE,1,LOAD_START,j,\nTIMELINE,2,SYNTH_START,j,\nTIMELINE,3,MSM_START,j,\nTIMELINE,3,MSM_START,j,\nTIMELINE,5,MSM_END,j,\nTIMELINE,7,MSM_END,j,\nTIMELINE,10,SYNTH_END,j,\nTIMELINE,11,GPU_START,j,\nTIMELINE,12,NTT_START,j,\nTIMELINE,14,NTT_START,j,\nTIMELINE,19,NTT_END,j,\nTIMELINE,19,NTT_END,j,\nTIMELINE,20,GPU_END,j,\nTIMELINE,21,LOAD_END,j,\nTIMELINE,22,LOAD_END,j,\n' >"$T/overlap.log"
+"$W" analyze --json "$T/overlap.log" >"$T/overlap.json" 2>/dev/null
+check "overlapping occurrences: shares of the time covered" "$T/overlap.json" "{(x['name'], x['within']): (x['count'], round(x['share'], 6)) for x in r['phases']} == {('LOAD', 'unit'): (2, 1.0), ('MSM', 'synthesis'): (2, 0.5), ('NTT', 'gpu'): (2, round(7 / 9, 6)), ('unaccounted', 'gpu'): (1, round(2 / 9, 6))} and abs([x for x in r['phases'] if x['name'] == 'LOAD'][0]['mean_s'] - 0.021) < 1e-9"
+
 finish test_phases

@@ -53,6 +53,11 @@ struct group {
     int within;
     int64_t *d;
     size_t n, cap;
+    /* the time its occurrences cover, each unit's merged: the share's
+     * (a unit's occurrences of one name may overlap: two streams, or
+     * START, START, END, END), with the last unit's furthest end */
+    int64_t cover, cover_end;
+    uint32_t cover_unit; /* UINT32_MAX: none yet */
 };
 
 static int cmp_time(const void *a, const void *b)
@@ -310,12 +315,13 @@ static int64_t group_of(struct acc *a, uint32_t name, int within)
     }
     if (grow_heap((void **)&a->g, &a->gcap_, a->ng, sizeof *a->g, 16))
         return -1;
-    a->g[a->ng] = (struct group){name, within, NULL, 0, 0};
+    a->g[a->ng] = (struct group){name, within, NULL, 0, 0, 0, 0, UINT32_MAX};
     a->gidx[i] = (uint32_t)++a->ng;
     return (int64_t)a->ng - 1;
 }
 
-static int add_occ(struct acc *a, uint32_t name, int within, int64_t d)
+/* An occurrence [start, end) of unit u (its occurrences come by start). */
+static int add_occ(struct acc *a, uint32_t name, int within, uint32_t u, int64_t start, int64_t end)
 {
     int64_t g = group_of(a, name, within);
     if (g < 0)
@@ -323,7 +329,15 @@ static int add_occ(struct acc *a, uint32_t name, int within, int64_t d)
     struct group *x = &a->g[g];
     if (grow_array((void **)&x->d, &x->cap, x->n + 1, sizeof *x->d)) /* millions: huge pages */
         return -1;
-    x->d[x->n++] = d;
+    x->d[x->n++] = end - start;
+    if (x->cover_unit != u) {
+        x->cover_unit = u;
+        x->cover += end - start;
+        x->cover_end = end;
+    } else if (end > x->cover_end) {
+        x->cover += end - (start > x->cover_end ? start : x->cover_end);
+        x->cover_end = end;
+    }
     return 0;
 }
 
@@ -388,7 +402,7 @@ static int walk_unit(const struct run *r, struct run_result *res, uint32_t u, st
                 return -1;
             continue;
         }
-        if (add_occ(a, p->name, p->within, p->end - p->start))
+        if (add_occ(a, p->name, p->within, u, p->start, p->end))
             return -1;
         if (p->within == WITHIN_GPU) {
             if (grow_heap((void **)&a->gsub, &a->gcap, ng, sizeof *a->gsub, 16))
@@ -415,7 +429,7 @@ static int walk_unit(const struct run *r, struct run_result *res, uint32_t u, st
     /* recorded for every GPU phase; a row only if some unit has a sub-phase */
     int64_t len = un->t[EV_GPU_END] - un->t[EV_GPU_START];
     int64_t cov = ng ? union_len(a->sp, a->gsub, ng, un->t[EV_GPU_START], un->t[EV_GPU_END]) : 0;
-    return add_occ(a, PHASE_UNACCOUNTED, WITHIN_GPU, len - cov);
+    return add_occ(a, PHASE_UNACCOUNTED, WITHIN_GPU, u, 0, len - cov);
 }
 
 /* The rows: occurrences grouped by (within, name), the largest first.
@@ -447,7 +461,9 @@ static int make_rows(struct acc *a, struct phase_result *ph)
         for (size_t m = 0; m < n; m++)
             row->total += (double)g[m];
         stage_fill(a->sp, &row->st, g, n);
-        row->share = a->encl[row->within] > 0 ? row->total / a->encl[row->within] : NAN;
+        /* of the time its occurrences cover, each unit's merged: never
+         * more than the enclosing stages' (json.md, "phases") */
+        row->share = a->encl[row->within] > 0 ? (double)sorted[k].cover / a->encl[row->within] : NAN;
     }
     free(sorted);
     if (rc == 0 && ph->nrows)

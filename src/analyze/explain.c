@@ -399,8 +399,9 @@ int report_advice_lines(const struct run_result *res, char *l1, size_t n1, char 
                      kernels_run(kr, sizeof kr, res), 100 * res->utilization);
         }
     } else if (res->bottleneck == BN_GPU) {
-        snprintf(l1, n1, "none for synthesis: the GPU is the bottleneck (the formula, with g = %s and "
-                         "s = %s, would ask for %d at once; %d ran)",
+        snprintf(l1, n1, "none for synthesis: the GPU is the bottleneck (the formula, with g = %s of effective GPU "
+                         "time per unit, busy / units, and s = %s of synthesis per unit, would ask for %d at once; "
+                         "%d ran)",
                  fmt_dur(g, sizeof g, 1.0 / a->rate), fmt_dur(s, sizeof s, a->synth_mean), a->needed, a->current);
     } else if (a->needed > a->current) {
         emph = snprintf(l1, n1, "run %d syntheses at once", a->needed);

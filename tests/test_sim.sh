@@ -218,4 +218,25 @@ expect 3 "no complete unit" --from "$T/half.log"
 expect 3 "nothing.log" --from "$T/nothing.log"
 expect 2 "--run 2" --from "$T/r.wft" --run 2
 
+# A GPU that waits for input: the formula (min(1, c*g/s)) assumes a unit is
+# always there to synthesize, and said "run 2 at once -> 100%" on this log
+# (jobs arrive one at a time, 0.2 or 3 s apart; bottleneck input); the
+# default advice is the simulation's, which keeps the log's arrivals.
+python3 -c "
+out, t = [], 0
+for j in range(10):
+    s, se = t, t + 1000
+    out += [(s, 'SYNTH_START', j), (se, 'SYNTH_END', j), (se + 10, 'GPU_START', j), (se + 510, 'GPU_END', j)]
+    t = se + (3000 if j % 2 == 0 else 200)
+out.sort()
+print(''.join('TIMELINE,%d,%s,j%d,worker=0\\n' % x for x in out), end='')
+" >"$T/input.log"
+"$W" analyze --json "$T/input.log" >"$T/input.json" 2>/dev/null
+python3 - "$T/input.json" <<'PY' && ok || bad "input-bound: the advice is not the simulation's, or asks for more syntheses: $(cat "$T/input.json" | head -c 300)"
+import json, sys
+r = json.load(open(sys.argv[1]))["runs"][0]
+a = r["advice"]
+sys.exit(0 if r["bottleneck"] == "input" and a["model"] == "simulation" and a["synthesis_concurrency"] == 1 else 1)
+PY
+
 finish test_sim.sh

@@ -190,9 +190,13 @@ void loaded_advise(struct loaded *l, int mode, double trace_cores, const char *c
     for (size_t i = 0; mode && i < l->nres; i++) {
         struct run_result *res = &l->res[i];
         /* auto: where the CPU samples give a model, or the timing shows
-         * contention that a fit may identify */
-        int want = mode > 0 || res->run->cpu.sampled || res->cpu.contention;
-        if (res->advice.valid && want && sim_advise(res->run, res, trace_cores, mode < 0) < 0)
+         * contention that a fit may identify, or the GPU waits for input:
+         * the formula assumes a unit is always there to synthesize, and
+         * only the simulation keeps the log's arrivals (a newcomer's log:
+         * bottleneck input, and the formula's "run 2 at once -> 100%") */
+        int input = res->bottleneck == BN_INPUT;
+        int want = mode > 0 || res->run->cpu.sampled || res->cpu.contention || input;
+        if (res->advice.valid && want && sim_advise(res->run, res, trace_cores, mode < 0 && !input) < 0)
             fprintf(l->msgs, "%s: %s run %d: the simulation could not run; the advice is the formula's\n", cmd,
                     res->run->source, res->run->index);
         /* host work inside the GPU phase: what one more GPU worker would

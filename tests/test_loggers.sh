@@ -273,6 +273,11 @@ TIMELINE gpu_start job=a ts=1.500
 "$W" analyze "$T/unaligned.log" >"$T/out" 2>"$T/err"
 [ $? = 3 ] && grep -q 'unaligned.log:2: this record has no ts= and takes its line.s timestamp, while others carry ts= (the first at line 1)' "$T/err" &&
     ! grep -q 'busy' "$T/out" && ok || bad "unalignable clocks: not refused: $(cat "$T/err" "$T/out")"
+# watch, which reads once, skips what it cannot align, and says why (it
+# said "2 TIMELINE lines skipped (they did not parse)")
+"$W" watch --once "$T/unaligned.log" >"$T/out" 2>"$T/err"
+[ $? = 4 ] && grep -q '^waterfall watch: 2 records skipped: timed by their line.s timestamp where others carry ts=.*could not be aligned' "$T/err" &&
+    ! grep -q 'did not parse' "$T/err" && ok || bad "watch, unalignable clocks: $(cat "$T/err")"
 # a pipe cannot be read twice: refused with a message
 cat "$T/mixed_clocks.log" | "$W" analyze - >"$T/out" 2>"$T/err"
 [ $? = 3 ] && grep -q 'cannot be read again to align the two clocks' "$T/err" && ok || bad "mixed clocks from a pipe: $(cat "$T/err")"

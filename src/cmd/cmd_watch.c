@@ -575,8 +575,16 @@ int cmd_watch(int argc, char **argv)
     if (rc == WF_EXIT_FAIL)
         fprintf(stderr, "waterfall watch: out of memory, or stdout could not be written\n");
     if (rc == WF_EXIT_OK && w.o.once && w.l.skipped) {
-        fprintf(stderr, "waterfall watch: %llu TIMELINE line%s skipped (they did not parse)\n",
-                (unsigned long long)w.l.skipped, w.l.skipped == 1 ? "" : "s");
+        unsigned long long bad = w.l.skipped - w.l.unaligned, un = w.l.unaligned;
+        if (bad)
+            fprintf(stderr, "waterfall watch: %llu TIMELINE line%s skipped (they did not parse)\n", bad,
+                    bad == 1 ? "" : "s");
+        if (un)
+            fprintf(stderr,
+                    "waterfall watch: %llu record%s skipped: timed by %s line's timestamp where others carry ts= "
+                    "(or the reverse), and no record before %s carried both, so the two clocks could not be "
+                    "aligned (analyze, which reads the log again, aligns them by any record that carries both)\n",
+                    un, un == 1 ? "" : "s", un == 1 ? "its" : "their", un == 1 ? "it" : "them");
         rc = WF_EXIT_PARTIAL;
     }
 out:

@@ -1024,9 +1024,9 @@ static int record_in(struct live *l, const struct live_rec *r)
         }
         return 0;
     }
-    if (timed(l, r, &t)) {
+    if (timed(l, r, &t)) { /* read, but on a clock not yet aligned with the run's */
         l->skipped++;
-        l->skipped_by[SCAN_BAD_TIME]++;
+        l->unaligned++;
         return 0;
     }
     if (l->mseq > l->mfed && mux_pump(l, t, 0)) /* the record after the lines kept */

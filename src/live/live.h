@@ -216,6 +216,7 @@ struct live {
     /* counts, all runs */
     uint64_t records, late, duplicates, contradictions, others;
     uint64_t lines, skipped, skipped_by[8]; /* of a log: counted by the caller (lines.h) */
+    uint64_t unaligned; /* of skipped: records on the other clock, none yet carrying both (timed) */
     uint64_t units_completed;
     size_t ended_in_flight[ST_N]; /* the last run's units still in flight when it ended, by stage */
     struct live_hist stage[ST_N];

@@ -262,4 +262,10 @@ printf 'TIMELINE,0,LOAD_START,j,\nTIMELINE,1,LOAD_START,j,\nTIMELINE,2,SYNTH_STA
 "$W" analyze --json "$T/overlap.log" >"$T/overlap.json" 2>/dev/null
 check "overlapping occurrences: shares of the time covered" "$T/overlap.json" "{(x['name'], x['within']): (x['count'], round(x['share'], 6)) for x in r['phases']} == {('LOAD', 'unit'): (2, 1.0), ('MSM', 'synthesis'): (2, 0.5), ('NTT', 'gpu'): (2, round(7 / 9, 6)), ('unaccounted', 'gpu'): (1, round(2 / 9, 6))} and abs([x for x in r['phases'] if x['name'] == 'LOAD'][0]['mean_s'] - 0.021) < 1e-9"
 
+# a device with no window (a unit picked up, none started): its fill is
+# null, as its window's start and end are (it was 0)
+printf 'TIMELINE,0,SYNTH_START,a,\nTIMELINE,5,SYNTH_END,a,\nTIMELINE,6,GPU_PICKUP,a,worker=0\n' >"$T/nowin.log"
+"$W" analyze --json "$T/nowin.log" >"$T/nowin.json" 2>/dev/null
+check "no window: fill_s null" "$T/nowin.json" "r['devices'][0]['window_start_s'] is None and r['devices'][0]['fill_s'] is None"
+
 finish test_phases

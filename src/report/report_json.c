@@ -135,10 +135,10 @@ static void device_json(FILE *f, const struct device_result *d, const struct rep
     fputs(", \"idle_by_cause\": ", f);
     report_causes_json(f, d->by_cause);
     fprintf(f, ", \"gaps\": %zu, \"fill_s\": ", d->ngaps);
-    if (d->fill >= 0)
+    if (d->units && d->fill >= 0)
         secs_i(f, d->fill);
     else
-        fputs("null", f); /* no SYNTH_START to count it from */
+        fputs("null", f); /* no SYNTH_START to count it from, or no window to count it to */
     fputs(", \"gpu_s_per_unit\": ", f);
     if (d->units)
         secs(f, d->gpu_per_unit);

@@ -8,6 +8,7 @@
 #include "check.h"
 #include "trace_util.h"
 
+#include "fmt.h"
 #include "load.h"
 #include "mem.h"
 #include "report.h"
@@ -15,6 +16,7 @@
 #include "wf_exit.h"
 
 #include <math.h>
+#include <string.h>
 
 #define MS 1000000LL
 
@@ -926,8 +928,23 @@ static void mem_append(void)
     }
 }
 
+/* A duration in the unit its rounding prints: never "1000.0 ms" (the
+ * chart's column said so at 999.96 ms), "1000.0 us" or "1000 ns". */
+static void durations_print(void)
+{
+    char b[32];
+    CHECK(strcmp(fmt_dur(b, sizeof b, 999.96e6), "1.00 s") == 0);
+    CHECK(strcmp(fmt_dur(b, sizeof b, 999.94e6), "999.9 ms") == 0);
+    CHECK(strcmp(fmt_dur(b, sizeof b, 999.96e3), "1.0 ms") == 0);
+    CHECK(strcmp(fmt_dur(b, sizeof b, 999.6), "1.0 us") == 0);
+    CHECK(strcmp(fmt_dur(b, sizeof b, 999.4), "999 ns") == 0);
+    CHECK(strcmp(fmt_dur(b, sizeof b, 2.5e9), "2.50 s") == 0);
+    CHECK(strcmp(fmt_dur(b, sizeof b, -999.96e6), "-1.00 s") == 0);
+}
+
 int main(void)
 {
+    durations_print();
     merged_workers();
     idle_causes();
     sequential_story();

@@ -110,11 +110,13 @@ const char *fmt_dur(char *buf, size_t n, double ns)
         snprintf(buf, n, "-");
     else if (a >= 100e9)
         snprintf(buf, n, "%.0f s", ns / 1e9);
-    else if (a >= 1e9)
+    /* each unit from where the smaller one's rounding would print 1000
+     * (999.96 ms is "1.00 s", not "1000.0 ms") */
+    else if (a >= 999.95e6)
         snprintf(buf, n, "%.2f s", ns / 1e9);
-    else if (a >= 1e6)
+    else if (a >= 999.95e3)
         snprintf(buf, n, "%.1f ms", ns / 1e6);
-    else if (a >= 1e3)
+    else if (a >= 999.5)
         snprintf(buf, n, "%.1f us", ns / 1e3);
     else
         snprintf(buf, n, "%.0f ns", ns);

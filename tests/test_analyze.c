@@ -940,6 +940,8 @@ static void durations_print(void)
     CHECK(strcmp(fmt_dur(b, sizeof b, 999.4), "999 ns") == 0);
     CHECK(strcmp(fmt_dur(b, sizeof b, 2.5e9), "2.50 s") == 0);
     CHECK(strcmp(fmt_dur(b, sizeof b, -999.96e6), "-1.00 s") == 0);
+    CHECK(strcmp(fmt_dur(b, sizeof b, 99.996e9), "100 s") == 0);
+    CHECK(strcmp(fmt_dur(b, sizeof b, 99.994e9), "99.99 s") == 0);
 }
 
 int main(void)

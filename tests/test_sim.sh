@@ -236,7 +236,10 @@ python3 - "$T/input.json" <<'PY' && ok || bad "input-bound: the advice is not th
 import json, sys
 r = json.load(open(sys.argv[1]))["runs"][0]
 a = r["advice"]
-sys.exit(0 if r["bottleneck"] == "input" and a["model"] == "simulation" and a["synthesis_concurrency"] == 1 else 1)
+# at the measured setting it is the measured run: the log's arrivals kept
+# (a steady workload in their place gave 18.9% against 19.8% measured)
+sys.exit(0 if r["bottleneck"] == "input" and a["model"] == "simulation" and a["synthesis_concurrency"] == 1
+         and abs(a["predicted_utilization_now"] - r["utilization"]) < 0.002 else 1)
 PY
 
 finish test_sim.sh

@@ -589,7 +589,9 @@ static void decide(struct run_result *res)
                           ph->kernel_missing_busy + ph->partial.missing_busy};
     memcpy(t.by_cause, res->by_cause, sizeof t.by_cause);
     res->bottleneck = bottleneck_rule(&t, &res->cpu, &res->bottleneck_on_phase);
-    res->kernel_floor = t.kernel_missing_busy > 0 && t.kernel_window > 0
+    /* the kernels' share as the rule took it, where some of it is a floor
+     * (a partial device, or GPU phases without their call's kernel) */
+    res->kernel_floor = (ph->partial.kernel_window > 0 || ph->kernel_units_missing) && t.kernel_window > 0
                             ? (double)t.kernel_busy / (double)t.kernel_window
                             : NAN;
     /* Advice: c syntheses at once make c/s units per unit time; the devices

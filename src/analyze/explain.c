@@ -99,7 +99,9 @@ const char *bottleneck_sentence(char *buf, size_t n, const struct run_result *re
     const struct advice *a = &res->advice;
     switch (res->bottleneck) {
     case BN_GPU:
-        if (res->phase.has_kernel || (!isnan(res->kernel_floor) && !res->bottleneck_on_phase))
+        /* the GPU phase's sentence where it decided (the floor and the
+         * ceiling differed) or no kernel time is known */
+        if (!res->bottleneck_on_phase && (res->phase.has_kernel || !isnan(res->kernel_floor)))
             snprintf(buf, n, "gpu: the kernels run %s of the window; only more GPU capacity or faster kernels help",
                      kernels_run(kr, sizeof kr, res));
         else

@@ -108,10 +108,11 @@ const char *fmt_dur(char *buf, size_t n, double ns)
     double a = fabs(ns);
     if (!isfinite(ns))
         snprintf(buf, n, "-");
-    else if (a >= 100e9)
+    /* each unit from where the smaller one's rounding would print 1000,
+     * or 100.00 s (999.96 ms is "1.00 s", not "1000.0 ms"); view.js's
+     * fmtDur is the same */
+    else if (a >= 99.995e9)
         snprintf(buf, n, "%.0f s", ns / 1e9);
-    /* each unit from where the smaller one's rounding would print 1000
-     * (999.96 ms is "1.00 s", not "1000.0 ms") */
     else if (a >= 999.95e6)
         snprintf(buf, n, "%.2f s", ns / 1e9);
     else if (a >= 999.95e3)

@@ -115,7 +115,7 @@ int metrics_text(const struct live *l, int bottleneck, double last_record_unix, 
     stages(f, l);
     gauges(f, l, bottleneck, last_record_unix);
     counter(f, "waterfall_records_total", "TIMELINE records read.", l->records);
-    counter(f, "waterfall_records_skipped_total", "TIMELINE lines that did not parse (skipped, counted).", l->skipped);
+    counter(f, "waterfall_records_skipped_total", "TIMELINE lines skipped: they did not parse, or (a log mixing two clocks) could not be put on the run's clock yet.", l->skipped);
     counter(f, "waterfall_records_late_total",
             "Records that came behind the settled horizon: their units learned them, the settled figures did not.",
             l->late);

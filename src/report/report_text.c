@@ -489,14 +489,14 @@ static void run_text(FILE *f, const struct run_result *res, size_t nruns_in_sour
     if (res->phase.gpu_units_partial) {
         const struct phase_result *ph = &res->phase;
         fprintf(f, "  %-14s %snot known%s%s: %s phases in only %llu of %llu units' GPU phases (the other calls' "
-                   "duration lines could not be given to a unit: below); %s\n",
+                   "duration lines could not be given to a unit: below); %s%s\n",
                 ph->has_kernel ? "" : "kernel util.", p.yellow, p.off, ph->has_kernel ? " on the other devices" : "",
                 res->kernel_phase, (unsigned long long)ph->kernel_units_partial,
                 (unsigned long long)ph->gpu_units_partial,
-                ph->has_kernel           ? "kernel utilization above is of the devices that have it"
-                : res->bottleneck_on_phase ? "the bottleneck is judged on the GPU phase (the calls not given decide it)"
-                                           : "the bottleneck takes the calls given as a floor (wherever the others "
-                                             "go, it is the same)");
+                ph->has_kernel ? "kernel utilization above is of the devices that have it; " : "",
+                res->bottleneck_on_phase ? "the bottleneck is judged on the GPU phase (the calls not given decide it)"
+                                         : "the bottleneck takes the calls given as a floor (wherever the others go, "
+                                           "it is the same)");
     }
     if (res->has_driver)
         driver_text(f, res, &p);

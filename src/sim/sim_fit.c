@@ -1198,8 +1198,20 @@ static void advise_growth(struct run_result *res, const struct sim_params *p, in
 /* The advice's workload: the trace's own jobs where they are enough for a
  * steady state and not too many to simulate some 8 times; else jobs x
  * partitions. */
-static void advise_workload(struct sim_params *p)
+/* The workload the advice simulates: the trace's own jobs where the GPU
+ * waits for input (arrivals), at most the first ADVISE_ARRIVALS_MAX units
+ * of them; else a steady one (uniform arrivals of the trace's partitions,
+ * 20 to 20000 units), where the trace's is too short or too long. */
+#define ADVISE_ARRIVALS_MAX 200000
+static void advise_workload(struct sim_params *p, int arrivals)
 {
+    if (arrivals && p->job_units) {
+        uint64_t n = 0, j = 0;
+        for (; j < p->jobs && n < ADVISE_ARRIVALS_MAX; j++)
+            n += p->job_units[j];
+        p->jobs = j;
+        return;
+    }
     if (p->job_units && (p->jobs < 20 || sim_units(p) > 20000)) {
         free(p->job_units), free(p->job_at);
         sim_uniform(p);
@@ -1220,7 +1232,7 @@ int sim_advise_workers(const struct run *r, struct run_result *res, double trace
     int rc = 0;
     if (p.kernel_model) {
         sim_trace_defaults(&p, &f);
-        advise_workload(&p);
+        advise_workload(&p, res->bottleneck == BN_INPUT);
         struct advice *a = &res->advice;
         for (int i = 0; i < 2 && rc == 0; i++) {
             p.gpu_workers = f.workers_max + i;
@@ -1252,7 +1264,7 @@ int sim_advise(const struct run *r, struct run_result *res, double trace_cores, 
         return 0; /* nothing known of the contention: the formula stays */
     }
     sim_trace_defaults(&p, &f);
-    advise_workload(&p);
+    advise_workload(&p, res->bottleneck == BN_INPUT);
     int formula = res->advice.valid ? res->advice.needed : 1;
     int top = formula * 2 > 8 ? formula * 2 : 8;
     if (top > 64)

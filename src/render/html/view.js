@@ -286,10 +286,12 @@
   function fmtDur(ns) {
     const a = Math.abs(ns);
     if (!isFinite(ns)) return '-';
-    if (a >= 100e9) return (ns / 1e9).toFixed(0) + ' s';
-    if (a >= 1e9) return (ns / 1e9).toFixed(2) + ' s';
-    if (a >= 1e6) return (ns / 1e6).toFixed(1) + ' ms';
-    if (a >= 1e3) return (ns / 1e3).toFixed(1) + ' \u00b5s';
+    /* as fmt_dur (src/common/fmt.c): each unit from where the smaller
+     * one's rounding would print 1000 (or 100.00 s) */
+    if (a >= 99.995e9) return (ns / 1e9).toFixed(0) + ' s';
+    if (a >= 999.95e6) return (ns / 1e9).toFixed(2) + ' s';
+    if (a >= 999.95e3) return (ns / 1e6).toFixed(1) + ' ms';
+    if (a >= 999.5) return (ns / 1e3).toFixed(1) + ' \u00b5s';
     return ns.toFixed(0) + ' ns';
   }
   function fmtTime(ns, dec) {

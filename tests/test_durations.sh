@@ -246,7 +246,20 @@ py "$T/rv3.json" "r['bottleneck'] == 'gpu' and r['kernel_utilization'] <= 0.9890
 "$W" analyze --json --no-progress "$R/three-workers-no-spawn.log" >"$T/rvn.json" 2>/dev/null
 py "$T/rvn.json" "r['durations']['units'] == r['durations']['calls'] == 120 and r['bottleneck'] == 'gpu' and abs(r['kernel_utilization'] - 0.99837) <= 0.005" &&
     ok || bad "review, three workers, no spawn lines: $(python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['runs'][0]; print(r['durations']['units'], r['bottleneck'], r['kernel_utilization'])" "$T/rvn.json")"
-for f in two-workers-failed-call three-workers-failed-call three-workers-no-spawn watch-failed-unit; do
+# a partial device's kernel time as the bottleneck's floor, said as it is
+# taken: no "nan%" where its units without kernels have empty GPU phases;
+# the GPU phase's sentence where it decided, beside a device whose kernel
+# time is known (it said "gpu: the kernels run at least 54.5%")
+"$W" analyze --no-progress "$R/partial-empty-phases.log" >"$T/rvp.txt" 2>/dev/null
+! grep -qi nan "$T/rvp.txt" && grep -q 'takes the calls given as a floor' "$T/rvp.txt" &&
+    grep -q '^  bottleneck     gpu_phase: .* its kernels run at least [0-9.]*%' "$T/rvp.txt" && ok ||
+    bad "review, partial with empty GPU phases: $(grep -E 'bottleneck|not known' "$T/rvp.txt")"
+"$W" analyze --no-progress "$R/known-and-partial.log" >"$T/rvk.txt" 2>/dev/null
+grep -q '^  bottleneck     gpu: the GPU is busy 100.0% of its window' "$T/rvk.txt" &&
+    grep -q 'kernel utilization above is of the devices that have it; the bottleneck is judged on the GPU phase' "$T/rvk.txt" &&
+    ok || bad "review, known and partial devices: $(grep -E 'bottleneck|not known' "$T/rvk.txt")"
+for f in two-workers-failed-call three-workers-failed-call three-workers-no-spawn watch-failed-unit partial-empty-phases \
+    known-and-partial; do
     "$W" analyze --json --no-progress "$R/$f.log" >"$T/rv-$f.json" 2>/dev/null
     watch_same "review $f" "$R/$f.log" "$T/rv-$f.json"
 done

@@ -253,6 +253,32 @@ w, s = json.loads(open(sys.argv[1]).read().splitlines()[-1]), json.load(open(sys
 assert w['skipped'] == 0 and w['runs'] == 1, (w['skipped'], w['runs'])
 assert abs(w['busy_s'] - s['busy_s']) < 1e-6 and abs(w['idle_s'] - s['idle_s']) < 1e-6, (w['busy_s'], s['busy_s'])
 PY
+# a log on its lines' clock first (ts= from the fifth record on, its
+# offset drifting by ms, one record with ts= alone), and one on its lines'
+# clock alone: watch's totals and stages are analyze's (a line-timed
+# first record lost its origin when the run began, so the first unit's
+# synthesis was 0; after the first pair, the lines' records moved to the
+# ts= clock, and the run's times split in two)
+cat >"$T/linefirst.log" <<'LOG'
+2026-02-18T19:21:00.000000Z  INFO TIMELINE: synth_start job=a
+2026-02-18T19:21:01.000000Z  INFO TIMELINE: synth_end job=a
+2026-02-18T19:21:01.100000Z  INFO TIMELINE: gpu_start job=a
+2026-02-18T19:21:02.000000Z  INFO TIMELINE: gpu_end job=a
+2026-02-18T19:21:02.003000Z  INFO TIMELINE: synth_start job=b ts=2.000
+2026-02-18T19:21:03.000000Z  INFO TIMELINE: synth_end job=b
+2026-02-18T19:21:03.107000Z  INFO TIMELINE: gpu_start job=b ts=3.100
+2026-02-18T19:21:04.000000Z  INFO TIMELINE: gpu_end job=b
+TIMELINE synth_start job=c ts=4.000
+2026-02-18T19:21:05.020000Z  INFO TIMELINE: synth_end job=c
+2026-02-18T19:21:05.100000Z  INFO TIMELINE: gpu_start job=c ts=5.090
+TIMELINE gpu_end job=c ts=6.000
+LOG
+sed 's/ ts=[0-9.]*$//; /^TIMELINE/d' "$T/linefirst.log" >"$T/lineonly.log"
+for f in linefirst lineonly; do
+    "$W" analyze --json "$T/$f.log" >"$T/$f.json" 2>/dev/null
+    "$W" watch --once "$T/$f.log" >"$T/$f.jsonl" 2>/dev/null
+    python3 "$(dirname "$0")/cmp_watch.py" "$T/$f.json" "$T/$f.jsonl" >"$T/$f.cmp" && ok || bad "watch of $f.log: not analyze's: $(cat "$T/$f.cmp")"
+done
 # a second life of the daemon, its epoch 1000 s later: each run aligned by its own records
 shape mixed_clocks2 tracing -v MIX=3 -v S0=70667.512034
 cat "$T/mixed_clocks.log" "$T/mixed_clocks2.log" >"$T/mixed_two.log"

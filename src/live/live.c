@@ -425,7 +425,9 @@ static int run_begin(struct live *l, int64_t t)
     l->run_max = t;
     l->horizon = INT64_MIN;
     l->devices_named = 0;
-    l->have_wall = 0;
+    /* the lines' clock keeps its origin: the run's first record was timed
+     * on it before the run began (resetting it here re-based the second
+     * record at 0, and the first unit's first stage came out empty) */
     memset(l->ended_in_flight, 0, sizeof l->ended_in_flight);
     l->ndsect = l->ndpend = 0; /* a new life of the daemon: new mutexes, no call open */
     l->nmsp = 0;
@@ -539,40 +541,51 @@ static int kernel_add(struct live *l, const struct live_rec *r, int edge, int64_
 
 /* A record's time on the run's one clock: 0, or 1 when it cannot be put
  * on it (skipped: a figure from two clocks mixed is never made).  A log
- * with ts= is on the records' clock, and a record timed by its line joins
- * it through the offset of the latest record that carried both; a log
- * timed by its lines counts from the first such, and a record with ts=
- * joins it by its line's timestamp.  (analyze, which can read the log
- * again, also aligns by a record that carries both further on.) */
+ * with ts= first is on the records' clock, and a record timed by its line
+ * joins it through the offset of the latest pair whose epoch changed
+ * (events.h, clock_epoch: analyze's pairs).  A
+ * log timed by its lines first counts from its first line's time; from
+ * the first record that carries both on, every record is put on the ts=
+ * clock as above and shifted by that record's offset onto the lines'
+ * clock: each time is then analyze's (which aligns on the ts= clock, a
+ * record before the first pair by that pair) plus one constant, so the
+ * figures are analyze's.  (analyze, which can read the log again, also
+ * aligns a ts=-first log's line-timed records before its first pair.) */
 static int timed(struct live *l, const struct live_rec *r, int64_t *t)
 {
-    if (!r->wall) {
-        if (r->has_line) {
-            l->clock_off = r->line_ns - r->t_ns;
+    if (!r->wall) { /* it carries ts= */
+        if (r->has_line) { /* and its line's time: a pair, taken as analyze keeps one (events.h) */
+            int64_t off = r->line_ns - r->t_ns, ep = clock_epoch(off);
+            if (!l->have_off || ep != l->off_epoch)
+                l->clock_off = off;
+            l->off_epoch = ep;
             l->have_off = 1;
+            if (l->have_wall && !l->have_shift) {
+                l->shift = l->clock_off - l->wall_origin;
+                l->have_shift = 1;
+            }
         }
         l->saw_ts = 1;
         if (!l->have_wall) {
             *t = r->t_ns;
             return 0;
         }
-        if (!r->has_line)
-            return 1;
-        *t = r->line_ns - l->wall_origin;
+        if (!l->have_shift)
+            return 1; /* on the lines' clock, and no pair yet */
+        *t = r->t_ns + l->shift;
         return 0;
     }
-    if (l->saw_ts) {
-        if (!l->have_off)
-            return 1;
-        *t = r->t_ns - l->clock_off;
+    if (l->have_wall || !l->saw_ts) { /* a log on its lines' clock */
+        if (!l->have_wall) {
+            l->have_wall = 1;
+            l->wall_origin = r->t_ns;
+        }
+        *t = l->have_shift ? r->t_ns - l->clock_off + l->shift : r->t_ns - l->wall_origin;
         return 0;
     }
-    /* a record timed by its line's own clock counts from the first such */
-    if (!l->have_wall) {
-        l->have_wall = 1;
-        l->wall_origin = r->t_ns;
-    }
-    *t = r->t_ns - l->wall_origin;
+    if (!l->have_off)
+        return 1;
+    *t = r->t_ns - l->clock_off;
     return 0;
 }
 

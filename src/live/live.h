@@ -204,9 +204,13 @@ struct live {
     int64_t wall_origin;  /* records timed by their line's clock count from here */
     int have_wall;
     /* a log that mixes the clocks (docs/cli.md): records with ts= seen,
-     * and the offset line time - ts of the latest that carried both */
+     * and the offset line time - ts of the latest pair kept (timed) */
     int saw_ts, have_off;
-    int64_t clock_off;
+    int64_t clock_off, off_epoch; /* off_epoch: the last pair's (events.h, clock_epoch) */
+    /* a log on its lines' clock: the first pair's offset less the lines'
+     * origin, by which the ts= clock is shifted onto it (timed) */
+    int have_shift;
+    int64_t shift;
     int devices_named;    /* some record of the run named its device */
     int held;             /* a record whose time looks like a restart waits for the next */
     int dur_kernel;       /* the duration lines' gpu_total is the kernel: no --kernel-phase, or

@@ -141,6 +141,19 @@ struct ev_settings {
  * ts= clock by the offset nearest before it (the first after it, when
  * none is before). */
 enum { CLOCK_AS_READ, CLOCK_PAIRS, CLOCK_ALIGN };
+/* The offset between the two clocks, in whole seconds, is its epoch; a
+ * pair is noted where the epoch changes from the pair seen before it (a
+ * restart moves it by more; the delay between a daemon's ts= and its
+ * logger's timestamp stays within one).  Judged against the pair seen
+ * before, not the last one kept, so that each part of a split input
+ * decides its pairs as one reader would (its first pair is judged when
+ * the parts are joined), and watch, reading once, as analyze (live.c,
+ * timed). */
+#define CLOCK_EPOCH_NS 1000000000LL
+static inline int64_t clock_epoch(int64_t off)
+{
+    return off >= 0 ? off / CLOCK_EPOCH_NS : -((-off + CLOCK_EPOCH_NS - 1) / CLOCK_EPOCH_NS);
+}
 struct clock_pair {
     uint64_t line; /* part-relative (in a part), or the input's (in the map) */
     int64_t off;   /* line time - ts, ns */

@@ -72,20 +72,6 @@ struct progress {
     int shown; /* the last percentage printed (leader only) */
 };
 
-/* Two clocks (events.h): the offset between them, in whole seconds, is
- * its epoch; a pair is noted where the epoch changes from the pair seen
- * before it (a restart moves it by more; the delay between a daemon's ts=
- * and its logger's timestamp stays within one).  Judged against the pair
- * seen before, not the last one kept, so that each part of a split input
- * decides its pairs as one reader would (its first pair is judged when the
- * parts are joined). */
-#define CLOCK_EPOCH_NS 1000000000LL
-
-static int64_t clock_epoch(int64_t off)
-{
-    return off >= 0 ? off / CLOCK_EPOCH_NS : -((-off + CLOCK_EPOCH_NS - 1) / CLOCK_EPOCH_NS);
-}
-
 /* The offset between the clocks in effect at the input's line: that of
  * the nearest pair at or before it, else the first. */
 static int64_t clock_offset(const struct clock_map *m, uint64_t line)

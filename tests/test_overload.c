@@ -23,6 +23,23 @@
 #define THREADS 2
 #define MARKS 400000
 
+/* The voluntary switches a marking thread may make.  None: a recorder
+ * that waited for the writer would sleep hundreds of times over these
+ * marks (the pipe drains 4 KiB per 10 ms).  Under ThreadSanitizer its
+ * runtime's own locks, taken on every atomic, may sleep now and then
+ * (1 switch in 3 of 12 runs on the 2-vCPU VM, none in 20 without it),
+ * which says nothing of the recorder: a few are allowed there. */
+#if defined(__SANITIZE_THREAD__)
+#define WAITS_ALLOWED 3
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define WAITS_ALLOWED 3
+#endif
+#endif
+#ifndef WAITS_ALLOWED
+#define WAITS_ALLOWED 0
+#endif
+
 static const char *fifo, *saved;
 static atomic_int slow = 1;
 static wf_unit unit_of[THREADS];
@@ -123,7 +140,7 @@ int main(void)
      * switch each time.  Preemption by a busy machine is involuntary and
      * does not count. */
     for (int i = 0; i < THREADS; i++)
-        CHECK(waits[i] == 0);
+        CHECK(waits[i] >= 0 && waits[i] <= WAITS_ALLOWED);
 
     struct wft_trace tr;
     struct input in;

@@ -13,6 +13,11 @@ py() {
 check() { # name file expr
     if py "$2" "$3"; then ok; else bad "$1: $3"; fi
 }
+check_log() { # name expr format: analyze the log printf prints of format, and check expr on its JSON
+    printf "$3" >"$T/log.log"
+    "$W" analyze --json "$T/log.log" >"$T/log.json" 2>/dev/null
+    check "$1" "$T/log.json" "$2"
+}
 
 # --- two workers share a device whose kernels are serialized ----------------
 python3 "$HERE/gen_phases.py" "$T/p.log" 40 1 >"$T/want.json" || bad "gen_phases.py"
@@ -184,33 +189,19 @@ PY
 # --- issue 28: figures that depend on how the log is read -----------------
 # a restart is judged on the record after it, whatever its kind: a new run
 # whose second record is a sub-phase event is a run of its own
-printf 'TIMELINE,0,SYNTH_START,a,\nTIMELINE,1000,SYNTH_END,a,\nTIMELINE,2000,GPU_START,a,\nTIMELINE,10000,GPU_END,a,\nTIMELINE,0,SYNTH_START,b,\nTIMELINE,1,PREP_START,b,\nTIMELINE,2,PREP_END,b,\n' >"$T/rs.log"
-"$W" analyze --json "$T/rs.log" >"$T/rs.json" 2>/dev/null
-check "a restart followed by a sub-phase event is a restart" "$T/rs.json" "len(d['runs']) == 2 and r['late_lines'] == 0 and d['runs'][1]['events'] == 3"
+check_log "a restart followed by a sub-phase event is a restart" "len(d['runs']) == 2 and r['late_lines'] == 0 and d['runs'][1]['events'] == 3" 'TIMELINE,0,SYNTH_START,a,\nTIMELINE,1000,SYNTH_END,a,\nTIMELINE,2000,GPU_START,a,\nTIMELINE,10000,GPU_END,a,\nTIMELINE,0,SYNTH_START,b,\nTIMELINE,1,PREP_START,b,\nTIMELINE,2,PREP_END,b,\n'
 # a mark written late (its time looks like a restart, the next record continues the run) counts as late
-printf 'TIMELINE,0,SYNTH_START,a,\nTIMELINE,1000,SYNTH_END,a,\nTIMELINE,2000,GPU_START,a,\nTIMELINE,5,CHECKPOINT,a,\nTIMELINE,10000,GPU_END,a,\n' >"$T/lm.log"
-"$W" analyze --json "$T/lm.log" >"$T/lm.json" 2>/dev/null
-check "a late mark is kept and counted late" "$T/lm.json" "len(d['runs']) == 1 and r['late_lines'] == 1 and r['marks'] == {'CHECKPOINT': 1}"
+check_log "a late mark is kept and counted late" "len(d['runs']) == 1 and r['late_lines'] == 1 and r['marks'] == {'CHECKPOINT': 1}" 'TIMELINE,0,SYNTH_START,a,\nTIMELINE,1000,SYNTH_END,a,\nTIMELINE,2000,GPU_START,a,\nTIMELINE,5,CHECKPOINT,a,\nTIMELINE,10000,GPU_END,a,\n'
 # tracing JSON whose cuzk body names a job TIMELINE: the target decides, the job is data
-printf '{"timestamp":"2026-02-18T19:21:07.512034Z","level":"INFO","fields":{"message":"36512,SYNTH_END,TIMELINE,"},"target":"TIMELINE"}\n' >"$T/jt.log"
-"$W" analyze --json "$T/jt.log" >"$T/jt.json" 2>/dev/null
-check "a job id TIMELINE in a JSON line's message" "$T/jt.json" "r['events'] == 1 and d['skipped_by_reason']['bad_time'] == 0"
+check_log "a job id TIMELINE in a JSON line's message" "r['events'] == 1 and d['skipped_by_reason']['bad_time'] == 0" '{"timestamp":"2026-02-18T19:21:07.512034Z","level":"INFO","fields":{"message":"36512,SYNTH_END,TIMELINE,"},"target":"TIMELINE"}\n'
 # no SYNTH_START: s per job and the fill are undefined (null), not counted from another event
-printf 'TIMELINE,100,GPU_PICKUP,a,\nTIMELINE,200,GPU_START,a,\nTIMELINE,900,GPU_END,a,\n' >"$T/ns.log"
-"$W" analyze --json "$T/ns.log" >"$T/ns.json" 2>/dev/null
-check "no SYNTH_START: s_per_job and fill_s are null" "$T/ns.json" "r['throughput']['s_per_job'] is None and r['devices'][0]['fill_s'] is None and r['utilization'] == 1"
+check_log "no SYNTH_START: s_per_job and fill_s are null" "r['throughput']['s_per_job'] is None and r['devices'][0]['fill_s'] is None and r['utilization'] == 1" 'TIMELINE,100,GPU_PICKUP,a,\nTIMELINE,200,GPU_START,a,\nTIMELINE,900,GPU_END,a,\n'
 # no GPU window: the mean synthesis concurrency over it is undefined
-printf 'TIMELINE,0,SYNTH_START,a,\nTIMELINE,500,SYNTH_END,a,\n' >"$T/nw.log"
-"$W" analyze --json "$T/nw.log" >"$T/nw.json" 2>/dev/null
-check "no GPU window: mean_active is null" "$T/nw.json" "r['synthesis_concurrency']['mean_active'] is None and r['synthesis_concurrency']['max'] == 1"
+check_log "no GPU window: mean_active is null" "r['synthesis_concurrency']['mean_active'] is None and r['synthesis_concurrency']['max'] == 1" 'TIMELINE,0,SYNTH_START,a,\nTIMELINE,500,SYNTH_END,a,\n'
 # the line range covers every event of the run, phases included
-printf 'TIMELINE,0,KERNEL_START,j,\nTIMELINE,1,KERNEL_END,j,\nTIMELINE,2,SYNTH_START,j,\nTIMELINE,3,SYNTH_END,j,\nTIMELINE,4,GPU_START,j,\nTIMELINE,9,GPU_END,j,\nTIMELINE,9,DONE,j,\n' >"$T/fl.log"
-"$W" analyze --json "$T/fl.log" >"$T/fl.json" 2>/dev/null
-check "first_line and last_line cover every event" "$T/fl.json" "r['events'] == 7 and r['first_line'] == 1 and r['last_line'] == 7"
+check_log "first_line and last_line cover every event" "r['events'] == 7 and r['first_line'] == 1 and r['last_line'] == 7" 'TIMELINE,0,KERNEL_START,j,\nTIMELINE,1,KERNEL_END,j,\nTIMELINE,2,SYNTH_START,j,\nTIMELINE,3,SYNTH_END,j,\nTIMELINE,4,GPU_START,j,\nTIMELINE,9,GPU_END,j,\nTIMELINE,9,DONE,j,\n'
 # a phase within the unit is a share of the unit's whole span, its phases included: never over 1
-printf 'TIMELINE,0,SETUP_START,j,\nTIMELINE,3,SYNTH_START,j,\nTIMELINE,4,SYNTH_END,j,\nTIMELINE,5,GPU_START,j,\nTIMELINE,6,GPU_END,j,\nTIMELINE,8,SETUP_END,j,\n' >"$T/sh.log"
-"$W" analyze --json "$T/sh.log" >"$T/sh.json" 2>/dev/null
-check "a phase within the unit: its share is of the unit's whole span" "$T/sh.json" "[(p['name'], p['within'], p['share']) for p in r['phases']] == [('SETUP', 'unit', 1)]"
+check_log "a phase within the unit: its share is of the unit's whole span" "[(p['name'], p['within'], p['share']) for p in r['phases']] == [('SETUP', 'unit', 1)]" 'TIMELINE,0,SETUP_START,j,\nTIMELINE,3,SYNTH_START,j,\nTIMELINE,4,SYNTH_END,j,\nTIMELINE,5,GPU_START,j,\nTIMELINE,6,GPU_END,j,\nTIMELINE,8,SETUP_END,j,\n'
 # the enclosing time summed over units passes INT64_MAX ns (12 syntheses of
 # 10^12 ms): the share is still a number (it was nan: the sum wrapped)
 python3 -c "
@@ -258,14 +249,10 @@ grep -q 'of effective GPU time per unit (busy / units; workers overlap)' "$T/kin
 # occurrences of one name that overlap within a unit (START, START, END,
 # END; two streams): the share is of the time they cover, each unit's
 # merged, never above 1 (it was 1.8 for LOAD, 1.56 for NTT)
-printf 'TIMELINE,0,LOAD_START,j,\nTIMELINE,1,LOAD_START,j,\nTIMELINE,2,SYNTH_START,j,\nTIMELINE,3,MSM_START,j,\nTIMELINE,3,MSM_START,j,\nTIMELINE,5,MSM_END,j,\nTIMELINE,7,MSM_END,j,\nTIMELINE,10,SYNTH_END,j,\nTIMELINE,11,GPU_START,j,\nTIMELINE,12,NTT_START,j,\nTIMELINE,14,NTT_START,j,\nTIMELINE,19,NTT_END,j,\nTIMELINE,19,NTT_END,j,\nTIMELINE,20,GPU_END,j,\nTIMELINE,21,LOAD_END,j,\nTIMELINE,22,LOAD_END,j,\n' >"$T/overlap.log"
-"$W" analyze --json "$T/overlap.log" >"$T/overlap.json" 2>/dev/null
-check "overlapping occurrences: shares of the time covered" "$T/overlap.json" "{(x['name'], x['within']): (x['count'], round(x['share'], 6)) for x in r['phases']} == {('LOAD', 'unit'): (2, 1.0), ('MSM', 'synthesis'): (2, 0.5), ('NTT', 'gpu'): (2, round(7 / 9, 6)), ('unaccounted', 'gpu'): (1, round(2 / 9, 6))} and abs([x for x in r['phases'] if x['name'] == 'LOAD'][0]['mean_s'] - 0.021) < 1e-9"
+check_log "overlapping occurrences: shares of the time covered" "{(x['name'], x['within']): (x['count'], round(x['share'], 6)) for x in r['phases']} == {('LOAD', 'unit'): (2, 1.0), ('MSM', 'synthesis'): (2, 0.5), ('NTT', 'gpu'): (2, round(7 / 9, 6)), ('unaccounted', 'gpu'): (1, round(2 / 9, 6))} and abs([x for x in r['phases'] if x['name'] == 'LOAD'][0]['mean_s'] - 0.021) < 1e-9" 'TIMELINE,0,LOAD_START,j,\nTIMELINE,1,LOAD_START,j,\nTIMELINE,2,SYNTH_START,j,\nTIMELINE,3,MSM_START,j,\nTIMELINE,3,MSM_START,j,\nTIMELINE,5,MSM_END,j,\nTIMELINE,7,MSM_END,j,\nTIMELINE,10,SYNTH_END,j,\nTIMELINE,11,GPU_START,j,\nTIMELINE,12,NTT_START,j,\nTIMELINE,14,NTT_START,j,\nTIMELINE,19,NTT_END,j,\nTIMELINE,19,NTT_END,j,\nTIMELINE,20,GPU_END,j,\nTIMELINE,21,LOAD_END,j,\nTIMELINE,22,LOAD_END,j,\n'
 
 # a device with no window (a unit picked up, none started): its fill is
 # null, as its window's start and end are (it was 0)
-printf 'TIMELINE,0,SYNTH_START,a,\nTIMELINE,5,SYNTH_END,a,\nTIMELINE,6,GPU_PICKUP,a,worker=0\n' >"$T/nowin.log"
-"$W" analyze --json "$T/nowin.log" >"$T/nowin.json" 2>/dev/null
-check "no window: fill_s null" "$T/nowin.json" "r['devices'][0]['window_start_s'] is None and r['devices'][0]['fill_s'] is None"
+check_log "no window: fill_s null" "r['devices'][0]['window_start_s'] is None and r['devices'][0]['fill_s'] is None" 'TIMELINE,0,SYNTH_START,a,\nTIMELINE,5,SYNTH_END,a,\nTIMELINE,6,GPU_PICKUP,a,worker=0\n'
 
 finish test_phases

@@ -80,15 +80,14 @@ const char *report_phase_fill(char *buf, size_t n, const struct run_result *res)
 }
 
 /* The kernels' share of the window as the bottleneck rule took it: the
- * figure, or, where some devices' kernel time is partial (calls not
- * given), the floor over them all ("at least"). */
+ * figure, or, where some of it is a floor (calls not given), the floor
+ * over all the devices ("at least"). */
 static const char *kernels_run(char *buf, size_t n, const struct run_result *res)
 {
-    const struct phase_result *ph = &res->phase;
-    if (!isnan(res->kernel_floor) && (!ph->has_kernel || ph->partial.kernel_window > 0 || ph->kernel_units_missing))
+    if (!isnan(res->kernel_floor))
         snprintf(buf, n, "at least %.1f%%", 100 * res->kernel_floor);
     else
-        snprintf(buf, n, "%.1f%%", 100 * ph->kernel_utilization);
+        snprintf(buf, n, "%.1f%%", 100 * res->phase.kernel_utilization);
     return buf;
 }
 

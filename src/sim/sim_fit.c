@@ -1195,13 +1195,11 @@ static void advise_growth(struct run_result *res, const struct sim_params *p, in
     a->predicted_needed = util[a->needed];
 }
 
-/* The advice's workload: the trace's own jobs where they are enough for a
- * steady state and not too many to simulate some 8 times; else jobs x
- * partitions. */
-/* The workload the advice simulates: the trace's own jobs where the GPU
- * waits for input (arrivals), at most the first ADVISE_ARRIVALS_MAX units
- * of them; else a steady one (uniform arrivals of the trace's partitions,
- * 20 to 20000 units), where the trace's is too short or too long. */
+/* The workload the advice simulates some 8 times: the trace's own jobs
+ * where the GPU waits for input (their arrivals are the answer), at most
+ * the first ADVISE_ARRIVALS_MAX units of them; else the trace's where
+ * they are enough for a steady state and not too many, else a steady one
+ * (jobs x partitions, uniform arrivals, 20 to 20000 units). */
 #define ADVISE_ARRIVALS_MAX 200000
 static void advise_workload(struct sim_params *p, int arrivals)
 {

@@ -19,11 +19,24 @@ check_log() { # name expr format: analyze the log printf prints of format, and c
     check "$1" "$T/log.json" "$2"
 }
 
+# The analysis of a big run's phases takes its units in two halves, a
+# thread each (analyze_phase.c); forced both ways, a log gives the same
+# JSON: the halves' groups, marks, kernels and checks joined as one walk.
+both_ways() { # log
+    WATERFALL_ANALYSIS_THREADS=1 "$W" analyze --json --gaps --no-progress "$1" >"$T/bw.1" 2>/dev/null
+    WATERFALL_ANALYSIS_THREADS=2 "$W" analyze --json --gaps --no-progress "$1" >"$T/bw.2" 2>/dev/null
+    [ -s "$T/bw.1" ] && cmp -s "$T/bw.1" "$T/bw.2" && ok || bad "$(basename "$1"): one analysis thread and two differ"
+}
+
 # --- two workers share a device whose kernels are serialized ----------------
 python3 "$HERE/gen_phases.py" "$T/p.log" 40 1 >"$T/want.json" || bad "gen_phases.py"
 "$W" analyze --json "$T/p.log" >"$T/p.json" 2>"$T/err"; rc=$?
 [ "$rc" = 0 ] && ok || bad "sub-phases and marks: exit $rc, want 0: $(cat "$T/err")"
 "$W" analyze --json "$T/p.log.plain" >"$T/plain.json" || bad "the plain log"
+for f in "$T/p.log" "$HERE/data/kern.log" "$HERE/data/reported.log" "$HERE/data/review/three-workers-failed-call.log" \
+    "$HERE/data/review/known-and-partial.log"; do
+    both_ways "$f"
+done
 want_k=$(python3 -c "import json; print(json.load(open('$T/want.json'))['kernel_utilization'])")
 check "kernel utilization = the union by hand" "$T/p.json" "abs(r['kernel_utilization'] - $want_k) <= 0.0005"
 check "per device too" "$T/p.json" "abs(r['devices'][0]['kernel_utilization'] - $want_k) <= 0.0005 and r['devices'][0]['kernel_busy_s'] > 0"

@@ -15,8 +15,10 @@
 #include "durations.h"
 #include "explain.h"
 #include "mem.h"
+#include "par.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -44,6 +46,10 @@ int phase_row_is_kernel(const struct run_result *res, const struct phase_row *ro
     struct uphase p = {row->name, 0, row->within, 0, 0, 0};
     return phase_is_kernel(res, &p);
 }
+
+/* Occurrences (phases' lengths) from which the rows are made on two
+ * threads: a few hundred thousand units' worth. */
+#define PHASE_SPLIT_MIN 1000000
 
 /* A row to be: phases of one name within one stage, and their lengths
  * (a group's own array: millions of occurrences, and few groups, so
@@ -275,7 +281,9 @@ struct acc {
     size_t *nk, *kc;
     size_t *ku, *gu;      /* by device: units with a kernel phase, units with a GPU phase */
     int64_t *nokern;      /* by device: the GPU phases of units with none, summed (ns) */
-    size_t markcap, rowcap;
+    struct mark_row *marks; /* the marks by name, as they first come */
+    size_t nmarks, markcap;
+    struct reported_check synth_ms, gpu_ms;
     double encl[WITHIN_N]; /* the enclosing stages' summed time, ns (a double: a long log's units' spans
                             * summed pass INT64_MAX, 292 years, where a queue grows without bound) */
     int any_gpu_sub;
@@ -341,17 +349,17 @@ static int add_occ(struct acc *a, uint32_t name, int within, uint32_t u, int64_t
     return 0;
 }
 
-static int add_mark(struct acc *a, struct phase_result *ph, uint32_t name)
+static int add_mark(struct acc *a, uint32_t name, uint64_t count)
 {
     size_t m = 0;
-    while (m < ph->nmarks && ph->marks[m].name != name)
+    while (m < a->nmarks && a->marks[m].name != name)
         m++;
-    if (m == ph->nmarks) {
-        if (grow_heap((void **)&ph->marks, &a->markcap, ph->nmarks, sizeof *ph->marks, 16))
+    if (m == a->nmarks) {
+        if (grow_heap((void **)&a->marks, &a->markcap, a->nmarks, sizeof *a->marks, 16))
             return -1;
-        ph->marks[ph->nmarks++] = (struct mark_row){name, 0};
+        a->marks[a->nmarks++] = (struct mark_row){name, 0};
     }
-    ph->marks[m].count++;
+    a->marks[m].count += count;
     return 0;
 }
 
@@ -385,9 +393,8 @@ static void add_enclosing(const struct unit *un, const struct uphase *up, size_t
 static int walk_unit(const struct run *r, struct run_result *res, uint32_t u, struct acc *a)
 {
     const struct unit *un = &r->units[u];
-    struct phase_result *ph = &res->phase;
-    check_reported(r, u, "synth_ms", EV_SYNTH_START, EV_SYNTH_END, &ph->synth_ms);
-    check_reported(r, u, "gpu_ms", EV_GPU_START, EV_GPU_END, &ph->gpu_ms);
+    check_reported(r, u, "synth_ms", EV_SYNTH_START, EV_SYNTH_END, &a->synth_ms);
+    check_reported(r, u, "gpu_ms", EV_GPU_START, EV_GPU_END, &a->gpu_ms);
     size_t np = unit_phases(r, u, &a->up, &a->upcap), ng = 0;
     if (np == (size_t)-1)
         return -1;
@@ -398,7 +405,7 @@ static int walk_unit(const struct run *r, struct run_result *res, uint32_t u, st
     for (size_t k = 0; k < np; k++) {
         const struct uphase *p = &a->up[k];
         if (p->mark) {
-            if (add_mark(a, ph, p->name))
+            if (add_mark(a, p->name, 1))
                 return -1;
             continue;
         }
@@ -432,43 +439,68 @@ static int walk_unit(const struct run *r, struct run_result *res, uint32_t u, st
     return add_occ(a, PHASE_UNACCOUNTED, WITHIN_GPU, u, 0, len - cov);
 }
 
+/* A row's figures from its group's lengths (sorted here for the
+ * quantiles before they are summed): rows are filled one at a time by
+ * each thread that takes them (struct fill_job). */
+struct fill_job {
+    struct acc *a;
+    struct phase_row *rows;
+    const struct group *groups; /* rows[k]'s is groups[k] */
+    size_t n;
+    atomic_size_t next;
+};
+
+static void fill_rows(void *p)
+{
+    struct fill_job *j = p;
+    for (size_t k; (k = atomic_fetch_add(&j->next, 1)) < j->n;) {
+        struct phase_row *row = &j->rows[k];
+        const struct group *gr = &j->groups[k];
+        int64_t *g = gr->d;
+        if (sort_times(j->a->sp, g, gr->n)) /* ascending, as stage_fill sums them */
+            qsort(g, gr->n, sizeof *g, cmp_time); /* the radix sort's scratch was not to be had */
+        row->total = 0;
+        for (size_t m = 0; m < gr->n; m++)
+            row->total += (double)g[m];
+        stage_fill(j->a->sp, &row->st, g, gr->n);
+        /* of the time its occurrences cover, each unit's merged: never
+         * more than the enclosing stages' (json.md, "phases") */
+        row->share = j->a->encl[row->within] > 0 ? (double)gr->cover / j->a->encl[row->within] : NAN;
+    }
+}
+
 /* The rows: occurrences grouped by (within, name), the largest first.
- * The groups in (within, name) order, each group's values gathered by
- * counting and sorted for the quantiles before they are summed. */
+ * The groups in (within, name) order, each a row (a few dozen rows, each
+ * of a phase's hundreds of thousands of lengths: on two threads where
+ * the run is big). */
 static int make_rows(struct acc *a, struct phase_result *ph)
 {
     struct group *sorted = malloc((a->ng ? a->ng : 1) * sizeof *sorted);
-    int rc = sorted ? 0 : -1;
-    if (rc == 0 && a->ng) {
-        memcpy(sorted, a->g, a->ng * sizeof *sorted);
-        qsort(sorted, a->ng, sizeof *sorted, cmp_group);
+    if (!sorted)
+        return -1;
+    size_t n = 0, values = 0;
+    for (size_t k = 0; k < a->ng; k++)
+        if (a->g[k].name != PHASE_UNACCOUNTED || a->any_gpu_sub)
+            sorted[n++] = a->g[k], values += a->g[k].n;
+    if (n)
+        qsort(sorted, n, sizeof *sorted, cmp_group);
+    if (n && !(ph->rows = calloc(n, sizeof *ph->rows))) {
+        free(sorted);
+        return -1;
     }
-    for (size_t k = 0; rc == 0 && k < a->ng; k++) {
-        size_t n = sorted[k].n;
-        if (sorted[k].name == PHASE_UNACCOUNTED && !a->any_gpu_sub)
-            continue;
-        if (grow_heap((void **)&ph->rows, &a->rowcap, ph->nrows, sizeof *ph->rows, 8)) {
-            rc = -1;
-            break;
-        }
-        struct phase_row *row = &ph->rows[ph->nrows++];
-        row->name = sorted[k].name;
-        row->within = sorted[k].within;
-        row->total = 0;
-        int64_t *g = sorted[k].d;
-        if (sort_times(a->sp, g, n)) /* ascending, as stage_fill sums them */
-            qsort(g, n, sizeof *g, cmp_time); /* the radix sort's scratch was not to be had */
-        for (size_t m = 0; m < n; m++)
-            row->total += (double)g[m];
-        stage_fill(a->sp, &row->st, g, n);
-        /* of the time its occurrences cover, each unit's merged: never
-         * more than the enclosing stages' (json.md, "phases") */
-        row->share = a->encl[row->within] > 0 ? (double)sorted[k].cover / a->encl[row->within] : NAN;
-    }
+    ph->nrows = n;
+    for (size_t k = 0; k < n; k++)
+        ph->rows[k].name = sorted[k].name, ph->rows[k].within = sorted[k].within;
+    struct fill_job j = {.a = a, .rows = ph->rows, .groups = sorted, .n = n};
+    atomic_init(&j.next, 0);
+    if (n > 1 && par_worth(values, PHASE_SPLIT_MIN))
+        par_two(fill_rows, &j, &j);
+    else
+        fill_rows(&j);
     free(sorted);
-    if (rc == 0 && ph->nrows)
-        qsort(ph->rows, ph->nrows, sizeof *ph->rows, cmp_row);
-    return rc;
+    if (n)
+        qsort(ph->rows, n, sizeof *ph->rows, cmp_row);
+    return 0;
 }
 
 /* The rows' nesting by the duration lines' source (dur_parent), and
@@ -583,6 +615,116 @@ static void kernel_figures(const struct run *r, struct acc *a, struct run_result
         ph->kernel_utilization = (double)ph->kernel_busy / (double)ph->kernel_window;
 }
 
+static int acc_init(struct acc *a, struct scratch_pool *sp, size_t nd)
+{
+    *a = (struct acc){.sp = sp};
+    a->kspans = calloc(nd, sizeof *a->kspans);
+    a->nk = calloc(nd, sizeof *a->nk);
+    a->kc = calloc(nd, sizeof *a->kc);
+    a->ku = calloc(nd, sizeof *a->ku);
+    a->gu = calloc(nd, sizeof *a->gu);
+    a->nokern = calloc(nd, sizeof *a->nokern);
+    return a->kspans && a->nk && a->kc && a->ku && a->gu && a->nokern ? 0 : -1;
+}
+
+static void acc_free(struct acc *a, size_t nd)
+{
+    for (size_t i = 0; a->kspans && i < nd; i++)
+        free(a->kspans[i]);
+    free(a->kspans);
+    free(a->nk);
+    free(a->kc);
+    free(a->ku);
+    free(a->gu);
+    free(a->nokern);
+    free(a->up);
+    for (size_t i = 0; i < a->ng; i++)
+        big_free(a->g[i].d, a->g[i].cap * sizeof *a->g[i].d);
+    free(a->g);
+    free(a->gidx);
+    free(a->gsub);
+    free(a->marks);
+}
+
+/* The walk over units [u0, u1), into its own acc. */
+struct walk_half {
+    const struct run *r;
+    struct run_result *res; /* read: the devices and the kernel's name */
+    struct acc a;
+    uint32_t u0, u1;
+    int rc;
+};
+
+static void walk_range(void *p)
+{
+    struct walk_half *h = p;
+    for (uint32_t u = h->u0; u < h->u1 && h->rc == 0; u++)
+        if (!(h->r->units[u].flags & U_CONTRA))
+            h->rc = walk_unit(h->r, h->res, u, &h->a);
+}
+
+static void checks_join(struct reported_check *a, const struct reported_check *b)
+{
+    if (!a->disagree && b->disagree)
+        a->first_line = b->first_line, a->first_reported = b->first_reported, a->first_timed = b->first_timed;
+    a->checked += b->checked;
+    a->disagree += b->disagree;
+    a->outside += b->outside;
+    a->outside_ns += b->outside_ns;
+}
+
+/* The second half's walk (units after the first's) joined onto the
+ * first's, as one walk over all of them would have left it: each group's
+ * lengths appended (make_rows sorts them), the sums added, the marks and
+ * the first disagreement in unit order.  (A half's sums of whole ns in
+ * doubles are exact below 2^53 ns, 104 days: added in two parts they are
+ * the same numbers.) */
+static int acc_join(struct acc *a, struct acc *b, size_t nd)
+{
+    for (size_t k = 0; k < b->ng; k++) {
+        const struct group *y = &b->g[k];
+        int64_t gi = group_of(a, y->name, y->within);
+        if (gi < 0)
+            return -1;
+        struct group *x = &a->g[gi];
+        /* b's pages moved behind a's lengths, not copied into fresh ones */
+        size_t cap = y->cap * sizeof *x->d;
+        int64_t *d = y->d;
+        if (x->d) {
+            cap = x->cap * sizeof *x->d;
+            d = big_append(x->d, x->n * sizeof *x->d, &cap, y->d, y->n * sizeof *x->d, y->cap * sizeof *x->d);
+        }
+        if (y->d && !d)
+            return -1;
+        b->g[k].d = NULL, b->g[k].cap = 0; /* a's now */
+        x->d = d, x->cap = cap / sizeof *x->d;
+        x->n += y->n;
+        x->cover += y->cover; /* the halves' units are apart: each unit's cover is in one */
+    }
+    for (size_t i = 0; i < nd; i++) {
+        if (b->nk[i]) {
+            size_t cap = a->nk[i] + b->nk[i];
+            struct span *s = realloc(a->kspans[i], cap * sizeof *s);
+            if (!s)
+                return -1;
+            memcpy(s + a->nk[i], b->kspans[i], b->nk[i] * sizeof *s);
+            a->kspans[i] = s, a->kc[i] = cap, a->nk[i] = cap;
+        }
+        a->ku[i] += b->ku[i];
+        a->gu[i] += b->gu[i];
+        a->nokern[i] += b->nokern[i];
+    }
+    for (size_t m = 0; m < b->nmarks; m++)
+        if (add_mark(a, b->marks[m].name, b->marks[m].count))
+            return -1;
+    for (int w = 0; w < WITHIN_N; w++)
+        a->encl[w] += b->encl[w];
+    a->any_gpu_sub |= b->any_gpu_sub;
+    checks_join(&a->synth_ms, &b->synth_ms);
+    checks_join(&a->gpu_ms, &b->gpu_ms);
+    return 0;
+}
+
 int analyze_phase(struct scratch_pool *sp, const struct run *r, struct run_result *res)
 {
     struct phase_result *ph = &res->phase;
@@ -592,41 +734,39 @@ int analyze_phase(struct scratch_pool *sp, const struct run *r, struct run_resul
         res->dev[i].kernel_utilization = NAN;
     if (!run_has_phases(r) && !r->nxattr)
         return 0;
-    struct acc a = {.sp = sp};
     size_t nd = res->ndev ? res->ndev : 1;
-    a.kspans = calloc(nd, sizeof *a.kspans);
-    a.nk = calloc(nd, sizeof *a.nk);
-    a.kc = calloc(nd, sizeof *a.kc);
-    a.ku = calloc(nd, sizeof *a.ku);
-    a.gu = calloc(nd, sizeof *a.gu);
-    a.nokern = calloc(nd, sizeof *a.nokern);
-    int rc = a.kspans && a.nk && a.kc && a.ku && a.gu && a.nokern ? 0 : -1;
-    for (uint32_t u = 0; u < r->nunits && rc == 0; u++)
-        if (!(r->units[u].flags & U_CONTRA))
-            rc = walk_unit(r, res, u, &a);
-    if (rc == 0)
-        rc = make_rows(&a, ph);
+    /* a big run's units in two halves, a thread each (a real daemon's log:
+     * hundreds of thousands of units, a dozen phases each) */
+    int two = r->nunits >= 2 && par_worth(r->nunits, PHASE_SPLIT_MIN / 16);
+    uint32_t mid = two ? (uint32_t)(r->nunits / 2) : (uint32_t)r->nunits;
+    struct walk_half h[2] = {{r, res, {0}, 0, mid, 0}, {r, res, {0}, mid, (uint32_t)r->nunits, 0}};
+    int rc = acc_init(&h[0].a, sp, nd);
+    if (two && acc_init(&h[1].a, sp, nd))
+        rc = -1;
+    if (rc == 0 && two)
+        par_two(walk_range, &h[0], &h[1]);
+    else if (rc == 0)
+        walk_range(&h[0]);
+    struct acc *a = &h[0].a;
+    rc = rc ? rc : h[0].rc ? h[0].rc : two ? h[1].rc : 0;
+    if (rc == 0 && two)
+        rc = acc_join(a, &h[1].a, nd);
+    if (rc == 0) {
+        ph->synth_ms = a->synth_ms, ph->gpu_ms = a->gpu_ms;
+        ph->marks = a->marks, ph->nmarks = a->nmarks; /* ph's now */
+        a->marks = NULL;
+        rc = make_rows(a, ph);
+    }
     if (rc == 0) {
         nest_rows(r, ph);
         critical_path(r, ph);
-        kernel_figures(r, &a, res);
+        kernel_figures(r, a, res);
         if (r->nxattr)
             rc = by_kind(sp, r, ph);
     }
-    for (size_t i = 0; a.kspans && i < res->ndev; i++)
-        free(a.kspans[i]);
-    free(a.kspans);
-    free(a.nk);
-    free(a.kc);
-    free(a.ku);
-    free(a.gu);
-    free(a.nokern);
-    free(a.up);
-    for (size_t i = 0; i < a.ng; i++)
-        big_free(a.g[i].d, a.g[i].cap * sizeof *a.g[i].d);
-    free(a.g);
-    free(a.gidx);
-    free(a.gsub);
+    acc_free(&h[0].a, nd);
+    if (two)
+        acc_free(&h[1].a, nd);
     return rc;
 }
 

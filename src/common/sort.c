@@ -22,7 +22,8 @@ static inline uint64_t key_of(int64_t v)
  * It gives up as soon as it has moved more than 8 elements per element
  * seen (so unsorted data, such as durations, costs it next to nothing),
  * and a radix sort (11-bit digits: 2048 buckets stay in cache) does the
- * rest. */
+ * rest, with the counts of all its digits taken in one read of the keys. */
+#define RADIX_DIGITS 6 /* 11 bits each: 66 >= 64 */
 #define RADIX_SORT(NAME, T, KEY)                                                      \
     int NAME(struct scratch_pool *sp, T *a, size_t n)                                 \
     {                                                                                 \
@@ -44,30 +45,35 @@ static inline uint64_t key_of(int64_t v)
         if (i >= n)                                                                   \
             return 0;                                                                 \
         T *tmp = scratch_alloc(sp, n * sizeof *tmp);                                  \
-        size_t *count = malloc(2048 * sizeof *count);                                 \
+        size_t(*count)[2048] = malloc(RADIX_DIGITS * sizeof *count);                  \
         if (!tmp || !count) {                                                         \
             scratch_free(sp, tmp);                                                    \
             free(count);                                                              \
             return -1;                                                                \
         }                                                                             \
+        /* every digit's counts in one pass: a digit's counts do not depend on  \
+         * the order the passes leave the keys in */                            \
+        memset(count, 0, RADIX_DIGITS * sizeof *count);                               \
         uint64_t diff = 0, first = KEY(a[0]);                                         \
-        for (i = 1; i < n; i++)                                                       \
-            diff |= KEY(a[i]) ^ first;                                                \
+        for (i = 0; i < n; i++) {                                                     \
+            uint64_t k = KEY(a[i]);                                                   \
+            diff |= k ^ first;                                                        \
+            for (int d = 0; d < RADIX_DIGITS; d++)                                    \
+                count[d][(k >> (11 * d)) & 0x7ff]++;                                  \
+        }                                                                             \
         T *src = a, *dst = tmp;                                                       \
-        for (int shift = 0; shift < 64; shift += 11) {                                \
+        for (int d = 0; d < RADIX_DIGITS; d++) {                                      \
+            int shift = 11 * d;                                                       \
             if (!((diff >> shift) & 0x7ff))                                           \
                 continue;                                                             \
-            memset(count, 0, 2048 * sizeof *count);                                   \
-            for (i = 0; i < n; i++)                                                   \
-                count[(KEY(src[i]) >> shift) & 0x7ff]++;                              \
-            size_t sum = 0;                                                           \
-            for (size_t d = 0; d < 2048; d++) {                                       \
-                size_t c = count[d];                                                  \
-                count[d] = sum;                                                       \
-                sum += c;                                                             \
+            size_t sum = 0, *c = count[d];                                            \
+            for (size_t b = 0; b < 2048; b++) {                                       \
+                size_t x = c[b];                                                      \
+                c[b] = sum;                                                           \
+                sum += x;                                                             \
             }                                                                         \
             for (i = 0; i < n; i++)                                                   \
-                dst[count[(KEY(src[i]) >> shift) & 0x7ff]++] = src[i];                \
+                dst[c[(KEY(src[i]) >> shift) & 0x7ff]++] = src[i];                    \
             T *t = src;                                                               \
             src = dst;                                                                \
             dst = t;                                                                  \

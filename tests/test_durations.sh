@@ -495,11 +495,13 @@ py "$T/spawn2.json" "r['durations']['spawn_lines'] == 61 and r['durations']['spa
     ok || bad "spawn lines not given, or unreadable, are counted: $(python3 -c "import json; print(json.load(open('$T/spawn2.json'))['runs'][0]['durations'])")"
 "$W" analyze --no-progress "$T/spawn2.log" 2>&1 | grep -q "1 spawn lines not given to a unit" && ok || bad "spawn lines: the text says one was not given"
 
-# --- one range or several: the same JSON --------------------------------------
+# --- one range or several, one analysis thread or two: the same JSON ----------
+# (a big input's entries are classified and its units' phases walked in two
+# halves: WATERFALL_ANALYSIS_THREADS=2 splits a small one too)
 for f in one two noise spawn docker cut; do
-    WATERFALL_READ_THREADS=1 "$W" analyze --json --no-progress "$T/$f.log" >"$T/$f.1.json" 2>/dev/null
-    WATERFALL_READ_THREADS=4 "$W" analyze --json --no-progress "$T/$f.log" >"$T/$f.4.json" 2>/dev/null
-    cmp -s "$T/$f.1.json" "$T/$f.4.json" && ok || bad "$f: one read range and four differ"
+    WATERFALL_READ_THREADS=1 WATERFALL_ANALYSIS_THREADS=1 "$W" analyze --json --no-progress "$T/$f.log" >"$T/$f.1.json" 2>/dev/null
+    WATERFALL_READ_THREADS=4 WATERFALL_ANALYSIS_THREADS=2 "$W" analyze --json --no-progress "$T/$f.log" >"$T/$f.4.json" 2>/dev/null
+    cmp -s "$T/$f.1.json" "$T/$f.4.json" && ok || bad "$f: one read range and one analysis thread, and four and two, differ"
 done
 cat "$T/two.log" | "$W" analyze --json --no-progress - >"$T/two.stdin.json" 2>/dev/null
 sed 's/"source": "[^"]*"/"source": ""/' "$T/two.stdin.json" >"$T/a" && sed 's/"source": "[^"]*"/"source": ""/' "$T/two.json" >"$T/b" &&

@@ -36,6 +36,7 @@
 #include "dur_mux.h"
 
 #include "mem.h"
+#include "par.h"
 #include "sort.h"
 
 #include <stdio.h>
@@ -130,26 +131,56 @@ static int key_of(const struct strtab *strs, uint32_t id)
 }
 
 /* Each entry's key, classified once per name (a log has a few names and
- * millions of entries). */
-static int classify(struct place *P)
+ * millions of entries): entries [i0, i1), with their own table of names
+ * (a big input's two halves, a thread each). */
+struct classify_half {
+    struct place *P;
+    size_t i0, i1;
+    size_t opens; /* the lines that open a section */
+    int rc;
+};
+
+static void classify_range(void *arg)
 {
-    int *by = malloc((P->strs->n + 1) * sizeof *by); /* name -> K_* + 1 (0: not yet) */
-    if (!by)
-        return -1;
-    memset(by, 0, (P->strs->n + 1) * sizeof *by);
-    for (size_t i = 0; i < P->n; i++) {
-        uint32_t id = P->dl[i].key;
+    struct classify_half *h = arg;
+    struct place *P = h->P;
+    int *by = calloc(P->strs->n + 1, sizeof *by); /* name -> K_* + 1 (0: not yet) */
+    if (!by) {
+        h->rc = -1;
+        return;
+    }
+    size_t opens = 0; /* counted here: the halves' structs share a cache line */
+    for (size_t i = h->i0, i1 = h->i1; i < i1; i++) {
+        const struct dline *x = &P->dl[i];
+        uint32_t id = x->key;
         if (!by[id])
             by[id] = key_of(P->strs, id) + 1;
-        P->kid[i] = (uint8_t)(by[id] - 1);
-        if ((P->dl[i].tid == DL_SPAWN) != (P->kid[i] < K_N && key_table[P->kid[i]].role == R_SPAWN))
-            P->kid[i] = K_OTHER; /* a CUZK_TIMING key of the same name is not the engine's */
+        int k = by[id] - 1, spawn = x->tid == DL_SPAWN;
+        if (spawn != (k < K_N && key_table[k].role == R_SPAWN))
+            k = K_OTHER; /* a CUZK_TIMING key of the same name is not the engine's */
+        P->kid[i] = (uint8_t)k;
         P->own[i] = E_FLOAT;
-        if (P->kid[i] < K_N && key_table[P->kid[i]].role == R_OPEN && (i == 0 || P->dl[i - 1].line != P->dl[i].line))
-            P->ccap++;
+        if (k < K_N && key_table[k].role == R_OPEN && (i == 0 || P->dl[i - 1].line != x->line))
+            opens++;
     }
+    h->opens = opens;
     free(by);
-    return 0;
+}
+
+/* Entries on two threads from this many (a real daemon's log has millions). */
+#define DUR_SPLIT_MIN 1000000
+
+static int classify(struct place *P)
+{
+    struct classify_half h[2] = {{P, 0, P->n / 2, 0, 0}, {P, P->n / 2, P->n, 0, 0}};
+    if (par_worth(P->n, DUR_SPLIT_MIN) && P->n >= 2) {
+        par_two(classify_range, &h[0], &h[1]);
+    } else {
+        h[0].i1 = P->n, h[1].i0 = P->n;
+        classify_range(&h[0]);
+    }
+    P->ccap = h[0].opens + h[1].opens;
+    return h[0].rc || h[1].rc ? -1 : 0;
 }
 
 static int role_of(const struct place *P, size_t i)
@@ -347,17 +378,26 @@ static int sections(struct place *P)
 
 /* ---- the units open at a point of the input ---- */
 
-struct by_start {
-    int64_t t;
-    uint32_t u;
-};
-
-static int cmp_start(const void *a, const void *b)
+/* The units with a GPU_START, by it, then by unit: a span each (start:
+ * its GPU_START, end: the unit), in unit order, sorted by the radix sort,
+ * which keeps the order of equal starts. */
+static int by_gpu_start(struct place *P)
 {
-    const struct by_start *x = a, *y = b;
-    if (x->t != y->t)
-        return x->t < y->t ? -1 : 1;
-    return (x->u > y->u) - (x->u < y->u);
+    const struct run *r = P->r;
+    struct span *bs = malloc((r->nunits + 1) * sizeof *bs);
+    if (!bs)
+        return -1;
+    for (size_t u = 0; u < r->nunits; u++)
+        if (r->units[u].t[EV_GPU_START] != T_NONE)
+            bs[P->nbyS++] = (struct span){r->units[u].t[EV_GPU_START], (int64_t)u};
+    if (sort_spans(NULL, bs, P->nbyS)) {
+        free(bs);
+        return -1;
+    }
+    for (size_t i = 0; i < P->nbyS; i++)
+        P->byS[i] = (uint32_t)bs[i].end;
+    free(bs);
+    return 0;
 }
 
 /* A sweep over the units by GPU_START: those started by t and not ended
@@ -1113,17 +1153,7 @@ int dur_place(struct run *r, struct strtab *strs, struct dline *dl, size_t n, st
     P.c = big_alloc((P.ccap + 1) * sizeof *P.c); /* a call per opening line */
     if (!P.c)
         goto out;
-    struct by_start *bs = malloc((r->nunits + 1) * sizeof *bs);
-    if (!bs)
-        goto out;
-    for (size_t u = 0; u < r->nunits; u++)
-        if (r->units[u].t[EV_GPU_START] != T_NONE)
-            bs[P.nbyS++] = (struct by_start){r->units[u].t[EV_GPU_START], (uint32_t)u};
-    qsort(bs, P.nbyS, sizeof *bs, cmp_start);
-    for (size_t i = 0; i < P.nbyS; i++)
-        P.byS[i] = bs[i].u;
-    free(bs);
-    if (spawns(&P) || sections(&P) || sections_to_units(&P) || around(&P))
+    if (by_gpu_start(&P) || spawns(&P) || sections(&P) || sections_to_units(&P) || around(&P))
         goto out;
     rc = tally(&P);
 out:

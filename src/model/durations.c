@@ -103,6 +103,9 @@ struct place {
     int32_t *own;     /* per entry: its call, or E_* */
     struct call *c;
     size_t nc, ccap;  /* ccap: the lines that open a section (each opens a call) */
+    size_t nlines;    /* the lines (classify counts them, and those that open or close a section) */
+    uint64_t *closes; /* every closing line, given or stray, in line order (sections: as watch keeps them) */
+    size_t ncloses, closes_cap;
     uint32_t *ucall;  /* per unit: its call + 1 (0: none) */
     uint32_t *uspawn; /* per unit: its spawn line's first entry + 1 (0: none) */
     struct spawn_line {
@@ -136,7 +139,7 @@ static int key_of(const struct strtab *strs, uint32_t id)
 struct classify_half {
     struct place *P;
     size_t i0, i1;
-    size_t opens; /* the lines that open a section */
+    size_t lines, opens, closes; /* the lines; those that open a section, and close one */
     int rc;
 };
 
@@ -149,7 +152,7 @@ static void classify_range(void *arg)
         h->rc = -1;
         return;
     }
-    size_t opens = 0; /* counted here: the halves' structs share a cache line */
+    size_t lines = 0, opens = 0, closes = 0; /* counted here: the halves' structs share a cache line */
     for (size_t i = h->i0, i1 = h->i1; i < i1; i++) {
         const struct dline *x = &P->dl[i];
         uint32_t id = x->key;
@@ -160,10 +163,13 @@ static void classify_range(void *arg)
             k = K_OTHER; /* a CUZK_TIMING key of the same name is not the engine's */
         P->kid[i] = (uint8_t)k;
         P->own[i] = E_FLOAT;
-        if (k < K_N && key_table[k].role == R_OPEN && (i == 0 || P->dl[i - 1].line != x->line))
-            opens++;
+        if (i == 0 || P->dl[i - 1].line != x->line) {
+            lines++;
+            opens += k < K_N && key_table[k].role == R_OPEN;
+            closes += k < K_N && key_table[k].role == R_CLOSE;
+        }
     }
-    h->opens = opens;
+    h->lines = lines, h->opens = opens, h->closes = closes;
     free(by);
 }
 
@@ -172,7 +178,7 @@ static void classify_range(void *arg)
 
 static int classify(struct place *P)
 {
-    struct classify_half h[2] = {{P, 0, P->n / 2, 0, 0}, {P, P->n / 2, P->n, 0, 0}};
+    struct classify_half h[2] = {{P, 0, P->n / 2, 0, 0, 0, 0}, {P, P->n / 2, P->n, 0, 0, 0, 0}};
     if (par_worth(P->n, DUR_SPLIT_MIN) && P->n >= 2) {
         par_two(classify_range, &h[0], &h[1]);
     } else {
@@ -180,6 +186,8 @@ static int classify(struct place *P)
         classify_range(&h[0]);
     }
     P->ccap = h[0].opens + h[1].opens;
+    P->nlines = h[0].lines + h[1].lines;
+    P->closes_cap = h[0].closes + h[1].closes;
     return h[0].rc || h[1].rc ? -1 : 0;
 }
 
@@ -339,13 +347,12 @@ static int mux_take(struct place *P, struct dmux *mx, const uint32_t *first, con
  * devices' sections interleave: dur_mux.h). */
 static int sections(struct place *P)
 {
-    size_t nl = 0;
-    for (size_t i = 0; i < P->n; i = line_end(P, i))
-        nl++;
+    size_t nl = P->nlines;
     uint32_t *first = malloc((nl + 1) * sizeof *first); /* entries < UINT32_MAX (dur_place) */
     int *callof = malloc((nl + 1) * sizeof *callof);
     struct dmux *mx = dmux_new(DMUX_PENDING);
-    int rc = first && callof && mx ? 0 : -1;
+    P->closes = malloc((P->closes_cap + 1) * sizeof *P->closes);
+    int rc = first && callof && mx && P->closes ? 0 : -1;
     int kdn[K_N + 1]; /* each key's name as watch reads it (dur_name_of): the mux's lines are the same */
     for (int k = 0; k < K_N; k++)
         kdn[k] = dur_name_of(key_table[k].name, strlen(key_table[k].name));
@@ -354,6 +361,8 @@ static int sections(struct place *P)
     for (size_t i = 0; rc == 0 && i < P->n;) {
         size_t j = line_end(P, i);
         struct dmux_line x;
+        if (role_of(P, i) == R_CLOSE && P->ncloses < P->closes_cap)
+            P->closes[P->ncloses++] = P->dl[i].line;
         if (mux_line(P, i, j, kdn, &x) == 0) {
             first[seq] = (uint32_t)i;
             callof[seq] = -1;
@@ -637,21 +646,11 @@ static int sections_to_units(struct place *P)
     struct sweep s = {malloc((P->nbyS + 1) * sizeof *s.v), malloc((P->nbyS + 1) * sizeof *s.d), 0, 0};
     struct dur_cand *cand = malloc((P->nbyS + 1) * sizeof *cand);
     struct unlock ul[64];
-    size_t nul = 0, ncloses = 0, ccap = P->nc + 16;
-    uint64_t *closes = malloc(ccap * sizeof *closes); /* the closing lines, in line order */
+    size_t nul = 0, ncloses = P->ncloses;
+    const uint64_t *closes = P->closes;
     int rc = -1;
-    if (!s.v || !s.d || !cand || !closes)
+    if (!s.v || !s.d || !cand)
         goto out;
-    for (size_t i = 0; i < P->n; i = line_end(P, i)) /* every closing line, given or stray: as watch keeps them */
-        if (role_of(P, i) == R_CLOSE) {
-            if (ncloses == ccap) {
-                uint64_t *nc2 = realloc(closes, 2 * ccap * sizeof *closes);
-                if (!nc2)
-                    goto out;
-                closes = nc2, ccap *= 2;
-            }
-            closes[ncloses++] = P->dl[i].line;
-        }
     for (size_t ci = 0; ci < P->nc; ci++) {
         struct call *c = &P->c[ci];
         if (c->interleaved || c->t_pos == T_NONE)
@@ -704,7 +703,6 @@ out:
     free(s.v);
     free(s.d);
     free(cand);
-    free(closes);
     return rc;
 }
 
@@ -1163,6 +1161,7 @@ out:
     free(P.ucall);
     free(P.uspawn);
     free(P.sp);
+    free(P.closes);
     free(P.byS);
     free(P.pname);
     return rc;

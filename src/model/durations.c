@@ -342,49 +342,6 @@ static int mux_take(struct place *P, struct dmux *mx, const uint32_t *first, con
     return 0;
 }
 
-/* The critical sections: each opening line makes a call; the lines after
- * it go to the open call they belong to, which the mux decides (several
- * devices' sections interleave: dur_mux.h). */
-static int sections(struct place *P)
-{
-    size_t nl = P->nlines;
-    uint32_t *first = malloc((nl + 1) * sizeof *first); /* entries < UINT32_MAX (dur_place) */
-    int *callof = malloc((nl + 1) * sizeof *callof);
-    struct dmux *mx = dmux_new(DMUX_PENDING);
-    P->closes = malloc((P->closes_cap + 1) * sizeof *P->closes);
-    int rc = first && callof && mx && P->closes ? 0 : -1;
-    int kdn[K_N + 1]; /* each key's name as watch reads it (dur_name_of): the mux's lines are the same */
-    for (int k = 0; k < K_N; k++)
-        kdn[k] = dur_name_of(key_table[k].name, strlen(key_table[k].name));
-    kdn[K_OTHER] = DN_OTHER;
-    uint64_t seq = 0;
-    for (size_t i = 0; rc == 0 && i < P->n;) {
-        size_t j = line_end(P, i);
-        struct dmux_line x;
-        if (role_of(P, i) == R_CLOSE && P->ncloses < P->closes_cap)
-            P->closes[P->ncloses++] = P->dl[i].line;
-        if (mux_line(P, i, j, kdn, &x) == 0) {
-            first[seq] = (uint32_t)i;
-            callof[seq] = -1;
-            if (x.role == DMUX_OPEN) {
-                callof[seq] = new_call(P, i);
-                if (callof[seq] >= 0)
-                    give(P, i, j, callof[seq]);
-            }
-            seq++;
-            if (dmux_feed(mx, &x) || mux_take(P, mx, first, callof))
-                rc = -1;
-        }
-        i = j;
-    }
-    if (rc == 0 && (dmux_end(mx) || mux_take(P, mx, first, callof)))
-        rc = -1;
-    dmux_free(mx);
-    free(first);
-    free(callof);
-    return rc;
-}
-
 /* ---- the units open at a point of the input ---- */
 
 /* The units with a GPU_START, by it, then by unit: a span each (start:
@@ -706,50 +663,82 @@ out:
     return rc;
 }
 
-/* ---- pass 0: the engine's spawn lines, each to its worker's unit ---- */
+/* ---- pass 0, in pass 1's walk: the engine's spawn lines, each to its worker's unit ---- */
 
-static int spawns(struct place *P)
+/* The spawn line at entries [i, j) (sections walks the lines: one pass over
+ * millions of entries, not two). */
+static void spawn_line(struct place *P, struct sweep *s, size_t i, size_t j)
 {
-    struct sweep s = {malloc((P->nbyS + 1) * sizeof *s.v), NULL, 0, 0};
-    P->sp = malloc((P->n / 4 + 1) * sizeof *P->sp); /* four entries a line */
-    if (!s.v || !P->sp) {
-        free(s.v);
-        return -1;
-    }
     const struct unit *U = P->r->units;
-    for (size_t i = 0; i < P->n;) {
-        size_t j = i + 1;
-        while (j < P->n && P->dl[j].line == P->dl[i].line)
-            j++;
-        if (P->dl[i].tid != DL_SPAWN || j - i != DL_SPAWN_N) {
-            i = j;
-            continue;
+    /* scan_dur's order: spawn_to_enter, prove_start, worker_id, partition */
+    int64_t w = P->dl[i + 2].ms, part = P->dl[i + 3].ms, t = P->dl[i].t_prev;
+    int32_t to = E_SPAWN_LOST;
+    uint32_t best = UINT32_MAX;
+    if (t != T_NONE) {
+        sweep_to(P, s, t);
+        for (size_t k = 0; k < s->n; k++) {
+            uint32_t u = s->v[k];
+            if (U[u].worker != w || (part >= 0 && U[u].partition != part) || P->uspawn[u])
+                continue;
+            if (best == UINT32_MAX || gs(P, u) > gs(P, best) || (gs(P, u) == gs(P, best) && u > best))
+                best = u;
         }
-        /* scan_dur's order: spawn_to_enter, prove_start, worker_id, partition */
-        int64_t w = P->dl[i + 2].ms, part = P->dl[i + 3].ms, t = P->dl[i].t_prev;
-        int32_t to = E_SPAWN_LOST;
-        uint32_t best = UINT32_MAX;
-        if (t != T_NONE) {
-            sweep_to(P, &s, t);
-            for (size_t k = 0; k < s.n; k++) {
-                uint32_t u = s.v[k];
-                if (U[u].worker != w || (part >= 0 && U[u].partition != part) || P->uspawn[u])
-                    continue;
-                if (best == UINT32_MAX || gs(P, u) > gs(P, best) || (gs(P, u) == gs(P, best) && u > best))
-                    best = u;
+    }
+    if (best != UINT32_MAX) {
+        P->uspawn[best] = (uint32_t)i + 1;
+        to = E_SPAWN;
+    }
+    P->sp[P->nsp++] = (struct spawn_line){P->dl[i].line, i, best};
+    for (size_t e = i; e < j; e++)
+        P->own[e] = to;
+}
+
+/* The critical sections: each opening line makes a call; the lines after
+ * it go to the open call they belong to, which the mux decides (several
+ * devices' sections interleave: dur_mux.h). */
+static int sections(struct place *P)
+{
+    size_t nl = P->nlines;
+    uint32_t *first = malloc((nl + 1) * sizeof *first); /* entries < UINT32_MAX (dur_place) */
+    int *callof = malloc((nl + 1) * sizeof *callof);
+    struct dmux *mx = dmux_new(DMUX_PENDING);
+    P->closes = malloc((P->closes_cap + 1) * sizeof *P->closes);
+    struct sweep sw = {malloc((P->nbyS + 1) * sizeof *sw.v), NULL, 0, 0}; /* the spawn lines' */
+    P->sp = malloc((P->n / 4 + 1) * sizeof *P->sp);                      /* four entries a line */
+    int rc = first && callof && mx && P->closes && sw.v && P->sp ? 0 : -1;
+    int kdn[K_N + 1]; /* each key's name as watch reads it (dur_name_of): the mux's lines are the same */
+    for (int k = 0; k < K_N; k++)
+        kdn[k] = dur_name_of(key_table[k].name, strlen(key_table[k].name));
+    kdn[K_OTHER] = DN_OTHER;
+    uint64_t seq = 0;
+    for (size_t i = 0; rc == 0 && i < P->n;) {
+        size_t j = line_end(P, i);
+        struct dmux_line x;
+        if (role_of(P, i) == R_CLOSE && P->ncloses < P->closes_cap)
+            P->closes[P->ncloses++] = P->dl[i].line;
+        if (P->dl[i].tid == DL_SPAWN && j - i == DL_SPAWN_N) /* no section's (dur_mux_line) */
+            spawn_line(P, &sw, i, j);
+        if (mux_line(P, i, j, kdn, &x) == 0) {
+            first[seq] = (uint32_t)i;
+            callof[seq] = -1;
+            if (x.role == DMUX_OPEN) {
+                callof[seq] = new_call(P, i);
+                if (callof[seq] >= 0)
+                    give(P, i, j, callof[seq]);
             }
+            seq++;
+            if (dmux_feed(mx, &x) || mux_take(P, mx, first, callof))
+                rc = -1;
         }
-        if (best != UINT32_MAX) {
-            P->uspawn[best] = (uint32_t)i + 1;
-            to = E_SPAWN;
-        }
-        P->sp[P->nsp++] = (struct spawn_line){P->dl[i].line, i, best};
-        for (size_t e = i; e < j; e++)
-            P->own[e] = to;
         i = j;
     }
-    free(s.v);
-    return 0;
+    if (rc == 0 && (dmux_end(mx) || mux_take(P, mx, first, callof)))
+        rc = -1;
+    dmux_free(mx);
+    free(sw.v);
+    free(first);
+    free(callof);
+    return rc;
 }
 
 /* ---- pass 3: the lines around the sections ---- */
@@ -1151,7 +1140,7 @@ int dur_place(struct run *r, struct strtab *strs, struct dline *dl, size_t n, st
     P.c = big_alloc((P.ccap + 1) * sizeof *P.c); /* a call per opening line */
     if (!P.c)
         goto out;
-    if (by_gpu_start(&P) || spawns(&P) || sections(&P) || sections_to_units(&P) || around(&P))
+    if (by_gpu_start(&P) || sections(&P) || sections_to_units(&P) || around(&P))
         goto out;
     rc = tally(&P);
 out:

@@ -965,17 +965,127 @@ static int mark_outside(struct run *r, const struct dline *x)
     return 0;
 }
 
+/* The names of the phases to be made: the keys of the entries that will
+ * be phases (want[key] 1; 2 once interned), how many, and whether one is
+ * a gpu_tid >= 1's (named apart, per GPU). */
+struct names_first {
+    uint8_t *want;
+    size_t n;
+    int multi;
+};
+
+static void names_want(struct names_first *nf, const struct dline *x)
+{
+    if (x->tid > 0)
+        nf->multi = 1;
+    else if (!nf->want[x->key])
+        nf->want[x->key] = 1, nf->n++;
+}
+
+/* Each unit u's phases would take its call's entries ent[at[c]..at[c + 1])
+ * in order, then its spawn line's first two: the names interned in the
+ * order that walk first meets them, until all are (a dozen names, met in
+ * the first units). */
+static int names_first(struct place *P, struct names_first *nf, const size_t *at, const uint32_t *ent)
+{
+    for (size_t u = 0; nf->n && u < P->r->nunits; u++) {
+        size_t e0 = P->ucall[u] ? at[P->ucall[u] - 1] : 0, e1 = P->ucall[u] ? at[P->ucall[u]] : 0;
+        for (size_t q = e0; nf->n && q < e1 + (P->uspawn[u] ? 2 : 0); q++) {
+            size_t e = q < e1 ? ent[q] : P->uspawn[u] - 1 + (q - e1);
+            uint32_t id;
+            if (nf->want[P->dl[e].key] == 1) {
+                if (phase_name(P, e, &id))
+                    return -1;
+                nf->want[P->dl[e].key] = 2, nf->n--;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Units [u0, u1): each one's phases written over its entries, and where
+ * each goes among the run's (dest: the cycle of moves below). */
+struct phase_half {
+    struct place *P;
+    const size_t *at;
+    const uint32_t *ent;
+    uint32_t u0, u1;
+    int rc;
+};
+
+static void unit_phases_range(void *arg)
+{
+    struct phase_half *h = arg;
+    struct place *P = h->P;
+    const size_t *at = h->at;
+    struct dphase *ph = (struct dphase *)(void *)P->dl;
+    uint32_t *dest = (uint32_t *)P->own;
+    uint32_t *lst = NULL; /* a unit's entries that became phases */
+    size_t lcap = 0;
+    int rc = 0;
+    for (size_t u = h->u0; rc == 0 && u < h->u1; u++) {
+        if (!(P->ucall[u] || P->uspawn[u]))
+            continue;
+        size_t ci = P->ucall[u] - 1, m = (P->ucall[u] ? at[ci + 1] - at[ci] : 0) + (P->uspawn[u] ? 2 : 0);
+        if (m > lcap) {
+            uint32_t *nl = realloc(lst, m * sizeof *nl);
+            if (!nl) {
+                rc = -1;
+                break;
+            }
+            lst = nl, lcap = m;
+        }
+        size_t k = 0;
+        if (P->ucall[u]) {
+            rc = call_phases(P, ci, h->ent + at[ci], at[ci + 1] - at[ci]);
+            memcpy(lst, h->ent + at[ci], (at[ci + 1] - at[ci]) * sizeof *lst);
+            k = at[ci + 1] - at[ci];
+        }
+        if (rc == 0 && P->uspawn[u]) {
+            rc = spawn_phases(P, (uint32_t)u);
+            lst[k] = P->uspawn[u] - 1, lst[k + 1] = P->uspawn[u];
+        }
+        /* by start, line and name, as unit_phases gives them: a dozen
+         * each, so that it finds them in order and need not sort them */
+        for (size_t q = 1; rc == 0 && q < m; q++) {
+            uint32_t x = lst[q];
+            const struct dphase *px = &ph[x];
+            size_t j = q;
+            for (; j > 0; j--) {
+                const struct dphase *pj = &ph[lst[j - 1]];
+                if (!(pj->a > px->a || (pj->a == px->a && (pj->line > px->line ||
+                                                         (pj->line == px->line && pj->name > px->name)))))
+                    break;
+                lst[j] = lst[j - 1];
+            }
+            lst[j] = x;
+        }
+        if (rc)
+            break; /* lst is not all set */
+        for (size_t q = 0; q < m; q++)
+            dest[lst[q]] = (uint32_t)(P->r->dur.ph_at[u] + q);
+    }
+    free(lst);
+    h->rc = rc;
+}
+
 static int tally(struct place *P)
 {
     struct run *r = P->r;
     struct dur_use *d = &r->dur;
     uint64_t prev_line = 0;
+    /* the keys whose phases will be named (struct names_first) */
+    struct names_first nf = {calloc(P->strs->n + 1, 1), 0, 0};
+    if (!nf.want)
+        return -1;
     for (size_t e = 0; e < P->n; e++) {
         int32_t o = P->own[e];
         if (o == E_SPAWN || o == E_SPAWN_LOST || P->dl[e].tid == DL_SPAWN) { /* counted by line, apart */
             if (P->dl[e].line != prev_line) {
                 d->spawn_lines++;
                 d->spawn_placed += o == E_SPAWN;
+                if (o == E_SPAWN && e + 1 < P->n) /* spawn_phases: its first two */
+                    names_want(&nf, &P->dl[e]), names_want(&nf, &P->dl[e + 1]);
             }
             prev_line = P->dl[e].line;
             continue;
@@ -986,17 +1096,19 @@ static int tally(struct place *P)
         prev_line = P->dl[e].line;
         if (o >= 0 && P->c[o].unit == UINT32_MAX) /* a section no unit took */
             o = P->c[o].interleaved ? E_INTERLEAVED : P->c[o].ambiguous ? E_AMBIGUOUS : E_OUTSIDE;
-        if (o >= 0)
+        if (o >= 0) {
             d->placed++;
-        else if (o == E_INTERLEAVED)
+            names_want(&nf, &P->dl[e]);
+        } else if (o == E_INTERLEAVED)
             d->interleaved++;
         else if (o == E_AMBIGUOUS)
             d->ambiguous++;
         else if (o == E_STRAY)
             d->stray++;
-        else if (mark_outside(r, &P->dl[e]))
+        else if (mark_outside(r, &P->dl[e])) {
+            free(nf.want);
             return -1;
-        else
+        } else
             d->outside++;
     }
     /* each call's entries, in line order (a counting sort by call) */
@@ -1042,53 +1154,31 @@ static int tally(struct place *P)
         dest[e] = UINT32_MAX;
     if (rc == 0 && nph && !(d->ph_at = malloc((r->nunits + 1) * sizeof *d->ph_at)))
         rc = -1;
-    uint32_t *lst = NULL; /* a unit's entries that became phases */
-    size_t lcap = 0, k0 = 0;
-    for (size_t u = 0; rc == 0 && nph && u <= r->nunits; u++) {
+    size_t k0 = 0;
+    for (size_t u = 0; rc == 0 && nph && u <= r->nunits; u++) { /* where each unit's phases go */
         d->ph_at[u] = k0;
-        if (u == r->nunits || !(P->ucall[u] || P->uspawn[u]))
-            continue;
-        size_t ci = P->ucall[u] - 1, m = (P->ucall[u] ? at[ci + 1] - at[ci] : 0) + (P->uspawn[u] ? 2 : 0);
-        if (m > lcap) {
-            uint32_t *nl = realloc(lst, m * sizeof *nl);
-            if (!nl) {
-                rc = -1;
-                break;
-            }
-            lst = nl, lcap = m;
-        }
-        size_t k = 0;
-        if (P->ucall[u]) {
-            rc = call_phases(P, ci, ent + at[ci], at[ci + 1] - at[ci]);
-            memcpy(lst, ent + at[ci], (at[ci + 1] - at[ci]) * sizeof *lst);
-            k = at[ci + 1] - at[ci];
-        }
-        if (rc == 0 && P->uspawn[u]) {
-            rc = spawn_phases(P, (uint32_t)u);
-            lst[k] = P->uspawn[u] - 1, lst[k + 1] = P->uspawn[u];
-        }
-        /* by start, line and name, as unit_phases gives them: a dozen
-         * each, so that it finds them in order and need not sort them */
-        for (size_t q = 1; rc == 0 && q < m; q++) {
-            uint32_t x = lst[q];
-            const struct dphase *px = &ph[x];
-            size_t j = q;
-            for (; j > 0; j--) {
-                const struct dphase *pj = &ph[lst[j - 1]];
-                if (!(pj->a > px->a || (pj->a == px->a && (pj->line > px->line ||
-                                                         (pj->line == px->line && pj->name > px->name)))))
-                    break;
-                lst[j] = lst[j - 1];
-            }
-            lst[j] = x;
-        }
-        if (rc)
-            break; /* lst is not all set */
-        for (size_t q = 0; q < m; q++)
-            dest[lst[q]] = (uint32_t)(k0 + q);
-        k0 += m;
+        if (u < r->nunits)
+            k0 += (P->ucall[u] ? at[P->ucall[u]] - at[P->ucall[u] - 1] : 0) + (P->uspawn[u] ? 2 : 0);
     }
-    free(lst);
+    /* Each unit's phases made over its entries, on two threads where there
+     * are millions: the units' entries are apart, and so are their places
+     * among the phases.  A name is interned the first time a phase takes it
+     * (its id orders phases that start together), so the names are interned
+     * first, in that order, here; then a thread only reads them.  A call
+     * over several GPUs names its phases apart (.gpuK): those stay on one
+     * thread. */
+    struct phase_half h[2] = {{P, at, ent, 0, (uint32_t)r->nunits, 0}, {P, at, ent, 0, 0, 0}};
+    if (rc == 0 && nph && !nf.multi && par_worth(P->n, DUR_SPLIT_MIN) && r->nunits >= 2) {
+        rc = names_first(P, &nf, at, ent);
+        h[0].u1 = h[1].u0 = (uint32_t)(r->nunits / 2), h[1].u1 = (uint32_t)r->nunits;
+        if (rc == 0)
+            par_two(unit_phases_range, &h[0], &h[1]);
+    } else if (rc == 0 && nph) {
+        unit_phases_range(&h[0]);
+    }
+    free(nf.want);
+    if (rc == 0)
+        rc = h[0].rc || h[1].rc ? -1 : 0;
     /* into unit order, in place: each cycle of moves carried once */
     for (size_t s0 = 0; rc == 0 && s0 < P->n; s0++) {
         if (dest[s0] == UINT32_MAX)

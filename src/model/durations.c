@@ -108,11 +108,14 @@ struct place {
     size_t ncloses, closes_cap;
     uint32_t *ucall;  /* per unit: its call + 1 (0: none) */
     uint32_t *uspawn; /* per unit: its spawn line's first entry + 1 (0: none) */
+    int64_t *uenter;  /* per unit: that line's spawn_to_enter (ns; kept here, as in struct spawn_line) */
     struct spawn_line {
         uint64_t line;
-        size_t e;      /* its first entry */
-        uint32_t unit; /* UINT32_MAX: none took it */
-    } *sp;             /* the spawn lines, in line order */
+        size_t e;             /* its first entry */
+        uint32_t unit;        /* UINT32_MAX: none took it */
+        int64_t enter, prove; /* its spawn_to_enter and prove_start (ns): read here, where the
+                               * entries are long out of the cache by the time a section asks */
+    } *sp;                    /* the spawn lines, in line order */
     size_t nsp;
     uint64_t sp_after; /* by_spawn's search: the first spawn line after this line */
     uint32_t *byS;    /* units with a GPU_START, by it */
@@ -537,7 +540,7 @@ void dur_clamp(int64_t *a, int64_t *b, int64_t lo, int64_t hi)
 /* Unit u's spawn_to_enter (ns), or -1 when no spawn line was given to it. */
 static int64_t spawn_of(const struct place *P, uint32_t u)
 {
-    return P->uspawn[u] ? P->dl[P->uspawn[u] - 1].ms * MS : -1;
+    return P->uspawn[u] ? P->uenter[u] : -1;
 }
 
 static void assign(struct place *P, struct call *c, uint32_t u, int64_t d)
@@ -587,12 +590,11 @@ static int by_spawn(struct place *P, const struct call *c, const struct dur_sect
     if (i == P->nsp || P->sp[i].unit == UINT32_MAX || close_between(closes, ncloses, c->last, P->sp[i].line))
         return -1;
     uint32_t u = P->sp[i].unit;
-    const struct dline *x = &P->dl[P->sp[i].e];
     int64_t total_fn = c->v[K_TOTAL_FN] >= 0 ? val(c, K_TOTAL_FN) : -1;
     for (size_t k = 0; k < nc; k++)
         if (cand[k].id == u && P->uspawn[u] == P->sp[i].e + 1 &&
-            dur_spawn_fits(sect, &cand[k], x[0].ms * MS, x[1].ms * MS, total_fn)) {
-            *d = x[0].ms * MS;
+            dur_spawn_fits(sect, &cand[k], P->sp[i].enter, P->sp[i].prove, total_fn)) {
+            *d = P->sp[i].enter;
             return (int)k;
         }
     return -1;
@@ -686,9 +688,10 @@ static void spawn_line(struct place *P, struct sweep *s, size_t i, size_t j)
     }
     if (best != UINT32_MAX) {
         P->uspawn[best] = (uint32_t)i + 1;
+        P->uenter[best] = P->dl[i].ms * MS;
         to = E_SPAWN;
     }
-    P->sp[P->nsp++] = (struct spawn_line){P->dl[i].line, i, best};
+    P->sp[P->nsp++] = (struct spawn_line){P->dl[i].line, i, best, P->dl[i].ms * MS, P->dl[i + 1].ms * MS};
     for (size_t e = i; e < j; e++)
         P->own[e] = to;
 }
@@ -1223,9 +1226,10 @@ int dur_place(struct run *r, struct strtab *strs, struct dline *dl, size_t n, st
     P.own = big_alloc(n * sizeof *P.own);
     P.ucall = calloc(r->nunits + 1, sizeof *P.ucall);
     P.uspawn = calloc(r->nunits + 1, sizeof *P.uspawn);
+    P.uenter = malloc((r->nunits + 1) * sizeof *P.uenter);
     P.byS = malloc((r->nunits + 1) * sizeof *P.byS);
     P.pname = calloc(strs->n + 1, sizeof *P.pname);
-    if (!P.kid || !P.own || !P.ucall || !P.uspawn || !P.byS || !P.pname || classify(&P))
+    if (!P.kid || !P.own || !P.ucall || !P.uspawn || !P.uenter || !P.byS || !P.pname || classify(&P))
         goto out;
     P.c = big_alloc((P.ccap + 1) * sizeof *P.c); /* a call per opening line */
     if (!P.c)
@@ -1239,6 +1243,7 @@ out:
     big_free(P.c, (P.ccap + 1) * sizeof *P.c);
     free(P.ucall);
     free(P.uspawn);
+    free(P.uenter);
     free(P.sp);
     free(P.closes);
     free(P.byS);

@@ -106,6 +106,7 @@ struct place {
     size_t nlines;    /* the lines (classify counts them, and those that open or close a section) */
     uint64_t *closes; /* every closing line, given or stray, in line order (sections: as watch keeps them) */
     size_t ncloses, closes_cap;
+    uint32_t *ent;    /* n + 1: sections' first entry of each line, then tally's entries by call */
     uint32_t *ucall;  /* per unit: its call + 1 (0: none) */
     uint32_t *uspawn; /* per unit: its spawn line's first entry + 1 (0: none) */
     int64_t *uenter;  /* per unit: that line's spawn_to_enter (ns; kept here, as in struct spawn_line) */
@@ -702,7 +703,9 @@ static void spawn_line(struct place *P, struct sweep *s, size_t i, size_t j)
 static int sections(struct place *P)
 {
     size_t nl = P->nlines;
-    uint32_t *first = malloc((nl + 1) * sizeof *first); /* entries < UINT32_MAX (dur_place) */
+    /* entries < UINT32_MAX (dur_place); room for one an entry: tally takes
+     * it over for its list of entries by call, its pages already made */
+    uint32_t *first = P->ent = big_alloc((P->n + 1) * sizeof *first);
     int *callof = malloc((nl + 1) * sizeof *callof);
     struct dmux *mx = dmux_new(DMUX_PENDING);
     P->closes = malloc((P->closes_cap + 1) * sizeof *P->closes);
@@ -739,7 +742,6 @@ static int sections(struct place *P)
         rc = -1;
     dmux_free(mx);
     free(sw.v);
-    free(first);
     free(callof);
     return rc;
 }
@@ -1081,8 +1083,16 @@ static int tally(struct place *P)
     struct names_first nf = {calloc(P->strs->n + 1, 1), 0, 0};
     if (!nf.want)
         return -1;
+    /* and each call's entries counted (at: a counting sort by call, below) */
+    size_t *at = calloc(P->nc + 1, sizeof *at);
+    if (!at) {
+        free(nf.want);
+        return -1;
+    }
     for (size_t e = 0; e < P->n; e++) {
         int32_t o = P->own[e];
+        if (o >= 0)
+            at[o + 1]++;
         if (o == E_SPAWN || o == E_SPAWN_LOST || P->dl[e].tid == DL_SPAWN) { /* counted by line, apart */
             if (P->dl[e].line != prev_line) {
                 d->spawn_lines++;
@@ -1110,17 +1120,14 @@ static int tally(struct place *P)
             d->stray++;
         else if (mark_outside(r, &P->dl[e])) {
             free(nf.want);
+            free(at);
             return -1;
         } else
             d->outside++;
     }
-    /* each call's entries, in line order (a counting sort by call) */
-    size_t *at = calloc(P->nc + 1, sizeof *at);
-    uint32_t *ent = big_alloc((P->n + 1) * sizeof *ent);
-    int rc = at && ent ? 0 : -1;
-    for (size_t e = 0; rc == 0 && e < P->n; e++)
-        if (P->own[e] >= 0)
-            at[P->own[e] + 1]++;
+    /* each call's entries, in line order */
+    uint32_t *ent = P->ent;
+    int rc = 0;
     for (size_t ci = 0; rc == 0 && ci < P->nc; ci++)
         at[ci + 1] += at[ci];
     for (size_t e = 0; rc == 0 && e < P->n; e++)
@@ -1209,7 +1216,6 @@ static int tally(struct place *P)
             madvise((void *)lo, hi - lo, MADV_DONTNEED);
     }
     free(at);
-    big_free(ent, (P->n + 1) * sizeof *ent);
     return rc;
 }
 
@@ -1246,6 +1252,7 @@ out:
     free(P.uenter);
     free(P.sp);
     free(P.closes);
+    big_free(P.ent, (n + 1) * sizeof *P.ent);
     free(P.byS);
     free(P.pname);
     return rc;

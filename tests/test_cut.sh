@@ -49,4 +49,19 @@ for mm in 1 0; do
         bad "WATERFALL_MMAP=$mm: a long duration line counted as a skipped record (status $rc)"
 done
 cmp -s "$T/long.1" "$T/long.0" && ok || bad "a long duration line: mapped and read differ"
+# files smaller than their ranges: a range that ends at byte 0 holds no line
+# (it read the byte before the mapping: a crash, a reviewer found)
+printf '\n' >"$T/t1.log"
+printf 'ab\n' >"$T/t3.log"
+printf 'TIMELINE,1,SYNTH_START,a,\n' >"$T/t4.log"
+for f in t1 t3 t4; do
+    for mm in 1 0; do
+        for n in 2 3 8; do
+            WATERFALL_MMAP=$mm WATERFALL_READ_THREADS=$n "$W" analyze --json --no-progress "$T/$f.log" >"$T/$f.$mm$n" 2>/dev/null
+            rc=$?
+            [ $rc -lt 128 ] && { [ $f != t4 ] || { [ $rc = 0 ] && cmp -s "$T/t4.12" "$T/$f.$mm$n"; }; } && ok ||
+                bad "$f.log ($(wc -c <"$T/$f.log") bytes) in $n ranges, WATERFALL_MMAP=$mm: status $rc"
+        done
+    done
+done
 finish cut

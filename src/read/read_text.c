@@ -446,7 +446,7 @@ static void work_map(struct worker *w)
         const char *nl = memchr(a - 1, '\n', (size_t)(fe - (a - 1)));
         a = nl ? nl + 1 : fe;
     }
-    if (e < fe) { /* the line that crosses the end is */
+    if (e < fe && w->end > 0) { /* the line that crosses the end is (a range ending at 0 has none) */
         const char *nl = memchr(e - 1, '\n', (size_t)(fe - (e - 1)));
         e = nl ? nl + 1 : fe;
     }

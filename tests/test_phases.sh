@@ -34,7 +34,8 @@ python3 "$HERE/gen_phases.py" "$T/p.log" 40 1 >"$T/want.json" || bad "gen_phases
 [ "$rc" = 0 ] && ok || bad "sub-phases and marks: exit $rc, want 0: $(cat "$T/err")"
 "$W" analyze --json "$T/p.log.plain" >"$T/plain.json" || bad "the plain log"
 for f in "$T/p.log" "$HERE/data/kern.log" "$HERE/data/reported.log" "$HERE/data/review/three-workers-failed-call.log" \
-    "$HERE/data/review/known-and-partial.log"; do
+    "$HERE/data/review/known-and-partial.log" "$HERE/data/review/split-sum-outside.log" \
+    "$HERE/data/review/split-sum-encl.log"; do
     both_ways "$f"
 done
 want_k=$(python3 -c "import json; print(json.load(open('$T/want.json'))['kernel_utilization'])")

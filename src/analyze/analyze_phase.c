@@ -149,9 +149,12 @@ static double reported_ns(const char *s, size_t n)
     return digits ? v * 1e6 : -1;
 }
 
+/* c's counts of unit ui; its excess over the reported, when outside, in
+ * *excess (ns; else 0): the caller sums them (struct acc's, in unit order). */
 static void check_reported(const struct run *r, uint32_t ui, const char *key, int from, int to,
-                           struct reported_check *c)
+                           struct reported_check *c, double *excess)
 {
+    *excess = 0;
     const struct unit *u = &r->units[ui];
     size_t n;
     uint64_t line = 0;
@@ -178,7 +181,7 @@ static void check_reported(const struct run *r, uint32_t ui, const char *key, in
     c->checked++;
     if (timed - rep > REPORTED_TOLERANCE * rep && timed - rep > 1e6) {
         c->outside++;
-        c->outside_ns += timed - rep;
+        *excess = timed - rep;
     } else if (rep - timed > REPORTED_TOLERANCE * rep && rep - timed > 1e6) {
         if (!c->disagree++) {
             c->first_line = line;
@@ -284,6 +287,16 @@ struct acc {
     struct mark_row *marks; /* the marks by name, as they first come */
     size_t nmarks, markcap;
     struct reported_check synth_ms, gpu_ms;
+    /* the second half's terms of the sums of doubles (encl, the checks'
+     * outside_ns), in unit order: acc_join adds them onto the first half's
+     * sums in that order, and so gets the bits one walk gets (an addition
+     * of doubles depends on its order) */
+    struct acc_term {
+        int sum; /* ACC_* */
+        double v;
+    } *terms;
+    size_t nterms, termcap;
+    int defer; /* the second half: its terms go to terms, not to its sums */
     double encl[WITHIN_N]; /* the enclosing stages' summed time, ns (a double: a long log's units' spans
                             * summed pass INT64_MAX, 292 years, where a queue grows without bound) */
     int any_gpu_sub;
@@ -368,12 +381,33 @@ static int add_mark(struct acc *a, uint32_t name, uint64_t count)
  * in up): a phase within the unit lies outside its stages, often before
  * its first event of the six, and a share of a span that left it out
  * could pass 1. */
-static void add_enclosing(const struct unit *un, const struct uphase *up, size_t np, double *encl)
+enum { ACC_SYNTH_OUTSIDE = WITHIN_N, ACC_GPU_OUTSIDE }; /* a sum of struct acc's: encl[w] for w < WITHIN_N */
+
+static double *acc_sum(struct acc *a, int sum)
+{
+    return sum < WITHIN_N ? &a->encl[sum] : sum == ACC_SYNTH_OUTSIDE ? &a->synth_ms.outside_ns : &a->gpu_ms.outside_ns;
+}
+
+static int acc_add(struct acc *a, int sum, double v)
+{
+    if (!a->defer) {
+        *acc_sum(a, sum) += v;
+        return 0;
+    }
+    if (grow_heap((void **)&a->terms, &a->termcap, a->nterms, sizeof *a->terms, 256))
+        return -1;
+    a->terms[a->nterms++] = (struct acc_term){sum, v};
+    return 0;
+}
+
+static int add_enclosing(const struct unit *un, const struct uphase *up, size_t np, struct acc *a)
 {
     if (un->t[EV_GPU_START] != T_NONE && un->t[EV_GPU_END] != T_NONE)
-        encl[WITHIN_GPU] += (double)(un->t[EV_GPU_END] - un->t[EV_GPU_START]);
+        if (acc_add(a, WITHIN_GPU, (double)(un->t[EV_GPU_END] - un->t[EV_GPU_START])))
+            return -1;
     if (un->t[EV_SYNTH_START] != T_NONE && un->t[EV_SYNTH_END] != T_NONE)
-        encl[WITHIN_SYNTHESIS] += (double)(un->t[EV_SYNTH_END] - un->t[EV_SYNTH_START]);
+        if (acc_add(a, WITHIN_SYNTHESIS, (double)(un->t[EV_SYNTH_END] - un->t[EV_SYNTH_START])))
+            return -1;
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     for (int e = 0; e < EV_N; e++)
         if (un->t[e] != T_NONE) {
@@ -385,7 +419,8 @@ static void add_enclosing(const struct unit *un, const struct uphase *up, size_t
         hi = up[k].end > hi ? up[k].end : hi;
     }
     if (hi > lo)
-        encl[WITHIN_UNIT] += (double)(hi - lo);
+        return acc_add(a, WITHIN_UNIT, (double)(hi - lo));
+    return 0;
 }
 
 /* One consistent unit: its phases, marks, kernel phases and the part of
@@ -393,12 +428,16 @@ static void add_enclosing(const struct unit *un, const struct uphase *up, size_t
 static int walk_unit(const struct run *r, struct run_result *res, uint32_t u, struct acc *a)
 {
     const struct unit *un = &r->units[u];
-    check_reported(r, u, "synth_ms", EV_SYNTH_START, EV_SYNTH_END, &a->synth_ms);
-    check_reported(r, u, "gpu_ms", EV_GPU_START, EV_GPU_END, &a->gpu_ms);
+    double xs, xg;
+    check_reported(r, u, "synth_ms", EV_SYNTH_START, EV_SYNTH_END, &a->synth_ms, &xs);
+    check_reported(r, u, "gpu_ms", EV_GPU_START, EV_GPU_END, &a->gpu_ms, &xg);
+    if ((xs != 0 && acc_add(a, ACC_SYNTH_OUTSIDE, xs)) || (xg != 0 && acc_add(a, ACC_GPU_OUTSIDE, xg)))
+        return -1;
     size_t np = unit_phases(r, u, &a->up, &a->upcap), ng = 0;
     if (np == (size_t)-1)
         return -1;
-    add_enclosing(un, a->up, np, a->encl);
+    if (add_enclosing(un, a->up, np, a))
+        return -1;
     int gpu_phase = un->t[EV_GPU_START] != T_NONE && un->t[EV_GPU_END] != T_NONE;
     struct device_result *d = gpu_phase ? dev_of(res, un->device) : NULL;
     int kernels = 0;
@@ -644,11 +683,13 @@ static void acc_free(struct acc *a, size_t nd)
     free(a->gidx);
     free(a->gsub);
     free(a->marks);
+    free(a->terms);
 }
 
-/* The walk over units [u0, u1), into its own acc. */
+/* The walk over units [u0, u1), into its own acc (a cache line of its
+ * own: each thread writes its half's sums and counts unit after unit). */
 struct walk_half {
-    const struct run *r;
+    _Alignas(64) const struct run *r;
     struct run_result *res; /* read: the devices and the kernel's name */
     struct acc a;
     uint32_t u0, u1;
@@ -658,9 +699,11 @@ struct walk_half {
 static void walk_range(void *p)
 {
     struct walk_half *h = p;
-    for (uint32_t u = h->u0; u < h->u1 && h->rc == 0; u++)
+    int rc = 0;
+    for (uint32_t u = h->u0; u < h->u1 && rc == 0; u++)
         if (!(h->r->units[u].flags & U_CONTRA))
-            h->rc = walk_unit(h->r, h->res, u, &h->a);
+            rc = walk_unit(h->r, h->res, u, &h->a);
+    h->rc = rc;
 }
 
 static void checks_join(struct reported_check *a, const struct reported_check *b)
@@ -669,16 +712,15 @@ static void checks_join(struct reported_check *a, const struct reported_check *b
         a->first_line = b->first_line, a->first_reported = b->first_reported, a->first_timed = b->first_timed;
     a->checked += b->checked;
     a->disagree += b->disagree;
-    a->outside += b->outside;
-    a->outside_ns += b->outside_ns;
+    a->outside += b->outside; /* outside_ns: b's terms, added by acc_join */
 }
 
 /* The second half's walk (units after the first's) joined onto the
  * first's, as one walk over all of them would have left it: each group's
- * lengths appended (make_rows sorts them), the sums added, the marks and
- * the first disagreement in unit order.  (A half's sums of whole ns in
- * doubles are exact below 2^53 ns, 104 days: added in two parts they are
- * the same numbers.) */
+ * lengths appended (make_rows sorts them), the integer sums added, the
+ * second half's terms of the sums of doubles added one by one in unit
+ * order (struct acc's terms), the marks and the first disagreement in unit
+ * order. */
 static int acc_join(struct acc *a, struct acc *b, size_t nd)
 {
     for (size_t k = 0; k < b->ng; k++) {
@@ -717,8 +759,8 @@ static int acc_join(struct acc *a, struct acc *b, size_t nd)
     for (size_t m = 0; m < b->nmarks; m++)
         if (add_mark(a, b->marks[m].name, b->marks[m].count))
             return -1;
-    for (int w = 0; w < WITHIN_N; w++)
-        a->encl[w] += b->encl[w];
+    for (size_t k = 0; k < b->nterms; k++) /* in unit order, after the first half's */
+        *acc_sum(a, b->terms[k].sum) += b->terms[k].v;
     a->any_gpu_sub |= b->any_gpu_sub;
     checks_join(&a->synth_ms, &b->synth_ms);
     checks_join(&a->gpu_ms, &b->gpu_ms);
@@ -743,6 +785,7 @@ int analyze_phase(struct scratch_pool *sp, const struct run *r, struct run_resul
     int rc = acc_init(&h[0].a, sp, nd);
     if (two && acc_init(&h[1].a, sp, nd))
         rc = -1;
+    h[1].a.defer = 1;
     if (rc == 0 && two)
         par_two(walk_range, &h[0], &h[1]);
     else if (rc == 0)

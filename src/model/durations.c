@@ -1100,6 +1100,8 @@ static int tally(struct place *P)
                 if (o == E_SPAWN && e + 1 < P->n) /* spawn_phases: its first two */
                     names_want(&nf, &P->dl[e]), names_want(&nf, &P->dl[e + 1]);
             }
+            if (o >= 0) /* a call's all the same (none today: the scanner's spawn lines are whole) */
+                names_want(&nf, &P->dl[e]);
             prev_line = P->dl[e].line;
             continue;
         }

@@ -348,7 +348,7 @@ static int add_occ(struct acc *a, uint32_t name, int within, uint32_t u, int64_t
     if (g < 0)
         return -1;
     struct group *x = &a->g[g];
-    if (grow_array((void **)&x->d, &x->cap, x->n + 1, sizeof *x->d)) /* millions: huge pages */
+    if (grow_array_flat((void **)&x->d, &x->cap, x->n + 1, sizeof *x->d)) /* millions, in order */
         return -1;
     x->d[x->n++] = end - start;
     if (x->cover_unit != u) {
@@ -734,7 +734,7 @@ static int acc_join(struct acc *a, struct acc *b, size_t nd)
         int64_t *d = y->d;
         if (x->d) {
             cap = x->cap * sizeof *x->d;
-            d = big_append(x->d, x->n * sizeof *x->d, &cap, y->d, y->n * sizeof *x->d, y->cap * sizeof *x->d);
+            d = big_append_flat(x->d, x->n * sizeof *x->d, &cap, y->d, y->n * sizeof *x->d, y->cap * sizeof *x->d);
         }
         if (y->d && !d)
             return -1;

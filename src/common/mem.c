@@ -19,10 +19,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-static void advise(void *p, size_t n)
+static void advise(void *p, size_t n, int huge)
 {
 #ifdef MADV_HUGEPAGE
-    if (n >= (2u << 20))
+    if (huge && n >= (2u << 20))
         madvise(p, n, MADV_HUGEPAGE);
 #else
     (void)p;
@@ -61,7 +61,7 @@ static void *map_fresh(size_t n)
     return q;
 }
 
-void *big_alloc(size_t n)
+static void *alloc_pages(size_t n, int huge)
 {
     if (n == 0)
         n = 1;
@@ -69,8 +69,18 @@ void *big_alloc(size_t n)
         return calloc(1, n);
     void *p = map_fresh(n);
     if (p)
-        advise(p, n);
+        advise(p, n, huge);
     return p;
+}
+
+void *big_alloc(size_t n)
+{
+    return alloc_pages(n, 1);
+}
+
+void *big_alloc_flat(size_t n)
+{
+    return alloc_pages(n, 0);
 }
 
 void *big_alloc_full(size_t n)
@@ -80,17 +90,17 @@ void *big_alloc_full(size_t n)
     void *p = map_fresh(n);
     if (!p)
         return NULL;
-    advise(p, n);
+    advise(p, n, 1);
 #ifdef MADV_POPULATE_WRITE
     madvise(p, n, MADV_POPULATE_WRITE); /* Linux 5.14+; else the pages come as touched */
 #endif
     return p;
 }
 
-void *big_realloc(void *old, size_t old_n, size_t n)
+static void *realloc_pages(void *old, size_t old_n, size_t n, int huge)
 {
     if (!old)
-        return big_alloc(n);
+        return alloc_pages(n, huge);
     if (old_n < BIG_MIN) {
         if (n < BIG_MIN) {
             char *p = realloc(old, n);
@@ -98,7 +108,7 @@ void *big_realloc(void *old, size_t old_n, size_t n)
                 memset(p + old_n, 0, n - old_n);
             return p;
         }
-        char *p = big_alloc(n);
+        char *p = alloc_pages(n, huge);
         if (p) {
             memcpy(p, old, old_n);
             free(old);
@@ -114,15 +124,20 @@ void *big_realloc(void *old, size_t old_n, size_t n)
 #endif
     if (p == MAP_FAILED) {
         /* no room to remap (or ThreadSanitizer): copy */
-        p = big_alloc(n);
+        p = alloc_pages(n, huge);
         if (!p)
             return NULL;
         memcpy(p, old, old_n < n ? old_n : n);
         munmap(old, old_n);
         return p;
     }
-    advise(p, n);
+    advise(p, n, huge);
     return p;
+}
+
+void *big_realloc(void *old, size_t old_n, size_t n)
+{
+    return realloc_pages(old, old_n, n, 1);
 }
 
 static size_t page_up(size_t n, size_t page)
@@ -138,7 +153,7 @@ static size_t page_up(size_t n, size_t page)
  * move of 4 KiB pages splits huge ones, and in one VM the first scan of
  * pages moved that way cost 40-120 ms per 26 MB (docs/bench.md); then b
  * is copied. */
-void *big_append(void *a, size_t an, size_t *acap, void *b, size_t bn, size_t bcap)
+static void *append_pages(void *a, size_t an, size_t *acap, void *b, size_t bn, size_t bcap, int huge)
 {
     size_t pg = (size_t)sysconf(_SC_PAGESIZE), g = HUGE_PAGE;
 #if defined(WF_TSAN)
@@ -158,7 +173,7 @@ void *big_append(void *a, size_t an, size_t *acap, void *b, size_t bn, size_t bc
     }
     if (!move) {
         if (an + bn > *acap) {
-            void *na = big_realloc(a, *acap, an + bn);
+            void *na = realloc_pages(a, *acap, an + bn, huge);
             if (!na)
                 return NULL;
             a = na, *acap = an + bn;
@@ -174,8 +189,18 @@ void *big_append(void *a, size_t an, size_t *acap, void *b, size_t bn, size_t bc
         memcpy((char *)a + a0, b, tail + bn); /* a has the room: copy after all */
         munmap(b, blen);
     }
-    advise(a, alen);
+    advise(a, alen, huge);
     return a;
+}
+
+void *big_append(void *a, size_t an, size_t *acap, void *b, size_t bn, size_t bcap)
+{
+    return append_pages(a, an, acap, b, bn, bcap, 1);
+}
+
+void *big_append_flat(void *a, size_t an, size_t *acap, void *b, size_t bn, size_t bcap)
+{
+    return append_pages(a, an, acap, b, bn, bcap, 0);
 }
 
 void big_free(void *p, size_t n)
@@ -316,17 +341,27 @@ int grow_heap(void **p, size_t *cap, size_t n, size_t elem, size_t first)
     return 0;
 }
 
-int grow_array(void **p, size_t *cap, size_t need, size_t elem)
+static int grow_pages(void **p, size_t *cap, size_t need, size_t elem, int huge)
 {
     if (need <= *cap)
         return 0;
     size_t ncap = *cap ? *cap : 1024;
     while (ncap < need)
         ncap *= 2;
-    void *n = big_realloc(*p, *cap * elem, ncap * elem);
+    void *n = realloc_pages(*p, *cap * elem, ncap * elem, huge);
     if (!n)
         return -1;
     *p = n;
     *cap = ncap;
     return 0;
+}
+
+int grow_array(void **p, size_t *cap, size_t need, size_t elem)
+{
+    return grow_pages(p, cap, need, elem, 1);
+}
+
+int grow_array_flat(void **p, size_t *cap, size_t need, size_t elem)
+{
+    return grow_pages(p, cap, need, elem, 0);
 }

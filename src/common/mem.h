@@ -6,6 +6,9 @@
  * such access misses the TLB, and in a virtual machine a TLB miss walks two
  * page tables; on huge pages it mostly does not.  Measured on a 1 GiB log:
  * huge pages took the read from 1.4 s to 0.55 s.  Memory comes zeroed.
+ * Arrays written and read in order need them less, and in this VM a huge
+ * page's first touch is not always the same price: those take small pages
+ * (big_alloc_flat).
  */
 #ifndef MEM_H
 #define MEM_H
@@ -14,6 +17,13 @@
 #include <stddef.h>
 
 void *big_alloc(size_t n);
+/* The same on small pages: for arrays written once in order and read
+ * mostly in order (a daemon's millions of duration entries, the arrays of
+ * their placement), where huge pages save few TLB misses, and where in
+ * this VM a huge page's first touch cost three times as much in some runs
+ * as in others (the host making it anew), small pages' the same in all
+ * (docs/bench.md, thirteenth session). */
+void *big_alloc_flat(size_t n);
 /* The same, its pages made at once (for a table that will be touched all
  * over, such as a hash index: one fault instead of one per page, and no
  * zero page to copy on the first write after a read). */
@@ -28,6 +38,7 @@ void big_free(void *p, size_t n);
  * place: a caller that appends several arrays gives a the room for all
  * of them first (a big_alloc of their sum: addresses, not memory). */
 void *big_append(void *a, size_t an, size_t *acap, void *b, size_t bn, size_t bcap);
+void *big_append_flat(void *a, size_t an, size_t *acap, void *b, size_t bn, size_t bcap); /* for flat arrays */
 
 /* Make room for one more element of elem bytes in a malloc'd array of
  * *cap (doubling, from first): for the small tables that grow one entry
@@ -37,6 +48,7 @@ int grow_heap(void **p, size_t *cap, size_t n, size_t elem, size_t first);
 /* Make room for need elements of elem bytes in a big_alloc'd array of
  * *cap (doubling, from 1024).  0, or -1 when out of memory. */
 int grow_array(void **p, size_t *cap, size_t need, size_t elem);
+int grow_array_flat(void **p, size_t *cap, size_t need, size_t elem); /* on small pages (big_alloc_flat) */
 
 /* Freed big scratch arrays kept for the next one that fits (a few, up to
  * SCRATCH_KEEP_BYTES in all) instead of given back: an analysis makes a

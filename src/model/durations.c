@@ -705,7 +705,7 @@ static int sections(struct place *P)
     size_t nl = P->nlines;
     /* entries < UINT32_MAX (dur_place); room for one an entry: tally takes
      * it over for its list of entries by call, its pages already made */
-    uint32_t *first = P->ent = big_alloc((P->n + 1) * sizeof *first);
+    uint32_t *first = P->ent = big_alloc_flat((P->n + 1) * sizeof *first);
     int *callof = malloc((nl + 1) * sizeof *callof);
     struct dmux *mx = dmux_new(DMUX_PENDING);
     P->closes = malloc((P->closes_cap + 1) * sizeof *P->closes);
@@ -1229,9 +1229,9 @@ int dur_place(struct run *r, struct strtab *strs, struct dline *dl, size_t n, st
         return -1; /* an entry's place is kept in 32 bits: 128 GB of entries */
     struct place P = {.r = r, .strs = strs, .dl = dl, .n = n, .mem = mem};
     int rc = -1;
-    /* millions of entries: their arrays on huge pages (mem.h) */
-    P.kid = big_alloc(n * sizeof *P.kid);
-    P.own = big_alloc(n * sizeof *P.own);
+    /* millions of entries, each array read in order: small pages (mem.h, big_alloc_flat) */
+    P.kid = big_alloc_flat(n * sizeof *P.kid);
+    P.own = big_alloc_flat(n * sizeof *P.own);
     P.ucall = calloc(r->nunits + 1, sizeof *P.ucall);
     P.uspawn = calloc(r->nunits + 1, sizeof *P.uspawn);
     P.uenter = malloc((r->nunits + 1) * sizeof *P.uenter);
@@ -1239,7 +1239,7 @@ int dur_place(struct run *r, struct strtab *strs, struct dline *dl, size_t n, st
     P.pname = calloc(strs->n + 1, sizeof *P.pname);
     if (!P.kid || !P.own || !P.ucall || !P.uspawn || !P.uenter || !P.byS || !P.pname || classify(&P))
         goto out;
-    P.c = big_alloc((P.ccap + 1) * sizeof *P.c); /* a call per opening line */
+    P.c = big_alloc_flat((P.ccap + 1) * sizeof *P.c); /* a call per opening line */
     if (!P.c)
         goto out;
     if (by_gpu_start(&P) || sections(&P) || sections_to_units(&P) || around(&P))

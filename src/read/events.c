@@ -896,7 +896,7 @@ int evpart_dur(struct evpart *p, const struct scan_dur *d, int kind, uint64_t li
             p->diag.oom = 1;
             return -1;
         }
-        if (grow_array((void **)&u->list, &u->cap, u->n + 1, sizeof *u->list)) { /* millions: huge pages */
+        if (grow_array_flat((void **)&u->list, &u->cap, u->n + 1, sizeof *u->list)) { /* millions, in order */
             p->diag.oom = 1;
             return -1;
         }

@@ -426,12 +426,12 @@ static int dur_take(struct model *m, struct dur_acc *a, struct evpart *p, uint64
         a->v = d->list, a->n = d->n, a->cap = d->cap;
     } else {
         if (!a->v) { /* room for every part's, so that pages moved in never need a to grow (mem.h) */
-            if (!(a->v = big_alloc(a->room * sizeof *a->v)))
+            if (!(a->v = big_alloc_flat(a->room * sizeof *a->v)))
                 return -1;
             a->cap = a->room;
         }
         size_t cap = a->cap * sizeof *a->v;
-        struct dline *v = big_append(a->v, a->n * sizeof *v, &cap, d->list, d->n * sizeof *v, d->cap * sizeof *v);
+        struct dline *v = big_append_flat(a->v, a->n * sizeof *v, &cap, d->list, d->n * sizeof *v, d->cap * sizeof *v);
         if (!v)
             return -1;
         a->v = v, a->cap = cap / sizeof *v, a->n += d->n;

@@ -203,6 +203,18 @@ void *big_append_flat(void *a, size_t an, size_t *acap, void *b, size_t bn, size
     return append_pages(a, an, acap, b, bn, bcap, 0);
 }
 
+void big_prefault(void *p, size_t from, size_t to)
+{
+#ifdef MADV_POPULATE_WRITE
+    if (p && to > from)
+        madvise((char *)p + from, to - from, MADV_POPULATE_WRITE);
+#else
+    (void)p;
+    (void)from;
+    (void)to;
+#endif
+}
+
 void big_free(void *p, size_t n)
 {
     if (!p)

@@ -50,6 +50,13 @@ int grow_heap(void **p, size_t *cap, size_t n, size_t elem, size_t first);
 int grow_array(void **p, size_t *cap, size_t need, size_t elem);
 int grow_array_flat(void **p, size_t *cap, size_t need, size_t elem); /* on small pages (big_alloc_flat) */
 
+/* Make the pages of bytes [from, to) of a big array (of BIG_MIN bytes or
+ * more; from a multiple of the page size) now, in one call instead of a
+ * fault each: for an array filled in order, a few MiB ahead of where it is
+ * written.  Nothing is written.  A kernel without MADV_POPULATE_WRITE
+ * (Linux 5.14) makes them as they are touched, as before. */
+void big_prefault(void *p, size_t from, size_t to);
+
 /* Freed big scratch arrays kept for the next one that fits (a few, up to
  * SCRATCH_KEEP_BYTES in all) instead of given back: an analysis makes a
  * dozen arrays of a few bytes a unit one after another, and in this VM

@@ -847,7 +847,7 @@ void evpart_drop_events(struct evpart *p)
     p->extra.n = p->extra.cap = 0;
     big_free(p->durs.list, p->durs.cap * sizeof *p->durs.list);
     p->durs.list = NULL;
-    p->durs.n = p->durs.cap = 0;
+    p->durs.n = p->durs.cap = p->durs.made = 0;
 }
 
 void evpart_free(struct evpart *p)
@@ -864,6 +864,11 @@ void evpart_free(struct evpart *p)
     strtab_free(&p->extra.strs);
     memset(p, 0, sizeof *p);
 }
+
+/* The entries' pages are made this many bytes at a time (a multiple of
+ * the page size, and more than BIG_MIN: the list is then mapped, not on
+ * the heap). */
+#define DUR_PREFAULT (4u << 20)
 
 int evpart_dur(struct evpart *p, const struct scan_dur *d, int kind, uint64_t line)
 {
@@ -899,6 +904,12 @@ int evpart_dur(struct evpart *p, const struct scan_dur *d, int kind, uint64_t li
         if (grow_array_flat((void **)&u->list, &u->cap, u->n + 1, sizeof *u->list)) { /* millions, in order */
             p->diag.oom = 1;
             return -1;
+        }
+        size_t bytes = u->cap * sizeof *u->list, at = u->n * sizeof *u->list;
+        if (bytes >= DUR_PREFAULT && at >= u->made) { /* the next pages at once (the cuzk log's readers: 0.376 -> 0.356 s) */
+            size_t to = u->made + DUR_PREFAULT < bytes ? u->made + DUR_PREFAULT : bytes;
+            big_prefault(u->list, u->made, to);
+            u->made = to;
         }
         int16_t tid = spawn ? DL_SPAWN : (int16_t)(d->tid > INT16_MAX ? INT16_MAX : d->tid);
         u->list[u->n++] = (struct dline){.line = line, .t_prev = u->seen ? u->last_t : T_NONE, .ms = v, .tid = tid,

@@ -208,6 +208,7 @@ struct ev_extras {
 struct ev_durs {
     struct dline *list;
     size_t n, cap;
+    size_t made; /* the list's bytes whose pages are made (big_prefault) */
     int64_t last_t; /* the last record's time so far (T_NONE: none yet) */
     uint8_t last_wall, seen;
     size_t next_from;   /* entries [next_from, n) wait for the next record (dline's next_us) */

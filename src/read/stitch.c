@@ -437,7 +437,7 @@ static int dur_take(struct model *m, struct dur_acc *a, struct evpart *p, uint64
         a->v = v, a->cap = cap / sizeof *v, a->n += d->n;
     }
     d->list = NULL;
-    d->n = d->cap = 0;
+    d->n = d->cap = d->made = 0;
     return 0;
 }
 

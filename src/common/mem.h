@@ -17,7 +17,9 @@
 #include <stddef.h>
 
 void *big_alloc(size_t n);
-/* The same on small pages: for arrays written once in order and read
+/* The same without asking for huge pages (where transparent huge pages
+ * are "madvise", as on Debian, it gets small ones; "always" gives huge
+ * ones all the same): for arrays written once in order and read
  * mostly in order (a daemon's millions of duration entries, the arrays of
  * their placement), where huge pages save few TLB misses, and where in
  * this VM a huge page's first touch cost three times as much in some runs
@@ -54,7 +56,8 @@ int grow_array_flat(void **p, size_t *cap, size_t need, size_t elem); /* on smal
  * more; from a multiple of the page size) now, in one call instead of a
  * fault each: for an array filled in order, a few MiB ahead of where it is
  * written.  Nothing is written.  A kernel without MADV_POPULATE_WRITE
- * (Linux 5.14) makes them as they are touched, as before. */
+ * (Linux 5.14) makes them as they are touched, as before.  The range is
+ * the caller's to keep within the array: it is not checked. */
 void big_prefault(void *p, size_t from, size_t to);
 
 /* Freed big scratch arrays kept for the next one that fits (a few, up to

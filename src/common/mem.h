@@ -18,8 +18,8 @@
 
 void *big_alloc(size_t n);
 /* The same without asking for huge pages (where transparent huge pages
- * are "madvise", as on Debian, it gets small ones; "always" gives huge
- * ones all the same): for arrays written once in order and read
+ * are "madvise", as on the machine measured, it gets small ones;
+ * "always" gives huge ones all the same): for arrays written once in order and read
  * mostly in order (a daemon's millions of duration entries, the arrays of
  * their placement), where huge pages save few TLB misses, and where in
  * this VM a huge page's first touch cost three times as much in some runs

@@ -1008,6 +1008,13 @@ static int names_first(struct place *P, struct names_first *nf, const size_t *at
     return 0;
 }
 
+/* How many phases unit u makes: its call's entries (ent[at[c]..at[c + 1])),
+ * and its spawn line's first two. */
+static size_t unit_nph(const struct place *P, const size_t *at, size_t u)
+{
+    return (P->ucall[u] ? at[P->ucall[u]] - at[P->ucall[u] - 1] : 0) + (P->uspawn[u] ? 2 : 0);
+}
+
 /* Units [u0, u1): each one's phases written over its entries, and where
  * each goes among the run's (dest: the cycle of moves below). */
 struct phase_half {
@@ -1031,7 +1038,7 @@ static void unit_phases_range(void *arg)
     for (size_t u = h->u0; rc == 0 && u < h->u1; u++) {
         if (!(P->ucall[u] || P->uspawn[u]))
             continue;
-        size_t ci = P->ucall[u] - 1, m = (P->ucall[u] ? at[ci + 1] - at[ci] : 0) + (P->uspawn[u] ? 2 : 0);
+        size_t ci = P->ucall[u] - 1, m = unit_nph(P, at, u);
         if (m > lcap) {
             uint32_t *nl = realloc(lst, m * sizeof *nl);
             if (!nl) {
@@ -1130,17 +1137,16 @@ static int tally(struct place *P)
     /* each call's entries, in line order */
     uint32_t *ent = P->ent;
     int rc = 0;
-    for (size_t ci = 0; rc == 0 && ci < P->nc; ci++)
+    for (size_t ci = 0; ci < P->nc; ci++)
         at[ci + 1] += at[ci];
-    for (size_t e = 0; rc == 0 && e < P->n; e++)
+    for (size_t e = 0; e < P->n; e++)
         if (P->own[e] >= 0)
             ent[at[P->own[e]]++] = (uint32_t)e;
-    for (size_t ci = P->nc; rc == 0 && ci > 0; ci--) /* at[ci] is now where call ci ends */
+    for (size_t ci = P->nc; ci > 0; ci--) /* at[ci] is now where call ci ends */
         at[ci] = at[ci - 1];
-    if (at)
-        at[0] = 0;
+    at[0] = 0;
     size_t nph = 0;
-    for (size_t ci = 0; rc == 0 && ci < P->nc; ci++) {
+    for (size_t ci = 0; ci < P->nc; ci++) {
         d->calls++;
         if (P->c[ci].unit != UINT32_MAX) {
             d->units++;
@@ -1154,7 +1160,7 @@ static int tally(struct place *P)
      * unit order.  Entries are read before they are overwritten, but for
      * a tail_msm's end, its line's gpu_total (the next entry, maybe given
      * first): kept in its own entry's t_prev, which is no longer read. */
-    for (size_t e = 0; rc == 0 && e < P->n; e++)
+    for (size_t e = 0; e < P->n; e++)
         if (P->kid[e] == K_TAIL)
             P->dl[e].t_prev = e + 1 < P->n && P->dl[e + 1].line == P->dl[e].line &&
                                       P->kid[e + 1] == K_GPU_TOTAL
@@ -1162,7 +1168,7 @@ static int tally(struct place *P)
                                   : -1;
     struct dphase *ph = (struct dphase *)(void *)P->dl;
     uint32_t *dest = (uint32_t *)P->own; /* each entry's place among the phases (own is read no more) */
-    for (size_t e = 0; rc == 0 && e < P->n; e++)
+    for (size_t e = 0; e < P->n; e++)
         dest[e] = UINT32_MAX;
     if (rc == 0 && nph && !(d->ph_at = malloc((r->nunits + 1) * sizeof *d->ph_at)))
         rc = -1;
@@ -1170,7 +1176,7 @@ static int tally(struct place *P)
     for (size_t u = 0; rc == 0 && nph && u <= r->nunits; u++) { /* where each unit's phases go */
         d->ph_at[u] = k0;
         if (u < r->nunits)
-            k0 += (P->ucall[u] ? at[P->ucall[u]] - at[P->ucall[u] - 1] : 0) + (P->uspawn[u] ? 2 : 0);
+            k0 += unit_nph(P, at, u);
     }
     /* Each unit's phases made over its entries, on two threads where there
      * are millions: the units' entries are apart, and so are their places

@@ -108,6 +108,13 @@ python3 "$GEN" "$T/two.log" "$T/two.truth" --workers 2 --seed 2 || bad "gen two"
 against "$T/two.log" "$T/two.truth" two
 py "$T/two.json" "r['durations']['ambiguous'] == 0 and [p for p in r['phases'] if p['name'] == 'mutex_wait'][0]['mean_s'] > 1" &&
     ok || bad "two workers: the mutex waits are read"
+# a line printed outside its section that two calls fit, far apart: given to
+# the earliest, and counted and said as a guess (one worker: never)
+"$W" analyze --no-progress "$T/two.log" >"$T/two.txt" 2>&1
+py "$T/one.json" "r['durations']['guessed'] == 0" &&
+    py "$T/two.json" "0 < r['durations']['guessed'] <= r['durations']['placed']" &&
+    grep -q "of the placed durations given by a guess" "$T/two.txt" && ok ||
+    bad "two workers: the lines given by a guess are counted and said"
 
 # --- noise and ANSI colour around the lines ------------------------------------
 python3 "$GEN" "$T/noise.log" "$T/noise.truth" --workers 2 --noise --seed 3 || bad "gen noise"

@@ -815,8 +815,12 @@ static int around(struct place *P)
         if (role != R_RUN && t != T_NONE) {
             sweep_to(P, &s, t);
             /* The earliest fit wins: two within TOL of each other place the
-             * line within TOL of each other too, so either is as good. */
-            int64_t best = 0;
+             * line within TOL of each other too, so either is as good.
+             * Farther apart (by the calls' rule: over TOL and 5% of the
+             * line's longest value), which unit printed it is a guess: it
+             * is still given, so that the phases' means keep it (the two
+             * units' values swap at most), and counted as guessed. */
+            int64_t best = 0, amin = INT64_MAX, amax = INT64_MIN;
             int32_t bc = -1;
             for (size_t k = 0; k < s.n; k++) {
                 uint32_t u = s.v[k];
@@ -828,9 +832,17 @@ static int around(struct place *P)
                     continue; /* printed before the record that precedes it, or after the one that follows */
                 if (bc < 0 || at - t < best)
                     best = at - t, bc = (int32_t)(c - P->c);
+                amin = at < amin ? at : amin;
+                amax = at > amax ? at : amax;
             }
-            if (bc >= 0)
+            if (bc >= 0) {
                 to = bc;
+                int64_t longest = 0;
+                for (size_t e = i; e < j; e++)
+                    longest = P->dl[e].ms * MS > longest ? P->dl[e].ms * MS : longest;
+                if (amax - amin > TOL && (amax - amin) * 20 > longest)
+                    P->r->dur.guessed += j - i;
+            }
             else if (s.n && role != R_OTHER)
                 to = E_AMBIGUOUS; /* GPU phases were open, but none has a call that fits it */
         }

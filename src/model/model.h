@@ -82,6 +82,8 @@ struct dur_use {
     uint64_t bad_first;        /* the first unreadable line */
     uint64_t values;           /* durations read */
     uint64_t placed;           /* ... placed as phases of a unit */
+    uint64_t guessed;          /* ... of those, printed outside a section that several calls fit, far apart:
+                                * given to the earliest fit (durations.c, around) */
     uint64_t ambiguous;        /* ... of a call that more than one unit could have made */
     uint64_t interleaved;      /* ... of calls whose lines interleave (several GPUs, no device named) */
     uint64_t stray;            /* ... of a call whose opening line is missing */

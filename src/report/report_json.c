@@ -351,11 +351,11 @@ static void durations_json(FILE *f, const struct run_result *res)
 {
     const struct dur_use *d = &res->run->dur;
     fprintf(f, ", \"durations\": {\"source\": \"CUZK_TIMING\", \"lines\": %llu, \"values\": %llu, \"placed\": %llu, "
-               "\"calls\": %llu, \"units\": %llu, \"ambiguous\": %llu, \"interleaved\": %llu, \"stray\": %llu, "
+               "\"guessed\": %llu, \"calls\": %llu, \"units\": %llu, \"ambiguous\": %llu, \"interleaved\": %llu, \"stray\": %llu, "
                "\"outside\": %llu, \"spawn_lines\": %llu, \"spawn_placed\": %llu, \"messages\": %llu, "
                "\"ntt_h_lines\": %llu, \"unreadable\": %llu, \"first_unreadable_line\": ",
             (unsigned long long)d->lines, (unsigned long long)d->values, (unsigned long long)d->placed,
-            (unsigned long long)d->calls, (unsigned long long)d->units, (unsigned long long)d->ambiguous,
+            (unsigned long long)d->guessed, (unsigned long long)d->calls, (unsigned long long)d->units, (unsigned long long)d->ambiguous,
             (unsigned long long)d->interleaved, (unsigned long long)d->stray, (unsigned long long)d->outside,
             (unsigned long long)d->spawn_lines, (unsigned long long)d->spawn_placed, (unsigned long long)d->info,
             (unsigned long long)d->ntt, (unsigned long long)d->bad);

@@ -252,6 +252,10 @@ static void durations_text(FILE *f, const struct run *r, const struct paint *p)
         fprintf(f, "  %s%-22s %llu spawn lines not given to a unit (no GPU phase of their worker and partition open, "
                    "or its call's section does not fit the entry the line gives)%s\n",
                 p->yellow, "", (unsigned long long)(d->spawn_lines - d->spawn_placed), p->off);
+    if (d->guessed)
+        fprintf(f, "  %s%-22s %llu of the placed durations given by a guess: printed outside a section, they fit "
+                   "several calls that place them over 3 ms and 5%% of the value apart, and the earliest took them%s\n",
+                p->yellow, "", (unsigned long long)d->guessed, p->off);
     uint64_t lost = d->ambiguous + d->interleaved + d->stray;
     if (lost)
         fprintf(f, "  %s%-22s %llu durations not given to a unit: %llu of calls no one open GPU phase fits (two could, "

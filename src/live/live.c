@@ -638,7 +638,7 @@ static int dur_cands(struct live *l, const struct live_sect *c, size_t *n)
         struct dur_cand *nc = realloc(l->dcand, cap * sizeof *nc);
         if (nc)
             l->dcand = nc;
-        int64_t *ns = nc ? realloc(l->dscratch, cap * sizeof *ns) : NULL;
+        int64_t *ns = nc ? realloc(l->dscratch, 2 * cap * sizeof *ns) : NULL; /* and dur_try's ends */
         if (!ns)
             return -1;
         l->dscratch = ns;
@@ -654,12 +654,25 @@ static int dur_cands(struct live *l, const struct live_sect *c, size_t *n)
     uint64_t lastq[256];
     for (int w = 0; w < 256; w++)
         lastS[w] = INT64_MIN, lastq[w] = 0;
+    /* and each worker's first GPU_START after it (INT64_MAX: none read
+     * yet): the worker awaited its last unit's call before it, so a unit
+     * with no GPU_END (a failed call's) ends its call by then (durations.c) */
+    int64_t nextS[256];
+    for (int w = 0; w < 256; w++)
+        nextS[w] = INT64_MAX;
     for (size_t g = 0; g < l->ngs; g++) {
         const struct live_unit *x = l->gs[g];
         int w = x->u.worker;
         int64_t S = x->u.t[EV_GPU_START];
         if (w >= 0 && w < 256 && S <= c->t_pos && (S > lastS[w] || (S == lastS[w] && x->seq > lastq[w])))
             lastS[w] = S, lastq[w] = x->seq;
+    }
+    for (size_t g = 0; g < l->ngs; g++) {
+        const struct live_unit *x = l->gs[g];
+        int w = x->u.worker;
+        int64_t S = x->u.t[EV_GPU_START];
+        if (w >= 0 && w < 256 && (S > lastS[w] || (S == lastS[w] && x->seq > lastq[w])) && S < nextS[w])
+            nextS[w] = S;
     }
     for (size_t g = 0; g < l->ngs; g++) {
         const struct live_unit *x = l->gs[g];
@@ -670,6 +683,8 @@ static int dur_cands(struct live *l, const struct live_sect *c, size_t *n)
         if (E == T_NONE && w >= 0 && w < 256 && (lastS[w] > S || (lastS[w] == S && lastq[w] > x->seq)))
             continue;
         struct live_unlock *ut = c->multi && !(x->u.flags & U_DEVSET) ? NULL : dur_unlock(l, x->u.device);
+        if (E == T_NONE && w >= 0 && w < 256 && nextS[w] != INT64_MAX)
+            E = nextS[w];
         struct dur_cand d = {S, E, ut ? ut->t : T_NONE, ut ? ut->hi : INT64_MAX, (uint32_t)slot_of_unit(l, x)};
         size_t k = (*n)++; /* in slot order, as a scan of the table met them (ties go by it) */
         for (; k > 0 && l->dcand[k - 1].id > d.id; k--)
@@ -685,12 +700,13 @@ static int dur_cands(struct live *l, const struct live_sect *c, size_t *n)
 static int dur_try(struct live *l, const struct dur_sect *s, size_t n, int64_t floor, int dir, int64_t *d)
 {
     struct dur_cand *c = l->dcand;
+    int64_t *was = l->dscratch + l->dcap; /* (an end that is its worker's next GPU_START, dur_cands, is known) */
     for (size_t k = 0; dir && k < n; k++)
-        if (l->tab[c[k].id]->u.t[EV_GPU_END] == T_NONE)
+        if ((was[k] = c[k].end) == T_NONE)
             c[k].end = floor + (dir > 0 ? (int64_t)c[k].id : (int64_t)(l->mask - c[k].id));
     int k = dur_choose(s, c, n, d, l->dscratch);
     for (size_t q = 0; dir && q < n; q++)
-        c[q].end = l->tab[c[q].id]->u.t[EV_GPU_END];
+        c[q].end = was[q];
     return k;
 }
 

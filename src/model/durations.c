@@ -608,9 +608,29 @@ static int sections_to_units(struct place *P)
     struct unlock ul[64];
     size_t nul = 0, ncloses = P->ncloses;
     const uint64_t *closes = P->closes;
+    /* Each unit's worker's next GPU_START (T_NONE: none): the worker awaits
+     * its call before it, so a unit with no GPU_END (a failed call's: the
+     * engine prints none) ends its call by then (workers 0-255, as watch) */
+    int64_t *next_start = malloc((P->r->nunits + 1) * sizeof *next_start);
     int rc = -1;
-    if (!s.v || !s.d || !cand)
+    if (!s.v || !s.d || !cand || !next_start)
         goto out;
+    {
+        uint32_t lastu[256];
+        for (int w = 0; w < 256; w++)
+            lastu[w] = UINT32_MAX;
+        for (size_t u = 0; u < P->r->nunits; u++)
+            next_start[u] = T_NONE;
+        for (size_t i = 0; i < P->nbyS; i++) {
+            uint32_t u = P->byS[i];
+            int32_t w = P->r->units[u].worker;
+            if (w < 0 || w >= 256)
+                continue;
+            if (lastu[w] != UINT32_MAX)
+                next_start[lastu[w]] = gs(P, u);
+            lastu[w] = u;
+        }
+    }
     for (size_t ci = 0; ci < P->nc; ci++) {
         struct call *c = &P->c[ci];
         if (c->interleaved || c->t_pos == T_NONE)
@@ -622,7 +642,8 @@ static int sections_to_units(struct place *P)
             if (P->ucall[u])
                 continue;
             struct unlock *ut = dev_unlock(P, c, ul, &nul, u);
-            cand[nc++] = (struct dur_cand){gs(P, u), ge(P, u), ut ? ut->t : T_NONE, ut ? ut->hi : INT64_MAX, u};
+            int64_t end = ge(P, u) != T_NONE ? ge(P, u) : next_start[u];
+            cand[nc++] = (struct dur_cand){gs(P, u), end, ut ? ut->t : T_NONE, ut ? ut->hi : INT64_MAX, u};
         }
         struct dur_sect sect = {val(c, K_PRE_LOCK), val(c, K_MUTEX_WAIT), held_of(c), c->v[K_MUTEX_WAIT] >= 2,
                                 c->t_pos};
@@ -663,6 +684,7 @@ out:
     free(s.v);
     free(s.d);
     free(cand);
+    free(next_start);
     return rc;
 }
 

@@ -265,6 +265,19 @@ py "$T/rvn.json" "r['durations']['units'] == r['durations']['calls'] == 120 and 
 grep -q '^  bottleneck     gpu: the GPU is busy 100.0% of its window' "$T/rvk.txt" &&
     grep -q 'kernel utilization above is of the devices that have it; the bottleneck is judged on the GPU phase' "$T/rvk.txt" &&
     ok || bad "review, known and partial devices: $(grep -E 'bottleneck|not known' "$T/rvk.txt")"
+# a restart: the lines with no duration (messages, CUZK_NTT_H, unreadable)
+# are counted in the run that holds them, not all in the first; read in one
+# range and in four
+for th in 1 4; do
+    WATERFALL_READ_THREADS=$th "$W" analyze --json --no-progress "$R/restart-counts.log" >"$T/rc$th.json" 2>/dev/null
+    python3 -c "
+import json, sys
+rs = json.load(open(sys.argv[1]))['runs']
+got = [(r['durations']['messages'], r['durations']['ntt_h_lines'], r['durations']['unreadable'],
+        r['durations']['first_unreadable_line'], r['durations']['lines']) for r in rs]
+sys.exit(0 if got == [(2, 0, 0, None, 202), (2, 20, 1, 462, 222)] else print(got) or 1)" "$T/rc$th.json" &&
+        ok || bad "a restart's counted lines, each in its run ($th read threads)"
+done
 # four workers on one GPU whose first call fails (no GPU_END, no spawn
 # line; its worker starts another unit at once): its section is its unit's,
 # which ends its call by its worker's next GPU_START (it ranked last, as

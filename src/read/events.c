@@ -848,6 +848,9 @@ void evpart_drop_events(struct evpart *p)
     big_free(p->durs.list, p->durs.cap * sizeof *p->durs.list);
     p->durs.list = NULL;
     p->durs.n = p->durs.cap = p->durs.made = 0;
+    free(p->durs.counted);
+    p->durs.counted = NULL;
+    p->durs.ncounted = p->durs.counted_cap = 0;
 }
 
 void evpart_free(struct evpart *p)
@@ -874,16 +877,18 @@ int evpart_dur(struct evpart *p, const struct scan_dur *d, int kind, uint64_t li
 {
     struct ev_durs *u = &p->durs;
     u->lines++;
-    if (kind == DUR_INFO) {
-        u->info++;
-        return 0;
-    }
-    if (kind == DUR_NTT) {
-        u->ntt++;
-        return 0;
-    }
-    if (kind != DUR_LINE) {
-        if (!u->bad++)
+    if (kind != DUR_LINE) { /* counted, in the run that holds the line */
+        uint64_t k = kind == DUR_INFO ? EV_COUNTED_INFO : kind == DUR_NTT ? EV_COUNTED_NTT : EV_COUNTED_BAD;
+        if (grow_heap((void **)&u->counted, &u->counted_cap, u->ncounted, sizeof *u->counted, 16)) {
+            p->diag.oom = 1;
+            return -1;
+        }
+        u->counted[u->ncounted++] = line | k << EV_COUNTED_SHIFT;
+        if (k == EV_COUNTED_INFO)
+            u->info++;
+        else if (k == EV_COUNTED_NTT)
+            u->ntt++;
+        else if (!u->bad++)
             u->bad_first = line;
         return 0;
     }

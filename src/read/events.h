@@ -218,7 +218,15 @@ struct ev_durs {
     uint64_t lines, info, bad; /* duration lines; those with no duration; unreadable ones */
     uint64_t ntt;              /* CUZK_NTT_H lines (scan.h, DUR_NTT) */
     uint64_t bad_first;        /* the first unreadable one's line (part-relative) */
+    /* the lines of those three, in order: each its part-relative line,
+     * its kind (DUR_INFO, DUR_NTT, else unreadable) in the top two bits,
+     * so that each is counted in the run that holds it (stitch.c) */
+    uint64_t *counted;
+    size_t ncounted, counted_cap;
 };
+#define EV_COUNTED_SHIFT 62
+#define EV_COUNTED_LINE(x) ((x) & ((UINT64_C(1) << EV_COUNTED_SHIFT) - 1))
+enum { EV_COUNTED_INFO, EV_COUNTED_NTT, EV_COUNTED_BAD };
 
 /* What the part read, for the model's counts and the commands' messages. */
 struct ev_diag {

@@ -373,7 +373,8 @@ struct dur_acc {
     size_t n, cap;
     int64_t last_t;
     uint8_t last_wall, seen;
-    uint64_t info, bad, bad_first, ntt;
+    uint64_t *counted; /* the parts' counted lines (ev_durs), the model's line numbers, in order */
+    size_t ncounted, counted_cap;
     size_t open_from; /* entries [open_from, n) wait for a record (dline's next_us): a later part's first */
     size_t room;      /* every part's entries' capacity, summed (dur_take) */
 };
@@ -385,11 +386,11 @@ struct dur_acc {
 static int dur_take(struct model *m, struct dur_acc *a, struct evpart *p, uint64_t base)
 {
     struct ev_durs *d = &p->durs;
-    if (d->bad && !a->bad)
-        a->bad_first = base + d->bad_first + 1;
-    a->info += d->info;
-    a->ntt += d->ntt;
-    a->bad += d->bad;
+    for (size_t i = 0; i < d->ncounted; i++) {
+        if (grow_heap((void **)&a->counted, &a->counted_cap, a->ncounted, sizeof *a->counted, 16))
+            return -1;
+        a->counted[a->ncounted++] = d->counted[i] + base + 1; /* the line's field only: it is far below 2^62 */
+    }
     uint32_t *ids = d->n ? calloc(p->extra.strs.n + 1, sizeof *ids) : NULL; /* the part's name + 1 -> the model's */
     if (d->n && !ids)
         return -1;
@@ -442,19 +443,32 @@ static int dur_take(struct model *m, struct dur_acc *a, struct evpart *p, uint64
 }
 
 /* Each run of the input [first, m->nruns) places the entries on its lines
- * (those before the first run's first line go to it); the counts of
- * lines with no entry go to the first. */
+ * and counts its lines with no entry (those before the first run's first
+ * line go to it). */
 static int dur_give(struct model *m, struct dur_acc *a, size_t first)
 {
     if (first == m->nruns) {
         m->xorphans += a->n; /* no run: no unit to give them to */
         return 0;
     }
-    m->runs[first].dur.info = a->info;
-    m->runs[first].dur.ntt = a->ntt;
-    m->runs[first].dur.bad = a->bad;
-    m->runs[first].dur.bad_first = a->bad_first;
-    m->runs[first].dur.lines = a->info + a->bad + a->ntt;
+    for (size_t i = 0, k = first; i < a->ncounted; i++) {
+        uint64_t line = EV_COUNTED_LINE(a->counted[i]);
+        while (k + 1 < m->nruns && line >= m->runs[k + 1].first_line)
+            k++;
+        struct dur_use *d = &m->runs[k].dur;
+        d->lines++;
+        switch (a->counted[i] >> EV_COUNTED_SHIFT) {
+        case EV_COUNTED_INFO:
+            d->info++;
+            break;
+        case EV_COUNTED_NTT:
+            d->ntt++;
+            break;
+        default:
+            if (!d->bad++)
+                d->bad_first = line;
+        }
+    }
     if (!a->n)
         return 0;
     /* the runs' phases are written over their entries: the array becomes
@@ -606,6 +620,7 @@ int stitch_add(struct model *m, const char *source, const struct provenance *pro
     if (rc == 0 && dur_give(m, &durs, first))
         rc = -1;
     big_free(durs.v, durs.cap * sizeof *durs.v);
+    free(durs.counted);
     for (size_t i = first; i < m->nruns; i++)
         if (run_finish(&m->runs[i]))
             rc = -1;

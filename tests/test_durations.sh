@@ -289,8 +289,15 @@ py "$T/rv4.json" "r['durations']['units'] == r['durations']['calls'] == 100 and 
 "$W" analyze --json --no-progress "$R/four-workers-failed-call-no-spawn.log" >"$T/rv4n.json" 2>/dev/null
 py "$T/rv4n.json" "r['durations']['units'] == r['durations']['calls'] == 100 and abs(r['kernel_utilization'] - 0.98905) <= 0.005" &&
     ok || bad "review, four workers, failed calls, no spawn lines: $(python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['runs'][0]; print(r['durations']['units'], r['kernel_utilization'])" "$T/rv4n.json")"
+# two GPUs merged into one device (the log names none): one GPU's
+# barrier_wait under the other's kernels is not idle; the kernels less their
+# waits run 0.983 of the window (the log's truth), so the verdict is gpu,
+# not gpu_phase (as when the barriers' sum was subtracted)
+"$W" analyze --json --no-progress "$R/two-gpus-barrier.log" >"$T/rvb.json" 2>/dev/null
+py "$T/rvb.json" "r['bottleneck'] == 'gpu' and abs(r['kernel_utilization'] - 0.99910) <= 0.005" &&
+    ok || bad "review, two GPUs' barriers: $(python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['runs'][0]; print(r['bottleneck'], r['kernel_utilization'])" "$T/rvb.json")"
 for f in two-workers-failed-call three-workers-failed-call three-workers-no-spawn watch-failed-unit partial-empty-phases \
-    known-and-partial four-workers-failed-first-call four-workers-failed-call-no-spawn; do
+    known-and-partial four-workers-failed-first-call four-workers-failed-call-no-spawn two-gpus-barrier; do
     "$W" analyze --json --no-progress "$R/$f.log" >"$T/rv-$f.json" 2>/dev/null
     watch_same "review $f" "$R/$f.log" "$T/rv-$f.json"
 done

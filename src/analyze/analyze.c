@@ -527,9 +527,9 @@ static int rule_at(const struct bn_totals *t, const struct cpu_result *c)
     int64_t in_phase = t->has_kernel ? t->busy_kernel_devs - t->kernel_busy : 0;
     if (t->barrier_busy > 0 && t->has_kernel && t->kernel_window > 0) {
         /* duration lines: gpu_total holds barrier_wait, where the GPU waits
-         * (mutex held) for the host's prep_msm; the device's mutex makes
-         * those waits disjoint, so their sum is their union.  The rule
-         * counts it with the GPU phase's other work. */
+         * (mutex held) for the host's prep_msm; the time in it when no
+         * kernel of the device computes (barrier_idle: on one GPU, their
+         * sum) is idle.  The rule counts it with the GPU phase's other work. */
         util -= t->barrier_busy / (double)t->kernel_window;
         in_phase += (int64_t)t->barrier_busy;
     }

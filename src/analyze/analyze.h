@@ -102,7 +102,8 @@ struct crit_path {
     double kernels;    /* gpu_total's mean, ns */
     double barrier;    /* barrier_wait's mean: inside gpu_total, the GPU waits for prep_msm */
     double prep, bg2;  /* prep_msm's and b_g2_msm's means */
-    double barrier_busy; /* barrier_wait's total, for the bottleneck rule (GPU idle) */
+    double barrier_busy; /* barrier_wait's time with no kernel computing (barrier_idle), for the
+                          * bottleneck rule (GPU idle) */
     int host_bound;    /* prep + bg2 outlast the kernels' own work (kernels - barrier) */
 };
 struct mark_row {
@@ -347,6 +348,16 @@ struct bn_totals {
  * verdicts at it and at its ceiling differ, so that the GPU phase's is
  * given. */
 int bottleneck_rule(const struct bn_totals *t, const struct cpu_result *c, int *on_phase);
+
+/* The time within [lo, hi) that a device's kernels k[0..nk) spend waiting
+ * at barrier_wait, b[0..nb), with none of them computing: each barrier
+ * lies in its own kernel, so the kernels that compute at an instant are
+ * those running less those waiting.  On one GPU (one mutex) the kernels
+ * are disjoint, and this is the barriers' sum; on several GPUs that the
+ * log merges into one device, one GPU's wait under another's kernels is
+ * not idle.  Reorders neither array; -1 when out of memory. */
+int64_t barrier_idle(struct scratch_pool *sp, const struct span *k, size_t nk, const struct span *b, size_t nb,
+                     int64_t lo, int64_t hi);
 
 /* Analyse one run with the options o (NULL: the defaults, keeping
  * everything); 0, or -1 when out of memory. */

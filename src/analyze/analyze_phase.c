@@ -39,6 +39,17 @@ int phase_is_kernel(const struct run_result *res, const struct uphase *p)
     return is_kernel_name(res, s, n);
 }
 
+/* The duration lines' barrier_wait (gpu_tid 0's, as the critical path's
+ * row): the GPU waits in gpu_total for the host's prep_msm. */
+static int is_barrier(const struct run *r, const struct uphase *p)
+{
+    size_t n;
+    if (p->mark || p->within != WITHIN_GPU)
+        return 0;
+    const char *s = uphase_name(r, p, &n);
+    return n == 12 && memcmp(s, "barrier_wait", 12) == 0;
+}
+
 int phase_row_is_kernel(const struct run_result *res, const struct phase_row *row)
 {
     if (row->name == PHASE_UNACCOUNTED)
@@ -122,6 +133,53 @@ static int64_t union_len(struct scratch_pool *sp, struct span *s, size_t n, int6
     if (open)
         total += b - a;
     return total;
+}
+
+int64_t barrier_idle(struct scratch_pool *sp, const struct span *k, size_t nk, const struct span *b, size_t nb,
+                     int64_t lo, int64_t hi)
+{
+    if (!nk || !nb)
+        return 0;
+    /* the four edges' times, each sorted: kernels' starts and ends, barriers' */
+    size_t n[4] = {nk, nk, nb, nb};
+    int64_t *t[4];
+    for (int q = 0; q < 4; q++)
+        t[q] = malloc(n[q] * sizeof *t[q]);
+    int64_t idle = -1;
+    if (!t[0] || !t[1] || !t[2] || !t[3])
+        goto out;
+    for (size_t i = 0; i < nk; i++)
+        t[0][i] = k[i].start, t[1][i] = k[i].end;
+    for (size_t i = 0; i < nb; i++)
+        t[2][i] = b[i].start, t[3][i] = b[i].end;
+    for (int q = 0; q < 4; q++)
+        if (sort_times(sp, t[q], n[q]))
+            goto out;
+    /* a sweep: between two edges, K kernels run and B of them wait */
+    size_t at[4] = {0, 0, 0, 0};
+    int64_t K = 0, B = 0, prev = INT64_MIN;
+    idle = 0;
+    for (;;) {
+        int q = -1;
+        for (int r = 0; r < 4; r++)
+            if (at[r] < n[r] && (q < 0 || t[r][at[r]] < t[q][at[q]]))
+                q = r;
+        if (q < 0)
+            break;
+        int64_t now = t[q][at[q]++];
+        if (K > 0 && B >= K && prev != INT64_MIN) {
+            int64_t x = prev < lo ? lo : prev, y = now > hi ? hi : now;
+            if (y > x)
+                idle += y - x;
+        }
+        prev = now;
+        K += q == 0 ? 1 : q == 1 ? -1 : 0;
+        B += q == 2 ? 1 : q == 3 ? -1 : 0;
+    }
+out:
+    for (int q = 0; q < 4; q++)
+        free(t[q]);
+    return idle;
 }
 
 /* A reported duration in ms ("36512", "3711.5"), in ns; -1 if not a
@@ -282,6 +340,8 @@ struct acc {
     size_t gcap;
     struct span **kspans; /* kernel phases by device */
     size_t *nk, *kc;
+    struct span **bspans; /* barrier_wait phases by device (duration lines: barrier_idle) */
+    size_t *nb, *bc;
     size_t *ku, *gu;      /* by device: units with a kernel phase, units with a GPU phase */
     int64_t *nokern;      /* by device: the GPU phases of units with none, summed (ns) */
     struct mark_row *marks; /* the marks by name, as they first come */
@@ -462,6 +522,11 @@ static int walk_unit(const struct run *r, struct run_result *res, uint32_t u, st
                 return -1;
             a->kspans[di][a->nk[di]++] = (struct span){p->start, p->end};
             kernels = 1;
+        } else if (d && r->dur.placed && is_barrier(r, p)) {
+            size_t di = (size_t)(d - res->dev);
+            if (grow_heap((void **)&a->bspans[di], &a->bc[di], a->nb[di], sizeof **a->bspans, 256))
+                return -1;
+            a->bspans[di][a->nb[di]++] = (struct span){p->start, p->end};
         }
     }
     if (d) {
@@ -603,7 +668,7 @@ static void critical_path(const struct run *r, struct phase_result *ph)
     c->known = 1;
     c->kernels = k->st.mean;
     c->barrier = w ? w->st.mean : 0;
-    c->barrier_busy = w ? w->total : 0;
+    c->barrier_busy = 0; /* the barriers' idle time: kernel_figures */
     c->prep = p->st.mean;
     c->bg2 = b ? b->st.mean : 0;
     c->host_bound = c->prep + c->bg2 > 1.05 * (c->kernels - c->barrier);
@@ -616,9 +681,10 @@ static void critical_path(const struct run *r, struct phase_result *ph)
  * leave the others' kernels out and read as idle kernels, and the
  * bottleneck would follow it (counted in ph->kernel_units_partial). */
 #define KERNEL_MIN_UNITS 0.9
-static void kernel_figures(const struct run *r, struct acc *a, struct run_result *res)
+static int kernel_figures(const struct run *r, struct acc *a, struct run_result *res)
 {
     struct phase_result *ph = &res->phase;
+    int64_t bidle = 0; /* the barriers' idle time over the devices the rule takes (critical_path) */
     /* the kernel phase is the duration lines' gpu_total (its own name, or a
      * GPU's of a call over several: gpu_total.gpu1) */
     int from_lines = r->dur.placed && res->kernel_phase && strncmp(res->kernel_phase, "gpu_total", 9) == 0;
@@ -626,6 +692,11 @@ static void kernel_figures(const struct run *r, struct acc *a, struct run_result
         struct device_result *d = &res->dev[i];
         if (!a->nk[i] || !d->units)
             continue;
+        int64_t bi = barrier_idle(a->sp, a->kspans[i], a->nk[i], a->bspans[i], a->nb[i], d->window_start,
+                                  d->window_end);
+        if (bi < 0)
+            return -1;
+        bidle += bi;
         if (from_lines && (double)a->ku[i] < KERNEL_MIN_UNITS * (double)a->gu[i]) {
             ph->kernel_units_partial += a->ku[i];
             ph->gpu_units_partial += a->gu[i];
@@ -652,6 +723,9 @@ static void kernel_figures(const struct run *r, struct acc *a, struct run_result
     }
     if (ph->has_kernel && ph->kernel_window > 0)
         ph->kernel_utilization = (double)ph->kernel_busy / (double)ph->kernel_window;
+    if (ph->crit.known)
+        ph->crit.barrier_busy = (double)bidle;
+    return 0;
 }
 
 static int acc_init(struct acc *a, struct scratch_pool *sp, size_t nd)
@@ -663,7 +737,10 @@ static int acc_init(struct acc *a, struct scratch_pool *sp, size_t nd)
     a->ku = calloc(nd, sizeof *a->ku);
     a->gu = calloc(nd, sizeof *a->gu);
     a->nokern = calloc(nd, sizeof *a->nokern);
-    return a->kspans && a->nk && a->kc && a->ku && a->gu && a->nokern ? 0 : -1;
+    a->bspans = calloc(nd, sizeof *a->bspans);
+    a->nb = calloc(nd, sizeof *a->nb);
+    a->bc = calloc(nd, sizeof *a->bc);
+    return a->kspans && a->nk && a->kc && a->ku && a->gu && a->nokern && a->bspans && a->nb && a->bc ? 0 : -1;
 }
 
 static void acc_free(struct acc *a, size_t nd)
@@ -671,6 +748,11 @@ static void acc_free(struct acc *a, size_t nd)
     for (size_t i = 0; a->kspans && i < nd; i++)
         free(a->kspans[i]);
     free(a->kspans);
+    for (size_t i = 0; a->bspans && i < nd; i++)
+        free(a->bspans[i]);
+    free(a->bspans);
+    free(a->nb);
+    free(a->bc);
     free(a->nk);
     free(a->kc);
     free(a->ku);
@@ -752,6 +834,14 @@ static int acc_join(struct acc *a, struct acc *b, size_t nd)
             memcpy(s + a->nk[i], b->kspans[i], b->nk[i] * sizeof *s);
             a->kspans[i] = s, a->kc[i] = cap, a->nk[i] = cap;
         }
+        if (b->nb[i]) {
+            size_t cap = a->nb[i] + b->nb[i];
+            struct span *s = realloc(a->bspans[i], cap * sizeof *s);
+            if (!s)
+                return -1;
+            memcpy(s + a->nb[i], b->bspans[i], b->nb[i] * sizeof *s);
+            a->bspans[i] = s, a->bc[i] = cap, a->nb[i] = cap;
+        }
         a->ku[i] += b->ku[i];
         a->gu[i] += b->gu[i];
         a->nokern[i] += b->nokern[i];
@@ -803,8 +893,8 @@ int analyze_phase(struct scratch_pool *sp, const struct run *r, struct run_resul
     if (rc == 0) {
         nest_rows(r, ph);
         critical_path(r, ph);
-        kernel_figures(r, a, res);
-        if (r->nxattr)
+        rc = kernel_figures(r, a, res);
+        if (rc == 0 && r->nxattr)
             rc = by_kind(sp, r, ph);
     }
     acc_free(&h[0].a, nd);

@@ -92,6 +92,7 @@ void live_free(struct live *l)
     free(l->sp_busy.s);
     free(l->sp_prep.s);
     free(l->sp_kern.s);
+    free(l->sp_bar.s);
     free(l->dcand);
     free(l->dscratch);
     dmux_free(l->mux);
@@ -437,7 +438,6 @@ static int run_begin(struct live *l, int64_t t)
     l->ndunlock = 0;
     for (int c = 0; c < CAUSE_NO_WORK; c++)
         l->stair[c].n = 0; /* a new run's stages */
-    l->run_barrier = 0;
     for (size_t i = 0; i < l->ndev; i++) {
         if (live_kernel_known_run(&l->dev[i])) { /* the run before, ended: its kernel time as analyze has it */
             l->dev[i].kernel_runs += l->dev[i].rkernel;
@@ -446,7 +446,7 @@ static int run_begin(struct live *l, int64_t t)
         l->dev[i].rbusy = l->dev[i].ridle = l->dev[i].rkernel = 0;
         l->dev[i].rhas_kernel = l->dev[i].rkdur = 0;
         l->dev[i].rgunits = l->dev[i].rkunits = 0;
-        l->dev[i].rnokern = 0;
+        l->dev[i].rnokern = l->dev[i].rbidle = 0;
         memset(l->dev[i].rby_cause, 0, sizeof l->dev[i].rby_cause);
         l->dev[i].ws = l->dev[i].ws_gone = INT64_MAX;
         l->dev[i].we = l->dev[i].we_gone = INT64_MIN;
@@ -819,6 +819,7 @@ static int dur_decide(struct live *l, int end)
                 x->dur_call = 1;
                 x->dur_kern = c->gpu_total >= 0;
                 x->dbar = c->barrier > 0 ? c->barrier : 0;
+                x->dba = L + c->bar_at, x->dbb = x->dba + x->dbar;
                 x->dka = L, x->dkb = L + (c->gpu_total >= 0 ? c->gpu_total : 0);
                 struct live_unlock *ut = c->multi && !(x->u.flags & U_DEVSET) ? NULL : dur_unlock(l, x->u.device);
                 if (ut) {
@@ -917,8 +918,12 @@ static int mux_take(struct live *l)
             if (m->x.role == DMUX_GPU) {
                 if (m->x.v2 >= 0 && m->x.tid >= 0 && m->x.tid < 64)
                     c->tid_done |= 1ull << m->x.tid;
-                if (m->x.step == 2 && m->x.tid <= 0 && c->barrier < 0)
+                if (m->x.step == 2 && m->x.tid <= 0 && c->barrier < 0) {
                     c->barrier = m->x.v; /* as analyze's barrier_wait row keeps it: gpu_tid 0 or none */
+                    c->bar_at = m->x.tid == 0 ? c->cur0 : -(c->pre + c->wait); /* none: the call's entry */
+                }
+                if (m->x.tid == 0 && m->x.step != 4 && m->x.v >= 0)
+                    c->cur0 += m->x.v; /* a gpu_tid's lines follow each other (the tail ends with gpu_total) */
                 if (m->x.v2 >= 0 && m->x.tid <= 0 && c->gpu_total < 0)
                     c->gpu_total = m->x.v2; /* as analyze keeps it: the first, of gpu_tid 0 or none */
                 continue;
@@ -1011,7 +1016,7 @@ static int dur_in(struct live *l, const struct live_rec *r)
         l->ndsect = w;
         if (grow_heap((void **)&l->dsect, &l->dsect_cap, (size_t)l->ndsect + 1, sizeof *l->dsect, 16))
             return -1;
-        l->dsect[l->ndsect++] = (struct live_sect){m->pre, m->wait, -1, l->dur_t, 0, -1, l->mseq, 0, 0};
+        l->dsect[l->ndsect++] = (struct live_sect){m->pre, m->wait, -1, l->dur_t, 0, -1, 0, 0, l->mseq, 0, 0};
     } else if (x.role == DMUX_CLOSE) {
         size_t gone = 0; /* closing lines past the ring (a log without spawn lines): no spawn line for them */
         while (gone < l->nmsp && l->msp[gone] + LIVE_MRING <= l->mseq)
@@ -1323,8 +1328,8 @@ static int64_t open_hold(struct live *l, int64_t h)
 static int count_device(struct live *l, struct live_dev *d, int64_t lo, int64_t hi, const struct live_spans *queue,
                         const struct live_spans *synth)
 {
-    struct live_spans *busy = &l->sp_busy, *prep = &l->sp_prep, *kern = &l->sp_kern;
-    busy->n = prep->n = kern->n = 0;
+    struct live_spans *busy = &l->sp_busy, *prep = &l->sp_prep, *kern = &l->sp_kern, *bar = &l->sp_bar;
+    busy->n = prep->n = kern->n = bar->n = 0;
     int rc = -1;
     for (size_t i = 0; i <= l->mask; i++) {
         const struct live_unit *x = l->tab[i];
@@ -1345,10 +1350,22 @@ static int count_device(struct live *l, struct live_dev *d, int64_t lo, int64_t 
                 if (ks.start >= s.start && ks.end <= s.end && spans_add(kern, ks))
                     goto out;
             }
+            if (x->dur_call && l->dur_kernel && x->dbb > x->dba) { /* as analyze: every unit's, moved in */
+                struct span bs = {x->dba, x->dbb};
+                dur_clamp(&bs.start, &bs.end, s.start, s.end);
+                if (spans_add(bar, bs))
+                    goto out;
+            }
         }
         if (unit_prep_span(&x->u, &s) && open_cut(l, x, &s) && s.end > lo && spans_add(prep, s))
             goto out;
     }
+    /* before the kernels merge: how many run at once is what tells a wait
+     * under another GPU's kernels (barrier_idle) */
+    int64_t bi = barrier_idle(NULL, kern->s, kern->n, bar->s, bar->n, lo, hi);
+    if (bi < 0)
+        goto out;
+    d->rbidle += bi;
     if (spans_merge(busy) || spans_merge(prep) || spans_merge(kern))
         goto out;
     if (kern->n)
@@ -1437,7 +1454,6 @@ static void unit_count(struct live *l, struct live_unit *x)
     if (x->counted)
         return;
     x->counted = 1;
-    l->run_barrier += x->dbar; /* analyze's barrier_wait row: every unit given a section */
     if (unit_consistent(&x->u) && unit_has(&x->u, EV_GPU_START) && unit_has(&x->u, EV_GPU_END)) {
         struct live_dev *d = dev_get(l, x->u.device);
         if (d) { /* kernel utilization's cover (live_kernel_known) */
@@ -1710,6 +1726,7 @@ int live_bottleneck(const struct live *l, const struct run_result *kept)
 {
     struct bn_totals t = {0};
     int kdur = 0;
+    int64_t bidle = 0;
     for (size_t i = 0; i < l->ndev; i++) {
         const struct live_dev *d = &l->dev[i];
         int64_t w = d->rbusy + d->ridle;
@@ -1725,13 +1742,14 @@ int live_bottleneck(const struct live *l, const struct run_result *kept)
             t.kernel_window += w;
             t.busy_kernel_devs += d->rbusy;
             kdur |= d->rkdur;
+            bidle += d->rbidle;
             if (d->rkdur) /* a floor where calls were not given (analyze_phase.c, kernel_figures) */
                 t.kernel_missing_busy += d->rnokern;
         }
     }
     /* barrier_wait counts where the kernel is the duration lines' gpu_total
      * (analyze: where its critical path is known) */
-    t.barrier_busy = kdur ? (double)l->run_barrier : 0;
+    t.barrier_busy = kdur ? (double)bidle : 0;
     static const struct cpu_result none;
     return bottleneck_rule(&t, kept ? &kept->cpu : &none, NULL);
 }

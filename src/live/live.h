@@ -109,6 +109,7 @@ struct live_unit {
     int64_t dbar;      /* that section's barrier_wait (ns; 0: none) */
     uint8_t in_gs;     /* in live's gs */
     int64_t dka, dkb;  /* that kernel (gpu_total), clamped into the GPU phase when counted */
+    int64_t dba, dbb;  /* and its barrier_wait, placed as analyze places it (dbb <= dba: none) */
     int64_t spawn;     /* its spawn line's spawn_to_enter (ns; -1: none given yet) */
     uint16_t nkern, kern_cap, nkopen;
     struct span *kern; /* its kernel phases (live_opts.kernel_phase), paired */
@@ -133,6 +134,7 @@ struct live_dev {
     int rhas_kernel, rkdur;                 /* has_kernel, kdur and the units of this run alone */
     uint64_t rgunits, rkunits;
     int64_t rnokern;                        /* this run's GPU phases of units with no kernel (bn_totals) */
+    int64_t rbidle;                         /* this run's barrier_wait with no kernel computing (barrier_idle) */
     int64_t kernel_runs;                    /* kernel time of the runs before whose kernel time was known */
     int kernel_runs_any;                    /* ... some was */
 };
@@ -176,7 +178,7 @@ struct live {
     struct live_spans {
         struct span *s;
         size_t n, cap;
-    } sp_queue, sp_synth, sp_busy, sp_prep, sp_kern;
+    } sp_queue, sp_synth, sp_busy, sp_prep, sp_kern, sp_bar;
     /* this run's longest completed stage by each instant, by the state it
      * bounds (CAUSE_PREP, CAUSE_QUEUE, CAUSE_SYNTHESIS): where a unit left
      * in a state stops holding its cause (analyze.h, abandon_end) */
@@ -197,7 +199,6 @@ struct live {
     /* the current run */
     int run;              /* 1-based; 0 before the first record */
     uint64_t run_first_seq; /* the first unit of the run (struct live_unit seq) */
-    int64_t run_barrier;  /* barrier_wait of its units counted (ns; live_bottleneck) */
     int64_t run_max;      /* its latest time */
     int64_t max_lag;      /* the most a record came behind run_max (all runs) */
     int64_t horizon;      /* instants before it are settled, all devices */
@@ -250,6 +251,9 @@ struct live {
         int64_t pre, wait, gpu_total, t_pos;
         uint64_t tid_done;
         int64_t barrier;         /* its barrier_wait (gpu_tid 0 or none; -1: none read) */
+        int64_t cur0;            /* gpu_tid 0's lines so far, summed: the next one starts there after
+                                  * the lock (durations.c, call_phases) */
+        int64_t bar_at;          /* the barrier_wait's start after the lock */
         uint64_t sid;            /* its opening line's seq */
         uint8_t interleaved, multi;
     } *dsect;                    /* the sections opened and not yet closed (one LIVE_MRING lines old goes) */

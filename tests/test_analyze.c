@@ -944,6 +944,46 @@ static void durations_print(void)
     CHECK(strcmp(fmt_dur(b, sizeof b, 99.994e9), "99.99 s") == 0);
 }
 
+/* barrier_idle: the time a device's kernels all wait at barrier_wait,
+ * against an instant-by-instant count on random spans, kernels apart (one
+ * GPU: the one-pass path) or overlapping (GPUs merged: the sweep), each
+ * wait inside its own kernel, clipped to a window. */
+static void barrier_idle_counts(void)
+{
+    srand(7);
+    int bad = 0;
+    for (int it = 0; it < 20000 && !bad; it++) {
+        struct span k[8], b[8];
+        int nk = 1 + rand() % 6, nb = 0, apart = rand() % 2;
+        int64_t t = 0;
+        for (int i = 0; i < nk; i++) {
+            int64_t s = apart ? t + rand() % 5 : rand() % 40, e = s + 1 + rand() % 10;
+            k[i] = (struct span){s, e};
+            t = e;
+            if (rand() % 2 && e - s >= 2) {
+                int64_t bs = s + rand() % (e - s - 1);
+                b[nb++] = (struct span){bs, bs + 1 + rand() % (e - bs)};
+            }
+        }
+        int64_t lo = rand() % 10, hi = lo + rand() % 60, want = 0;
+        for (int64_t x = lo; x < hi; x++) {
+            int K = 0, B = 0;
+            for (int i = 0; i < nk; i++)
+                K += k[i].start <= x && x < k[i].end;
+            for (int i = 0; i < nb; i++)
+                B += b[i].start <= x && x < b[i].end;
+            want += K > 0 && B >= K;
+        }
+        bad = barrier_idle(NULL, k, (size_t)nk, b, (size_t)nb, lo, hi) != want;
+    }
+    CHECK(!bad);
+    /* two GPUs: one waits 2-4 under the other's kernel 0-10: not idle */
+    struct span k2[2] = {{0, 10}, {1, 6}}, b2[1] = {{2, 4}};
+    CHECK(barrier_idle(NULL, k2, 2, b2, 1, 0, 100) == 0);
+    struct span k1[2] = {{0, 5}, {6, 10}}, b1[2] = {{1, 3}, {7, 12}};
+    CHECK(barrier_idle(NULL, k1, 2, b1, 2, 0, 9) == 2 + 2); /* one GPU: the waits, clipped */
+}
+
 int main(void)
 {
     durations_print();
@@ -965,6 +1005,7 @@ int main(void)
     abandoned_units();
     options_per_run();
     mem_append();
+    barrier_idle_counts();
     loaded_free(&L);
     return check_done("analyze");
 }

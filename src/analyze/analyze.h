@@ -355,7 +355,8 @@ int bottleneck_rule(const struct bn_totals *t, const struct cpu_result *c, int *
  * those running less those waiting.  On one GPU (one mutex) the kernels
  * are disjoint, and this is the barriers' sum; on several GPUs that the
  * log merges into one device, one GPU's wait under another's kernels is
- * not idle.  Reorders neither array; -1 when out of memory. */
+ * not idle.  Reorders neither array (where both are in order of start and
+ * apart, as on one GPU, one pass over them); -1 when out of memory. */
 int64_t barrier_idle(struct scratch_pool *sp, const struct span *k, size_t nk, const struct span *b, size_t nb,
                      int64_t lo, int64_t hi);
 

@@ -135,11 +135,35 @@ static int64_t union_len(struct scratch_pool *sp, struct span *s, size_t n, int6
     return total;
 }
 
+/* Are s[0..n) in order of start and apart (as one GPU's kernels are)? */
+static int disjoint(const struct span *s, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (s[i].start < s[i - 1].end)
+            return 0;
+    return 1;
+}
+
 int64_t barrier_idle(struct scratch_pool *sp, const struct span *k, size_t nk, const struct span *b, size_t nb,
                      int64_t lo, int64_t hi)
 {
     if (!nk || !nb)
         return 0;
+    if (disjoint(k, nk) && disjoint(b, nb)) { /* one kernel at a time: where a kernel and a wait overlap */
+        int64_t idle = 0;
+        for (size_t i = 0, j = 0; i < nk && j < nb;) {
+            int64_t x = k[i].start > b[j].start ? k[i].start : b[j].start;
+            int64_t y = k[i].end < b[j].end ? k[i].end : b[j].end;
+            x = x < lo ? lo : x, y = y > hi ? hi : y;
+            if (y > x)
+                idle += y - x;
+            if (k[i].end < b[j].end)
+                i++;
+            else
+                j++;
+        }
+        return idle;
+    }
     /* the four edges' times, each sorted: kernels' starts and ends, barriers' */
     size_t n[4] = {nk, nk, nb, nb};
     int64_t *t[4];
@@ -692,6 +716,10 @@ static int kernel_figures(const struct run *r, struct acc *a, struct run_result 
         struct device_result *d = &res->dev[i];
         if (!a->nk[i] || !d->units)
             continue;
+        /* in order of start: the kernels by union_len's sort, the waits here */
+        int64_t kb = union_len(a->sp, a->kspans[i], a->nk[i], d->window_start, d->window_end);
+        if (a->nb[i] && sort_spans(a->sp, a->bspans[i], a->nb[i]))
+            qsort(a->bspans[i], a->nb[i], sizeof *a->bspans[i], cmp_span_start);
         int64_t bi = barrier_idle(a->sp, a->kspans[i], a->nk[i], a->bspans[i], a->nb[i], d->window_start,
                                   d->window_end);
         if (bi < 0)
@@ -701,7 +729,7 @@ static int kernel_figures(const struct run *r, struct acc *a, struct run_result 
             ph->kernel_units_partial += a->ku[i];
             ph->gpu_units_partial += a->gu[i];
             /* no figure, but a floor for the bottleneck rule (decide) */
-            ph->partial.kernel_busy += union_len(a->sp, a->kspans[i], a->nk[i], d->window_start, d->window_end);
+            ph->partial.kernel_busy += kb;
             ph->partial.kernel_window += d->window_end - d->window_start;
             ph->partial.gpu_busy += d->busy;
             ph->partial.missing_busy += a->nokern[i];
@@ -713,7 +741,7 @@ static int kernel_figures(const struct run *r, struct acc *a, struct run_result 
             ph->gpu_units_kernel += a->gu[i];
             ph->kernel_missing_busy += a->nokern[i];
         }
-        d->kernel_busy = union_len(a->sp, a->kspans[i], a->nk[i], d->window_start, d->window_end);
+        d->kernel_busy = kb;
         int64_t w = d->window_end - d->window_start;
         d->kernel_utilization = w > 0 ? (double)d->kernel_busy / (double)w : NAN;
         ph->has_kernel = 1;

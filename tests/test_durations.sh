@@ -569,6 +569,22 @@ sed 's/"source": "[^"]*"/"source": ""/' "$T/two.stdin.json" >"$T/a" && sed 's/"s
 py "$T/bad.json" "r['durations']['unreadable'] == 1 and r['durations']['first_unreadable_line'] == 41" && ok ||
     bad "an unreadable duration line is counted at its line: $(python3 -c "import json; print(json.load(open('$T/bad.json'))['runs'][0]['durations'])")"
 
+# the input's last line with no newline (a log still being written): a value
+# there may be cut short (async_dealloc_ms=3 of 31), so it is counted as
+# unreadable at its line, not read; watch --once alike (its figures as analyze's)
+{ cat "$T/one.log"; printf 'CUZK_TIMING: async_dealloc_ms=3'; } >"$T/cutend.log"
+n=$(($(wc -l <"$T/one.log") + 1))
+"$W" analyze --json --no-progress "$T/cutend.log" >"$T/cutend.json" 2>&1 || bad "cut last line: analyze failed"
+python3 -c "
+import json, sys
+a, b = (json.load(open(f))['runs'][0]['durations'] for f in sys.argv[1:3])
+sys.exit(0 if a['unreadable'] == 1 and a['first_unreadable_line'] == int(sys.argv[3]) and
+         a['outside_by_name'] == b['outside_by_name'] and a['placed'] == b['placed'] else 1)" "$T/cutend.json" "$T/one.json" "$n" &&
+    ok || bad "a cut last duration line is counted, not read: $(head -c 600 "$T/cutend.json")"
+WATERFALL_MMAP=0 "$W" analyze --json --no-progress "$T/cutend.log" | cmp -s - "$T/cutend.json" && ok ||
+    bad "a cut last duration line: read and mapped alike"
+watch_same "a cut last duration line" "$T/cutend.log" "$T/cutend.json"
+
 # --- simulate holds the device for the kernels only ------------------------------
 # The device mutex serializes the kernels, not the GPU phase: a second worker's
 # prep_msm and b_g2_msm run beside the first's kernels (two workers of seed 1:

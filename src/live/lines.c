@@ -26,6 +26,7 @@ struct lines_text {
     char *line; /* LINES_KEEP bytes */
     size_t nline;
     int line_long; /* it went past LINES_KEEP: only its start is kept */
+    int unended;   /* the line is the input's last and has no newline: its end may be cut */
     char scratch[SCAN_LINE_MAX];
     /* a record that another thread's line cut (scan.h, scan_cut), held for
      * its rest, the next line, when that is not read yet */
@@ -217,7 +218,7 @@ static int line_in(struct lines_text *s, struct lines_chunk *c, const char *line
         if (!hit)
             return 0;
         if (*hit != 'T') /* a duration line, or the engine's spawn line (scan.h) */
-            return dur_add(c, hit, end, s->scratch, at);
+            return s->unended ? 0 : dur_add(c, hit, end, s->scratch, at); /* a value cut reads short (read_text.c) */
         struct scan_rec r;
         enum scan_err e = scan_line_in(line, hit, end, readable, s->scratch, &r);
         if (e == SCAN_NOT_RECORD) {
@@ -308,7 +309,10 @@ static void parse(struct lines_text *s, struct lines_chunk *c)
     }
     /* the end: a last line without its newline is a line */
     if (c->end && s->nline) {
-        if (line_in(s, c, s->line, s->nline, s->line + s->nline, s->line_long) < 0)
+        s->unended = 1;
+        int rc = line_in(s, c, s->line, s->nline, s->line + s->nline, s->line_long);
+        s->unended = 0;
+        if (rc < 0)
             goto oom;
         s->nline = 0;
         s->line_long = 0;

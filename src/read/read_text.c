@@ -290,8 +290,11 @@ static size_t parse_lines(struct evpart *p, const char *buf, size_t len, int las
         unsigned sc = (head + pending) % LOOK_AHEAD; /* free: pending < LOOK_AHEAD */
         if (*hit != 'T') { /* a duration line, or the engine's spawn line (scan.h) */
             if (p->set.clock != CLOCK_PAIRS) {
+                /* the input's last line with no newline (a log still being
+                 * written) may end in a value cut short (gpu_total_ms=2 of
+                 * 2712): counted as unreadable, with its line, not read */
                 struct scan_dur d;
-                evpart_dur(p, &d, scan_dur(hit, eol, scratch[sc], &d), *line);
+                evpart_dur(p, &d, eol == end && last ? DUR_BAD : scan_dur(hit, eol, scratch[sc], &d), *line);
             }
             if (eol == end) {
                 pos = end;

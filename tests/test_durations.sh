@@ -624,7 +624,8 @@ sys.exit(0 if [x['gpu_workers_per_device'] for x in g] == [1, 2] and abs(g[1]['s
     grep -q '"prep_msm"' "$T/one.trace.json" && ok || bad "the Chrome trace holds the sub-phases"
 "$W" render "$T/one.log" -o "$T/one.svg" 2>/dev/null && grep -q "gpu_total" "$T/one.svg" && ok ||
     bad "the SVG names the kernel phase"
-"$W" diff "$T/one.log" "$T/two.log" >"$T/diff.txt" 2>&1 && grep -q "phase: mutex_wait" "$T/diff.txt" && ok ||
+"$W" diff "$T/one.log" "$T/two.log" >"$T/diff.txt" 2>&1 && grep -q "phase: mutex_wait" "$T/diff.txt" &&
+    grep -q "^    units given a call  *60  *60 *$" "$T/diff.txt" && ok ||
     bad "diff compares the sub-phases: $(cat "$T/diff.txt")"
 # --- watch and its metrics place the kernels as analyze does -----------------
 # (the same sections to the same units: to the nanosecond, cmp_watch.py)

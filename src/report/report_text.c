@@ -673,6 +673,12 @@ static void diff_phases(FILE *f, const struct run_result *a, const struct run_re
 {
     if (!a->run->dur.placed && !b->run->dur.placed && !a->run->dur.spawn_placed && !b->run->dur.spawn_placed)
         return;
+    /* how many units each side's means are over: a side whose calls were
+     * mostly not given has means of a few */
+    char ua[24], ub[24];
+    snprintf(ua, sizeof ua, "%llu", (unsigned long long)a->run->dur.units);
+    snprintf(ub, sizeof ub, "%llu", (unsigned long long)b->run->dur.units);
+    diff_row(f, "  units given a call", ua, ub, "");
     for (int side = 0; side < 2; side++) {
         const struct run_result *x = side ? b : a, *y = side ? a : b;
         for (size_t i = 0; i < x->phase.nrows; i++) {

@@ -563,6 +563,14 @@ cat "$T/two.log" | "$W" analyze --json --no-progress - >"$T/two.stdin.json" 2>/d
 sed 's/"source": "[^"]*"/"source": ""/' "$T/two.stdin.json" >"$T/a" && sed 's/"source": "[^"]*"/"source": ""/' "$T/two.json" >"$T/b" &&
     cmp -s "$T/a" "$T/b" && ok || bad "two: stdin and the file differ"
 
+# --- a key the table does not know, after its call's section ------------------
+# (a later curio's print after the unlock): a phase of the one open unit whose
+# section closed before it, not a mark "outside any GPU phase"
+sed '/mutex_held_ms=/a CUZK_TIMING: unlock_to_return_ms=3' "$T/one.log" >"$T/unk.log"
+"$W" analyze --json --no-progress "$T/unk.log" >"$T/unk.json" 2>&1 || bad "unknown key: analyze failed"
+py "$T/unk.json" "[p['count'] for p in r['phases'] if p['name'] == 'unlock_to_return' and p['within'] == 'gpu'] == [60] and 'unlock_to_return' not in [m['name'] for m in r['durations']['outside_by_name']]" &&
+    ok || bad "a key the table does not know after the section is a phase: $(head -c 600 "$T/unk.json")"
+
 # --- unreadable and stray lines are counted with their line -----------------
 { head -40 "$T/one.log"; echo "CUZK_TIMING: prep_msm_ms=12x"; echo "CUZK_TIMING: gpu_tid=0 ntt_msm_h_ms=5"; tail -n +41 "$T/one.log"; } >"$T/bad.log"
 "$W" analyze --json --no-progress "$T/bad.log" >"$T/bad.json" 2>&1 || bad "bad lines: analyze failed"

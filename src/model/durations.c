@@ -771,7 +771,11 @@ static int sections(struct place *P)
 /* ---- pass 3: the lines around the sections ---- */
 
 /* When the line at entry i would have been printed had unit u's call made
- * it, or T_NONE when it cannot have. */
+ * it, or T_NONE when it cannot have; T_AFTER: a name the table does not
+ * know, on the calling thread after its call's section, when it is not
+ * known (the call returns after the unlock, and its unit's GPU phase is
+ * still open). */
+#define T_AFTER (INT64_MIN + 1)
 static int64_t printed_at(const struct place *P, size_t i, size_t j, const struct call *c, int role)
 {
     uint64_t line = P->dl[i].line;
@@ -809,8 +813,10 @@ static int64_t printed_at(const struct place *P, size_t i, size_t j, const struc
         return end;
     }
     default: /* a name the table does not know: a line of an open section */
-        if (line < c->first || (c->closed && line > c->last))
+        if (line < c->first)
             return T_NONE;
+        if (c->closed && line > c->last) /* or, on the calling thread, after it (around) */
+            return role == R_OTHER ? T_AFTER : T_NONE;
         return c->t0 + ms;
     }
 }
@@ -843,13 +849,22 @@ static int around(struct place *P)
              * is still given, so that the phases' means keep it (the two
              * units' values swap at most), and counted as guessed. */
             int64_t best = 0, amin = INT64_MAX, amax = INT64_MIN;
-            int32_t bc = -1;
+            int32_t bc = -1, ac = -1;
+            size_t after = 0, later = 0; /* the calls whose section it follows next (T_AFTER), and the
+                                          * last; those it follows after another's closing line */
             for (size_t k = 0; k < s.n; k++) {
                 uint32_t u = s.v[k];
                 if (!P->ucall[u])
                     continue;
                 const struct call *c = &P->c[P->ucall[u] - 1];
                 int64_t at = printed_at(P, i, j, c, role);
+                if (at == T_AFTER) { /* printed by the call that closed last before it, as a spawn line is */
+                    if (close_between(P->closes, P->ncloses, c->last, P->dl[i].line))
+                        later++;
+                    else
+                        after++, ac = (int32_t)(c - P->c);
+                    continue;
+                }
                 if (at == T_NONE || at < t - TOL || (t_next != INT64_MAX && at > t_next + TOL))
                     continue; /* printed before the record that precedes it, or after the one that follows */
                 if (bc < 0 || at - t < best)
@@ -865,6 +880,9 @@ static int around(struct place *P)
                 if (amax - amin > TOL && (amax - amin) * 20 > longest)
                     P->r->dur.guessed += j - i;
             }
+            else if (after + later) /* a key the table does not know is still a phase: of the one
+                                     * open unit whose call it follows next; else whose is not known */
+                to = after == 1 ? ac : E_AMBIGUOUS;
             else if (s.n && role != R_OTHER)
                 to = E_AMBIGUOUS; /* GPU phases were open, but none has a call that fits it */
         }

@@ -260,8 +260,8 @@ static void durations_text(FILE *f, const struct run *r, const struct paint *p)
     if (lost)
         fprintf(f, "  %s%-22s %llu durations not given to a unit: %llu of calls no one open GPU phase fits (two could, "
                    "or none), "
-                   "%llu of calls whose lines interleave (several GPUs, no device named), %llu of calls whose first "
-                   "line is missing%s\n",
+                   "%llu of calls whose lines interleave (several GPUs, no device named), %llu of lines no open "
+                   "section takes (its first line missing, or after its GPU thread's tail_msm)%s\n",
                 p->yellow, "", (unsigned long long)lost, (unsigned long long)d->ambiguous,
                 (unsigned long long)d->interleaved, (unsigned long long)d->stray, p->off);
     if (d->bad)

@@ -317,54 +317,28 @@ static int64_t offset(const struct sect *s, const struct dmux_line *x)
     return s->cur[x->tid] + x->v;
 }
 
-/* The bounds on section i's L were line x its (lo: *a, hi: *b; its offset
- * *off, -1: not known, then nothing is bounded): 1 where they hold; 0 where
- * the times contradict it (L's interval empty, or, with others, another
- * open section's last line then printed after x). */
-static int bounds(const struct hyp *h, int i, const struct dmux_line *x, int others, int64_t *a, int64_t *b,
-                  int64_t *off)
-{
-    const struct sect *s = &h->s[i];
-    *off = offset(s, x);
-    *a = s->llo, *b = s->lhi;
-    if (*off < 0)
-        return 1;
-    if (x->lo != NONE_LO)
-        *a = max64(*a, x->lo - *off - TOL);
-    if (h->floor != NONE_LO)
-        *a = max64(*a, h->floor - *off - CROSS);
-    if (x->role != DMUX_OPEN && x->hi != NONE_HI) /* printed at L + off, before the record after it */
-        *b = min64(*b, x->hi + 1000000 + CROSS - *off);
-    if (*a > *b)
-        return 0;
-    for (int k = 0; others && *b != NONE_HI && k < h->n; k++)
-        if (k != i && h->s[k].lhi != NONE_HI &&
-            min64(h->s[k].lhi, *b + *off - h->s[k].lastoff + CROSS) < h->s[k].llo)
-            return 0;
-    return 1;
-}
-
-/* Could section i of reading h have printed line x, by the times? */
-static int in_time(const struct hyp *h, int i, const struct dmux_line *x)
-{
-    int64_t a, b, off;
-    return bounds(h, i, x, 1, &a, &b, &off);
-}
-
 /* Give line x to section i of reading h, its node under parent.  prune:
  * 0 when the times contradict it (the reading is impossible); without it
  * the times only narrow what they can.  1: given; -1: out of memory. */
 static int apply(struct dmux *m, struct hyp *h, int i, const struct dmux_line *x, uint32_t parent, int prune)
 {
     struct sect *s = &h->s[i];
-    int64_t a, b, off;
-    int ok = bounds(h, i, x, prune, &a, &b, &off);
+    int64_t off = offset(s, x);
     if (off >= 0) {
+        int64_t a = s->llo;
+        if (x->lo != NONE_LO)
+            a = max64(a, x->lo - off - TOL);
+        if (h->floor != NONE_LO)
+            a = max64(a, h->floor - off - CROSS);
+        int ok = a <= s->lhi;
+        for (int k = 0; ok && prune && s->lhi != NONE_HI && k < h->n; k++)
+            if (k != i && h->s[k].lhi != NONE_HI &&
+                min64(h->s[k].lhi, s->lhi + off - h->s[k].lastoff + CROSS) < h->s[k].llo)
+                ok = 0;
         if (!ok && prune)
             return 0;
         if (ok) {
             s->llo = a;
-            s->lhi = b;
             h->floor = a == NONE_LO ? h->floor : max64(h->floor, a + off);
             for (int k = 0; s->lhi != NONE_HI && k < h->n; k++)
                 if (k != i) {
@@ -422,31 +396,6 @@ static int open_line(struct dmux *m, const struct dmux_line *x, uint64_t seq)
     return 0;
 }
 
-/* The sections of reading h that line x fits by the source's order, each
- * where the times allow it; their count.  A closing line that none fits so
- * may close one as before the mux (a section whose gpu_tids' lines are not
- * all read).  None: the line is of no open section, but of one whose
- * opening line the log lacks (it starts in the middle of a call): a
- * gpu_tid's step again, or a line printed where no open section can have
- * printed it. */
-static int half_way(const struct hyp *h, const struct dmux_line *x)
-{
-    int n = 0;
-    for (int i = 0; i < h->n; i++)
-        n += x->role != DMUX_CLOSE && fits(&h->s[i], x, 1) && h->s[i].lastoff > 0;
-    return n > 1;
-}
-
-static int candidates(const struct hyp *h, const struct dmux_line *x, int *cand)
-{
-    int nc = 0;
-    for (int strict = 1; strict >= (x->role == DMUX_CLOSE ? 0 : 1) && nc == 0; strict--)
-        for (int i = 0; i < h->n; i++)
-            if (fits(&h->s[i], x, strict) && in_time(h, i, x))
-                cand[nc++] = i;
-    return nc;
-}
-
 int dmux_feed(struct dmux *m, const struct dmux_line *x)
 {
     uint64_t seq = m->seq++;
@@ -461,10 +410,12 @@ int dmux_feed(struct dmux *m, const struct dmux_line *x)
     /* the usual case: one reading, one section the line fits */
     if (m->nh_ == 1) {
         struct hyp *h = &m->h[0];
-        int nc = candidates(h, x, cand);
+        int nc = 0;
+        for (int strict = 1; strict >= 0 && nc == 0; strict--)
+            for (int i = 0; i < h->n; i++)
+                if (fits(&h->s[i], x, strict))
+                    cand[nc++] = i;
         if (nc <= 1) {
-            if (nc == 1 && half_way(h, x))
-                h->multi = 1; /* two sections half way could take it by their steps: several devices */
             if (nc == 0 ? node(m, h->node, N_STRAY, 0, &h->node) : apply(m, h, cand[0], x, h->node, 0) < 0)
                 return -1;
             return commit(m, 0);
@@ -502,7 +453,10 @@ int dmux_feed(struct dmux *m, const struct dmux_line *x)
         for (int i = 0; i < h->n; i++)
             if (taint(m, h->s[i].sid))
                 return -1;
-        int c = candidates(h, x, cand) ? cand[0] : -1;
+        int c = -1;
+        for (int i = 0; i < h->n && c < 0; i++)
+            if (fits(&h->s[i], x, 0))
+                c = i;
         if (c < 0 ? node(m, h->node, N_STRAY, 0, &h->node) : apply(m, h, c, x, h->node, 0) < 0)
             return -1;
         return commit(m, 0);

@@ -10,7 +10,8 @@
  * each later line of it is printed at L plus what it measures (a gpu_tid's
  * lines follow each other from L; tail_msm's line ends at gpu_total;
  * mutex_held's line at the unlock); lines are printed in time order; and
- * a line comes after the records before it and before the record after it.  So each open section has an interval for its L, and
+ * a line comes after the records before it, its opening line before the
+ * record after it.  So each open section has an interval for its L, and
  * each reading of which line is whose narrows them or is impossible.
  *
  * The mux keeps every reading that is still possible (a hypothesis: the
@@ -24,14 +25,8 @@
  * Where three or more sections are open, a line more than one could take
  * makes them all ambiguous: on three GPUs the times left a third of the
  * units given with another section's lines (docs/cli.md, "Several GPUs").
- * A line no open section can take, by its gpu_tid's steps or by the
- * times, is of a section whose opening line the log lacks (it starts in the
- * middle of a call: a rotation, journalctl --since) and stays stray: given
- * to the one section open, the cut call's closing line closed another
- * device's section, whose lines then went to the section opened after it,
- * and so on to the end of the log.  A closing line no section takes by the
- * steps may still close one the times allow (its gpu_tids' lines not all
- * read), as before there was a mux.
+ * A line that fits one section only is that section's without a look at
+ * the times, as before there was a mux: one device's log reads as it did.
  *
  * `analyze` (durations.c, sections) and `watch` (live.c, dur_in) feed it
  * the same lines in the same order, each with the records around it, and

@@ -362,10 +362,8 @@ struct acc {
     size_t gmask;
     struct span *gsub; /* the unit's GPU sub-phases */
     size_t gcap;
-    struct span **kspans; /* kernel phases by device */
-    size_t *nk, *kc;
-    struct span **bspans; /* barrier_wait phases by device (duration lines: barrier_idle) */
-    size_t *nb, *bc;
+    struct span_list *kern; /* kernel phases by device */
+    struct span_list *bar;  /* barrier_wait phases by device (duration lines: barrier_idle) */
     size_t *ku, *gu;      /* by device: units with a kernel phase, units with a GPU phase */
     int64_t *nokern;      /* by device: the GPU phases of units with none, summed (ns) */
     struct mark_row *marks; /* the marks by name, as they first come */
@@ -541,16 +539,12 @@ static int walk_unit(const struct run *r, struct run_result *res, uint32_t u, st
             a->any_gpu_sub = 1;
         }
         if (d && phase_is_kernel(res, p)) {
-            size_t di = (size_t)(d - res->dev);
-            if (grow_heap((void **)&a->kspans[di], &a->kc[di], a->nk[di], sizeof **a->kspans, 256))
+            if (span_list_add(&a->kern[d - res->dev], (struct span){p->start, p->end}))
                 return -1;
-            a->kspans[di][a->nk[di]++] = (struct span){p->start, p->end};
             kernels = 1;
-        } else if (d && r->dur.placed && is_barrier(r, p)) {
-            size_t di = (size_t)(d - res->dev);
-            if (grow_heap((void **)&a->bspans[di], &a->bc[di], a->nb[di], sizeof **a->bspans, 256))
-                return -1;
-            a->bspans[di][a->nb[di]++] = (struct span){p->start, p->end};
+        } else if (d && r->dur.placed && is_barrier(r, p) &&
+                   span_list_add(&a->bar[d - res->dev], (struct span){p->start, p->end})) {
+            return -1;
         }
     }
     if (d) {
@@ -714,14 +708,14 @@ static int kernel_figures(const struct run *r, struct acc *a, struct run_result 
     int from_lines = r->dur.placed && res->kernel_phase && strncmp(res->kernel_phase, "gpu_total", 9) == 0;
     for (size_t i = 0; i < res->ndev; i++) {
         struct device_result *d = &res->dev[i];
-        if (!a->nk[i] || !d->units)
+        struct span_list *k = &a->kern[i], *b = &a->bar[i];
+        if (!k->n || !d->units)
             continue;
         /* in order of start: the kernels by union_len's sort, the waits here */
-        int64_t kb = union_len(a->sp, a->kspans[i], a->nk[i], d->window_start, d->window_end);
-        if (a->nb[i] && sort_spans(a->sp, a->bspans[i], a->nb[i]))
-            qsort(a->bspans[i], a->nb[i], sizeof *a->bspans[i], cmp_span_start);
-        int64_t bi = barrier_idle(a->sp, a->kspans[i], a->nk[i], a->bspans[i], a->nb[i], d->window_start,
-                                  d->window_end);
+        int64_t kb = union_len(a->sp, k->s, k->n, d->window_start, d->window_end);
+        if (b->n && sort_spans(a->sp, b->s, b->n))
+            qsort(b->s, b->n, sizeof *b->s, cmp_span_start);
+        int64_t bi = barrier_idle(a->sp, k->s, k->n, b->s, b->n, d->window_start, d->window_end);
         if (bi < 0)
             return -1;
         bidle += bi;
@@ -759,30 +753,24 @@ static int kernel_figures(const struct run *r, struct acc *a, struct run_result 
 static int acc_init(struct acc *a, struct scratch_pool *sp, size_t nd)
 {
     *a = (struct acc){.sp = sp};
-    a->kspans = calloc(nd, sizeof *a->kspans);
-    a->nk = calloc(nd, sizeof *a->nk);
-    a->kc = calloc(nd, sizeof *a->kc);
+    a->kern = calloc(nd, sizeof *a->kern);
+    a->bar = calloc(nd, sizeof *a->bar);
     a->ku = calloc(nd, sizeof *a->ku);
     a->gu = calloc(nd, sizeof *a->gu);
     a->nokern = calloc(nd, sizeof *a->nokern);
-    a->bspans = calloc(nd, sizeof *a->bspans);
-    a->nb = calloc(nd, sizeof *a->nb);
-    a->bc = calloc(nd, sizeof *a->bc);
-    return a->kspans && a->nk && a->kc && a->ku && a->gu && a->nokern && a->bspans && a->nb && a->bc ? 0 : -1;
+    return a->kern && a->bar && a->ku && a->gu && a->nokern ? 0 : -1;
 }
 
 static void acc_free(struct acc *a, size_t nd)
 {
-    for (size_t i = 0; a->kspans && i < nd; i++)
-        free(a->kspans[i]);
-    free(a->kspans);
-    for (size_t i = 0; a->bspans && i < nd; i++)
-        free(a->bspans[i]);
-    free(a->bspans);
-    free(a->nb);
-    free(a->bc);
-    free(a->nk);
-    free(a->kc);
+    for (size_t i = 0; i < nd; i++) {
+        if (a->kern)
+            span_list_free(&a->kern[i]);
+        if (a->bar)
+            span_list_free(&a->bar[i]);
+    }
+    free(a->kern);
+    free(a->bar);
     free(a->ku);
     free(a->gu);
     free(a->nokern);
@@ -854,22 +842,8 @@ static int acc_join(struct acc *a, struct acc *b, size_t nd)
         x->cover += y->cover; /* the halves' units are apart: each unit's cover is in one */
     }
     for (size_t i = 0; i < nd; i++) {
-        if (b->nk[i]) {
-            size_t cap = a->nk[i] + b->nk[i];
-            struct span *s = realloc(a->kspans[i], cap * sizeof *s);
-            if (!s)
-                return -1;
-            memcpy(s + a->nk[i], b->kspans[i], b->nk[i] * sizeof *s);
-            a->kspans[i] = s, a->kc[i] = cap, a->nk[i] = cap;
-        }
-        if (b->nb[i]) {
-            size_t cap = a->nb[i] + b->nb[i];
-            struct span *s = realloc(a->bspans[i], cap * sizeof *s);
-            if (!s)
-                return -1;
-            memcpy(s + a->nb[i], b->bspans[i], b->nb[i] * sizeof *s);
-            a->bspans[i] = s, a->bc[i] = cap, a->nb[i] = cap;
-        }
+        if (span_list_append(&a->kern[i], &b->kern[i]) || span_list_append(&a->bar[i], &b->bar[i]))
+            return -1;
         a->ku[i] += b->ku[i];
         a->gu[i] += b->gu[i];
         a->nokern[i] += b->nokern[i];

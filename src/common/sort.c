@@ -182,3 +182,32 @@ size_t first_not_before(size_t lo, size_t hi, int (*before)(const void *ctx, siz
     }
     return lo;
 }
+
+int span_list_add(struct span_list *v, struct span s)
+{
+    if (grow_heap((void **)&v->s, &v->cap, v->n, sizeof *v->s, 64))
+        return -1;
+    v->s[v->n++] = s;
+    return 0;
+}
+
+int span_list_append(struct span_list *v, const struct span_list *b)
+{
+    if (!b->n)
+        return 0;
+    if (v->n + b->n > v->cap) {
+        struct span *s = realloc(v->s, (v->n + b->n) * sizeof *s);
+        if (!s)
+            return -1;
+        v->s = s, v->cap = v->n + b->n;
+    }
+    memcpy(v->s + v->n, b->s, b->n * sizeof *b->s);
+    v->n += b->n;
+    return 0;
+}
+
+void span_list_free(struct span_list *v)
+{
+    free(v->s);
+    *v = (struct span_list){0};
+}

@@ -13,6 +13,17 @@ struct span {
     int64_t start, end; /* [start, end) in ns; end may be INT64_MAX (open) */
 };
 
+/* A growing list of spans (each device's kernels, a settle's busy time):
+ * span_list_add appends one, span_list_append all of b's; -1 when out of
+ * memory (the list as it was). */
+struct span_list {
+    struct span *s;
+    size_t n, cap;
+};
+int span_list_add(struct span_list *v, struct span s);
+int span_list_append(struct span_list *v, const struct span_list *b);
+void span_list_free(struct span_list *v);
+
 /* Sort by start, the temporary array from the pool sp (mem.h; NULL: none).
  * Returns 0, or -1 when out of memory (then unsorted). */
 struct scratch_pool;

@@ -1138,15 +1138,7 @@ static void bins_add(struct live *l, int64_t a, int64_t b, int cause /* -1: busy
     }
 }
 
-static int spans_add(struct live_spans *v, struct span s)
-{
-    if (grow_heap((void **)&v->s, &v->cap, v->n, sizeof *v->s, 64))
-        return -1;
-    v->s[v->n++] = s;
-    return 0;
-}
-
-static int spans_merge(struct live_spans *v)
+static int spans_merge(struct span_list *v)
 {
     if (sort_spans(NULL, v->s, v->n))
         return -1;
@@ -1325,10 +1317,10 @@ static int64_t open_hold(struct live *l, int64_t h)
 
 /* Count device d's instants [lo, hi): busy where a completed unit's GPU
  * phase covers them, else idle by cause. */
-static int count_device(struct live *l, struct live_dev *d, int64_t lo, int64_t hi, const struct live_spans *queue,
-                        const struct live_spans *synth)
+static int count_device(struct live *l, struct live_dev *d, int64_t lo, int64_t hi, const struct span_list *queue,
+                        const struct span_list *synth)
 {
-    struct live_spans *busy = &l->sp_busy, *prep = &l->sp_prep, *kern = &l->sp_kern, *bar = &l->sp_bar;
+    struct span_list *busy = &l->sp_busy, *prep = &l->sp_prep, *kern = &l->sp_kern, *bar = &l->sp_bar;
     busy->n = prep->n = kern->n = bar->n = 0;
     int rc = -1;
     for (size_t i = 0; i <= l->mask; i++) {
@@ -1337,27 +1329,27 @@ static int count_device(struct live *l, struct live_dev *d, int64_t lo, int64_t 
             continue;
         struct span s;
         if (unit_busy_span(&x->u, &s) && s.end > lo) {
-            if (spans_add(busy, s))
+            if (span_list_add(busy, s))
                 goto out;
             /* a kernel phase counts inside the GPU phase only */
             for (uint16_t k = 0; k < x->nkern; k++)
-                if (x->kern[k].start >= s.start && x->kern[k].end <= s.end && spans_add(kern, x->kern[k]))
+                if (x->kern[k].start >= s.start && x->kern[k].end <= s.end && span_list_add(kern, x->kern[k]))
                     goto out;
             if (x->dur_kern && l->dur_kernel) { /* moved in as analyze moves it (dur_clamp) */
                 d->kdur = d->rkdur = 1;
                 struct span ks = {x->dka, x->dkb};
                 dur_clamp(&ks.start, &ks.end, s.start, s.end);
-                if (ks.start >= s.start && ks.end <= s.end && spans_add(kern, ks))
+                if (ks.start >= s.start && ks.end <= s.end && span_list_add(kern, ks))
                     goto out;
             }
             if (x->dur_call && l->dur_kernel && x->dbb > x->dba) { /* as analyze: every unit's, moved in */
                 struct span bs = {x->dba, x->dbb};
                 dur_clamp(&bs.start, &bs.end, s.start, s.end);
-                if (spans_add(bar, bs))
+                if (span_list_add(bar, bs))
                     goto out;
             }
         }
-        if (unit_prep_span(&x->u, &s) && open_cut(l, x, &s) && s.end > lo && spans_add(prep, s))
+        if (unit_prep_span(&x->u, &s) && open_cut(l, x, &s) && s.end > lo && span_list_add(prep, s))
             goto out;
     }
     /* before the kernels merge: how many run at once is what tells a wait
@@ -1584,7 +1576,7 @@ int live_settle(struct live *l, int quiet, int end)
     int64_t h = horizon_of(l, quiet, end);
     if (l->ndpend || (l->mux && dmux_undecided(l->mux)))
         h = dur_hold(l, h);
-    struct live_spans *queue = &l->sp_queue, *synth = &l->sp_synth;
+    struct span_list *queue = &l->sp_queue, *synth = &l->sp_synth;
     queue->n = synth->n = 0;
     int rc = -1;
     if (windows(l))
@@ -1594,9 +1586,9 @@ int live_settle(struct live *l, int quiet, int end)
         struct span s;
         if (!u || !unit_consistent(u))
             continue;
-        if (unit_queue_span(u, &s) && open_cut(l, l->tab[i], &s) && spans_add(queue, s))
+        if (unit_queue_span(u, &s) && open_cut(l, l->tab[i], &s) && span_list_add(queue, s))
             goto out;
-        if (unit_synth_cause_span(u, &s) && open_cut(l, l->tab[i], &s) && spans_add(synth, s))
+        if (unit_synth_cause_span(u, &s) && open_cut(l, l->tab[i], &s) && span_list_add(synth, s))
             goto out;
     }
     if (spans_merge(queue) || spans_merge(synth))

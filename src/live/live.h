@@ -175,10 +175,7 @@ struct live {
     size_t mask, n;
     /* A settle's sets of spans (live.c), kept from one to the next so that
      * their memory is not allocated and faulted in again each time. */
-    struct live_spans {
-        struct span *s;
-        size_t n, cap;
-    } sp_queue, sp_synth, sp_busy, sp_prep, sp_kern, sp_bar;
+    struct span_list sp_queue, sp_synth, sp_busy, sp_prep, sp_kern, sp_bar;
     /* this run's longest completed stage by each instant, by the state it
      * bounds (CAUSE_PREP, CAUSE_QUEUE, CAUSE_SYNTHESIS): where a unit left
      * in a state stops holding its cause (analyze.h, abandon_end) */
